@@ -1,0 +1,279 @@
+import { ConfigurationError, ErrorCodes, WireError } from './errors.js';
+import type { ClientExtension, PipelineStage, ServerExtension } from './extension.js';
+import { PIPELINE_STAGES } from './extension.js';
+import { checkOwnIdentifier, pickCommonIdentifier } from './identifiers.js';
+import { consoleLogger, type Logger } from './logger.js';
+import { parseSettingsVersion, readSettings, type SettingsSpec } from './settings.js';
+import type { CallContext, MethodHandler, NegotiatedExtension, ToolCall, ToolHandler, ToolInfo, ToolResult } from './types.js';
+
+type Maybe<T> = T | false | null | undefined;
+
+export interface ComposeOptions {
+  /** Where ignored settings and similar are reported. Default: stderr. */
+  readonly logger?: Logger | undefined;
+  /** Reserved-prefix identifiers an extension may serve anyway (content-negotiation's draft alias). */
+  readonly allowReservedIds?: readonly string[] | undefined;
+}
+
+function settingsSpec(half: ServerExtension | ClientExtension): SettingsSpec {
+  const own = parseSettingsVersion(half.settings.version);
+  if (!own) {
+    throw new ConfigurationError(
+      'INVALID_SETTINGS_VERSION',
+      `${half.name}: settings.version must be "<major>.<minor>", got ${JSON.stringify(half.settings.version)}`,
+    );
+  }
+  return { schema: half.peerSettings, majors: half.majors ?? [own.major] };
+}
+
+function validateHalves<H extends ServerExtension | ClientExtension>(
+  input: readonly Maybe<H>[],
+  side: H['side'],
+  options: ComposeOptions,
+): H[] {
+  const halves = input.filter((half): half is H => Boolean(half));
+  const names = new Set<string>();
+  const ids = new Map<string, string>();
+  for (const half of halves) {
+    if (half.side !== side) {
+      throw new ConfigurationError(
+        'WRONG_SIDE',
+        `${half.name}: a ${half.side} half was passed where ${side} halves are composed`,
+      );
+    }
+    if (names.has(half.name)) {
+      throw new ConfigurationError('DUPLICATE_EXTENSION', `${half.name} is listed twice; compose each extension once`);
+    }
+    names.add(half.name);
+    if (half.ids.length === 0) throw new ConfigurationError('NO_IDENTIFIER', `${half.name}: serves no identifier`);
+    for (const id of half.ids) {
+      const check = checkOwnIdentifier(id, options.allowReservedIds);
+      if (!check.ok) throw new ConfigurationError('INVALID_IDENTIFIER', `${half.name}: ${check.reason}`);
+      const owner = ids.get(id);
+      if (owner !== undefined) {
+        throw new ConfigurationError('DUPLICATE_IDENTIFIER', `${id} is served by both ${owner} and ${half.name}`);
+      }
+      ids.set(id, half.name);
+    }
+    settingsSpec(half);
+  }
+  for (const half of halves) {
+    for (const dependency of half.requires ?? []) {
+      if (!names.has(dependency)) {
+        throw new ConfigurationError(
+          'MISSING_DEPENDENCY',
+          `${half.name} requires ${dependency}: install it and add its ${side} half to the composed extensions`,
+        );
+      }
+    }
+  }
+  return halves;
+}
+
+/** Negotiates one half against the peer's advertised extensions. Never throws. */
+function negotiateHalf(
+  half: ServerExtension | ClientExtension,
+  peer: Readonly<Record<string, unknown>> | undefined,
+  logger: Logger,
+): NegotiatedExtension | undefined {
+  if (peer === undefined) return undefined;
+  const id = pickCommonIdentifier(half.ids, Object.keys(peer));
+  if (id === undefined) return undefined;
+  const settings = readSettings<Record<string, unknown>>(id, peer[id], settingsSpec(half), logger);
+  return settings === undefined ? undefined : { id, settings };
+}
+
+function toExtensionMap(raw: unknown): Readonly<Record<string, unknown>> | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  return raw as Record<string, unknown>;
+}
+
+/** One served method: `<id>/<verb>`. */
+export interface ComposedMethod {
+  readonly method: string;
+  readonly extension: string;
+  readonly id: string;
+  readonly handler: MethodHandler;
+}
+
+export type NegotiationTable = ReadonlyMap<string, NegotiatedExtension>;
+
+/** The server side after composition: everything an adapter needs, as data. */
+export interface ComposedServer {
+  /** The extensions, in pipeline order (non-pipeline ones after, in the order given). */
+  readonly extensions: readonly ServerExtension[];
+  /** The middleware order actually in effect, outermost first. */
+  readonly pipeline: readonly { readonly stage: PipelineStage; readonly extension: string }[];
+  readonly logger: Logger;
+  /** `capabilities.extensions` to advertise. */
+  capabilities(): Record<string, Record<string, unknown>>;
+  /** `Tool._meta` and annotations for a tool, with every extension's contribution merged in. */
+  decorateTool(tool: ToolInfo): { _meta: Record<string, unknown>; annotations: Record<string, unknown> | undefined };
+  readonly methods: readonly ComposedMethod[];
+  /** Negotiates every extension against the peer's `capabilities.extensions`. */
+  negotiate(peerExtensions: unknown): NegotiationTable;
+  /** Identifiers marked mandatory that the peer lacks (empty when the peer is unknown). */
+  missingMandatory(isNegotiated: (extensionName: string) => boolean, peerKnown: boolean): string[];
+  /** Runs a tool call through the pipeline and then the handler. */
+  runToolCall(call: ToolCall, ctx: CallContext, handler: ToolHandler): Promise<ToolResult>;
+  /** The pipeline as text, one stage a line. */
+  describe(): string;
+  /** Registered tools (adapters record them; the manifest reads them). */
+  readonly tools: ReadonlyMap<string, ToolInfo>;
+  recordTool(tool: ToolInfo): void;
+}
+
+/**
+ * Composes server extension halves. Ignores `false`/`null`/`undefined`
+ * entries (`flag && errorsServer()`), refuses duplicates and missing
+ * dependencies, and orders middlewares by {@link PIPELINE_STAGES}.
+ */
+export function composeServer(input: readonly Maybe<ServerExtension>[], options: ComposeOptions = {}): ComposedServer {
+  const logger = options.logger ?? consoleLogger;
+  const halves = validateHalves(input, 'server', options);
+  const stageOf = (half: ServerExtension): number =>
+    half.stage === undefined ? PIPELINE_STAGES.length : PIPELINE_STAGES.indexOf(half.stage);
+  const usedStages = new Map<PipelineStage, string>();
+  for (const half of halves) {
+    if (half.middleware && half.stage === undefined) {
+      throw new ConfigurationError('MISSING_STAGE', `${half.name}: a middleware needs a pipeline stage`);
+    }
+    if (half.stage !== undefined) {
+      if (!PIPELINE_STAGES.includes(half.stage)) {
+        throw new ConfigurationError('UNKNOWN_STAGE', `${half.name}: unknown pipeline stage "${String(half.stage)}"`);
+      }
+      const other = usedStages.get(half.stage);
+      if (other !== undefined) {
+        throw new ConfigurationError('DUPLICATE_STAGE', `${half.name} and ${other} both claim stage "${half.stage}"`);
+      }
+      usedStages.set(half.stage, half.name);
+    }
+  }
+  const ordered = halves
+    .map((half, index) => ({ half, index }))
+    .sort((a, b) => stageOf(a.half) - stageOf(b.half) || a.index - b.index)
+    .map(({ half }) => half);
+  const pipeline = ordered
+    .filter((half) => half.middleware && half.stage !== undefined)
+    .map((half) => ({ stage: half.stage as PipelineStage, extension: half.name }));
+  const middlewares = ordered.flatMap((half) => (half.middleware ? [half.middleware] : []));
+
+  const methods: ComposedMethod[] = [];
+  const seenMethods = new Set<string>();
+  for (const half of ordered) {
+    for (const [verb, handler] of Object.entries(half.methods ?? {})) {
+      for (const id of half.ids) {
+        const method = `${id}/${verb}`;
+        if (seenMethods.has(method)) throw new ConfigurationError('DUPLICATE_METHOD', `${method} is registered twice`);
+        seenMethods.add(method);
+        methods.push({ method, extension: half.name, id, handler });
+      }
+    }
+  }
+
+  const tools = new Map<string, ToolInfo>();
+
+  const composed: ComposedServer = {
+    extensions: ordered,
+    pipeline,
+    logger,
+    methods,
+    tools,
+    recordTool(tool) {
+      tools.set(tool.name, tool);
+    },
+    capabilities() {
+      const out: Record<string, Record<string, unknown>> = {};
+      for (const half of ordered) for (const id of half.ids) out[id] = { ...half.settings };
+      return out;
+    },
+    decorateTool(tool) {
+      const meta: Record<string, unknown> = { ...(tool._meta ?? {}) };
+      let annotations: Record<string, unknown> | undefined = tool.annotations ? { ...tool.annotations } : undefined;
+      for (const half of ordered) {
+        const contribution = half.toolMeta?.(tool);
+        if (contribution !== undefined) for (const id of half.ids) meta[id] = contribution;
+        const extra = half.toolAnnotations?.(tool);
+        if (extra !== undefined) annotations = { ...(annotations ?? {}), ...extra };
+      }
+      return { _meta: meta, annotations };
+    },
+    negotiate(peerExtensions) {
+      const peer = toExtensionMap(peerExtensions);
+      const table = new Map<string, NegotiatedExtension>();
+      for (const half of ordered) {
+        const outcome = negotiateHalf(half, peer, logger);
+        if (outcome) table.set(half.name, outcome);
+      }
+      return table;
+    },
+    missingMandatory(isNegotiated, peerKnown) {
+      if (!peerKnown) return [];
+      return ordered
+        .filter((half) => half.mandatory === true && !isNegotiated(half.name))
+        .flatMap((half) => half.ids.slice(-1));
+    },
+    async runToolCall(call, ctx, handler) {
+      const missing = composed.missingMandatory(
+        (name) => ctx.negotiated(name) !== undefined,
+        ctx.peerExtensions !== undefined,
+      );
+      if (missing.length > 0) {
+        throw new WireError(
+          ErrorCodes.MissingRequiredClientCapability,
+          `This server requires the client to support: ${missing.join(', ')}`,
+          { requiredCapabilities: { extensions: Object.fromEntries(missing.map((id) => [id, {}])) } },
+        );
+      }
+      const dispatch = async (index: number, current: ToolCall): Promise<ToolResult> => {
+        const middleware = middlewares[index];
+        if (!middleware) return handler(current.arguments, ctx);
+        let called = false;
+        return middleware(current, ctx, (replacement) => {
+          if (called) throw new Error('next() called twice by a tool-call middleware');
+          called = true;
+          return dispatch(index + 1, replacement ?? current);
+        });
+      };
+      return dispatch(0, call);
+    },
+    describe() {
+      const lines = pipeline.map((entry, index) => `${String(index + 1).padStart(2)}. ${entry.stage.padEnd(20)} ${entry.extension}`);
+      lines.push(`${String(pipeline.length + 1).padStart(2)}. ${'tool handler'.padEnd(20)}`);
+      return lines.join('\n');
+    },
+  };
+  return composed;
+}
+
+/** The client side after composition. */
+export interface ComposedClient {
+  readonly extensions: readonly ClientExtension[];
+  readonly logger: Logger;
+  capabilities(): Record<string, Record<string, unknown>>;
+  negotiate(peerExtensions: unknown): NegotiationTable;
+}
+
+/** Composes client extension halves (same rules as {@link composeServer}). */
+export function composeClient(input: readonly Maybe<ClientExtension>[], options: ComposeOptions = {}): ComposedClient {
+  const logger = options.logger ?? consoleLogger;
+  const halves = validateHalves(input, 'client', options);
+  return {
+    extensions: halves,
+    logger,
+    capabilities() {
+      const out: Record<string, Record<string, unknown>> = {};
+      for (const half of halves) for (const id of half.ids) out[id] = { ...half.settings };
+      return out;
+    },
+    negotiate(peerExtensions) {
+      const peer = toExtensionMap(peerExtensions);
+      const table = new Map<string, NegotiatedExtension>();
+      for (const half of halves) {
+        const outcome = negotiateHalf(half, peer, logger);
+        if (outcome) table.set(half.name, outcome);
+      }
+      return table;
+    },
+  };
+}

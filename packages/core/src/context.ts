@@ -1,0 +1,62 @@
+import type { NegotiationTable } from './compose.js';
+import type { Logger } from './logger.js';
+import type { Store } from './store.js';
+import type {
+  AuthInfo,
+  CallContext,
+  ElicitationRequest,
+  ElicitationResponse,
+  ProtocolEra,
+  RequestContext,
+  SdkLine,
+  ToolInfo,
+} from './types.js';
+
+/** The raw facts an adapter reads off its SDK for one request. */
+export interface RequestFacts {
+  readonly sdk: SdkLine;
+  readonly era: ProtocolEra;
+  readonly protocolVersion: string | undefined;
+  readonly authInfo: AuthInfo | undefined;
+  readonly sessionId: string | undefined;
+  readonly peerExtensions: Readonly<Record<string, unknown>> | undefined;
+  readonly negotiation: NegotiationTable;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  readonly store: Store;
+  readonly progressToken: string | number | undefined;
+  readonly notify: (method: string, params?: Record<string, unknown>) => Promise<void>;
+  readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
+  readonly principal?: ((info: { authInfo: AuthInfo | undefined; sessionId: string | undefined }) => string) | undefined;
+}
+
+/** The default principal: OAuth client id, else session id, else `"anonymous"`. */
+export function defaultPrincipal(info: { authInfo: AuthInfo | undefined; sessionId: string | undefined }): string {
+  return info.authInfo?.clientId ?? (info.sessionId !== undefined ? `session:${info.sessionId}` : 'anonymous');
+}
+
+/** Builds the SDK-neutral context every middleware and method handler receives. */
+export function createRequestContext(facts: RequestFacts): RequestContext {
+  const resolve = facts.principal ?? defaultPrincipal;
+  return {
+    sdk: facts.sdk,
+    era: facts.era,
+    protocolVersion: facts.protocolVersion,
+    principal: resolve({ authInfo: facts.authInfo, sessionId: facts.sessionId }),
+    authInfo: facts.authInfo,
+    peerExtensions: facts.peerExtensions,
+    negotiated: <S>(name: string) => facts.negotiation.get(name) as { id: string; settings: S } | undefined,
+    signal: facts.signal,
+    logger: facts.logger,
+    store: facts.store,
+    notify: facts.notify,
+    progressToken: facts.progressToken,
+    elicit: facts.elicit,
+    locals: new Map(),
+  };
+}
+
+/** Adds the tool to a request context. */
+export function createCallContext(request: RequestContext, tool: ToolInfo): CallContext {
+  return { ...request, tool };
+}

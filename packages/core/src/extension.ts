@@ -1,0 +1,90 @@
+import type { TSchema } from 'typebox';
+import type { MethodHandler, NegotiatedExtension, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
+
+/**
+ * The fixed order of the tool-call pipeline, outermost first (DESIGN
+ * section 6). Checks that refuse a call come before anything with effects.
+ * Users list extensions in any order; the core sorts them by this.
+ */
+export const PIPELINE_STAGES = [
+  'errors',
+  'session-state',
+  'content-negotiation',
+  'permissions',
+  'cost',
+  'intent',
+  'multimodal',
+  'confirmation',
+  'idempotency',
+  'transactions',
+] as const;
+
+export type PipelineStage = (typeof PIPELINE_STAGES)[number];
+
+/** The settings one side advertises for an extension: always carries the wire version. */
+export type AdvertisedSettings = { readonly version: string } & Readonly<Record<string, unknown>>;
+
+interface ExtensionHalf {
+  /** npm package name, e.g. `@ext/errors`; used in messages and for dependencies. */
+  readonly name: string;
+  /**
+   * Identifiers this half serves, e.g. `['io.github.mcp-ext/errors']`, or
+   * both `errors` and `errors-v2` while a wire break is rolled out. The
+   * newest one both sides advertise wins.
+   */
+  readonly ids: readonly string[];
+  /** What this side advertises in `capabilities.extensions[id]`. */
+  readonly settings: AdvertisedSettings;
+  /** Schema of the settings the peer advertises (validated on receipt). */
+  readonly peerSettings?: TSchema | undefined;
+  /** Wire majors of the peer settings this half understands. Default: the major of `settings.version`. */
+  readonly majors?: readonly number[] | undefined;
+  /** Package names that must be composed too (e.g. transactions requires `@ext/idempotency`). */
+  readonly requires?: readonly string[] | undefined;
+}
+
+/** The server half of an extension: a plain descriptor a factory returns. */
+export interface ServerExtension extends ExtensionHalf {
+  readonly side: 'server';
+  /** Refuse tool calls from clients that lack it (-32021). Set with {@link mandatory}. */
+  readonly mandatory?: boolean | undefined;
+  /** Where its middleware runs; required when `middleware` is given. */
+  readonly stage?: PipelineStage | undefined;
+  readonly middleware?: ToolMiddleware | undefined;
+  /**
+   * Its contribution to `Tool._meta[id]` for a tool (or `undefined` for
+   * none). Also the place to validate what the author wrote there: throw a
+   * `ConfigurationError` naming the tool and the field.
+   */
+  readonly toolMeta?: ((tool: ToolInfo) => Record<string, unknown> | undefined) | undefined;
+  /** Annotations to set on a tool, e.g. `destructiveHint` from a risk level. */
+  readonly toolAnnotations?: ((tool: ToolInfo) => Record<string, unknown> | undefined) | undefined;
+  /** New methods, by verb: served as `<id>/<verb>` for every identifier in `ids`. */
+  readonly methods?: Readonly<Record<string, MethodHandler>> | undefined;
+}
+
+/** A tool call as a client half sees it before it is sent. */
+export interface OutgoingCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+  /** `params._meta` to send; client halves add their own key. */
+  readonly meta: Record<string, unknown>;
+}
+
+/** The client half of an extension. */
+export interface ClientExtension extends ExtensionHalf {
+  readonly side: 'client';
+  /** Adds this extension's per-call data (`params._meta[id]`) when negotiated. */
+  readonly prepareCall?:
+    | ((call: OutgoingCall, negotiated: NegotiatedExtension | undefined) => void | Promise<void>)
+    | undefined;
+  /** Reads the result's `_meta[id]` (e.g. to remember a session token). */
+  readonly onResult?:
+    | ((result: ToolResult, call: OutgoingCall, negotiated: NegotiatedExtension | undefined) => void)
+    | undefined;
+}
+
+/** Marks a server extension mandatory: clients that lack it get -32021 on tool calls. */
+export function mandatory<E extends ServerExtension>(extension: E): E {
+  return { ...extension, mandatory: true };
+}

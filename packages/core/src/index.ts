@@ -1,0 +1,49 @@
+export { VENDOR_PREFIX, RESERVED_SECOND_LABELS, MAX_IDENTIFIER_LENGTH, parseExtensionId, isExtensionId, extensionId, checkOwnIdentifier, pickCommonIdentifier } from './identifiers.js';
+export type { ParsedExtensionId, IdentifierCheck } from './identifiers.js';
+export { SETTINGS_VERSION_PATTERN, parseSettingsVersion, parseSettings, readSettings } from './settings.js';
+export type { SettingsVersion, SettingsSpec, SettingsResult } from './settings.js';
+export { canonicalJson, canonicalHash } from './canonical.js';
+export type { JsonValue } from './canonical.js';
+export { consoleLogger, silentLogger } from './logger.js';
+export type { Logger } from './logger.js';
+export {
+  ERROR_CATEGORIES,
+  ExtensionError,
+  WireError,
+  ConfigurationError,
+  ErrorCodes,
+  brandError,
+  isBrandedError,
+} from './errors.js';
+export type { ErrorCategory, StructuredError, ExtensionErrorOptions } from './errors.js';
+export { PIPELINE_STAGES, mandatory } from './extension.js';
+export type { PipelineStage, AdvertisedSettings, ServerExtension, ClientExtension, OutgoingCall } from './extension.js';
+export { composeServer, composeClient } from './compose.js';
+export type { ComposeOptions, ComposedServer, ComposedClient, ComposedMethod, NegotiationTable } from './compose.js';
+export { MemoryStore } from './memory-store.js';
+export type { MemoryStoreOptions } from './memory-store.js';
+export type { Store, SetOptions, StreamEntry, ReadOptions, AppendOptions, Unsubscribe } from './store.js';
+export type {
+  StandardSchemaV1,
+  InferOutput,
+  ContentBlock,
+  ToolResult,
+  ToolAnnotations,
+  ToolInfo,
+  ToolCall,
+  ProtocolEra,
+  SdkLine,
+  NegotiatedExtension,
+  AuthInfo,
+  ElicitationRequest,
+  ElicitationResponse,
+  RequestContext,
+  CallContext,
+  ToolHandler,
+  ToolMiddleware,
+  MethodHandler,
+} from './types.js';
+export type { ExtendedServer, ExtendedClient, ToolConfig, CallToolOptions, ServerAdapterOptions, ClientAdapterOptions } from './host.js';
+export { createRequestContext, createCallContext, defaultPrincipal } from './context.js';
+export type { RequestFacts } from './context.js';
+export type { ServerExtensionList, ClientExtensionList } from './host.js';

@@ -1,0 +1,170 @@
+import { canonicalJson, type JsonValue } from './canonical.js';
+import type { AppendOptions, ReadOptions, SetOptions, Store, StreamEntry, Unsubscribe } from './store.js';
+
+interface Slot {
+  value: JsonValue;
+  expiresAt: number | undefined;
+}
+
+interface Stream {
+  entries: StreamEntry[];
+  seq: number;
+  expiresAt: number | undefined;
+}
+
+export interface MemoryStoreOptions {
+  /** Clock in milliseconds, for tests. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+function expiry(now: number, options: SetOptions | undefined): number | undefined {
+  const ttl = options?.ttlMs;
+  if (ttl === undefined) return undefined;
+  if (!Number.isFinite(ttl) || ttl <= 0) throw new RangeError('ttlMs must be a positive number');
+  return now + ttl;
+}
+
+// Values are stored as copies so callers can never mutate stored state.
+function copy(value: JsonValue): JsonValue {
+  return JSON.parse(JSON.stringify(value)) as JsonValue;
+}
+
+/** A single-process store for tests and one-instance servers; state is lost on exit. */
+export class MemoryStore implements Store {
+  readonly #slots = new Map<string, Slot>();
+  readonly #streams = new Map<string, Stream>();
+  readonly #channels = new Map<string, Set<(message: JsonValue) => void>>();
+  readonly #now: () => number;
+  #closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  #live(key: string): Slot | undefined {
+    this.#assertOpen();
+    const slot = this.#slots.get(key);
+    if (slot?.expiresAt !== undefined && slot.expiresAt <= this.#now()) {
+      this.#slots.delete(key);
+      return undefined;
+    }
+    return slot;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('MemoryStore is closed');
+  }
+
+  get(key: string): Promise<JsonValue | undefined> {
+    const slot = this.#live(key);
+    return Promise.resolve(slot ? copy(slot.value) : undefined);
+  }
+
+  set(key: string, value: JsonValue, options?: SetOptions): Promise<void> {
+    this.#assertOpen();
+    this.#slots.set(key, { value: copy(value), expiresAt: expiry(this.#now(), options) });
+    return Promise.resolve();
+  }
+
+  setIfAbsent(key: string, value: JsonValue, options?: SetOptions): Promise<boolean> {
+    if (this.#live(key)) return Promise.resolve(false);
+    this.#slots.set(key, { value: copy(value), expiresAt: expiry(this.#now(), options) });
+    return Promise.resolve(true);
+  }
+
+  compareAndSet(key: string, expected: JsonValue | undefined, next: JsonValue, options?: SetOptions): Promise<boolean> {
+    const slot = this.#live(key);
+    const matches =
+      expected === undefined ? slot === undefined : slot !== undefined && canonicalJson(slot.value) === canonicalJson(expected);
+    if (!matches) return Promise.resolve(false);
+    this.#slots.set(key, { value: copy(next), expiresAt: expiry(this.#now(), options) });
+    return Promise.resolve(true);
+  }
+
+  delete(key: string): Promise<boolean> {
+    const existed = this.#live(key) !== undefined;
+    this.#slots.delete(key);
+    this.#streams.delete(key);
+    return Promise.resolve(existed);
+  }
+
+  increment(key: string, by = 1, options?: SetOptions): Promise<number> {
+    if (!Number.isSafeInteger(by)) return Promise.reject(new RangeError('increment: by must be a safe integer'));
+    const slot = this.#live(key);
+    if (slot && typeof slot.value !== 'number') {
+      return Promise.reject(new TypeError(`increment: value at "${key}" is not a number`));
+    }
+    const value = (slot ? (slot.value as number) : 0) + by;
+    this.#slots.set(key, { value, expiresAt: slot ? slot.expiresAt : expiry(this.#now(), options) });
+    return Promise.resolve(value);
+  }
+
+  #stream(name: string): Stream | undefined {
+    this.#assertOpen();
+    const stream = this.#streams.get(name);
+    if (stream?.expiresAt !== undefined && stream.expiresAt <= this.#now()) {
+      this.#streams.delete(name);
+      return undefined;
+    }
+    return stream;
+  }
+
+  append(streamName: string, value: JsonValue, options?: AppendOptions): Promise<string> {
+    let stream = this.#stream(streamName);
+    if (!stream) {
+      stream = { entries: [], seq: 0, expiresAt: undefined };
+      this.#streams.set(streamName, stream);
+    }
+    stream.seq += 1;
+    const id = String(stream.seq).padStart(16, '0');
+    stream.entries.push({ id, value: copy(value) });
+    if (options?.maxLength !== undefined && stream.entries.length > options.maxLength) {
+      stream.entries.splice(0, stream.entries.length - options.maxLength);
+    }
+    stream.expiresAt = expiry(this.#now(), options);
+    return Promise.resolve(id);
+  }
+
+  read(streamName: string, options?: ReadOptions): Promise<StreamEntry[]> {
+    const stream = this.#stream(streamName);
+    if (!stream) return Promise.resolve([]);
+    const limit = options?.limit ?? 100;
+    const after = options?.after;
+    const entries = stream.entries.filter((entry) => after === undefined || entry.id > after).slice(0, limit);
+    return Promise.resolve(entries.map((entry) => ({ id: entry.id, value: copy(entry.value) })));
+  }
+
+  publish(channel: string, message: JsonValue): Promise<void> {
+    this.#assertOpen();
+    for (const listener of this.#channels.get(channel) ?? []) {
+      const delivered = copy(message);
+      queueMicrotask(() => {
+        listener(delivered);
+      });
+    }
+    return Promise.resolve();
+  }
+
+  subscribe(channel: string, listener: (message: JsonValue) => void): Promise<Unsubscribe> {
+    this.#assertOpen();
+    let listeners = this.#channels.get(channel);
+    if (!listeners) {
+      listeners = new Set();
+      this.#channels.set(channel, listeners);
+    }
+    const wrapped = (message: JsonValue): void => {
+      listener(message);
+    };
+    listeners.add(wrapped);
+    return Promise.resolve(() => {
+      this.#channels.get(channel)?.delete(wrapped);
+      return Promise.resolve();
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#channels.clear();
+    return Promise.resolve();
+  }
+}

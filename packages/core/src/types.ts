@@ -1,0 +1,141 @@
+import type { Logger } from './logger.js';
+import type { Store } from './store.js';
+
+/** The Standard Schema interface (zod v4 implements it), enough to infer a tool's argument type. */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => unknown;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  };
+}
+
+export type InferOutput<S> = S extends StandardSchemaV1<unknown, infer O> ? O : Record<string, unknown>;
+
+/** One content block of a tool result, MCP-shaped (text, image, audio, resource_link, resource). */
+export interface ContentBlock {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** A `CallToolResult`, MCP-shaped. */
+export interface ToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** MCP tool annotations (hints). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  [key: string]: unknown;
+}
+
+/** What the core knows of a registered tool. */
+export interface ToolInfo {
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly annotations?: ToolAnnotations | undefined;
+  /** `Tool._meta` as the author wrote it, before extensions contribute. */
+  readonly _meta?: Readonly<Record<string, unknown>> | undefined;
+  /** JSON Schema of the input, when the adapter could produce one. */
+  readonly inputJsonSchema?: Record<string, unknown> | undefined;
+  readonly outputJsonSchema?: Record<string, unknown> | undefined;
+}
+
+/** A tool call as it enters the pipeline. */
+export interface ToolCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+  /** `params._meta` of the request (minus the protocol's reserved envelope keys). */
+  readonly meta: Readonly<Record<string, unknown>>;
+}
+
+export type ProtocolEra = 'legacy' | 'modern';
+export type SdkLine = 'v1' | 'v2';
+
+/** What an extension has agreed with the peer for one request. */
+export interface NegotiatedExtension<S = Record<string, unknown>> {
+  /** The identifier both sides speak (the newest common one). */
+  readonly id: string;
+  /** The peer's settings for it, validated. */
+  readonly settings: S;
+}
+
+/** Identity of the caller, when the transport authenticated one. */
+export interface AuthInfo {
+  readonly clientId?: string | undefined;
+  readonly scopes?: readonly string[] | undefined;
+  readonly extra?: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** A request form elicitation, the SDK-neutral subset. */
+export interface ElicitationRequest {
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}
+
+export interface ElicitationResponse {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown> | undefined;
+}
+
+/** Per-request context every middleware, method and handler receives. */
+export interface RequestContext {
+  readonly sdk: SdkLine;
+  readonly era: ProtocolEra;
+  readonly protocolVersion: string | undefined;
+  /** Stable caller identity used to key state; `"anonymous"` when none is known. */
+  readonly principal: string;
+  readonly authInfo: AuthInfo | undefined;
+  /** The peer's `capabilities.extensions`, or `undefined` when it cannot be known (legacy stateless HTTP). */
+  readonly peerExtensions: Readonly<Record<string, unknown>> | undefined;
+  /** The negotiation outcome for one of the composed extensions, by package name. */
+  negotiated<S = Record<string, unknown>>(extensionName: string): NegotiatedExtension<S> | undefined;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  /** The store given to the adapter (memory by default). */
+  readonly store: Store;
+  /** Sends a notification related to this request (progress, extension events). */
+  notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** MCP progress token of the request, if the client sent one. */
+  readonly progressToken: string | number | undefined;
+  /**
+   * Asks the human through the client, when the client can be asked in-band
+   * (legacy-era elicitation). `undefined` when it cannot.
+   */
+  readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
+  /** Scratch space for extensions to share per-request data, keyed by symbol. */
+  readonly locals: Map<symbol, unknown>;
+}
+
+/** The context of a tool call: the request context plus the tool being called. */
+export interface CallContext extends RequestContext {
+  readonly tool: ToolInfo;
+}
+
+export type ToolHandler<Args = Record<string, unknown>> = (
+  args: Args,
+  ctx: CallContext,
+) => ToolResult | Promise<ToolResult>;
+
+/** `(call, ctx, next) => result`; `next` may be given a replacement call. */
+export type ToolMiddleware = (
+  call: ToolCall,
+  ctx: CallContext,
+  next: (call?: ToolCall) => Promise<ToolResult>,
+) => Promise<ToolResult>;
+
+/** Handler of a new method `<id>/<verb>`; throw `ExtensionError` or `WireError` to fail. */
+export type MethodHandler = (
+  params: Record<string, unknown>,
+  ctx: RequestContext,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
