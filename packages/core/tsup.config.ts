@@ -4,7 +4,7 @@ export default defineConfig({
   entry: ['src/index.ts', 'src/sdk-v1/index.ts', 'src/sdk-v2/index.ts', 'src/testing/index.ts'],
   format: ['esm'],
   dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
-  clean: true,
+  clean: false,
   sourcemap: true,
   target: 'node20',
 });

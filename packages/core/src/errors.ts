@@ -154,3 +154,22 @@ export function brandError(target: Error, brand: string): void {
 export function isBrandedError(value: unknown, brand: string): boolean {
   return hasBrand(value, brand);
 }
+
+/**
+ * How any failure of an extension method goes on the wire as a JSON-RPC
+ * error: a `WireError` as it is; an `ExtensionError` with its structured
+ * object as `data` (-32602 for `invalid_input`, our -31000 otherwise);
+ * anything else as an internal error that leaks nothing.
+ */
+export function toWireError(error: unknown): WireError {
+  if (WireError.isInstance(error)) return error;
+  if (ExtensionError.isInstance(error)) {
+    const code = error.category === 'invalid_input' ? ErrorCodes.InvalidParams : ErrorCodes.ExtensionFailure;
+    return new WireError(code, error.message, error.toStructured());
+  }
+  return new WireError(ErrorCodes.InternalError, 'Internal error', {
+    code: 'INTERNAL_ERROR',
+    message: 'Internal error',
+    category: 'transient',
+  } satisfies StructuredError);
+}

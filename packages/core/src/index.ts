@@ -14,6 +14,7 @@ export {
   ErrorCodes,
   brandError,
   isBrandedError,
+  toWireError,
 } from './errors.js';
 export type { ErrorCategory, StructuredError, ExtensionErrorOptions } from './errors.js';
 export { PIPELINE_STAGES, mandatory } from './extension.js';

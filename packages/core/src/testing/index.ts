@@ -1,1 +1,19 @@
-export {};
+import type { TestPair, TestPairOptions } from './pair.js';
+
+export { TEST_LINES } from './pair.js';
+export type { TestLine, TestPair, TestPairOptions } from './pair.js';
+
+/**
+ * A connected client and server on the chosen SDK line and era, with the
+ * given extensions on each side. v1 runs over the SDK's in-memory transport;
+ * v2 runs over an in-process Streamable HTTP handler. Each SDK is loaded
+ * only when its line is asked for.
+ */
+export async function createTestPair(options: TestPairOptions): Promise<TestPair> {
+  if (options.line === 'v1') {
+    const { createV1Pair } = await import('./sdk-v1-pair.js');
+    return createV1Pair(options);
+  }
+  const { createV2Pair } = await import('./sdk-v2-pair.js');
+  return createV2Pair(options);
+}

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { composeClient, composeServer } from './compose.js';
+import { createCallContext, createRequestContext } from './context.js';
+import { ConfigurationError, WireError } from './errors.js';
+import { PIPELINE_STAGES, mandatory, type PipelineStage, type ServerExtension } from './extension.js';
+import { silentLogger } from './logger.js';
+import { MemoryStore } from './memory-store.js';
+import type { NegotiationTable } from './compose.js';
+import type { CallContext, ToolResult } from './types.js';
+
+function half(name: string, extra: Partial<ServerExtension> = {}): ServerExtension {
+  return { side: 'server', name: `@ext/${name}`, ids: [`io.github.mcp-ext/${name}`], settings: { version: '1.0' }, ...extra };
+}
+
+function tracer(stage: PipelineStage, trace: string[]): ServerExtension {
+  return half(stage, {
+    stage,
+    middleware: async (_call, _ctx, next) => {
+      trace.push(stage);
+      return next();
+    },
+  });
+}
+
+function context(negotiation: NegotiationTable, peerExtensions: Record<string, unknown> | undefined): CallContext {
+  const request = createRequestContext({
+    sdk: 'v2',
+    era: 'modern',
+    protocolVersion: '2026-07-28',
+    authInfo: undefined,
+    sessionId: undefined,
+    peerExtensions,
+    negotiation,
+    signal: new AbortController().signal,
+    logger: silentLogger,
+    store: new MemoryStore(),
+    progressToken: undefined,
+    notify: () => Promise.resolve(),
+    elicit: undefined,
+  });
+  return createCallContext(request, { name: 'tool' });
+}
+
+const ok: ToolResult = { content: [{ type: 'text', text: 'ok' }] };
+
+describe('composeServer', () => {
+  it('runs middlewares in the fixed DESIGN order, whatever the list order', async () => {
+    const trace: string[] = [];
+    const shuffled = [...PIPELINE_STAGES].reverse().map((stage) => tracer(stage, trace));
+    const composed = composeServer(shuffled, { logger: silentLogger });
+    expect(composed.pipeline.map((entry) => entry.stage)).toEqual([...PIPELINE_STAGES]);
+    await composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), {}), () => {
+      trace.push('handler');
+      return ok;
+    });
+    expect(trace).toEqual([...PIPELINE_STAGES, 'handler']);
+    expect(composed.describe()).toMatch(/^ 1\. errors/);
+  });
+
+  it('ignores false and null entries (opt-in idiom)', () => {
+    const enabled = false;
+    const composed = composeServer([enabled && half('a'), null, undefined, half('b')], { logger: silentLogger });
+    expect(composed.extensions.map((extension) => extension.name)).toEqual(['@ext/b']);
+  });
+
+  it('refuses duplicates, missing dependencies, reserved ids and bad versions with messages naming the package', () => {
+    expect(() => composeServer([half('a'), half('a')])).toThrow(/@ext\/a is listed twice/);
+    expect(() => composeServer([half('transactions', { requires: ['@ext/idempotency'] })])).toThrow(
+      /@ext\/transactions requires @ext\/idempotency/,
+    );
+    expect(() => composeServer([half('x', { ids: ['io.modelcontextprotocol/x'] })])).toThrow(/reserved/);
+    expect(() => composeServer([half('x', { settings: { version: 'one' } })])).toThrow(/settings.version/);
+    expect(() => composeServer([half('x', { middleware: (_c, _x, next) => next() })])).toThrow(/stage/);
+    try {
+      composeServer([half('a'), half('a')]);
+    } catch (error) {
+      expect(ConfigurationError.isInstance(error)).toBe(true);
+    }
+  });
+
+  it('advertises every identifier a package serves and negotiates the newest common one', () => {
+    const composed = composeServer(
+      [half('errors', { ids: ['io.github.mcp-ext/errors', 'io.github.mcp-ext/errors-v2'], settings: { version: '2.0' }, majors: [1, 2] })],
+      { logger: silentLogger },
+    );
+    expect(Object.keys(composed.capabilities())).toEqual(['io.github.mcp-ext/errors', 'io.github.mcp-ext/errors-v2']);
+    const table = composed.negotiate({ 'io.github.mcp-ext/errors': { version: '1.0' }, 'io.github.mcp-ext/errors-v2': { version: '2.1' } });
+    expect(table.get('@ext/errors')).toEqual({ id: 'io.github.mcp-ext/errors-v2', settings: { version: '2.1' } });
+  });
+
+  it('treats invalid peer settings as not negotiated, with a warning, never a crash', () => {
+    const warnings: string[] = [];
+    const composed = composeServer([half('a')], { logger: { warn: (message) => warnings.push(message) } });
+    for (const bad of [null, 'x', [], { version: 7 }, { version: '9.0' }]) {
+      expect(composed.negotiate({ 'io.github.mcp-ext/a': bad }).size).toBe(0);
+    }
+    expect(composed.negotiate('garbage').size).toBe(0);
+    expect(warnings.length).toBe(5);
+  });
+
+  it('merges tool metadata contributions under each identifier', () => {
+    const composed = composeServer(
+      [half('a', { toolMeta: (tool) => (tool.name === 'rm' ? { risky: true } : undefined), toolAnnotations: () => ({ destructiveHint: true }) })],
+      { logger: silentLogger },
+    );
+    expect(composed.decorateTool({ name: 'rm', _meta: { other: 1 } })).toEqual({
+      _meta: { other: 1, 'io.github.mcp-ext/a': { risky: true } },
+      annotations: { destructiveHint: true },
+    });
+  });
+
+  it('refuses a call with -32021 when a mandatory extension is missing on a known peer', async () => {
+    const composed = composeServer([mandatory(half('a'))], { logger: silentLogger });
+    const run = composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), {}), () => ok);
+    await expect(run).rejects.toSatisfy((error: unknown) => {
+      return (
+        WireError.isInstance(error) &&
+        error.code === -32021 &&
+        JSON.stringify(error.data) === JSON.stringify({ requiredCapabilities: { extensions: { 'io.github.mcp-ext/a': {} } } })
+      );
+    });
+    // Unknown peer (legacy stateless HTTP): degrade, do not refuse.
+    await expect(composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), undefined), () => ok)).resolves.toEqual(ok);
+  });
+
+  it('lists methods as <id>/<verb> for every identifier', () => {
+    const composed = composeServer([half('t', { ids: ['io.github.mcp-ext/t', 'io.github.mcp-ext/t-v2'], methods: { begin: () => ({}) } })], {
+      logger: silentLogger,
+    });
+    expect(composed.methods.map((method) => method.method)).toEqual(['io.github.mcp-ext/t/begin', 'io.github.mcp-ext/t-v2/begin']);
+  });
+});
+
+describe('composeClient', () => {
+  it('refuses server halves and advertises client settings', () => {
+    expect(() => composeClient([half('a') as never])).toThrow(/server half/);
+    const composed = composeClient([{ side: 'client', name: '@ext/a', ids: ['io.github.mcp-ext/a'], settings: { version: '1.0', x: 1 } }]);
+    expect(composed.capabilities()).toEqual({ 'io.github.mcp-ext/a': { version: '1.0', x: 1 } });
+  });
+});
