@@ -1,7 +1,14 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/sdk-v1/index.ts', 'src/sdk-v2/index.ts', 'src/testing/index.ts'],
+  entry: [
+    'src/index.ts',
+    'src/sdk-v1/index.ts',
+    'src/sdk-v2/index.ts',
+    'src/sdk-v2/server.ts',
+    'src/sdk-v2/client.ts',
+    'src/testing/index.ts',
+  ],
   format: ['esm'],
   dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
   clean: false,

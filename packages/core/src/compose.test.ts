@@ -58,7 +58,7 @@ describe('composeServer', () => {
   });
 
   it('ignores false and null entries (opt-in idiom)', () => {
-    const enabled = false;
+    const enabled = process.env.NEVER_SET_IN_TESTS === 'yes';
     const composed = composeServer([enabled && half('a'), null, undefined, half('b')], { logger: silentLogger });
     expect(composed.extensions.map((extension) => extension.name)).toEqual(['@ext/b']);
   });

@@ -79,7 +79,7 @@ function negotiateHalf(
   if (peer === undefined) return undefined;
   const id = pickCommonIdentifier(half.ids, Object.keys(peer));
   if (id === undefined) return undefined;
-  const settings = readSettings<Record<string, unknown>>(id, peer[id], settingsSpec(half), logger);
+  const settings = readSettings(id, peer[id], settingsSpec(half), logger);
   return settings === undefined ? undefined : { id, settings };
 }
 
@@ -140,7 +140,7 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
     }
     if (half.stage !== undefined) {
       if (!PIPELINE_STAGES.includes(half.stage)) {
-        throw new ConfigurationError('UNKNOWN_STAGE', `${half.name}: unknown pipeline stage "${String(half.stage)}"`);
+        throw new ConfigurationError('UNKNOWN_STAGE', `${half.name}: unknown pipeline stage "${half.stage as string}"`);
       }
       const other = usedStages.get(half.stage);
       if (other !== undefined) {

@@ -45,7 +45,7 @@ export function createRequestContext(facts: RequestFacts): RequestContext {
     principal: resolve({ authInfo: facts.authInfo, sessionId: facts.sessionId }),
     authInfo: facts.authInfo,
     peerExtensions: facts.peerExtensions,
-    negotiated: <S>(name: string) => facts.negotiation.get(name) as { id: string; settings: S } | undefined,
+    negotiated: ((name: string) => facts.negotiation.get(name)) as RequestContext['negotiated'],
     signal: facts.signal,
     logger: facts.logger,
     store: facts.store,

@@ -50,7 +50,7 @@ export interface ExtendedServer {
   registerTool<S extends StandardSchemaV1 | undefined>(
     name: string,
     config: ToolConfig<S>,
-    handler: ToolHandler<S extends StandardSchemaV1 ? InferOutput<S> : Record<string, unknown>>,
+    handler: ToolHandler<[S] extends [StandardSchemaV1] ? InferOutput<S> : Record<string, unknown>>,
   ): ToolInfo;
 }
 

@@ -1,1 +1,2 @@
-export {};
+export { extendServer } from './server.js';
+export { extendClient } from './client.js';

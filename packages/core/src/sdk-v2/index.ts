@@ -1,1 +1,9 @@
-export {};
+/**
+ * The adapter for the v2 SDK line (`@modelcontextprotocol/server` and
+ * `@modelcontextprotocol/client`, both protocol eras). The only module of
+ * this package that imports those packages.
+ */
+export { extendServer } from './server.js';
+export { extendClient } from './client.js';
+export { createHttpHandler } from './http.js';
+export type { DualEraHttpHandler, HttpHandlerOptions } from './http.js';

@@ -1,0 +1,269 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ElicitRequestFormParams,
+  type InitializeResult,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+import { composeServer, type ComposedServer, type NegotiationTable } from '../compose.js';
+import { createCallContext, createRequestContext } from '../context.js';
+import { ConfigurationError, toWireError, WireError } from '../errors.js';
+import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../host.js';
+import type { Logger } from '../logger.js';
+import { MemoryStore } from '../memory-store.js';
+import type { Store } from '../store.js';
+import type {
+  AuthInfo,
+  ElicitationRequest,
+  ElicitationResponse,
+  RequestContext,
+  StandardSchemaV1,
+  ToolCall,
+  ToolHandler,
+  ToolInfo,
+  ToolResult,
+} from '../types.js';
+import { asRecord, methodSchema } from './shared.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type RawHandler = (request: unknown, extra: Extra) => Promise<unknown>;
+
+// Keys the protocol itself puts in `params._meta`; they are not extension data.
+const ENVELOPE_KEYS = new Set(['progressToken', 'io.modelcontextprotocol/related-task']);
+
+/** `params._meta` of a request minus the protocol's own envelope keys. */
+export function callMeta(meta: unknown): Record<string, unknown> {
+  const record = asRecord(meta) ?? {};
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !ENVELOPE_KEYS.has(key)));
+}
+
+/** The core's `AuthInfo` from the SDK's (an empty client id means none). */
+function toAuthInfo(info: Extra['authInfo']): AuthInfo | undefined {
+  if (!info) return undefined;
+  return { clientId: info.clientId === '' ? undefined : info.clientId, scopes: info.scopes, extra: info.extra };
+}
+
+function supportsFormElicitation(capabilities: ClientCapabilities | undefined): boolean {
+  const elicitation = asRecord(capabilities?.elicitation);
+  return elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
+}
+
+function toJsonSchema(schema: StandardSchemaV1 | undefined, logger: Logger): Record<string, unknown> | undefined {
+  // Only zod v4 schemas can be rendered here; v1 also accepts zod v3 ones, which simply get no JSON Schema.
+  if (schema === undefined || !('_zod' in schema)) return undefined;
+  try {
+    return z.toJSONSchema(schema as unknown as z.ZodType, { io: 'input', unrepresentable: 'any' });
+  } catch (error) {
+    logger.warn('could not render a tool schema as JSON Schema', { error: String(error) });
+    return undefined;
+  }
+}
+
+/**
+ * The handler v1 has installed for `method`. The SDK offers no accessor, and
+ * McpServer turns every error thrown by a tool callback into an `isError`
+ * result, so the adapter wraps the installed handler to let protocol errors
+ * (e.g. -32021) through as JSON-RPC errors.
+ */
+function installedHandler(server: McpServer['server'], method: string): RawHandler {
+  const handlers: unknown = Reflect.get(server, '_requestHandlers');
+  const handler: unknown = handlers instanceof Map ? handlers.get(method) : undefined;
+  if (typeof handler !== 'function') {
+    throw new ConfigurationError(
+      'UNSUPPORTED_SDK',
+      `@ext/core/sdk-v1: cannot find the ${method} handler of this @modelcontextprotocol/sdk version (supported: >=1.29.0 <2)`,
+    );
+  }
+  return handler as RawHandler;
+}
+
+interface ServerState {
+  readonly server: McpServer;
+  readonly composed: ComposedServer;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly options: ServerAdapterOptions;
+  protocolVersion: string | undefined;
+  negotiation: { readonly capabilities: ClientCapabilities | undefined; readonly table: NegotiationTable } | undefined;
+}
+
+/** Negotiates against the client's `initialize` capabilities, once per capabilities object. */
+function negotiation(state: ServerState): { peer: Record<string, unknown> | undefined; table: NegotiationTable } {
+  const capabilities = state.server.server.getClientCapabilities();
+  let current = state.negotiation;
+  if (current === undefined || current.capabilities !== capabilities) {
+    current = { capabilities, table: state.composed.negotiate(capabilities?.extensions) };
+    state.negotiation = current;
+  }
+  const peer = capabilities === undefined ? undefined : (asRecord(capabilities.extensions) ?? {});
+  return { peer, table: current.table };
+}
+
+function elicitFor(state: ServerState, extra: Extra): RequestContext['elicit'] {
+  const sdk = state.server.server;
+  if (!supportsFormElicitation(sdk.getClientCapabilities())) return undefined;
+  return async (request: ElicitationRequest): Promise<ElicitationResponse> => {
+    const params = { mode: 'form', message: request.message, requestedSchema: request.requestedSchema };
+    const result = await sdk.elicitInput(params as ElicitRequestFormParams, { relatedRequestId: extra.requestId, signal: extra.signal });
+    return { action: result.action, content: result.content };
+  };
+}
+
+function requestContext(state: ServerState, extra: Extra): RequestContext {
+  const { peer, table } = negotiation(state);
+  const progressToken = asRecord(extra._meta)?.progressToken;
+  return createRequestContext({
+    sdk: 'v1',
+    era: 'legacy',
+    protocolVersion: state.protocolVersion,
+    authInfo: toAuthInfo(extra.authInfo),
+    sessionId: extra.sessionId,
+    peerExtensions: peer,
+    negotiation: table,
+    signal: extra.signal,
+    logger: state.logger,
+    store: state.store,
+    progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
+    notify: (method, params) => extra.sendNotification({ method, params } as ServerNotification),
+    elicit: elicitFor(state, extra),
+    principal: state.options.principal,
+  });
+}
+
+/** Serves every composed `<id>/<verb>`; failures go out as JSON-RPC errors carrying the structured error. */
+function registerMethods(state: ServerState): void {
+  for (const { method, handler } of state.composed.methods) {
+    state.server.server.setRequestHandler(methodSchema(method), async (request, extra) => {
+      try {
+        return await handler(request.params ?? {}, requestContext(state, extra));
+      } catch (error) {
+        const wire = toWireError(error);
+        throw new McpError(wire.code, wire.message, wire.data);
+      }
+    });
+  }
+}
+
+/** Records the negotiated protocol version, which v1 does not keep anywhere public. */
+function trackProtocolVersion(state: ServerState): void {
+  const original = installedHandler(state.server.server, 'initialize');
+  state.server.server.setRequestHandler(InitializeRequestSchema, async (request, extra) => {
+    const result = (await original(request, extra)) as InitializeResult;
+    state.protocolVersion = result.protocolVersion;
+    return result;
+  });
+}
+
+// A WireError raised by the pipeline, parked under the request's signal until McpServer hands back control.
+const parked = new WeakMap<AbortSignal, WireError>();
+const PARKED_RESULT: CallToolResult = { content: [], isError: true };
+const toolsWrapped = new WeakSet<McpServer>();
+
+function raiseParkedErrors(state: ServerState): void {
+  const original = installedHandler(state.server.server, 'tools/call');
+  state.server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const result = await original(request, extra);
+    const wire = parked.get(extra.signal);
+    if (wire) {
+      parked.delete(extra.signal);
+      throw new McpError(wire.code, wire.message, wire.data);
+    }
+    return result as CallToolResult;
+  });
+}
+
+function toolRunner(state: ServerState, info: ToolInfo, handler: ToolHandler) {
+  return async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+    const ctx = createCallContext(requestContext(state, extra), info);
+    const call: ToolCall = { name: info.name, arguments: args, meta: callMeta(extra._meta) };
+    try {
+      const result: ToolResult = await state.composed.runToolCall(call, ctx, handler);
+      return result as CallToolResult;
+    } catch (error) {
+      if (!WireError.isInstance(error)) throw error;
+      parked.set(extra.signal, error);
+      return PARKED_RESULT;
+    }
+  };
+}
+
+function registerTool(state: ServerState, name: string, config: ToolConfig, handler: ToolHandler): ToolInfo {
+  const info: ToolInfo = {
+    name,
+    title: config.title,
+    description: config.description,
+    annotations: config.annotations,
+    _meta: config._meta,
+    inputJsonSchema: toJsonSchema(config.inputSchema, state.logger),
+    outputJsonSchema: toJsonSchema(config.outputSchema, state.logger),
+  };
+  const decorated = state.composed.decorateTool(info);
+  const run = toolRunner(state, info, handler);
+  // McpServer calls `(args, extra)` when the tool has an input schema and `(extra)` alone otherwise.
+  const callback = (args: unknown, extra?: Extra) =>
+    extra === undefined ? run({}, args as Extra) : run(asRecord(args) ?? {}, extra);
+  state.server.registerTool(
+    name,
+    {
+      title: config.title,
+      description: config.description,
+      inputSchema: config.inputSchema as z.ZodType | undefined,
+      outputSchema: config.outputSchema as z.ZodObject | undefined,
+      annotations: decorated.annotations,
+      _meta: Object.keys(decorated._meta).length > 0 ? decorated._meta : undefined,
+    },
+    callback,
+  );
+  state.composed.recordTool(info);
+  // McpServer installs its tools/call handler with the first tool; wrap it once, right after.
+  if (!toolsWrapped.has(state.server)) {
+    raiseParkedErrors(state);
+    toolsWrapped.add(state.server);
+  }
+  return info;
+}
+
+/**
+ * Attaches extensions to a v1 `McpServer`: advertises them in
+ * `capabilities.extensions`, serves their methods, and returns a server
+ * whose `registerTool` runs calls through the extension pipeline. Call it
+ * before `connect`.
+ */
+export function extendServer(
+  server: McpServer,
+  extensions: ServerExtensionList | ComposedServer,
+  options: ServerAdapterOptions = {},
+): ExtendedServer {
+  if (server.isConnected()) {
+    throw new ConfigurationError('ALREADY_CONNECTED', 'extendServer: call it before server.connect(transport)');
+  }
+  const composed =
+    'runToolCall' in extensions
+      ? extensions
+      : composeServer(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds });
+  const state: ServerState = {
+    server,
+    composed,
+    store: options.store ?? new MemoryStore(),
+    logger: options.logger ?? composed.logger,
+    options,
+    protocolVersion: undefined,
+    negotiation: undefined,
+  };
+  server.server.registerCapabilities({ extensions: composed.capabilities() });
+  registerMethods(state);
+  trackProtocolVersion(state);
+  return {
+    sdk: 'v1',
+    composed,
+    store: state.store,
+    registerTool: (name, config, handler) => registerTool(state, name, config, handler as ToolHandler),
+  };
+}

@@ -1,0 +1,28 @@
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+import { WireError } from '../errors.js';
+
+/** Narrows an unknown JSON value to a plain object, or `undefined`. */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * v1 routes requests and notifications by a zod schema with a `method`
+ * literal. Extension payloads are validated by the extension itself (TypeBox,
+ * at its boundary), so the schema only guarantees an object.
+ */
+export function methodSchema(method: string) {
+  return z.object({ method: z.literal(method), params: z.looseObject({}).optional() });
+}
+
+/** A result schema that accepts any object (custom methods answer extension-shaped results). */
+export const anyResult = z.looseObject({});
+
+// v1 prefixes `McpError.message` with "MCP error <code>: ", once when the server throws and once more when the client rebuilds it.
+const MCP_ERROR_PREFIX = /^(?:MCP error -?\d+: )+/;
+
+/** The SDK's protocol error as the core's SDK-neutral `WireError`. */
+export function fromMcpError(error: McpError): WireError {
+  return new WireError(error.code, error.message.replace(MCP_ERROR_PREFIX, ''), error.data);
+}

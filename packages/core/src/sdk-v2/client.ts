@@ -1,0 +1,113 @@
+import { ProtocolError, type Client, type ClientCapabilities, type RequestOptions } from '@modelcontextprotocol/client';
+import { composeClient, type NegotiationTable } from '../compose.js';
+import { ConfigurationError, WireError } from '../errors.js';
+import type { OutgoingCall } from '../extension.js';
+import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../host.js';
+import type { NegotiatedExtension, ToolResult } from '../types.js';
+import { anyObject, asRecord } from './shared.js';
+
+// The SDK dispatches these itself (progress reaches `callTool`'s `onProgress`).
+const SDK_OWNED_NOTIFICATIONS = new Set(['notifications/progress', 'notifications/cancelled']);
+
+/** A JSON-RPC error from the peer becomes core's `WireError`; anything else (timeouts, aborts) passes unchanged. */
+async function wireErrors<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (ProtocolError.isInstance(error)) throw new WireError(error.code, error.message, error.data);
+    throw error;
+  }
+}
+
+function requestOptions(options: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined }): RequestOptions {
+  return { signal: options.signal, timeout: options.timeoutMs };
+}
+
+function progressOptions(options: CallToolOptions): RequestOptions {
+  const onProgress = options.onProgress;
+  if (!onProgress) return requestOptions(options);
+  return {
+    ...requestOptions(options),
+    onprogress: ({ progress, total, message }) => {
+      onProgress({ progress, total, message });
+    },
+  };
+}
+
+/**
+ * Attaches composed client extensions to a v2 `Client`: advertises them in
+ * `capabilities.extensions` (sent in `initialize` on the legacy era and in
+ * every request's envelope on 2026-07-28) and returns the SDK-neutral
+ * client extension helpers take. Call it before `connect`.
+ */
+export function extendClient(client: Client, extensions: ClientExtensionList, options: ClientAdapterOptions = {}): ExtendedClient {
+  const composed = composeClient(extensions, { logger: options.logger });
+  client.registerCapabilities({ extensions: composed.capabilities() as NonNullable<ClientCapabilities['extensions']> });
+
+  // Server capabilities are fixed per connection: negotiate once per object
+  // so invalid settings are reported once, not on every call.
+  let negotiatedFor: { readonly source: object | undefined; readonly table: NegotiationTable } | undefined;
+  const serverExtensions = (): Readonly<Record<string, unknown>> => asRecord(client.getServerCapabilities()?.extensions) ?? {};
+  const negotiation = (): NegotiationTable => {
+    const source = client.getServerCapabilities();
+    if (negotiatedFor === undefined || negotiatedFor.source !== source) {
+      negotiatedFor = { source, table: composed.negotiate(serverExtensions()) };
+    }
+    return negotiatedFor.table;
+  };
+  const listeners = new Map<string, Set<(params: Record<string, unknown>) => void>>();
+
+  return {
+    sdk: 'v2',
+    get era() {
+      return client.getProtocolEra() ?? 'legacy';
+    },
+    composed,
+    serverExtensions,
+    negotiated<S = Record<string, unknown>>(extension: string | { readonly name: string }) {
+      const name = typeof extension === 'string' ? extension : extension.name;
+      return negotiation().get(name) as NegotiatedExtension<S> | undefined;
+    },
+    async callTool(name, args = {}, callOptions = {}) {
+      const table = negotiation();
+      const call: OutgoingCall = { name, arguments: { ...args }, meta: { ...callOptions.meta } };
+      for (const half of composed.extensions) await half.prepareCall?.(call, table.get(half.name));
+      const result = (await wireErrors(() =>
+        client.callTool({ name: call.name, arguments: call.arguments, _meta: call.meta }, progressOptions(callOptions)),
+      )) as ToolResult;
+      for (const half of composed.extensions) half.onResult?.(result, call, table.get(half.name));
+      return result;
+    },
+    request(method, params = {}, requestOpts = {}) {
+      return wireErrors(() => client.request({ method, params }, anyObject, requestOptions(requestOpts)));
+    },
+    async listTools() {
+      const { tools } = await wireErrors(() => client.listTools());
+      return tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        annotations: tool.annotations,
+        _meta: tool._meta,
+        inputSchema: tool.inputSchema,
+      }));
+    },
+    onNotification(method, handler) {
+      if (SDK_OWNED_NOTIFICATIONS.has(method)) {
+        throw new ConfigurationError('SDK_OWNED_NOTIFICATION', `${method} is handled by the SDK; use callTool's onProgress or a signal`);
+      }
+      let set = listeners.get(method);
+      if (!set) {
+        const handlers = new Set<(params: Record<string, unknown>) => void>();
+        client.setNotificationHandler(method, { params: anyObject }, (received) => {
+          for (const listener of handlers) listener(received);
+        });
+        listeners.set(method, handlers);
+        set = handlers;
+      }
+      set.add(handler);
+    },
+    close() {
+      return client.close();
+    },
+  };
+}

@@ -1,0 +1,257 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  type CallToolRequest,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ElicitRequestFormParams,
+  type McpServer,
+  type ServerCapabilities,
+  type ServerContext,
+  type StandardSchemaWithJSON,
+} from '@modelcontextprotocol/server';
+import { composeServer, type ComposedServer } from '../compose.js';
+import { createCallContext, createRequestContext, type RequestFacts } from '../context.js';
+import { ConfigurationError, WireError, toWireError } from '../errors.js';
+import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../host.js';
+import { MemoryStore } from '../memory-store.js';
+import type { Store } from '../store.js';
+import type {
+  AuthInfo,
+  ElicitationRequest,
+  ElicitationResponse,
+  InferOutput,
+  ProtocolEra,
+  StandardSchemaV1,
+  ToolHandler,
+  ToolInfo,
+} from '../types.js';
+import { anyObject, asRecord } from './shared.js';
+
+/** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
+type Server = McpServer['server'];
+
+// Per-request servers (createMcpHandler) share the composition, so they must
+// share its default store too, or state would vanish between requests.
+const defaultStores = new WeakMap<ComposedServer, Store>();
+
+function defaultStore(composed: ComposedServer): Store {
+  let store = defaultStores.get(composed);
+  if (!store) {
+    store = new MemoryStore();
+    defaultStores.set(composed, store);
+  }
+  return store;
+}
+
+function toProtocolError(error: unknown): ProtocolError {
+  const wire = toWireError(error);
+  return new ProtocolError(wire.code, wire.message, wire.data);
+}
+
+interface PeerView {
+  readonly era: ProtocolEra;
+  readonly protocolVersion: string | undefined;
+  /** `undefined` when the client's capabilities cannot be known (legacy stateless HTTP). */
+  readonly capabilities: ClientCapabilities | undefined;
+}
+
+/**
+ * What the client declared for this request: on 2026-07-28 the request's own
+ * envelope; on the legacy era the `initialize` state of this instance, which
+ * a stateless per-request instance never saw.
+ */
+function readPeer(inner: Server, ctx: ServerContext): PeerView {
+  const envelope = asRecord(ctx.mcpReq.envelope);
+  if (envelope !== undefined) {
+    const version = envelope[PROTOCOL_VERSION_META_KEY];
+    return {
+      era: 'modern',
+      protocolVersion: typeof version === 'string' ? version : undefined,
+      capabilities: asRecord(envelope[CLIENT_CAPABILITIES_META_KEY]),
+    };
+  }
+  // The accessors are deprecated in favour of the envelope, which the legacy era does not have.
+  /* eslint-disable @typescript-eslint/no-deprecated */
+  return { era: 'legacy', protocolVersion: inner.getNegotiatedProtocolVersion(), capabilities: inner.getClientCapabilities() };
+  /* eslint-enable @typescript-eslint/no-deprecated */
+}
+
+function toAuthInfo(ctx: ServerContext): AuthInfo | undefined {
+  const info = ctx.http?.authInfo;
+  return info && { clientId: info.clientId, scopes: info.scopes, extra: info.extra };
+}
+
+function elicitFor(ctx: ServerContext, peer: PeerView): RequestFacts['elicit'] {
+  // 2026-07-28 has no server-to-client requests (input_required replaces them).
+  if (peer.era !== 'legacy' || peer.capabilities?.elicitation === undefined) return undefined;
+  return async (request: ElicitationRequest): Promise<ElicitationResponse> => {
+    const requestedSchema = request.requestedSchema as unknown as ElicitRequestFormParams['requestedSchema'];
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the legacy era's way to ask; guarded above
+    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: request.message, requestedSchema });
+    return { action: answer.action, content: answer.content };
+  };
+}
+
+function requestFacts(inner: Server, ctx: ServerContext, composed: ComposedServer, store: Store, options: ServerAdapterOptions): RequestFacts {
+  const peer = readPeer(inner, ctx);
+  const peerExtensions = peer.capabilities === undefined ? undefined : (asRecord(peer.capabilities.extensions) ?? {});
+  const token = ctx.mcpReq._meta?.progressToken;
+  return {
+    sdk: 'v2',
+    era: peer.era,
+    protocolVersion: peer.protocolVersion,
+    authInfo: toAuthInfo(ctx),
+    sessionId: ctx.sessionId,
+    peerExtensions,
+    negotiation: composed.negotiate(peerExtensions),
+    signal: ctx.mcpReq.signal,
+    logger: options.logger ?? composed.logger,
+    store,
+    progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+    notify: (method, params) => ctx.mcpReq.notify({ method, params }),
+    elicit: elicitFor(ctx, peer),
+    principal: options.principal,
+  };
+}
+
+type ToolsCallHandler = (request: CallToolRequest, ctx: ServerContext) => Promise<CallToolResult>;
+
+/**
+ * McpServer turns everything a tool callback throws into an `isError`
+ * result, but a `WireError` from the pipeline (e.g. -32021) must stay a
+ * JSON-RPC error. The tool callback parks it by request context, and this
+ * wrapper around McpServer's own `tools/call` handler rethrows it. The wrap
+ * is installed where McpServer registers that handler (lazily, on its first
+ * tool), so everything else McpServer does on `tools/call` is kept.
+ */
+function routeWireErrors(inner: Server): WeakMap<ServerContext, WireError> {
+  const parked = new WeakMap<ServerContext, WireError>();
+  try {
+    inner.assertCanSetRequestHandler('tools/call');
+  } catch (cause) {
+    throw new ConfigurationError(
+      'TOOLS_REGISTERED_TOO_EARLY',
+      `extendServer must be called before any tool is registered on the McpServer (${String(cause)})`,
+    );
+  }
+  const original = inner.setRequestHandler.bind(inner);
+  const wrap = (handler: ToolsCallHandler): ToolsCallHandler => async (request, ctx) => {
+    const result = await handler(request, ctx);
+    const wire = parked.get(ctx);
+    if (wire !== undefined) throw toProtocolError(wire);
+    return result;
+  };
+  const patched = (method: string, ...rest: unknown[]): void => {
+    if (method === 'tools/call' && typeof rest[0] === 'function') rest[0] = wrap(rest[0] as ToolsCallHandler);
+    Reflect.apply(original, undefined, [method, ...rest]);
+  };
+  Object.defineProperty(inner, 'setRequestHandler', { value: patched, configurable: true, writable: true });
+  return parked;
+}
+
+interface JsonSchemaCarrier {
+  readonly '~standard': { readonly jsonSchema?: { readonly input: (options: { target: string }) => Record<string, unknown> } };
+}
+
+function jsonSchemaOf(schema: StandardSchemaV1 | undefined): Record<string, unknown> | undefined {
+  return (schema as JsonSchemaCarrier | undefined)?.['~standard'].jsonSchema?.input({ target: 'draft-2020-12' });
+}
+
+function withJsonSchema(name: string, field: string, schema: StandardSchemaV1 | undefined): StandardSchemaWithJSON | undefined {
+  if (schema === undefined) return undefined;
+  if ((schema as JsonSchemaCarrier)['~standard'].jsonSchema === undefined) {
+    throw new ConfigurationError(
+      'SCHEMA_WITHOUT_JSON_SCHEMA',
+      `tool "${name}": ${field} must implement Standard JSON Schema (zod v4 does); the v2 SDK lists tools with it`,
+    );
+  }
+  return schema as unknown as StandardSchemaWithJSON;
+}
+
+/**
+ * Attaches composed server extensions to a v2 `McpServer`: advertises them in
+ * `capabilities.extensions` (both `initialize` and `server/discover`), serves
+ * their methods, and returns a server whose `registerTool` runs calls through
+ * the extension pipeline. Call it before `connect`; behind `createMcpHandler`
+ * call it in the factory with a composition made once (`composeServer`).
+ */
+export function extendServer(
+  server: McpServer,
+  extensions: ServerExtensionList | ComposedServer,
+  options: ServerAdapterOptions = {},
+): ExtendedServer {
+  const composed =
+    'runToolCall' in extensions
+      ? extensions
+      : composeServer(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds });
+  const store = options.store ?? defaultStore(composed);
+  const inner = server.server;
+  inner.registerCapabilities({ extensions: composed.capabilities() as NonNullable<ServerCapabilities['extensions']> });
+  const parked = routeWireErrors(inner);
+
+  for (const entry of composed.methods) {
+    inner.setRequestHandler(entry.method, { params: anyObject }, async (params, ctx) => {
+      try {
+        return await entry.handler(params, createRequestContext(requestFacts(inner, ctx, composed, store, options)));
+      } catch (error) {
+        throw toProtocolError(error);
+      }
+    });
+  }
+
+  const runTool = async (tool: ToolInfo, handler: ToolHandler, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
+    const request = createRequestContext(requestFacts(inner, ctx, composed, store, options));
+    const call = { name: tool.name, arguments: args, meta: ctx.mcpReq._meta ?? {} };
+    try {
+      return (await composed.runToolCall(call, createCallContext(request, tool), handler)) as CallToolResult;
+    } catch (error) {
+      if (WireError.isInstance(error)) parked.set(ctx, error);
+      throw error;
+    }
+  };
+
+  return {
+    sdk: 'v2',
+    composed,
+    store,
+    registerTool<S extends StandardSchemaV1 | undefined>(
+      name: string,
+      config: ToolConfig<S>,
+      handler: ToolHandler<[S] extends [StandardSchemaV1] ? InferOutput<S> : Record<string, unknown>>,
+    ): ToolInfo {
+      const tool: ToolInfo = {
+        name,
+        title: config.title,
+        description: config.description,
+        annotations: config.annotations,
+        _meta: config._meta,
+        inputJsonSchema: jsonSchemaOf(config.inputSchema),
+        outputJsonSchema: jsonSchemaOf(config.outputSchema),
+      };
+      const decorated = composed.decorateTool(tool);
+      composed.recordTool(tool);
+      const run = handler as unknown as ToolHandler;
+      const sdkConfig = {
+        title: config.title,
+        description: config.description,
+        outputSchema: withJsonSchema(name, 'outputSchema', config.outputSchema),
+        annotations: decorated.annotations,
+        _meta: decorated._meta,
+      };
+      const inputSchema = withJsonSchema(name, 'inputSchema', config.inputSchema);
+      if (inputSchema === undefined) {
+        server.registerTool(name, sdkConfig, (ctx) => runTool(tool, run, {}, ctx));
+      } else {
+        server.registerTool(name, { ...sdkConfig, inputSchema }, (args, ctx) =>
+          runTool(tool, run, asRecord(args) ?? {}, ctx),
+        );
+      }
+      return tool;
+    },
+  };
+}
+
+export { createHttpHandler } from './http.js';
+export type { DualEraHttpHandler, HttpHandlerOptions } from './http.js';
