@@ -33,7 +33,7 @@ const pkg = {
     test: 'vitest run',
     typecheck: 'tsc -p tsconfig.json',
     lint: 'eslint .',
-    check: 'publint && attw --pack . --profile esm-only',
+    check: 'publint && attw --pack . --profile esm-only && node ../../scripts/check-error-brands.mjs',
   },
   dependencies: {},
   peerDependencies: { '@ext/core': 'workspace:^' },
