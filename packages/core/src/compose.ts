@@ -4,7 +4,7 @@ import { PIPELINE_STAGES } from './extension.js';
 import { checkOwnIdentifier, pickCommonIdentifier } from './identifiers.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { parseSettingsVersion, readSettings, type SettingsSpec } from './settings.js';
-import type { CallContext, MethodHandler, NegotiatedExtension, ToolCall, ToolHandler, ToolInfo, ToolResult } from './types.js';
+import type { CallContext, MethodHandler, NegotiatedExtension, ToolCall, ToolHandler, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
 
 type Maybe<T> = T | false | null | undefined;
 
@@ -114,8 +114,18 @@ export interface ComposedServer {
   negotiate(peerExtensions: unknown): NegotiationTable;
   /** Identifiers marked mandatory that the peer lacks (empty when the peer is unknown). */
   missingMandatory(isNegotiated: (extensionName: string) => boolean, peerKnown: boolean): string[];
-  /** Runs a tool call through the pipeline and then the handler. */
-  runToolCall(call: ToolCall, ctx: CallContext, handler: ToolHandler): Promise<ToolResult>;
+  /**
+   * Runs a tool call through the pipeline and then the handler. `validate`
+   * (the tool's argument check) runs just under the errors stage, before any
+   * stage that could refuse or have effects, and its output replaces the
+   * call's arguments.
+   */
+  runToolCall(
+    call: ToolCall,
+    ctx: CallContext,
+    handler: ToolHandler,
+    validate?: (args: Record<string, unknown>) => Promise<Record<string, unknown>>,
+  ): Promise<ToolResult>;
   /** The pipeline as text, one stage a line. */
   describe(): string;
   /** Registered tools (adapters record them; the manifest reads them). */
@@ -213,7 +223,7 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
         .filter((half) => half.mandatory === true && !isNegotiated(half.name))
         .flatMap((half) => half.ids.slice(-1));
     },
-    async runToolCall(call, ctx, handler) {
+    async runToolCall(call, ctx, handler, validate) {
       const missing = composed.missingMandatory(
         (name) => ctx.negotiated(name) !== undefined,
         ctx.peerExtensions !== undefined,
@@ -225,8 +235,13 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
           { requiredCapabilities: { extensions: Object.fromEntries(missing.map((id) => [id, {}])) } },
         );
       }
+      const steps = [...middlewares];
+      if (validate) {
+        const validation: ToolMiddleware = async (current, _ctx, next) => next({ ...current, arguments: await validate(current.arguments) });
+        steps.splice(pipeline[0]?.stage === 'errors' ? 1 : 0, 0, validation);
+      }
       const dispatch = async (index: number, current: ToolCall): Promise<ToolResult> => {
-        const middleware = middlewares[index];
+        const middleware = steps[index];
         if (!middleware) return handler(current.arguments, ctx);
         let called = false;
         return middleware(current, ctx, (replacement) => {

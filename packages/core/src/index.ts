@@ -48,3 +48,4 @@ export type { ExtendedServer, ExtendedClient, ToolConfig, CallToolOptions, Serve
 export { createRequestContext, createCallContext, defaultPrincipal } from './context.js';
 export type { RequestFacts } from './context.js';
 export type { ServerExtensionList, ClientExtensionList } from './host.js';
+export { validateArguments, issuePointer } from './validate.js';

@@ -15,6 +15,7 @@ import * as z from 'zod';
 import { composeServer, type ComposedServer, type NegotiationTable } from '../compose.js';
 import { createCallContext, createRequestContext } from '../context.js';
 import { ConfigurationError, toWireError, WireError } from '../errors.js';
+import { validateArguments } from '../validate.js';
 import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../host.js';
 import type { Logger } from '../logger.js';
 import { MemoryStore } from '../memory-store.js';
@@ -92,6 +93,8 @@ interface ServerState {
   readonly options: ServerAdapterOptions;
   protocolVersion: string | undefined;
   negotiation: { readonly capabilities: ClientCapabilities | undefined; readonly table: NegotiationTable } | undefined;
+  /** Tools registered through the extended server: their calls bypass McpServer's own argument check. */
+  readonly tools: Map<string, (args: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>>;
 }
 
 /** Negotiates against the client's `initialize` capabilities, once per capabilities object. */
@@ -166,10 +169,18 @@ const parked = new WeakMap<AbortSignal, WireError>();
 const PARKED_RESULT: CallToolResult = { content: [], isError: true };
 const toolsWrapped = new WeakSet<McpServer>();
 
-function raiseParkedErrors(state: ServerState): void {
+/**
+ * Wraps McpServer's `tools/call`: calls of our tools go straight to the
+ * pipeline, which validates arguments itself under the errors stage (so a
+ * bad argument becomes a structured error naming the field, not the SDK's
+ * plain "Input validation error"); a parked `WireError` leaves as a JSON-RPC
+ * error. Other tools keep McpServer's handling.
+ */
+function wrapToolsCall(state: ServerState): void {
   const original = installedHandler(state.server.server, 'tools/call');
   state.server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const result = await original(request, extra);
+    const ours = state.tools.get(request.params.name);
+    const result = ours ? await ours(asRecord(request.params.arguments) ?? {}, extra) : await original(request, extra);
     const wire = parked.get(extra.signal);
     if (wire) {
       parked.delete(extra.signal);
@@ -179,15 +190,19 @@ function raiseParkedErrors(state: ServerState): void {
   });
 }
 
-function toolRunner(state: ServerState, info: ToolInfo, handler: ToolHandler) {
+function toolRunner(state: ServerState, info: ToolInfo, handler: ToolHandler, inputSchema: StandardSchemaV1 | undefined) {
   return async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
     const ctx = createCallContext(requestContext(state, extra), info);
     const call: ToolCall = { name: info.name, arguments: args, meta: callMeta(extra._meta) };
+    const validate = (input: Record<string, unknown>) => validateArguments(info.name, inputSchema, input);
     try {
-      const result: ToolResult = await state.composed.runToolCall(call, ctx, handler);
+      const result: ToolResult = await state.composed.runToolCall(call, ctx, handler, validate);
       return result as CallToolResult;
     } catch (error) {
-      if (!WireError.isInstance(error)) throw error;
+      // What McpServer itself answers when a tool throws (degradation without @ext/errors).
+      if (!WireError.isInstance(error)) {
+        return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
+      }
       parked.set(extra.signal, error);
       return PARKED_RESULT;
     }
@@ -205,7 +220,8 @@ function registerTool(state: ServerState, name: string, config: ToolConfig, hand
     outputJsonSchema: toJsonSchema(config.outputSchema, state.logger),
   };
   const decorated = state.composed.decorateTool(info);
-  const run = toolRunner(state, info, handler);
+  const run = toolRunner(state, info, handler, config.inputSchema);
+  state.tools.set(name, run);
   // McpServer calls `(args, extra)` when the tool has an input schema and `(extra)` alone otherwise.
   const callback = (args: unknown, extra?: Extra) =>
     extra === undefined ? run({}, args as Extra) : run(asRecord(args) ?? {}, extra);
@@ -224,7 +240,7 @@ function registerTool(state: ServerState, name: string, config: ToolConfig, hand
   state.composed.recordTool(info);
   // McpServer installs its tools/call handler with the first tool; wrap it once, right after.
   if (!toolsWrapped.has(state.server)) {
-    raiseParkedErrors(state);
+    wrapToolsCall(state);
     toolsWrapped.add(state.server);
   }
   return info;
@@ -256,6 +272,7 @@ export function extendServer(
     options,
     protocolVersion: undefined,
     negotiation: undefined,
+    tools: new Map(),
   };
   server.server.registerCapabilities({ extensions: composed.capabilities() });
   registerMethods(state);

@@ -14,6 +14,7 @@ import {
 import { composeServer, type ComposedServer } from '../compose.js';
 import { createCallContext, createRequestContext, type RequestFacts } from '../context.js';
 import { ConfigurationError, WireError, toWireError } from '../errors.js';
+import { validateArguments } from '../validate.js';
 import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../host.js';
 import { MemoryStore } from '../memory-store.js';
 import type { Store } from '../store.js';
@@ -171,6 +172,17 @@ function withJsonSchema(name: string, field: string, schema: StandardSchemaV1 | 
 }
 
 /**
+ * The schema as the SDK sees it: listed with its JSON Schema, but accepting
+ * any arguments, because the pipeline validates them itself (under the
+ * errors stage, so a bad argument becomes a structured error naming the
+ * field rather than the SDK's plain "Input validation error").
+ */
+function listedOnly(schema: StandardSchemaWithJSON): StandardSchemaWithJSON {
+  const standard = schema['~standard'];
+  return { '~standard': { ...standard, validate: (value: unknown) => ({ value }) } };
+}
+
+/**
  * Attaches composed server extensions to a v2 `McpServer`: advertises them in
  * `capabilities.extensions` (both `initialize` and `server/discover`), serves
  * their methods, and returns a server whose `registerTool` runs calls through
@@ -201,11 +213,18 @@ export function extendServer(
     });
   }
 
-  const runTool = async (tool: ToolInfo, handler: ToolHandler, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
+  const runTool = async (
+    tool: ToolInfo,
+    handler: ToolHandler,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+    inputSchema: StandardSchemaV1 | undefined,
+  ): Promise<CallToolResult> => {
     const request = createRequestContext(requestFacts(inner, ctx, composed, store, options));
     const call = { name: tool.name, arguments: args, meta: ctx.mcpReq._meta ?? {} };
     try {
-      return (await composed.runToolCall(call, createCallContext(request, tool), handler)) as CallToolResult;
+      const validate = (input: Record<string, unknown>) => validateArguments(tool.name, inputSchema, input);
+      return (await composed.runToolCall(call, createCallContext(request, tool), handler, validate)) as CallToolResult;
     } catch (error) {
       if (WireError.isInstance(error)) parked.set(ctx, error);
       throw error;
@@ -242,10 +261,10 @@ export function extendServer(
       };
       const inputSchema = withJsonSchema(name, 'inputSchema', config.inputSchema);
       if (inputSchema === undefined) {
-        server.registerTool(name, sdkConfig, (ctx) => runTool(tool, run, {}, ctx));
+        server.registerTool(name, sdkConfig, (ctx) => runTool(tool, run, {}, ctx, undefined));
       } else {
-        server.registerTool(name, { ...sdkConfig, inputSchema }, (args, ctx) =>
-          runTool(tool, run, asRecord(args) ?? {}, ctx),
+        server.registerTool(name, { ...sdkConfig, inputSchema: listedOnly(inputSchema) }, (args, ctx) =>
+          runTool(tool, run, asRecord(args) ?? {}, ctx, config.inputSchema),
         );
       }
       return tool;

@@ -1,0 +1,49 @@
+import { ExtensionError } from './errors.js';
+import type { StandardSchemaV1 } from './types.js';
+
+interface Issue {
+  readonly message: string;
+  readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+}
+
+type Outcome = { readonly value: unknown; readonly issues?: undefined } | { readonly issues: readonly Issue[] };
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** JSON Pointer (RFC 6901) of a Standard Schema issue path. */
+export function issuePointer(path: Issue['path']): string {
+  return (path ?? []).map((part) => `/${escapePointer(String(typeof part === 'object' ? part.key : part))}`).join('');
+}
+
+/**
+ * Validates tool arguments against the tool's input schema (any Standard
+ * Schema, zod v4 included) and returns the parsed value. Runs inside the
+ * pipeline, just under the errors stage, so a bad argument becomes a
+ * structured `invalid_input` error naming the field instead of the SDK's
+ * plain "Input validation error".
+ */
+export async function validateArguments(
+  toolName: string,
+  schema: StandardSchemaV1 | undefined,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  if (schema === undefined) return args;
+  const outcome = (await schema['~standard'].validate(args)) as Outcome;
+  if (outcome.issues === undefined) {
+    const value = outcome.value;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : args;
+  }
+  const first = outcome.issues[0];
+  const field = issuePointer(first?.path);
+  const where = field === '' ? 'the arguments' : `argument ${field.slice(1).replace(/\//g, '.')}`;
+  throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid arguments for tool "${toolName}": ${where}: ${first?.message ?? 'invalid'}`, {
+    userActionable: true,
+    suggestion: 'Fix the named argument to match the tool\'s input schema and call again.',
+    details: {
+      field,
+      issues: outcome.issues.slice(0, 10).map((issue) => ({ field: issuePointer(issue.path), message: issue.message })),
+    },
+  });
+}
