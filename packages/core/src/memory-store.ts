@@ -29,6 +29,20 @@ function copy(value: JsonValue): JsonValue {
   return JSON.parse(JSON.stringify(value)) as JsonValue;
 }
 
+// Runs synchronously (so each operation stays atomic) but reports a throw as
+// a rejected promise, as an I/O-backed store would.
+function settle<T>(operation: () => T): Promise<T> {
+  return new Promise<T>((resolve) => {
+    resolve(operation());
+  });
+}
+
+function positiveInteger(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) {
+    throw new RangeError(`${name} must be a positive integer`);
+  }
+}
+
 /** A single-process store for tests and one-instance servers; state is lost on exit. */
 export class MemoryStore implements Store {
   readonly #slots = new Map<string, Slot>();
@@ -56,47 +70,62 @@ export class MemoryStore implements Store {
   }
 
   get(key: string): Promise<JsonValue | undefined> {
-    const slot = this.#live(key);
-    return Promise.resolve(slot ? copy(slot.value) : undefined);
+    return settle(() => {
+      const slot = this.#live(key);
+      return slot ? copy(slot.value) : undefined;
+    });
   }
 
   set(key: string, value: JsonValue, options?: SetOptions): Promise<void> {
-    this.#assertOpen();
-    this.#slots.set(key, { value: copy(value), expiresAt: expiry(this.#now(), options) });
-    return Promise.resolve();
+    return settle(() => {
+      this.#assertOpen();
+      this.#slots.set(key, { value: copy(value), expiresAt: expiry(this.#now(), options) });
+    });
   }
 
   setIfAbsent(key: string, value: JsonValue, options?: SetOptions): Promise<boolean> {
-    if (this.#live(key)) return Promise.resolve(false);
-    this.#slots.set(key, { value: copy(value), expiresAt: expiry(this.#now(), options) });
-    return Promise.resolve(true);
+    return settle(() => {
+      const expiresAt = expiry(this.#now(), options);
+      if (this.#live(key)) return false;
+      this.#slots.set(key, { value: copy(value), expiresAt });
+      return true;
+    });
   }
 
   compareAndSet(key: string, expected: JsonValue | undefined, next: JsonValue, options?: SetOptions): Promise<boolean> {
-    const slot = this.#live(key);
-    const matches =
-      expected === undefined ? slot === undefined : slot !== undefined && canonicalJson(slot.value) === canonicalJson(expected);
-    if (!matches) return Promise.resolve(false);
-    this.#slots.set(key, { value: copy(next), expiresAt: expiry(this.#now(), options) });
-    return Promise.resolve(true);
+    return settle(() => {
+      const expiresAt = expiry(this.#now(), options);
+      const slot = this.#live(key);
+      const matches =
+        expected === undefined ? slot === undefined : slot !== undefined && canonicalJson(slot.value) === canonicalJson(expected);
+      if (!matches) return false;
+      this.#slots.set(key, { value: copy(next), expiresAt });
+      return true;
+    });
   }
 
+  /** Removes the value and the stream stored under `key`. */
   delete(key: string): Promise<boolean> {
-    const existed = this.#live(key) !== undefined;
-    this.#slots.delete(key);
-    this.#streams.delete(key);
-    return Promise.resolve(existed);
+    return settle(() => {
+      const existed = this.#live(key) !== undefined || this.#stream(key) !== undefined;
+      this.#slots.delete(key);
+      this.#streams.delete(key);
+      return existed;
+    });
   }
 
   increment(key: string, by = 1, options?: SetOptions): Promise<number> {
-    if (!Number.isSafeInteger(by)) return Promise.reject(new RangeError('increment: by must be a safe integer'));
-    const slot = this.#live(key);
-    if (slot && typeof slot.value !== 'number') {
-      return Promise.reject(new TypeError(`increment: value at "${key}" is not a number`));
-    }
-    const value = (slot ? (slot.value as number) : 0) + by;
-    this.#slots.set(key, { value, expiresAt: slot ? slot.expiresAt : expiry(this.#now(), options) });
-    return Promise.resolve(value);
+    return settle(() => {
+      if (!Number.isSafeInteger(by)) throw new RangeError('increment: by must be a safe integer');
+      const expiresAt = expiry(this.#now(), options);
+      const slot = this.#live(key);
+      if (slot && typeof slot.value !== 'number') {
+        throw new TypeError(`increment: value at "${key}" is not a number`);
+      }
+      const value = (slot ? (slot.value as number) : 0) + by;
+      this.#slots.set(key, { value, expiresAt: slot ? slot.expiresAt : expiresAt });
+      return value;
+    });
   }
 
   #stream(name: string): Stream | undefined {
@@ -110,55 +139,66 @@ export class MemoryStore implements Store {
   }
 
   append(streamName: string, value: JsonValue, options?: AppendOptions): Promise<string> {
-    let stream = this.#stream(streamName);
-    if (!stream) {
-      stream = { entries: [], seq: 0, expiresAt: undefined };
-      this.#streams.set(streamName, stream);
-    }
-    stream.seq += 1;
-    const id = String(stream.seq).padStart(16, '0');
-    stream.entries.push({ id, value: copy(value) });
-    if (options?.maxLength !== undefined && stream.entries.length > options.maxLength) {
-      stream.entries.splice(0, stream.entries.length - options.maxLength);
-    }
-    stream.expiresAt = expiry(this.#now(), options);
-    return Promise.resolve(id);
+    return settle(() => {
+      positiveInteger('maxLength', options?.maxLength);
+      const expiresAt = expiry(this.#now(), options);
+      let stream = this.#stream(streamName);
+      if (!stream) {
+        stream = { entries: [], seq: 0, expiresAt: undefined };
+        this.#streams.set(streamName, stream);
+      }
+      stream.seq += 1;
+      const id = String(stream.seq).padStart(16, '0');
+      stream.entries.push({ id, value: copy(value) });
+      if (options?.maxLength !== undefined && stream.entries.length > options.maxLength) {
+        stream.entries.splice(0, stream.entries.length - options.maxLength);
+      }
+      stream.expiresAt = expiresAt;
+      return id;
+    });
   }
 
   read(streamName: string, options?: ReadOptions): Promise<StreamEntry[]> {
-    const stream = this.#stream(streamName);
-    if (!stream) return Promise.resolve([]);
-    const limit = options?.limit ?? 100;
-    const after = options?.after;
-    const entries = stream.entries.filter((entry) => after === undefined || entry.id > after).slice(0, limit);
-    return Promise.resolve(entries.map((entry) => ({ id: entry.id, value: copy(entry.value) })));
+    return settle(() => {
+      positiveInteger('limit', options?.limit);
+      const stream = this.#stream(streamName);
+      if (!stream) return [];
+      const limit = options?.limit ?? 100;
+      const after = options?.after;
+      const entries = stream.entries.filter((entry) => after === undefined || entry.id > after).slice(0, limit);
+      return entries.map((entry) => ({ id: entry.id, value: copy(entry.value) }));
+    });
   }
 
   publish(channel: string, message: JsonValue): Promise<void> {
-    this.#assertOpen();
-    for (const listener of this.#channels.get(channel) ?? []) {
-      const delivered = copy(message);
-      queueMicrotask(() => {
-        listener(delivered);
-      });
-    }
-    return Promise.resolve();
+    return settle(() => {
+      this.#assertOpen();
+      for (const listener of this.#channels.get(channel) ?? []) {
+        const delivered = copy(message);
+        queueMicrotask(() => {
+          listener(delivered);
+        });
+      }
+    });
   }
 
   subscribe(channel: string, listener: (message: JsonValue) => void): Promise<Unsubscribe> {
-    this.#assertOpen();
-    let listeners = this.#channels.get(channel);
-    if (!listeners) {
-      listeners = new Set();
-      this.#channels.set(channel, listeners);
-    }
-    const wrapped = (message: JsonValue): void => {
-      listener(message);
-    };
-    listeners.add(wrapped);
-    return Promise.resolve(() => {
-      this.#channels.get(channel)?.delete(wrapped);
-      return Promise.resolve();
+    return settle(() => {
+      this.#assertOpen();
+      let listeners = this.#channels.get(channel);
+      if (!listeners) {
+        listeners = new Set();
+        this.#channels.set(channel, listeners);
+      }
+      // A fresh wrapper per call, so subscribing the same function twice gives two independent subscriptions.
+      const wrapped = (message: JsonValue): void => {
+        listener(message);
+      };
+      listeners.add(wrapped);
+      return (): Promise<void> => {
+        this.#channels.get(channel)?.delete(wrapped);
+        return Promise.resolve();
+      };
     });
   }
 

@@ -2,6 +2,7 @@ import type { TestPair, TestPairOptions } from './pair.js';
 
 export { TEST_LINES } from './pair.js';
 export type { TestLine, TestPair, TestPairOptions } from './pair.js';
+export { runStoreContract, type StoreContractHandle, type StoreContractOptions } from './store-contract.js';
 
 /**
  * A connected client and server on the chosen SDK line and era, with the
