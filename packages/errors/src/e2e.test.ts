@@ -1,0 +1,229 @@
+import { ERROR_CATEGORIES, WireError, type ErrorCategory, type ExtendedServer, type OutgoingCall, type StructuredError } from '@ext/core';
+import { createTestPair, TEST_LINES, type TestPair, type TestPairOptions } from '@ext/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ERROR_CLASSES } from './classes.js';
+import { errorsClient, getStructuredError, isRetryable, withRetry } from './client.js';
+import { seedValidator } from './fixtures/seed.js';
+import { ERRORS_EXTENSION_ID } from './schema.js';
+import { errorsServer } from './server.js';
+
+const seed = seedValidator();
+const noWait = (): Promise<void> => Promise.resolve();
+
+/** Counters live outside `setup`: the 2026-07-28 line builds a new server per request. */
+interface Counters {
+  flaky: number;
+  permanent: number;
+}
+
+function registerTools(server: ExtendedServer, counters: Counters): void {
+  for (const category of ERROR_CATEGORIES) {
+    server.registerTool(`fail_${category}`, { description: `Fails with a ${category} error` }, () => {
+      throw new ERROR_CLASSES[category](`${category.toUpperCase()}_FAILURE`, `The ${category} tool failed.`, {
+        suggestion: category === 'invalid_input' ? 'Pass a shorter date range.' : undefined,
+        retryAfterSeconds: category === 'rate_limited' || category === 'transient' ? 1 : undefined,
+        details: { category },
+      });
+    });
+  }
+  server.registerTool('fail_foreign', {}, () => {
+    throw new Error('ENOENT: no such file, open /srv/app/config/secrets.json');
+  });
+  server.registerTool('fail_zod', { inputSchema: z.looseObject({}) }, (args) => {
+    z.object({ range: z.object({ days: z.number().max(90) }) }).parse(args);
+    return { content: [] };
+  });
+  server.registerTool('fail_wire', {}, () => {
+    throw new WireError(-31050, 'Refused as a protocol error', { reason: 'by design' });
+  });
+  server.registerTool('flaky', {}, () => {
+    counters.flaky += 1;
+    if (counters.flaky <= 2) throw new ERROR_CLASSES.transient('BACKEND_BUSY', 'The backend is busy.');
+    return { content: [{ type: 'text', text: `succeeded on call ${counters.flaky}` }] };
+  });
+  server.registerTool('permanent', {}, () => {
+    counters.permanent += 1;
+    throw new ERROR_CLASSES.permanent('NOT_FOUND', 'No such record.');
+  });
+}
+
+function expectSeedValid(value: unknown): void {
+  expect(seed(value).errors).toBe('');
+}
+
+describe.each(TEST_LINES)('end to end on %s', (line) => {
+  let pair: TestPair | undefined;
+  let counters: Counters;
+
+  async function open(options: Omit<TestPairOptions, 'line'>): Promise<TestPair> {
+    counters = { flaky: 0, permanent: 0 };
+    pair = await createTestPair({ line, ...options });
+    return pair;
+  }
+
+  function withTools(server: ExtendedServer): void {
+    registerTools(server, counters);
+  }
+
+  afterEach(async () => {
+    await pair?.close();
+    pair = undefined;
+  });
+
+  describe('client with the extension', () => {
+    it.each(ERROR_CATEGORIES)('gets the structured error for %s in _meta (ERR-1, ERR-2, ERR-3)', async (category: ErrorCategory) => {
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [errorsClient()],
+        setup: withTools,
+      });
+      expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
+      const result = await client.callTool(`fail_${category}`);
+      expect(result.isError).toBe(true);
+      const payload = result._meta?.[ERRORS_EXTENSION_ID];
+      expectSeedValid(payload);
+      expect(payload).toMatchObject({ category, code: `${category.toUpperCase()}_FAILURE`, details: { category } });
+      expect(getStructuredError(result)).toEqual(payload);
+      const text = result.content[0];
+      expect(text?.type).toBe('text');
+      expect(String(text?.text)).toMatch(new RegExp(`^The ${category} tool failed\\.`));
+      if (category === 'invalid_input') expect(String(text?.text)).toContain('Pass a shorter date range.');
+    });
+
+    it('gets a leak-free INTERNAL_ERROR for a foreign error (ERR-6, ERR-10)', async () => {
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [errorsClient()],
+        setup: withTools,
+      });
+      const result = await client.callTool('fail_foreign');
+      expectSeedValid(result._meta?.[ERRORS_EXTENSION_ID]);
+      expect(getStructuredError(result)).toMatchObject({ category: 'permanent', code: 'INTERNAL_ERROR' });
+      expect(JSON.stringify(result)).not.toContain('/srv/app');
+      expect(JSON.stringify(result)).not.toContain('ENOENT');
+    });
+
+    it('gets invalid_input naming the field for a zod failure in the handler (ERR-11)', async () => {
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [errorsClient()],
+        setup: withTools,
+      });
+      const result = await client.callTool('fail_zod', { range: { days: 365 } });
+      expectSeedValid(result._meta?.[ERRORS_EXTENSION_ID]);
+      expect(getStructuredError(result)).toMatchObject({ category: 'invalid_input', details: { field: 'range.days' } });
+    });
+
+    it('reports each structured error to onToolError', async () => {
+      const seen: [StructuredError, OutgoingCall][] = [];
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [errorsClient({ onToolError: (error, call) => seen.push([error, call]) })],
+        setup: withTools,
+      });
+      await client.callTool('fail_rate_limited');
+      expect(seen).toHaveLength(1);
+      expect(seen[0]?.[0].category).toBe('rate_limited');
+      expect(seen[0]?.[1].name).toBe('fail_rate_limited');
+    });
+
+    it('a thrown WireError stays a JSON-RPC error (ERR-12)', async () => {
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [errorsClient()],
+        setup: withTools,
+      });
+      const failure: unknown = await client.callTool('fail_wire').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(WireError.isInstance(failure)).toBe(true);
+      expect(failure).toMatchObject({ code: -31050, data: { reason: 'by design' } });
+    });
+
+    it('a flaky tool succeeds through withRetry on the third attempt', async () => {
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [errorsClient()],
+        setup: withTools,
+      });
+      const attempts: number[] = [];
+      const result = await withRetry(
+        (attempt) => {
+          attempts.push(attempt);
+          return client.callTool('flaky');
+        },
+        { sleep: noWait },
+      );
+      expect(result.isError).toBeUndefined();
+      expect(result.content).toEqual([{ type: 'text', text: 'succeeded on call 3' }]);
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(counters.flaky).toBe(3);
+    });
+
+    it('a permanent error is called exactly once (ERR-16)', async () => {
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [errorsClient()],
+        setup: withTools,
+      });
+      const result = await withRetry(() => client.callTool('permanent'), { sleep: noWait, maxAttempts: 5 });
+      expect(counters.permanent).toBe(1);
+      expect(getStructuredError(result)).toMatchObject({ category: 'permanent', code: 'NOT_FOUND' });
+      expect(isRetryable(result)).toBe(false);
+    });
+  });
+
+  describe('client without the extension (degradation)', () => {
+    it.each(ERROR_CATEGORIES)('gets a plain isError result with readable text and no _meta for %s (ERR-4)', async (category) => {
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [],
+        setup: withTools,
+      });
+      const result = await client.callTool(`fail_${category}`);
+      expect(result.isError).toBe(true);
+      expect(String(result.content[0]?.text)).toMatch(new RegExp(`^The ${category} tool failed\\.`));
+      expect(result._meta === undefined || !(ERRORS_EXTENSION_ID in result._meta)).toBe(true);
+      expect(getStructuredError(result)).toBeUndefined();
+    });
+
+    it('a foreign error is still leak-free (ERR-10)', async () => {
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [],
+        setup: withTools,
+      });
+      const result = await client.callTool('fail_foreign');
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result)).not.toContain('/srv/app');
+    });
+
+    it('withRetry does not retry what it cannot classify', async () => {
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [],
+        setup: withTools,
+      });
+      const result = await withRetry(() => client.callTool('flaky'), { sleep: noWait });
+      expect(result.isError).toBe(true);
+      expect(counters.flaky).toBe(1);
+    });
+  });
+
+  describe('server without the extension', () => {
+    it('the client finds no structured error and does not retry', async () => {
+      const { client } = await open({
+        serverExtensions: [],
+        clientExtensions: [errorsClient()],
+        setup: withTools,
+      });
+      expect(client.negotiated('@ext/errors')).toBeUndefined();
+      const result = await withRetry(() => client.callTool('flaky'), { sleep: noWait });
+      expect(result.isError).toBe(true);
+      expect(getStructuredError(result)).toBeUndefined();
+      expect(counters.flaky).toBe(1);
+    });
+  });
+});

@@ -1,0 +1,96 @@
+import { ERROR_CATEGORIES, extensionId, type StructuredError } from '@ext/core';
+import Type, { type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+
+/** The SEP-2133 identifier of this extension: `io.github.mcp-ext/errors`. */
+export const ERRORS_EXTENSION_ID: string = extensionId('errors');
+
+/** Every identifier this package serves, oldest first (one until a wire break). */
+export const ERRORS_EXTENSION_IDS: readonly string[] = [ERRORS_EXTENSION_ID];
+
+/** Wire contract version this package speaks (`settings.version`). */
+export const ERRORS_WIRE_VERSION = '1.0';
+
+/** npm package name, as `ctx.negotiated()` and dependency lists spell it. */
+export const ERRORS_PACKAGE_NAME = '@ext/errors';
+
+/**
+ * The settings either side advertises in `capabilities.extensions[id]`.
+ * Unknown extra fields are allowed so a newer minor never breaks an older peer.
+ */
+export const ErrorsSettingsSchema = Type.Object(
+  { version: Type.String({ pattern: '^(0|[1-9]\\d{0,5})\\.(0|[1-9]\\d{0,5})$' }) },
+  { title: 'ErrorsSettings' },
+);
+export type ErrorsSettings = Static<typeof ErrorsSettingsSchema>;
+
+/**
+ * The structured error object (`result._meta[id]` of a failed tool call,
+ * `data` of a failed extension method). Same shape as the seed schema
+ * `error.json`: unknown extra fields are allowed, as there.
+ */
+export const StructuredErrorSchema = Type.Object(
+  {
+    code: Type.String({ description: 'Machine-readable error code, UPPER_SNAKE_CASE.' }),
+    message: Type.String({ description: 'Human-readable error description.' }),
+    category: Type.Enum([...ERROR_CATEGORIES], {
+      type: 'string',
+      description: 'Drives client behaviour: retry, re-authenticate, fix parameters, wait.',
+    }),
+    retry_after_seconds: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Seconds to wait before retrying (transient, rate_limited).' }),
+    ),
+    user_actionable: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Whether the error should be surfaced to the user rather than handled silently.',
+      }),
+    ),
+    suggestion: Type.Optional(Type.String({ description: 'A concrete next step; never security guidance.' })),
+    details: Type.Optional(Type.Object({}, { description: 'Additional structured context; varies by code.' })),
+    documentation_url: Type.Optional(
+      Type.String({ format: 'uri', description: 'An https link explaining this error.' }),
+    ),
+  },
+  {
+    $id: 'https://mcp-ext.github.io/schemas/errors/1.0/structured-error.json',
+    title: 'StructuredError',
+    description: 'A categorized MCP tool error clients can act on: retry, inform the user, or fix the input.',
+  },
+);
+
+/** The JSON Schema 2020-12 document of {@link StructuredErrorSchema}, as plain JSON (also shipped as `schema.json`). */
+export const structuredErrorJsonSchema: Readonly<Record<string, unknown>> = toJsonSchemaDocument(StructuredErrorSchema);
+
+function toJsonSchemaDocument(schema: object): Record<string, unknown> {
+  const plain = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  // Identification first, as a reader expects it at the top of the file.
+  return { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: plain.$id, title: plain.title, description: plain.description, ...plain };
+}
+
+// Compiled on first use: keeps import free of work and side effects.
+let validator: ReturnType<typeof Compile<typeof StructuredErrorSchema>> | undefined;
+
+function compiled(): ReturnType<typeof Compile<typeof StructuredErrorSchema>> {
+  validator ??= Compile(StructuredErrorSchema);
+  return validator;
+}
+
+/** Whether `value` is a structured error object valid against {@link StructuredErrorSchema}. Never throws. */
+export function isStructuredError(value: unknown): value is StructuredError {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return compiled().Check(value);
+}
+
+/**
+ * The JSON pointer and message of the first schema violation of `value`, or
+ * `undefined` when it is a valid structured error.
+ */
+export function structuredErrorViolation(value: unknown): { pointer: string; message: string } | undefined {
+  if (isStructuredError(value)) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { pointer: '', message: 'must be an object' };
+  }
+  const first = compiled().Errors(value)[0];
+  return { pointer: first?.instancePath ?? '', message: first?.message ?? 'is invalid' };
+}

@@ -1,0 +1,173 @@
+import {
+  ConfigurationError,
+  ExtensionError,
+  WireError,
+  type CallContext,
+  type ServerExtension,
+  type StructuredError,
+  type ToolCall,
+  type ToolMiddleware,
+  type ToolResult,
+} from '@ext/core';
+import { mapError, normalizeStructured, type MapErrorOptions } from './map.js';
+import {
+  ERRORS_EXTENSION_ID,
+  ERRORS_EXTENSION_IDS,
+  ERRORS_PACKAGE_NAME,
+  ERRORS_WIRE_VERSION,
+  ErrorsSettingsSchema,
+} from './schema.js';
+import { httpsUrl } from './sanitize.js';
+
+/** What the `onError` hook receives for each failed tool call. */
+export interface ErrorReport {
+  /** What was thrown, untouched: log it server-side, never send it. */
+  readonly error: unknown;
+  /** What the client receives (in `_meta` when negotiated, as text in every case). */
+  readonly structured: StructuredError;
+  readonly call: ToolCall;
+  readonly ctx: CallContext;
+}
+
+export interface ErrorsServerOptions {
+  /**
+   * Send the redacted message of foreign errors (plain `Error`s) instead of
+   * a generic one. Default `false`.
+   */
+  readonly exposeMessages?: boolean | undefined;
+  /** https base URL; the code is appended to make `documentation_url` for errors that carry none. */
+  readonly documentationBaseUrl?: string | undefined;
+  /** Called with the original error of every failed call, for server-side logging. */
+  readonly onError?: ((report: ErrorReport) => void | Promise<void>) | undefined;
+  /**
+   * Maps a domain error before the built-in rules (e.g. a database's unique
+   * violation to `invalid_input`). Return `undefined` to fall through. The
+   * returned object is sanitized like any other.
+   */
+  readonly map?: ((error: unknown) => StructuredError | ExtensionError | undefined) | undefined;
+}
+
+const OPTION_NAMES = new Set(['exposeMessages', 'documentationBaseUrl', 'onError', 'map']);
+
+function validateOptions(options: unknown): ErrorsServerOptions {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: errorsServer(options) expects an object`);
+  }
+  const record = options as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!OPTION_NAMES.has(key)) {
+      throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: unknown option "${key}"`);
+    }
+  }
+  if (record.exposeMessages !== undefined && typeof record.exposeMessages !== 'boolean') {
+    throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: option "exposeMessages" must be a boolean`);
+  }
+  if (record.documentationBaseUrl !== undefined && httpsUrl(record.documentationBaseUrl) === undefined) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${ERRORS_PACKAGE_NAME}: option "documentationBaseUrl" must be an https URL without credentials`,
+    );
+  }
+  for (const name of ['onError', 'map'] as const) {
+    if (record[name] !== undefined && typeof record[name] !== 'function') {
+      throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: option "${name}" must be a function`);
+    }
+  }
+  return record;
+}
+
+/** The text a person or a model reads: the message, then the suggestion and the wait, if any. */
+export function errorText(error: StructuredError): string {
+  const lines = [error.message];
+  if (error.suggestion !== undefined) lines.push(error.suggestion);
+  if (error.retry_after_seconds !== undefined && (error.category === 'rate_limited' || error.category === 'transient')) {
+    lines.push(`Retry after ${error.retry_after_seconds} seconds.`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The `CallToolResult` of a failed call: `isError`, a readable text block,
+ * and `_meta[id]` = the structured error when `withMeta` (the client
+ * negotiated the extension). Other extensions that return rather than throw
+ * their failures build their results with this.
+ */
+export function errorResult(error: StructuredError, withMeta: boolean, id: string = ERRORS_EXTENSION_ID): ToolResult {
+  const result: ToolResult = { content: [{ type: 'text', text: errorText(error) }], isError: true };
+  if (withMeta) result._meta = { [id]: error };
+  return result;
+}
+
+function withoutOwnMeta(result: ToolResult): ToolResult {
+  const meta = result._meta;
+  if (meta === undefined || !ERRORS_EXTENSION_IDS.some((id) => id in meta)) return result;
+  const rest = Object.fromEntries(Object.entries(meta).filter(([key]) => !ERRORS_EXTENSION_IDS.includes(key)));
+  const copy: ToolResult = { ...result };
+  if (Object.keys(rest).length > 0) copy._meta = rest;
+  else delete copy._meta;
+  return copy;
+}
+
+/**
+ * The server half: the outermost tool-call middleware, which turns anything
+ * thrown below it into a structured error result. `WireError`s pass
+ * through, as they are JSON-RPC errors by intent.
+ */
+export function errorsServer(options?: ErrorsServerOptions): ServerExtension {
+  const resolved = validateOptions(options);
+  const mapOptions: MapErrorOptions = {
+    exposeMessages: resolved.exposeMessages ?? false,
+    documentationBaseUrl: resolved.documentationBaseUrl,
+  };
+
+  const toStructured = (error: unknown, ctx: CallContext): StructuredError => {
+    if (resolved.map) {
+      try {
+        const custom = resolved.map(error);
+        if (ExtensionError.isInstance(custom)) return mapError(custom, mapOptions);
+        if (custom !== undefined) return normalizeStructured(custom, mapOptions);
+      } catch (mapFailure) {
+        ctx.logger.warn(`${ERRORS_PACKAGE_NAME}: the "map" option threw; using the built-in mapping`, {
+          tool: ctx.tool.name,
+          error: String(mapFailure),
+        });
+      }
+    }
+    return mapError(error, mapOptions);
+  };
+
+  const middleware: ToolMiddleware = async (call, ctx, next) => {
+    const negotiated = ctx.negotiated(ERRORS_PACKAGE_NAME);
+    let result: ToolResult;
+    try {
+      result = await next();
+    } catch (error) {
+      if (WireError.isInstance(error)) throw error;
+      const structured = toStructured(error, ctx);
+      if (resolved.onError) {
+        try {
+          await resolved.onError({ error, structured, call, ctx });
+        } catch (hookFailure) {
+          ctx.logger.warn(`${ERRORS_PACKAGE_NAME}: the "onError" hook threw`, {
+            tool: ctx.tool.name,
+            error: String(hookFailure),
+          });
+        }
+      }
+      return errorResult(structured, negotiated !== undefined, negotiated?.id);
+    }
+    // Nothing of this extension reaches a client that did not advertise it.
+    return negotiated === undefined ? withoutOwnMeta(result) : result;
+  };
+
+  return {
+    side: 'server',
+    name: ERRORS_PACKAGE_NAME,
+    ids: ERRORS_EXTENSION_IDS,
+    settings: { version: ERRORS_WIRE_VERSION },
+    peerSettings: ErrorsSettingsSchema,
+    stage: 'errors',
+    middleware,
+  };
+}
