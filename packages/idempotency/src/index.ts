@@ -1,1 +1,60 @@
-export {};
+export {
+  IDEMPOTENCY_ID,
+  IDEMPOTENCY_PACKAGE,
+  IDEMPOTENCY_WIRE_VERSION,
+  IDEMPOTENCY_KEY_PATTERN_SOURCE,
+  DEFAULT_TTL_SECONDS,
+  IDEMPOTENCY_SCHEMAS,
+  SCHEMA_BASE,
+  idempotencyJsonSchema,
+  IdempotencyRequestMetaSchema,
+  IdempotencyResultMetaSchema,
+  IdempotencyToolMetaSchema,
+  IdempotencyServerSettingsSchema,
+  IdempotencyClientSettingsSchema,
+} from './schema.js';
+export type {
+  IdempotencyRequestMeta,
+  IdempotencyResultMeta,
+  IdempotencyToolMeta,
+  IdempotencyServerSettings,
+  IdempotencyClientSettings,
+} from './schema.js';
+export {
+  IDEMPOTENCY_KEY_PATTERN,
+  RECORD_VERSION,
+  isValidIdempotencyKey,
+  escapePointerSegment,
+  metaPointer,
+  parseIdempotencyMeta,
+  callFingerprint,
+  recordKey,
+  settledChannel,
+  budgetKey,
+  parseRecord,
+  decide,
+  inFlightRecord,
+  completeRecord,
+  releaseRecord,
+  budgetWindow,
+  readAuthorToolMeta,
+  participates,
+  withResultMeta,
+  storableResult,
+  readResultMeta,
+} from './logic.js';
+export type {
+  TtlLimits,
+  IdempotencyRequest,
+  MetaParseResult,
+  InFlightRecord,
+  CompletedRecord,
+  ReleasedRecord,
+  IdempotencyRecord,
+  Decision,
+  BudgetWindow,
+  ParticipationRule,
+} from './logic.js';
+export { getIdempotencyCallInfo } from './locals.js';
+export type { IdempotencyCallInfo } from './locals.js';
+export { getIdempotencySettings } from './settings.js';
