@@ -1,0 +1,238 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { ToolResult } from '@ext/core';
+import { ERRORS_EXTENSION_ID } from '@ext/errors';
+import { getStructuredError } from '@ext/errors/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type Era } from './connect.js';
+import { DEFAULT_PORT, resolvePort, startHttpServer, type RunningHttpServer } from './node-http.js';
+
+const ERAS: readonly Era[] = ['modern', 'legacy'];
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+});
+
+/** A raw POST with full control over Host and Origin (fetch would not let us set Host). */
+function rawPost(url: URL, headers: Record<string, string>, body: string, path = url.pathname): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body: text });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('resolvePort', () => {
+  it('reads --port, then --port=, then PORT, else 3333', () => {
+    expect(resolvePort([], {})).toBe(DEFAULT_PORT);
+    expect(resolvePort([], { PORT: '4000' })).toBe(4000);
+    expect(resolvePort(['--port', '5000'], { PORT: '4000' })).toBe(5000);
+    expect(resolvePort(['--port=0'], {})).toBe(0);
+  });
+
+  it('refuses a malformed port naming the value', () => {
+    expect(() => resolvePort(['--port', 'http'], {})).toThrow(/"http"/);
+    expect(() => resolvePort([], { PORT: '70000' })).toThrow(RangeError);
+    expect(() => resolvePort(['--port', '-1'], {})).toThrow(RangeError);
+  });
+});
+
+describe('the tracker over Streamable HTTP', () => {
+  let running: RunningHttpServer;
+
+  beforeAll(async () => {
+    running = await startHttpServer({ port: 0 });
+  });
+
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it('listens on 127.0.0.1 at /mcp on the port it was given', () => {
+    expect(running.url.hostname).toBe('127.0.0.1');
+    expect(running.url.pathname).toBe('/mcp');
+    expect(Number(running.url.port)).toBeGreaterThan(0);
+  });
+
+  for (const era of ERAS) {
+    describe(`on the ${era} era`, () => {
+      it('shows negotiation on the wire: both sides advertise io.github.mcp-ext/errors', async () => {
+        const connection = await connect({ kind: 'http', url: running.url }, { era });
+        try {
+          expect(connection.extended?.era).toBe(era);
+          const handshake = connection.wire.exchange(era === 'modern' ? 'server/discover' : 'initialize');
+          const advertised =
+            era === 'modern'
+              ? (handshake?.request.params?._meta as Record<string, { extensions?: unknown }>)['io.modelcontextprotocol/clientCapabilities']?.extensions
+              : (handshake?.request.params?.capabilities as { extensions?: unknown }).extensions;
+          expect(advertised).toEqual({ [ERRORS_EXTENSION_ID]: { version: '1.0' } });
+          expect((handshake?.response?.result?.capabilities as { extensions?: unknown }).extensions).toEqual({
+            [ERRORS_EXTENSION_ID]: { version: '1.0' },
+          });
+          expect(connection.extended?.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
+        } finally {
+          await connection.close();
+        }
+      });
+
+      it('serves the four tools end to end', async () => {
+        const connection = await connect({ kind: 'http', url: running.url }, { era });
+        const client = connection.extended!;
+        try {
+          expect((await client.listTools()).map((tool) => tool.name).sort()).toEqual(['close_ticket', 'create_ticket', 'get_ticket', 'list_tickets']);
+          const created = await client.callTool('create_ticket', { title: `On ${era}`, assignee: 'bob' });
+          const ticket = created.structuredContent?.ticket as { id: string; status: string };
+          expect(ticket.status).toBe('open');
+          expect((await client.callTool('get_ticket', { id: ticket.id })).structuredContent?.ticket).toEqual(ticket);
+          const closed = await client.callTool('close_ticket', { id: ticket.id });
+          expect((closed.structuredContent?.ticket as { status: string }).status).toBe('closed');
+          const listed = await client.callTool('list_tickets', { status: 'closed' });
+          expect((listed.structuredContent?.tickets as { id: string }[]).map((entry) => entry.id)).toContain(ticket.id);
+          const again = await client.callTool('close_ticket', { id: ticket.id });
+          expect(getStructuredError(again)).toMatchObject({ code: 'TICKET_ALREADY_CLOSED', category: 'permanent' });
+        } finally {
+          await connection.close();
+        }
+      });
+
+      it('returns a structured permanent RESOURCE_NOT_FOUND for an unknown ticket', async () => {
+        const connection = await connect({ kind: 'http', url: running.url }, { era });
+        try {
+          const result = await connection.extended!.callTool('get_ticket', { id: 'T-99999' });
+          expect(result.isError).toBe(true);
+          expect(result._meta?.[ERRORS_EXTENSION_ID]).toEqual({
+            code: 'RESOURCE_NOT_FOUND',
+            message: 'Ticket T-99999 does not exist.',
+            category: 'permanent',
+            user_actionable: true,
+            suggestion: 'Call list_tickets to see the ids of existing tickets.',
+            details: { id: 'T-99999' },
+          });
+          expect(result.content[0]).toEqual({ type: 'text', text: 'Ticket T-99999 does not exist.\nCall list_tickets to see the ids of existing tickets.' });
+        } finally {
+          await connection.close();
+        }
+      });
+
+      it('returns invalid_input naming the field for a bad value', async () => {
+        const connection = await connect({ kind: 'http', url: running.url }, { era });
+        try {
+          const result = await connection.extended!.callTool('create_ticket', { title: '   ' });
+          expect(getStructuredError(result)).toMatchObject({ category: 'invalid_input', details: { field: 'title', pointer: '/title' } });
+          const badId = await connection.extended!.callTool('get_ticket', { id: 'ticket one' });
+          expect(getStructuredError(badId)).toMatchObject({ category: 'invalid_input', details: { field: 'id' } });
+        } finally {
+          await connection.close();
+        }
+      });
+
+      it('degrades to a plain MCP error result for a client without the extension', async () => {
+        const connection = await connect({ kind: 'http', url: running.url }, { era, withErrors: false });
+        try {
+          const result = (await connection.client.callTool({ name: 'get_ticket', arguments: { id: 'T-99999' } })) as ToolResult;
+          expect(result.isError).toBe(true);
+          expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
+          expect(result.content).toEqual([{ type: 'text', text: 'Ticket T-99999 does not exist.\nCall list_tickets to see the ids of existing tickets.' }]);
+        } finally {
+          await connection.close();
+        }
+      });
+    });
+  }
+
+  it('shares one store across eras and requests', async () => {
+    const modern = await connect({ kind: 'http', url: running.url }, { era: 'modern' });
+    const legacy = await connect({ kind: 'http', url: running.url }, { era: 'legacy' });
+    try {
+      const created = await modern.extended!.callTool('create_ticket', { title: 'Seen by both' });
+      const id = (created.structuredContent?.ticket as { id: string }).id;
+      const fetched = await legacy.extended!.callTool('get_ticket', { id });
+      expect(fetched.structuredContent?.ticket).toEqual(created.structuredContent?.ticket);
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+    }
+  });
+
+  it('refuses a request from a foreign Origin with 403 (DNS-rebinding protection)', async () => {
+    const refused = await rawPost(running.url, { origin: 'http://evil.example' }, INITIALIZE);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('Invalid Origin');
+    const local = await rawPost(running.url, { origin: `http://localhost:${running.url.port}` }, INITIALIZE);
+    expect(local.status).toBe(200);
+  });
+
+  it('refuses a foreign Host header with 403', async () => {
+    const refused = await rawPost(running.url, { host: `evil.example:${running.url.port}` }, INITIALIZE);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('Invalid Host');
+  });
+
+  it('answers 404 outside /mcp', async () => {
+    const missing = await rawPost(running.url, {}, INITIALIZE, '/other');
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe('shutdown', () => {
+  it('close() ends open SSE streams and frees the port', async () => {
+    const running = await startHttpServer({ port: 0 });
+    // A legacy-era client keeps a GET event stream open for server notifications.
+    const connection = await connect({ kind: 'http', url: running.url }, { era: 'legacy' });
+    await connection.extended!.callTool('list_tickets', {});
+    await running.close();
+    expect(running.server.listening).toBe(false);
+    await connection.close();
+  });
+
+  it('tracker-http exits 0 on SIGTERM after serving', async () => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../dist/http.js', import.meta.url)), '--port', '0'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      let stderr = '';
+      child.stderr.setEncoding('utf8');
+      const url = await new Promise<URL>((resolve, reject) => {
+        child.stderr.on('data', (chunk: string) => {
+          stderr += chunk;
+          const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+          if (match?.[1] !== undefined) resolve(new URL(match[1]));
+        });
+        child.once('exit', (code) => {
+          reject(new Error(`tracker-http exited early (${String(code)}): ${stderr}`));
+        });
+      });
+      const connection = await connect({ kind: 'http', url }, { era: 'modern' });
+      expect((await connection.extended!.callTool('create_ticket', { title: 'Before shutdown' })).isError).toBeUndefined();
+      await connection.close();
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      expect(code).toBe(0);
+      expect(stderr).toContain('SIGTERM received, shutting down');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,222 @@
+/**
+ * Serves the tracker over Streamable HTTP with Node's `http` module: a small
+ * bridge between Node's request/response and the fetch-shaped handler core
+ * provides, plus DNS-rebinding protection for a server bound to localhost.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { consoleLogger, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { createHttpHandler, type DualEraHttpHandler } from '@ext/core/sdk-v2';
+import {
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
+import { composeTracker, createStore, createTrackerServer } from './server.js';
+
+export const DEFAULT_PORT = 3333;
+export const DEFAULT_HOST = '127.0.0.1';
+export const MCP_PATH = '/mcp';
+
+/** The port from `--port <n>` / `--port=<n>`, else `PORT`, else 3333; throws on a malformed value. */
+export function resolvePort(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): number {
+  let raw: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index];
+    if (arg === '--port') raw = argv[index + 1] ?? '';
+    else if (arg?.startsWith('--port=')) raw = arg.slice('--port='.length);
+  }
+  raw ??= env.PORT;
+  if (raw === undefined || raw === '') return DEFAULT_PORT;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new RangeError(`port must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
+  }
+  return port;
+}
+
+class BodyTooLargeError extends Error {}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new BodyTooLargeError(`request body exceeds ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Node request -> fetch `Request`. The body is read in full first (MCP
+ * messages are small JSON, and a cap keeps a hostile client from streaming
+ * forever); `signal` aborts when the client goes away.
+ */
+export async function toFetchRequest(
+  req: IncomingMessage,
+  origin: string,
+  signal: AbortSignal,
+  maxBodyBytes = DEFAULT_MAX_REQUEST_BODY_SIZE,
+): Promise<Request> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  const method = req.method ?? 'GET';
+  const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, maxBodyBytes);
+  return new Request(new URL(req.url ?? '/', origin), { method, headers, body, signal });
+}
+
+/**
+ * fetch `Response` -> Node response, streamed chunk by chunk so Server-Sent
+ * Events reach the client as they are produced; stops reading when the
+ * client disconnects.
+ */
+export async function writeFetchResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  res.writeHead(response.status, headers);
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const onClose = (): void => {
+    reader.cancel().catch((error: unknown) => {
+      consoleLogger.debug?.('response stream cancel failed', { error: String(error) });
+    });
+  };
+  res.once('close', onClose);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await once(res, 'drain');
+    }
+  } finally {
+    res.off('close', onClose);
+    reader.releaseLock();
+  }
+  res.end();
+}
+
+function jsonRpcError(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+export interface HttpServerOptions {
+  /** Default 3333; 0 picks a free port. */
+  readonly port?: number | undefined;
+  /** Default 127.0.0.1. The Host/Origin checks assume a loopback address. */
+  readonly host?: string | undefined;
+  /** Where tickets and the extensions' state live. Default: a new in-memory store. */
+  readonly store?: Store | undefined;
+  readonly logger?: Logger | undefined;
+  /** Default: the tracker's own composition ({@link composeTracker}). */
+  readonly composed?: ComposedServer | undefined;
+}
+
+export interface RunningHttpServer {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:3333/mcp`. */
+  readonly url: URL;
+  readonly composed: ComposedServer;
+  readonly store: Store;
+  readonly server: Server;
+  /** Stops accepting connections, closes every MCP session, then the store. */
+  close(): Promise<void>;
+}
+
+/** The request listener: DNS-rebinding checks, routing to `/mcp`, and the bridge. */
+export function createRequestListener(handler: DualEraHttpHandler, origin: () => string, logger: Logger) {
+  const allowedHosts = localhostAllowedHostnames();
+  const allowedOrigins = localhostAllowedOrigins();
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const aborter = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) aborter.abort();
+    });
+    let request: Request;
+    try {
+      request = await toFetchRequest(req, origin(), aborter.signal);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        jsonRpcError(res, 413, error.message);
+        return;
+      }
+      throw error;
+    }
+    // A page on another site can reach 127.0.0.1 through the browser; only
+    // local Host names and Origins (or none, for non-browser clients) pass.
+    const refused = hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
+    if (refused !== undefined) {
+      await writeFetchResponse(refused, res);
+      return;
+    }
+    if (new URL(request.url).pathname !== MCP_PATH) {
+      jsonRpcError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+      return;
+    }
+    await writeFetchResponse(await handler.fetch(request), res);
+  };
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    serve(req, res).catch((error: unknown) => {
+      logger.warn('tracker: request failed', { error: String(error) });
+      if (!res.headersSent) jsonRpcError(res, 500, 'Internal server error');
+      else res.destroy();
+    });
+  };
+}
+
+/** Starts the tracker on Streamable HTTP; resolves once it listens. */
+export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
+  const logger = options.logger ?? consoleLogger;
+  const composed = options.composed ?? composeTracker({ logger });
+  const store = options.store ?? createStore();
+  const host = options.host ?? DEFAULT_HOST;
+  const handler = createHttpHandler(() => createTrackerServer({ composed, store, logger }), {
+    onerror: (error) => {
+      logger.warn('tracker: MCP handler error', { error: error.message });
+    },
+  });
+  let authority = host;
+  const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger));
+  server.listen(options.port ?? DEFAULT_PORT, host);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: new URL(MCP_PATH, `http://${authority}`),
+    composed,
+    store,
+    server,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve, reject) => {
+          server.close((error) => {
+            if (error) reject(error);
+            else resolve();
+          });
+        });
+        // Open SSE streams would keep server.close() waiting forever.
+        await handler.close();
+        server.closeAllConnections();
+        await stopped;
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
