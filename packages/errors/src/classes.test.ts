@@ -11,12 +11,12 @@ import {
   toolError,
   TransientError,
 } from './classes.js';
-import { seedValidator } from './fixtures/seed.js';
+import { seedValidators } from '@ext/core/testing';
 
 // The key core stores brands under (packages/core/src/errors.ts); a duplicate copy of core uses the same one.
 const BRANDS = Symbol.for('io.github.mcp-ext/error-brands');
 
-const seed = seedValidator();
+const seed = seedValidators().check('error');
 
 describe('category classes', () => {
   it.each(ERROR_CATEGORIES)('%s: class carries its category and builds a schema-valid object, retry_after rounded up (ERR-5, ERR-8)', (category) => {

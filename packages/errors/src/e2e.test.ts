@@ -4,11 +4,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ERROR_CLASSES } from './classes.js';
 import { errorsClient, getStructuredError, isRetryable, withRetry } from './client.js';
-import { seedValidator } from './fixtures/seed.js';
+import { seedValidators } from '@ext/core/testing';
 import { ERRORS_EXTENSION_ID } from './schema.js';
 import { errorsServer } from './server.js';
 
-const seed = seedValidator();
+const seed = seedValidators().check('error');
 const noWait = (): Promise<void> => Promise.resolve();
 
 /** Counters live outside `setup`: the 2026-07-28 line builds a new server per request. */

@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PermanentError, RateLimitedError, toolError } from './classes.js';
-import { seedValidator } from './fixtures/seed.js';
+import { seedValidators } from '@ext/core/testing';
 import { GENERIC_MESSAGES, mapError } from './map.js';
 import { isStructuredError } from './schema.js';
 
-const seed = seedValidator();
+const seed = seedValidators().check('error');
 
 function expectValid(value: unknown): void {
   const check = seed(value);

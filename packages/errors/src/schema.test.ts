@@ -1,7 +1,9 @@
 import { ERROR_CATEGORIES } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seedErrorSchema, seedValidator } from './fixtures/seed.js';
+import { SEED_SCHEMAS, seedValidators } from '@ext/core/testing';
+
+const seedErrorSchema = SEED_SCHEMAS.error;
 import {
   ERRORS_EXTENSION_ID,
   isStructuredError,
@@ -10,7 +12,7 @@ import {
   structuredErrorViolation,
 } from './schema.js';
 
-const seed = seedValidator();
+const seed = seedValidators().check('error');
 
 describe('StructuredErrorSchema', () => {
   it('identifier is io.github.mcp-ext/errors (ERR-1)', () => {

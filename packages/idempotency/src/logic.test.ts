@@ -23,21 +23,14 @@ import {
   type IdempotencyRecord,
 } from './logic.js';
 import { IDEMPOTENCY_ID, IdempotencyRequestMetaSchema, IdempotencyResultMetaSchema } from './schema.js';
-import { SEED_ERROR_SCHEMA, SEED_TRANSACTIONS_SCHEMA } from './seed-schemas.fixture.js';
+import { seedValidators } from '@ext/core/testing';
 
 const KEY_REGEX = /^[a-zA-Z0-9_\-:.]{1,128}$/;
 const KEY_ALPHABET = ['a', 'b', 'X', 'Z', '0', '9', '_', '-', ':', '.', ' ', '/', '+', 'é', '\n', '\u0000', '😀'];
 const LIMITS = { defaultTtlSeconds: 86_400, maxTtlSeconds: 604_800 };
 
-function seedAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false });
-  addFormats.default(ajv);
-  ajv.addSchema(SEED_ERROR_SCHEMA);
-  ajv.addSchema(SEED_TRANSACTIONS_SCHEMA);
-  return ajv;
-}
-
-const SEED = 'https://mcp-extension-proposals.github.io/schemas/transactions.json';
+const seed = seedValidators();
+const seedCheck = (definition: string) => (value: unknown): boolean => seed.check('transactions', definition)(value).valid;
 
 describe('idempotency key validation (IDEM-2)', () => {
   it('never throws on arbitrary input and accepts only strings', () => {
@@ -100,7 +93,7 @@ describe('params._meta parsing (IDEM-4, IDEM-5)', () => {
   });
 
   it('never throws; whatever it accepts is valid against the seed schema, and it agrees with it for positive TTLs', () => {
-    const validate = seedAjv().getSchema(`${SEED}#/$defs/IdempotentRequest`)!;
+    const validate = seedCheck('IdempotentRequest');
     const meta = fc.oneof(
       fc.anything(),
       fc.record(
@@ -132,9 +125,8 @@ describe('params._meta parsing (IDEM-4, IDEM-5)', () => {
 
 describe('wire shapes against the seed schema', () => {
   it('the TypeBox request and result schemas describe payloads the seed schema accepts', () => {
-    const ajv = seedAjv();
-    const request = ajv.getSchema(`${SEED}#/$defs/IdempotentRequest`)!;
-    const response = ajv.getSchema(`${SEED}#/$defs/IdempotencyResponse`)!;
+    const request = seedCheck('IdempotentRequest');
+    const response = seedCheck('IdempotencyResponse');
     const ours = new Ajv2020({ strict: false });
     addFormats.default(ours);
     const ourRequest = ours.compile(IdempotencyRequestMetaSchema);

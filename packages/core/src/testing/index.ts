@@ -18,3 +18,5 @@ export async function createTestPair(options: TestPairOptions): Promise<TestPair
   const { createV2Pair } = await import('./sdk-v2-pair.js');
   return createV2Pair(options);
 }
+export { SEED_SCHEMAS, seedValidators } from './seed.js';
+export type { SeedCheck, SeedSchemaName, SeedValidators } from './seed.js';
