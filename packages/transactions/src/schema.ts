@@ -1,0 +1,241 @@
+import Type, { type Static, type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { ExtensionError, VENDOR_PREFIX } from '@ext/core';
+
+/** The identifier this package serves (SEP-2133). */
+export const EXTENSION_ID = `${VENDOR_PREFIX}/transactions`;
+
+/** The npm package name, used by the core for dependencies and negotiation lookups. */
+export const PACKAGE_NAME = '@ext/transactions';
+
+/** Wire version of the contract in SPEC.md. */
+export const WIRE_VERSION = '1.0';
+
+/** The default inactivity timeout (seed `TransactionBegin.timeout_seconds`). */
+export const DEFAULT_TIMEOUT_SECONDS = 300;
+
+/**
+ * Transaction and step ids become part of store keys and of compensation
+ * idempotency keys, so they are held to the idempotency key alphabet.
+ */
+export const ID_PATTERN = '^[a-zA-Z0-9_\\-:.]{1,128}$';
+
+const Id = Type.String({ pattern: ID_PATTERN });
+
+/** Params of `<id>/begin` (seed `TransactionBegin`). */
+export const BeginParams = Type.Object({
+  transaction_id: Id,
+  timeout_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
+  description: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+export type BeginParams = Static<typeof BeginParams>;
+
+/** Params of `<id>/commit` (seed `TransactionCommit`). */
+export const CommitParams = Type.Object({ transaction_id: Id });
+export type CommitParams = Static<typeof CommitParams>;
+
+/** Params of `<id>/rollback` (seed `TransactionRollback`). */
+export const RollbackParams = Type.Object({
+  transaction_id: Id,
+  reason: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+export type RollbackParams = Static<typeof RollbackParams>;
+
+/** Params of `<id>/status`. */
+export const StatusParams = Type.Object({ transaction_id: Id });
+export type StatusParams = Static<typeof StatusParams>;
+
+/** `params._meta[<id>]` of a tool call that is a step of a transaction. */
+export const StepRequestMeta = Type.Object({
+  transaction_id: Id,
+  step_id: Type.Optional(Id),
+});
+export type StepRequestMeta = Static<typeof StepRequestMeta>;
+
+/** The structured error object (seed `error.json`), as this package emits it. */
+export const StructuredErrorSchema = Type.Object({
+  code: Type.String({ minLength: 1 }),
+  message: Type.String(),
+  category: Type.Union([
+    Type.Literal('transient'),
+    Type.Literal('permanent'),
+    Type.Literal('auth_required'),
+    Type.Literal('invalid_input'),
+    Type.Literal('rate_limited'),
+  ]),
+  retry_after_seconds: Type.Optional(Type.Integer({ minimum: 0 })),
+  user_actionable: Type.Optional(Type.Boolean()),
+  suggestion: Type.Optional(Type.String()),
+  details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  documentation_url: Type.Optional(Type.String({ format: 'uri' })),
+});
+export type StructuredErrorObject = Static<typeof StructuredErrorSchema>;
+
+/** What the server will do on rollback (seed `TransactionStepResult.compensation`). */
+export const CompensationInfo = Type.Object({
+  description: Type.String(),
+  tool: Type.Optional(Type.String()),
+  parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type CompensationInfo = Static<typeof CompensationInfo>;
+
+/** `result._meta[<id>]` of a step (seed `TransactionStepResult` plus `transaction_id`). */
+export const StepResultMeta = Type.Object({
+  transaction_id: Type.String(),
+  step_id: Type.String(),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+  compensation: Type.Optional(CompensationInfo),
+  error: Type.Optional(StructuredErrorSchema),
+});
+export type StepResultMeta = Static<typeof StepResultMeta>;
+
+const TransactionStatusSchema = Type.Union([
+  Type.Literal('active'),
+  Type.Literal('rolling_back'),
+  Type.Literal('committed'),
+  Type.Literal('rolled_back'),
+  Type.Literal('partially_rolled_back'),
+]);
+
+/** Result of `<id>/begin`. */
+export const BeginResult = Type.Object({
+  transaction_id: Type.String(),
+  status: Type.Literal('active'),
+  timeout_seconds: Type.Integer(),
+  expires_at: Type.String({ format: 'date-time' }),
+  description: Type.Optional(Type.String()),
+});
+export type BeginResult = Static<typeof BeginResult>;
+
+/** Result of `<id>/commit`. */
+export const CommitResult = Type.Object({
+  transaction_id: Type.String(),
+  status: Type.Literal('committed'),
+  steps_committed: Type.Integer({ minimum: 0 }),
+  committed_at: Type.String({ format: 'date-time' }),
+});
+export type CommitResult = Static<typeof CommitResult>;
+
+/** One entry of `steps_compensated` (seed `TransactionRollbackResult`). */
+export const CompensatedStep = Type.Object({
+  step_id: Type.String(),
+  status: Type.Union([Type.Literal('compensated'), Type.Literal('compensation_failed')]),
+  tool: Type.String(),
+  error: Type.Optional(StructuredErrorSchema),
+});
+export type CompensatedStep = Static<typeof CompensatedStep>;
+
+/** Result of `<id>/rollback` (seed `TransactionRollbackResult`). */
+export const RollbackResult = Type.Object({
+  transaction_id: Type.String(),
+  status: Type.Union([Type.Literal('rolled_back'), Type.Literal('partially_rolled_back')]),
+  steps_compensated: Type.Array(CompensatedStep),
+  trigger: Type.Union([Type.Literal('client'), Type.Literal('timeout'), Type.Literal('late_step')]),
+  reason: Type.Optional(Type.String()),
+});
+export type RollbackResult = Static<typeof RollbackResult>;
+
+/** One step as `<id>/status` shows it. */
+export const StepView = Type.Object({
+  step_id: Type.String(),
+  tool: Type.String(),
+  status: Type.Union([
+    Type.Literal('running'),
+    Type.Literal('applied'),
+    Type.Literal('failed'),
+    Type.Literal('compensating'),
+    Type.Literal('compensated'),
+    Type.Literal('compensation_failed'),
+  ]),
+  compensation: Type.Optional(CompensationInfo),
+  error: Type.Optional(StructuredErrorSchema),
+});
+export type StepView = Static<typeof StepView>;
+
+/** Result of `<id>/status`. */
+export const StatusResult = Type.Object({
+  transaction_id: Type.String(),
+  status: TransactionStatusSchema,
+  timeout_seconds: Type.Integer(),
+  created_at: Type.String({ format: 'date-time' }),
+  last_activity_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+  description: Type.Optional(Type.String()),
+  steps: Type.Array(StepView),
+  steps_compensated: Type.Optional(Type.Array(CompensatedStep)),
+});
+export type StatusResult = Static<typeof StatusResult>;
+
+/** What the server advertises in `capabilities.extensions[<id>]`. */
+export const ServerSettings = Type.Object({
+  version: Type.String(),
+  default_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
+  max_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
+  compensable_tools: Type.Optional(Type.Array(Type.String())),
+});
+export type ServerSettings = Static<typeof ServerSettings>;
+
+/** What the client advertises: the version only. */
+export const ClientSettings = Type.Object({ version: Type.String() });
+export type ClientSettings = Static<typeof ClientSettings>;
+
+/** `Tool._meta[<id>]` of a tool that can be a step: it has a server-side compensation. */
+export const ToolTransactionMeta = Type.Object({
+  compensable: Type.Literal(true),
+  compensation: Type.String(),
+});
+export type ToolTransactionMeta = Static<typeof ToolTransactionMeta>;
+
+/** Every wire shape of this package, by name, for documentation and conformance. */
+export const schemas = {
+  BeginParams,
+  CommitParams,
+  RollbackParams,
+  StatusParams,
+  StepRequestMeta,
+  StepResultMeta,
+  BeginResult,
+  CommitResult,
+  RollbackResult,
+  StatusResult,
+  ServerSettings,
+  ClientSettings,
+  ToolTransactionMeta,
+} as const satisfies Record<string, TSchema>;
+
+/** The JSON Schema 2020-12 document of every wire shape (also shipped as `schema.json`). */
+export const transactionsJsonSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: `${PACKAGE_NAME} wire payloads (${EXTENSION_ID}, version ${WIRE_VERSION})`,
+  $defs: schemas,
+} as const;
+
+const validators = new WeakMap<TSchema, ReturnType<typeof Compile>>();
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/**
+ * Validates what arrived from the peer. On failure throws an `invalid_input`
+ * error whose details name the JSON pointer of the first violation, prefixed
+ * with where the value sat (`/params`, `/_meta/<id>`).
+ */
+export function parseInput<S extends TSchema>(schema: S, value: unknown, at: string): Static<S> {
+  let validator = validators.get(schema);
+  if (!validator) {
+    validator = Compile(schema);
+    validators.set(schema, validator);
+  }
+  if (validator.Check(value)) return value as Static<S>;
+  const first = validator.Errors(value)[0];
+  const pointer = `${at}${first?.instancePath ?? ''}`;
+  throw new ExtensionError('invalid_input', 'INVALID_INPUT', `${pointer || '/'} ${first?.message ?? 'is invalid'}`, {
+    details: { pointer },
+    suggestion: 'Fix the named field and send the request again.',
+    userActionable: false,
+  });
+}
+
+/** The JSON pointer of this extension's `_meta` entry. */
+export const META_POINTER = `/_meta/${escapePointer(EXTENSION_ID)}`;
