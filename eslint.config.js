@@ -11,7 +11,7 @@ export default tseslint.config(
     languageOptions: {
       globals: { ...globals.node },
       parserOptions: {
-        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs'] },
+        projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', 'vitest.shared.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -58,10 +58,9 @@ export default defineConfig({
 writeFileSync(
   join(dir, 'vitest.config.ts'),
   `import { defineProject } from 'vitest/config';
+import { sharedTestOptions } from '../../vitest.shared.js';
 
-export default defineProject({
-  test: { include: ['src/**/*.test.ts'] },
-});
+export default defineProject({ test: sharedTestOptions });
 `,
 );
 writeFileSync(join(dir, 'src', 'index.ts'), 'export {};\n');

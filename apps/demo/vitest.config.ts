@@ -1,10 +1,10 @@
 import { defineProject } from 'vitest/config';
+import { sharedTestOptions } from '../../vitest.shared.js';
 
 export default defineProject({
   test: {
-    include: ['src/**/*.test.ts'],
+    ...sharedTestOptions,
     // The stdio server and the tour run as compiled child processes.
     globalSetup: ['./vitest.setup.ts'],
-    testTimeout: 30_000,
   },
 });
