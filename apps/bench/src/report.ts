@@ -1,0 +1,245 @@
+import type { Measurement } from './measure.js';
+import type { MiddlewareResult } from './middleware.js';
+import { LINE_LABELS, SCENARIO_LABELS, type Line, type RoundTripGroup } from './round-trip.js';
+import type { StoreRow } from './stores.js';
+
+/** Where and how the numbers were taken. */
+export interface Environment {
+  /** ISO 8601. */
+  readonly date: string;
+  readonly node: string;
+  readonly cpu: string;
+  readonly cores: number;
+  readonly os: string;
+  readonly sdks: string;
+  readonly quick: boolean;
+  readonly timeMs: number;
+  readonly warmupMs: number;
+  /** Where the Redis store ran, or `undefined` when `REDIS_URL` was unset. */
+  readonly redis: string | undefined;
+}
+
+export interface Report {
+  readonly environment: Environment;
+  readonly roundTrips: readonly RoundTripGroup[];
+  readonly middleware: MiddlewareResult;
+  readonly stores: readonly StoreRow[];
+  readonly inFlight: number;
+  /** The idempotency budget per call on the SQLite store, in milliseconds. */
+  readonly targetMs: number;
+  /** Name of the SQLite row in the middleware suite. */
+  readonly sqliteStore: string;
+}
+
+function significant(value: number): string {
+  const abs = Math.abs(value);
+  if (abs >= 100) return value.toFixed(0);
+  if (abs >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
+/** `0.0123` → `12.3 µs`, `1.5` → `1.50 ms`, `2500` → `2.50 s`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return 'n/a';
+  const abs = Math.abs(ms);
+  if (abs < 1) return `${significant(ms * 1000)} µs`;
+  if (abs < 1000) return `${significant(ms)} ms`;
+  return `${significant(ms / 1000)} s`;
+}
+
+/** `12345.6` → `12,346`; small rates keep a decimal. */
+export function formatRate(opsPerSec: number): string {
+  if (!Number.isFinite(opsPerSec)) return 'n/a';
+  if (opsPerSec >= 100) return Math.round(opsPerSec).toLocaleString('en-US');
+  return opsPerSec.toFixed(1);
+}
+
+/** A difference of medians, signed, with its share of the baseline when given: `+12.3 µs (+8%)`. */
+export function formatOverhead(ms: number, baselineMs?: number): string {
+  if (!Number.isFinite(ms)) return 'n/a';
+  const sign = ms < 0 ? '-' : '+';
+  const percent =
+    baselineMs !== undefined && baselineMs > 0 ? ` (${sign}${Math.round((Math.abs(ms) / baselineMs) * 100).toString()}%)` : '';
+  return `${sign}${formatDuration(Math.abs(ms))}${percent}`;
+}
+
+export type Align = 'left' | 'right';
+
+/** A GitHub-flavoured markdown table; `|` inside a cell is escaped. */
+export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], align: readonly Align[] = []): string {
+  const cell = (text: string): string => text.replaceAll('|', '\\|');
+  const line = (cells: readonly string[]): string => `| ${cells.map(cell).join(' | ')} |`;
+  const rule = headers.map((_, index) => (align[index] === 'right' ? '---:' : '---'));
+  return [line(headers), `|${rule.join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+/** Whether the measured extra latency stays under the target, in plain words. */
+export function verdict(extraMs: number, targetMs: number): string {
+  if (!Number.isFinite(extraMs)) return 'not measured';
+  return extraMs < targetMs ? 'met' : 'not met';
+}
+
+const LATENCY: readonly Align[] = ['left', 'right', 'right', 'right', 'right'];
+
+function latencyCells(measurement: Measurement): string[] {
+  return [formatDuration(measurement.medianMs), formatDuration(measurement.p99Ms), formatRate(measurement.opsPerSec)];
+}
+
+function environmentSection(env: Environment): string {
+  const run = env.quick ? 'quick' : 'full';
+  return markdownTable(
+    ['', ''],
+    [
+      ['date', env.date],
+      ['Node', env.node],
+      ['CPU', `${env.cpu} (${String(env.cores)} logical cores)`],
+      ['OS', env.os],
+      ['SDKs', env.sdks],
+      ['run', `${run}: each case measured for ${formatDuration(env.timeMs)} after ${formatDuration(env.warmupMs)} of warm-up`],
+      ['Redis', env.redis ?? 'not measured (`REDIS_URL` unset)'],
+    ],
+  );
+}
+
+function roundTripSection(groups: readonly RoundTripGroup[]): string {
+  const parts: string[] = [];
+  for (const group of groups) {
+    const baseline = group.rows.find((row) => row.scenario === 'bare')?.measurement;
+    const rows = group.rows.map((row) => [
+      SCENARIO_LABELS[row.scenario],
+      ...latencyCells(row.measurement),
+      baseline === undefined || row.scenario === 'bare'
+        ? 'baseline'
+        : formatOverhead(row.measurement.medianMs - baseline.medianMs, baseline.medianMs),
+    ]);
+    parts.push(`### ${LINE_LABELS[group.line]}\n\n${markdownTable(['stack', 'median', 'p99', 'ops/s', 'overhead vs (a), median'], rows, LATENCY)}`);
+  }
+  return parts.join('\n\n');
+}
+
+const SHORT_LINE_LABELS: Readonly<Record<Line, string>> = {
+  v1: 'SDK v1',
+  'v2-legacy': 'SDK v2 (2025-11-25)',
+  'v2-modern': 'SDK v2 (2026-07-28, HTTP)',
+};
+
+function medianOf(group: RoundTripGroup, scenario: string): number | undefined {
+  return group.rows.find((row) => row.scenario === scenario)?.measurement.medianMs;
+}
+
+function middlewareSection(report: Report): string {
+  const { baseline, rows } = report.middleware;
+  const table = markdownTable(
+    ['pipeline', 'store', 'median', 'p99', 'ops/s', 'vs no extension, median'],
+    rows.map((row) => [
+      row.label,
+      row.idempotent ? row.store : '-',
+      ...latencyCells(row.measurement),
+      // A share of a microsecond-sized baseline says nothing: absolute only.
+      row === baseline ? 'baseline' : formatOverhead(row.measurement.medianMs - baseline.measurement.medianMs),
+    ]),
+    ['left', 'left', 'right', 'right', 'right', 'right'],
+  );
+  const sqlite = rows.find((row) => row.idempotent && row.store === report.sqliteStore);
+  const extra = sqlite === undefined ? Number.NaN : sqlite.measurement.medianMs - baseline.measurement.medianMs;
+  const endToEnd = report.roundTrips.flatMap((group) => {
+    const keyed = medianOf(group, 'stack-key-sqlite');
+    const unkeyed = medianOf(group, 'stack');
+    return keyed === undefined || unkeyed === undefined ? [] : [`${SHORT_LINE_LABELS[group.line]} ${formatOverhead(keyed - unkeyed)}`];
+  });
+  const target = formatDuration(report.targetMs);
+  const outcome = verdict(extra, report.targetMs);
+  const statement = Number.isFinite(extra)
+    ? `**Target ${outcome}: the idempotency layer on the SQLite store adds ${formatDuration(extra)} median per call in process ` +
+      `(target: under ${target}).**`
+    : `**Target not measured: no SQLite row (target: under ${target} median per call in process).**`;
+  const lines = [table, '', statement];
+  if (endToEnd.length > 0) {
+    lines.push(
+      '',
+      `End to end, the same key on SQLite costs, row (e) minus row (c) of section 1: ${endToEnd.join('; ')}. ` +
+        'That difference also holds the client half minting the key and the larger result `_meta`.',
+    );
+  }
+  return lines.join('\n');
+}
+
+function storeSection(rows: readonly StoreRow[], inFlight: number): string {
+  const n = String(inFlight);
+  return markdownTable(
+    ['store', 'operation', 'median', 'p99', 'ops/s, 1 caller', `ops/s, ${n} in flight`, `median, ${n} in flight`, `p99, ${n} in flight`],
+    rows.map((row) => [
+      row.store,
+      `\`${row.op}\``,
+      ...latencyCells(row.sequential),
+      formatRate(row.concurrent.opsPerSec),
+      formatDuration(row.concurrent.medianMs),
+      formatDuration(row.concurrent.p99Ms),
+    ]),
+    ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
+  );
+}
+
+/** The whole of BENCHMARKS.md. */
+export function renderReport(report: Report): string {
+  const n = String(report.inFlight);
+  return `# Benchmarks
+
+Written by \`pnpm bench\` (the private package \`apps/bench\`); run it again to
+refresh these numbers, \`BENCH_QUICK=1 pnpm bench\` for a shorter run. Do not
+edit this file by hand.
+
+${environmentSection(report.environment)}
+
+## How to read this
+
+Everything runs in one Node process on one machine, in one run: no network,
+no child process. Each case repeats one operation, awaited, for a fixed time
+after a warm-up, and starts after a full garbage collection so that no case
+pays for another's allocations. **median** is the typical latency of one
+operation; **p99**
+is the latency 99 % of operations stay under (garbage collection and timers
+show up there); **ops/s** is what a single caller completes per second
+(1 / mean latency). Overhead columns subtract the median of the group's
+baseline row, measured in the same run. Compare rows with each other, not
+with another machine or another run: absolute numbers move with the CPU, its
+frequency scaling and whatever else is running. The SQLite store is a
+temporary file in WAL mode, so its rows include real writes to disk.
+
+## 1. \`tools/call\` round trip: composed stack vs bare SDK
+
+A trivial tool (\`echo\`, one zod string argument) called through a real
+client and server linked in process. (b) puts the core's adapters on both
+sides with nothing composed; (c) composes \`errorsServer()\`,
+\`idempotencyServer()\` and \`transactionsServer()\` with their client halves,
+negotiated, and the call carries no idempotency key, so the layers pass it
+through; in (d) and (e) the idempotency client mints a fresh key for every
+call, so every call claims the key, runs the tool and records its result.
+
+${roundTripSection(report.roundTrips)}
+
+## 2. Idempotency overhead in the pipeline
+
+\`composed.runToolCall(call, ctx, handler)\` called directly (core's
+\`composeServer\`, \`createRequestContext\`, \`createCallContext\`), with what
+an adapter builds per request: the negotiation against the client's
+advertised extensions and both contexts. No transport, no SDK. A fresh key per
+call is the expensive path: read the record, count the caller's budget, claim
+the key, run the tool, store the result. (The per-caller record budget,
+\`maxKeysPerPrincipal\`, is raised here and in section 1 so that the many keys
+of one run are not refused.)
+
+${middlewareSection(report)}
+
+## 3. Store throughput
+
+\`setIfAbsent\` of a new key, \`get\` of an existing key and \`increment\` of
+one counter, each with a TTL, as the idempotency layer uses them. "1 caller"
+awaits each operation before the next; "${n} in flight" keeps ${n} operations
+outstanding, so its latency includes waiting behind the others. The SQLite
+store is synchronous underneath (better-sqlite3), so concurrency cannot add
+throughput there; Redis pipelines the outstanding commands on one connection.
+
+${storeSection(report.stores, report.inFlight)}
+`;
+}
