@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,7 @@ import { createRedisStore } from '@ext/store-redis';
 import { createSqliteStore } from '@ext/store-sqlite';
 import type { RunOptions } from './measure.js';
 import { runMiddleware } from './middleware.js';
-import { renderReport, type Environment } from './report.js';
+import { keepForeignSections, renderReport, type Environment } from './report.js';
 import { runRoundTrips } from './round-trip.js';
 import { runStores, type NamedStore } from './stores.js';
 
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
       targetMs: TARGET_MS,
       sqliteStore: 'SQLite',
     });
-    writeFileSync(REPORT, report);
+    writeFileSync(REPORT, keepForeignSections(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '', report));
     progress(`\nwrote ${REPORT} in ${String(Math.round((Date.now() - startedAt) / 1000))} s`);
   } finally {
     await stores.close();

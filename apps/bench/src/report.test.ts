@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { quantile, type Measurement } from './measure.js';
-import { formatDuration, formatOverhead, formatRate, markdownTable, renderReport, verdict, type Report } from './report.js';
+import { formatDuration, keepForeignSections, formatOverhead, formatRate, markdownTable, renderReport, verdict, type Report } from './report.js';
 
 function measurement(medianMs: number): Measurement {
   return { name: 'case', medianMs, p99Ms: medianMs * 3, meanMs: medianMs * 1.2, opsPerSec: 1000 / (medianMs * 1.2), samples: 1000 };
@@ -95,5 +95,19 @@ describe('renderReport', () => {
 
   it('says plainly when the target is missed', () => {
     expect(renderReport(report(0.301))).toContain('**Target not met: the idempotency layer on the SQLite store adds 300 µs');
+  });
+});
+
+describe('keepForeignSections', () => {
+  it('carries sections other checks wrote over to the new report', () => {
+    const previous = '# Benchmarks\nold numbers\n\n<!-- sizes:start -->\n| pkg | size |\n<!-- sizes:end -->\n';
+    const next = keepForeignSections(previous, '# Benchmarks\nnew numbers\n');
+    expect(next).toContain('new numbers');
+    expect(next).not.toContain('old numbers');
+    expect(next).toContain('<!-- sizes:start -->\n| pkg | size |\n<!-- sizes:end -->');
+  });
+
+  it('leaves a report alone when the previous file had no such section', () => {
+    expect(keepForeignSections('# old', '# new\n')).toBe('# new\n');
   });
 });

@@ -243,3 +243,15 @@ throughput there; Redis pipelines the outstanding commands on one connection.
 ${storeSection(report.stores, report.inFlight)}
 `;
 }
+
+const KEPT_SECTION = /<!-- ([\w-]+):start -->[\s\S]*?<!-- \1:end -->/g;
+
+/**
+ * BENCHMARKS.md is shared: other checks (package sizes) write their own
+ * sections between `<!-- name:start -->` and `<!-- name:end -->` markers.
+ * This carries those sections of the previous file over to the new report.
+ */
+export function keepForeignSections(previous: string, report: string): string {
+  const kept = [...previous.matchAll(KEPT_SECTION)].map((match) => match[0]).filter((section) => !report.includes(section));
+  return kept.length === 0 ? report : `${report.trimEnd()}\n\n${kept.join('\n\n')}\n`;
+}
