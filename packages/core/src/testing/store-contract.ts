@@ -330,11 +330,13 @@ export function runStoreContract(
 
       it('supports lost-update-free read-modify-write loops under concurrency', async () => {
         await store.set('counter', { n: 0 });
+        // Bounded, so a broken store fails the test instead of spinning forever.
         const worker = async (): Promise<void> => {
-          for (;;) {
+          for (let attempt = 0; attempt < 1000; attempt += 1) {
             const current = (await store.get('counter')) as { n: number };
             if (await store.compareAndSet('counter', current, { n: current.n + 1 })) return;
           }
+          throw new Error('compareAndSet never succeeded in 1000 attempts');
         };
         await Promise.all(Array.from({ length: 20 }, worker));
         expect(await store.get('counter')).toEqual({ n: 20 });
@@ -413,7 +415,8 @@ export function runStoreContract(
         for (let index = 0; index < 7; index += 1) await store.append('s', index);
         const seen: JsonValue[] = [];
         let after: string | undefined;
-        for (;;) {
+        // Bounded, so a store whose cursor does not advance fails instead of looping.
+        for (let pages = 0; pages < 10; pages += 1) {
           const page = await store.read('s', { after, limit: 3 });
           if (page.length === 0) break;
           expect(page.length).toBeLessThanOrEqual(3);
