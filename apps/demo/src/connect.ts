@@ -1,9 +1,11 @@
 /**
  * Connects a v2 client to the tracker, over HTTP or by spawning the stdio
- * server, pinned to one protocol era, with or without the errors extension.
+ * server, pinned to one protocol era, with or without the errors extension,
+ * and optionally declaring content-negotiation feature tags.
  */
 import type { ExtendedClient } from '@ext/core';
 import { extendClient } from '@ext/core/sdk-v2';
+import { contentNegotiationClient } from '@ext/content-negotiation/client';
 import { errorsClient } from '@ext/errors/client';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
@@ -22,6 +24,8 @@ export interface ConnectOptions {
   readonly era: Era;
   /** Advertise and use `@ext/errors` (default `true`); `false` is a plain MCP client. */
   readonly withErrors?: boolean | undefined;
+  /** Content-negotiation feature tags to declare (e.g. `['agent']`); none: the extension is not advertised. */
+  readonly features?: readonly string[] | undefined;
   readonly name?: string | undefined;
 }
 
@@ -48,7 +52,11 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
     { name: options.name ?? 'tracker-tour', version: '0.0.0' },
     { versionNegotiation: { mode: options.era === 'modern' ? { pin: MODERN_PROTOCOL_VERSION } : 'legacy' } },
   );
-  const extended = options.withErrors === false ? undefined : extendClient(client, [errorsClient()]);
+  const halves = [
+    options.withErrors !== false && errorsClient(),
+    options.features !== undefined && contentNegotiationClient({ features: options.features }),
+  ];
+  const extended = halves.some(Boolean) ? extendClient(client, halves) : undefined;
   const wire = new RecordingTransport(transportFor(target));
   await client.connect(wire);
   return { client, extended, wire, close: () => client.close() };

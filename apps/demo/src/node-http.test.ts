@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { ToolResult } from '@ext/core';
+import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
 import { ERRORS_EXTENSION_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +91,7 @@ describe('the tracker over Streamable HTTP', () => {
           expect(advertised).toEqual({ [ERRORS_EXTENSION_ID]: { version: '1.0' } });
           expect((handshake?.response?.result?.capabilities as { extensions?: unknown }).extensions).toEqual({
             [ERRORS_EXTENSION_ID]: { version: '1.0' },
+            [CONTENT_NEGOTIATION_EXTENSION_ID]: { version: '1.0' },
           });
           expect(connection.extended?.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
         } finally {

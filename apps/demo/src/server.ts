@@ -2,11 +2,13 @@
  * The tracker as an MCP server on the v2 SDK, with the extensions composed
  * once and attached to every server instance the transports build.
  */
-import { composeServer, MemoryStore, type ComposedServer, type Logger, type Store, type ToolResult } from '@ext/core';
+import { composeServer, MemoryStore, type CallContext, type ComposedServer, type Logger, type Store, type ToolResult } from '@ext/core';
 import { extendServer } from '@ext/core/sdk-v2';
+import { contentNegotiationServer, render } from '@ext/content-negotiation/server';
 import { errorsServer } from '@ext/errors/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { ticketMarkdown, ticketsMarkdown, ticketsText, ticketText } from './present.js';
 import { createTracker, type Ticket, type TrackerOptions } from './tracker.js';
 
 export const SERVER_INFO = { name: 'tracker', version: '0.0.0' } as const;
@@ -20,7 +22,7 @@ export interface ComposeTrackerOptions {
  * builds a server per request and each must share this composition.
  */
 export function composeTracker(options: ComposeTrackerOptions = {}): ComposedServer {
-  return composeServer([errorsServer()], { logger: options.logger });
+  return composeServer([errorsServer(), contentNegotiationServer()], { logger: options.logger });
 }
 
 /** The store the entry points use until a durable one is configured. */
@@ -36,8 +38,13 @@ export interface TrackerServerOptions extends TrackerOptions {
   readonly logger?: Logger | undefined;
 }
 
-function ticketResult(ticket: Ticket): ToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(ticket) }], structuredContent: { ticket } };
+/**
+ * One handler serves every client: an agent (or a client that states no
+ * preference) gets `structuredContent` and its JSON text; a person gets
+ * markdown, at the verbosity they asked for.
+ */
+function ticketResult(ctx: CallContext, ticket: Ticket): ToolResult {
+  return render(ctx, { data: { ticket }, markdown: ticketMarkdown, text: ticketText });
 }
 
 // Value rules (non-empty title, id format, status values) are checked by the
@@ -68,7 +75,7 @@ export function createTrackerServer(options: TrackerServerOptions): McpServer {
       inputSchema: createInput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    async (args) => ticketResult(await tracker.create(args)),
+    async (args, ctx) => ticketResult(ctx, await tracker.create(args)),
   );
 
   extended.registerTool(
@@ -79,7 +86,7 @@ export function createTrackerServer(options: TrackerServerOptions): McpServer {
       inputSchema: idInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ id }) => ticketResult(await tracker.get(id)),
+    async ({ id }, ctx) => ticketResult(ctx, await tracker.get(id)),
   );
 
   extended.registerTool(
@@ -90,10 +97,7 @@ export function createTrackerServer(options: TrackerServerOptions): McpServer {
       inputSchema: listInput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ status }) => {
-      const tickets = await tracker.list({ status });
-      return { content: [{ type: 'text', text: JSON.stringify(tickets) }], structuredContent: { tickets } };
-    },
+    async ({ status }, ctx) => render(ctx, { data: { tickets: await tracker.list({ status }) }, markdown: ticketsMarkdown, text: ticketsText }),
   );
 
   extended.registerTool(
@@ -104,7 +108,7 @@ export function createTrackerServer(options: TrackerServerOptions): McpServer {
       inputSchema: idInput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    async ({ id }) => ticketResult(await tracker.close(id)),
+    async ({ id }, ctx) => ticketResult(ctx, await tracker.close(id)),
   );
 
   return server;

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { ToolResult } from '@ext/core';
+import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
 import { ERRORS_EXTENSION_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ describe('the tracker over stdio (a spawned child process)', () => {
       try {
         const client = connection.extended!;
         expect(client.era).toBe(era);
-        expect(client.serverExtensions()).toEqual({ [ERRORS_EXTENSION_ID]: { version: '1.0' } });
+        expect(client.serverExtensions()).toEqual({ [ERRORS_EXTENSION_ID]: { version: '1.0' }, [CONTENT_NEGOTIATION_EXTENSION_ID]: { version: '1.0' } });
         expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
         const created = await client.callTool('create_ticket', { title: 'Over stdio' });
         expect(created.structuredContent?.ticket).toMatchObject({ id: 'T-1', status: 'open' });

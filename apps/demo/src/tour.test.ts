@@ -24,7 +24,7 @@ describe('the tour', () => {
       const { code, stdout, stderr } = await runTour(args);
       expect(stderr).toBe('');
       expect(code).toBe(0);
-      for (const heading of ['== 1. Negotiation ==', '== 2. A normal call ==', '== 3. A structured error ==', '== 4. Degradation ==']) {
+      for (const heading of ['== 1. Negotiation ==', '== 2. A normal call ==', '== 3. A structured error ==', '== 4. Degradation ==', '== 5. Content negotiation ==']) {
         expect(stdout).toContain(heading);
       }
       expect(stdout).toContain('Protocol 2026-07-28');
@@ -32,6 +32,9 @@ describe('the tour', () => {
       expect(stdout).toMatch(/1\. errors\s+@ext\/errors/);
       expect(stdout).toContain('"code": "RESOURCE_NOT_FOUND"');
       expect(stdout).toContain('category "permanent"');
+      expect(stdout).toMatch(/\d+\. content-negotiation\s+@ext\/content-negotiation/);
+      expect(stdout).toContain('declares {"version":"1.0","features":["human"]}');
+      expect(stdout).toMatch(/### T-\d+: Render me twice/);
       expect(stdout).toContain('Tour complete');
       expect(stdout).not.toContain('\u001b[');
     });

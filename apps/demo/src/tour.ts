@@ -3,12 +3,15 @@
  * A guided tour for newcomers: starts the tracker (Streamable HTTP in this
  * process, or the stdio server as a child with `--stdio`), then a scripted
  * client shows negotiation on both protocol eras, a normal call, a
- * structured error, and the same error for a client without the extension.
+ * structured error, the same error for a client without the extension, and
+ * one tool answering an agent with JSON and a person with markdown.
  * Exits 0 when every step behaved as described, 1 otherwise.
  */
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ComposedServer, ToolResult } from '@ext/core';
+import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
+import { getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
 import { ERRORS_EXTENSION_ID, ERRORS_PACKAGE_NAME } from '@ext/errors';
 import { getStructuredError, isRetryable } from '@ext/errors/client';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
@@ -140,6 +143,43 @@ async function degradation(target: Target): Promise<void> {
   }
 }
 
+/** One ticket, fetched by an agent and by a person: the same handler renders it twice. */
+async function contentNegotiation(target: Target): Promise<void> {
+  const audiences = [
+    { label: 'agent', features: ['agent'] },
+    { label: 'person', features: ['human'] },
+  ] as const;
+  const results: ToolResult[] = [];
+  for (const { label, features } of audiences) {
+    // Over stdio each client spawns its own server, so each creates the ticket it then reads.
+    const connection = await connect(target, { era: 'modern', withErrors: false, features, name: `${label}-client` });
+    try {
+      const extended = connection.extended;
+      expect(extended !== undefined, 'the content-negotiation client has no extensions attached');
+      // The tour needs the new id as data whoever asks: a per-call override asks for JSON.
+      const created = await extended.callTool('create_ticket', { title: 'Render me twice', assignee: 'bob' }, { meta: overrideFeatures(['format=json']) });
+      const id = String(dig(created.structuredContent, 'ticket', 'id'));
+      const result = await extended.callTool('get_ticket', { id });
+      const sent = dig(connection.wire.exchange('tools/call')?.request.params, '_meta', CLIENT_CAPABILITIES_META_KEY, 'extensions', CONTENT_NEGOTIATION_EXTENSION_ID);
+      print();
+      row(`${label} client`, `declares ${compact(sent)}
+tools/call get_ticket ${compact({ id })}`);
+      const structured = result.structuredContent === undefined ? 'no structuredContent' : `structuredContent ${compact(result.structuredContent)}`;
+      row('server -> client', `${structured}\ncontent[0].text:\n${String(dig(result.content, '0', 'text'))}`);
+      row('', `_meta["${CONTENT_NEGOTIATION_EXTENSION_ID}"] ${compact(dig(result._meta, CONTENT_NEGOTIATION_EXTENSION_ID))}`);
+      results.push(result);
+    } finally {
+      await connection.close();
+    }
+  }
+  const [forAgent, forPerson] = results;
+  expect(getAppliedFeatures(forAgent)?.format === 'json' && dig(forAgent?.structuredContent, 'ticket', 'title') === 'Render me twice', 'the agent did not get the ticket as JSON');
+  expect(getAppliedFeatures(forPerson)?.format === 'markdown' && forPerson?.structuredContent === undefined, 'the person did not get markdown');
+  expect(String(dig(forPerson?.content, '0', 'text')).startsWith('### '), 'the markdown does not start with a heading');
+  print();
+  ok('one handler, two renderings: render(ctx, { data, markdown }) picked JSON for the agent and markdown for the person; each result names what it applied.');
+}
+
 async function tour(target: Target, composed: ComposedServer, where: string): Promise<void> {
   section(
     '1. Negotiation',
@@ -162,6 +202,9 @@ async function tour(target: Target, composed: ComposedServer, where: string): Pr
 
   section('4. Degradation', `The same call from a plain MCP client that does not advertise ${ERRORS_EXTENSION_ID}.`);
   await degradation(target);
+
+  section('5. Content negotiation', 'An agent declares the feature tag "agent", a person\'s client "human"; both call get_ticket.');
+  await contentNegotiation(target);
 }
 
 async function main(): Promise<number> {

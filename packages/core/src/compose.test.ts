@@ -123,6 +123,56 @@ describe('composeServer', () => {
     await expect(composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), undefined), () => ok)).resolves.toEqual(ok);
   });
 
+  it('accepts a reserved alias a half declares for its own extension name, and nothing else (CORE-3)', () => {
+    const draft = 'io.modelcontextprotocol/content-negotiation';
+    const own = 'io.github.mcp-ext/content-negotiation';
+    const composed = composeServer([half('content-negotiation', { ids: [own, draft], reservedAliases: [draft] })], { logger: silentLogger });
+    expect(Object.keys(composed.capabilities())).toEqual([own, draft]);
+    expect(composed.negotiate({ [draft]: { version: '1.0' } }).get('@ext/content-negotiation')?.id).toBe(draft);
+    // Not in ids, another extension's name, or no own identifier to alias: refused.
+    expect(() => composeServer([half('a', { reservedAliases: ['io.modelcontextprotocol/a'] })])).toThrow(/must be listed in ids/);
+    expect(() =>
+      composeServer([half('a', { ids: ['io.github.mcp-ext/a', 'io.modelcontextprotocol/b'], reservedAliases: ['io.modelcontextprotocol/b'] })]),
+    ).toThrow(/same extension/);
+    expect(() => composeServer([half('a', { ids: ['io.modelcontextprotocol/a'], reservedAliases: ['io.modelcontextprotocol/a'] })])).toThrow(
+      /reserved alias/,
+    );
+    // A reserved identifier that is not declared as an alias still needs the author's allowReservedIds.
+    expect(() => composeServer([half('a', { ids: ['io.github.mcp-ext/a', 'io.modelcontextprotocol/a'] })])).toThrow(/reserved/);
+  });
+
+  it('runs every beginCall before the pipeline, in pipeline order, and ignores one that throws', async () => {
+    const trace: string[] = [];
+    const warnings: string[] = [];
+    const slot = Symbol('seen');
+    const composed = composeServer(
+      [
+        half('late', { stage: 'idempotency', middleware: (_call, _ctx, next) => next(), beginCall: () => trace.push('begin late') }),
+        half('broken', { beginCall: () => { throw new Error('boom'); } }),
+        half('errors', {
+          stage: 'errors',
+          beginCall: (_call, ctx) => {
+            trace.push('begin errors');
+            ctx.locals.set(slot, 'set before the pipeline');
+          },
+          middleware: (_call, ctx, next) => {
+            trace.push(`errors stage sees: ${String(ctx.locals.get(slot))}`);
+            return next();
+          },
+        }),
+      ],
+      { logger: { warn: (message) => warnings.push(message) } },
+    );
+    const ctx = context(new Map(), {});
+    const validate = (args: Record<string, unknown>) => {
+      trace.push('validate');
+      return Promise.resolve(args);
+    };
+    await expect(composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, { ...ctx, logger: { warn: (message) => warnings.push(message) } }, () => ok, validate)).resolves.toEqual(ok);
+    expect(trace).toEqual(['begin errors', 'begin late', 'errors stage sees: set before the pipeline', 'validate']);
+    expect(warnings).toEqual(['@ext/broken: beginCall threw; the call proceeds without it']);
+  });
+
   it('lists methods as <id>/<verb> for every identifier', () => {
     const composed = composeServer([half('t', { ids: ['io.github.mcp-ext/t', 'io.github.mcp-ext/t-v2'], methods: { begin: () => ({}) } })], {
       logger: silentLogger,

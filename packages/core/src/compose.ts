@@ -1,7 +1,7 @@
 import { ConfigurationError, ErrorCodes, WireError } from './errors.js';
 import type { ClientExtension, PipelineStage, ServerExtension } from './extension.js';
 import { PIPELINE_STAGES } from './extension.js';
-import { checkOwnIdentifier, pickCommonIdentifier } from './identifiers.js';
+import { checkOwnIdentifier, parseExtensionId, pickCommonIdentifier } from './identifiers.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { parseSettingsVersion, readSettings, type SettingsSpec } from './settings.js';
 import type { CallContext, MethodHandler, NegotiatedExtension, ToolCall, ToolHandler, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
@@ -26,6 +26,27 @@ function settingsSpec(half: ServerExtension | ClientExtension): SettingsSpec {
   return { schema: half.peerSettings, majors: half.majors ?? [own.major] };
 }
 
+/** The reserved aliases a half declares, checked: each is in `ids` and names the same extension as one of its own identifiers. */
+function declaredAliases(half: ServerExtension | ClientExtension): readonly string[] {
+  const aliases = half.reservedAliases ?? [];
+  const ownNames = new Set(
+    half.ids.flatMap((id) => {
+      const parsed = parseExtensionId(id);
+      return parsed.ok && !parsed.value.reserved ? [parsed.value.name] : [];
+    }),
+  );
+  for (const alias of aliases) {
+    const parsed = parseExtensionId(alias);
+    if (!half.ids.includes(alias) || !parsed.ok || !ownNames.has(parsed.value.name)) {
+      throw new ConfigurationError(
+        'INVALID_IDENTIFIER',
+        `${half.name}: reserved alias "${alias}" must be listed in ids and name the same extension as one of its own identifiers`,
+      );
+    }
+  }
+  return aliases;
+}
+
 function validateHalves<H extends ServerExtension | ClientExtension>(
   input: readonly Maybe<H>[],
   side: H['side'],
@@ -46,8 +67,9 @@ function validateHalves<H extends ServerExtension | ClientExtension>(
     }
     names.add(half.name);
     if (half.ids.length === 0) throw new ConfigurationError('NO_IDENTIFIER', `${half.name}: serves no identifier`);
+    const allowedReserved = [...(options.allowReservedIds ?? []), ...declaredAliases(half)];
     for (const id of half.ids) {
-      const check = checkOwnIdentifier(id, options.allowReservedIds);
+      const check = checkOwnIdentifier(id, allowedReserved);
       if (!check.ok) throw new ConfigurationError('INVALID_IDENTIFIER', `${half.name}: ${check.reason}`);
       const owner = ids.get(id);
       if (owner !== undefined) {
@@ -234,6 +256,15 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
           `This server requires the client to support: ${missing.join(', ')}`,
           { requiredCapabilities: { extensions: Object.fromEntries(missing.map((id) => [id, {}])) } },
         );
+      }
+      for (const half of ordered) {
+        if (half.beginCall === undefined) continue;
+        try {
+          half.beginCall(call, ctx);
+        } catch (error) {
+          // A preparation hook may not refuse a call; refusing is a middleware's job.
+          ctx.logger.warn(`${half.name}: beginCall threw; the call proceeds without it`, { tool: call.name, error: String(error) });
+        }
       }
       const steps = [...middlewares];
       if (validate) {

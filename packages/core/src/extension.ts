@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox';
-import type { MethodHandler, NegotiatedExtension, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
+import type { CallContext, MethodHandler, NegotiatedExtension, ToolCall, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
 
 /**
  * The fixed order of the tool-call pipeline, outermost first (DESIGN
@@ -33,6 +33,15 @@ interface ExtensionHalf {
    * newest one both sides advertise wins.
    */
   readonly ids: readonly string[];
+  /**
+   * Identifiers under a reserved prefix (CORE-3) that this half serves as
+   * aliases of one of its own identifiers with the same extension name, e.g.
+   * a draft official identifier (`io.modelcontextprotocol/content-negotiation`
+   * beside `io.github.mcp-ext/content-negotiation`). Each must also be in
+   * `ids`; composition accepts nothing else under a reserved prefix unless
+   * the server author lists it in `allowReservedIds`.
+   */
+  readonly reservedAliases?: readonly string[] | undefined;
   /** What this side advertises in `capabilities.extensions[id]`. */
   readonly settings: AdvertisedSettings;
   /** Schema of the settings the peer advertises (validated on receipt). */
@@ -61,6 +70,15 @@ export interface ServerExtension extends ExtensionHalf {
   readonly toolAnnotations?: ((tool: ToolInfo) => Record<string, unknown> | undefined) | undefined;
   /** New methods, by verb: served as `<id>/<verb>` for every identifier in `ids`. */
   readonly methods?: Readonly<Record<string, MethodHandler>> | undefined;
+  /**
+   * Runs for every tool call before the pipeline, before even the errors
+   * stage and argument validation, so that what it records in `ctx.locals`
+   * is known to every stage, including one that builds a result for a call
+   * refused early (content-negotiation's presentation, read by errors).
+   * Synchronous, cheap and free of effects; it must not refuse a call (a
+   * throw is logged and ignored).
+   */
+  readonly beginCall?: ((call: ToolCall, ctx: CallContext) => void) | undefined;
 }
 
 /** A tool call as a client half sees it before it is sent. */

@@ -56,6 +56,8 @@ export interface ExtendedServer {
 
 export interface ClientAdapterOptions {
   readonly logger?: Logger | undefined;
+  /** Also accepted for composition: reserved identifiers a client half may advertise (e.g. to act as a draft-only client in tests). */
+  readonly allowReservedIds?: readonly string[] | undefined;
 }
 
 export interface CallToolOptions {

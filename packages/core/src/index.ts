@@ -49,3 +49,5 @@ export { createRequestContext, createCallContext, defaultPrincipal } from './con
 export type { RequestFacts } from './context.js';
 export type { ServerExtensionList, ClientExtensionList } from './host.js';
 export { validateArguments, issuePointer } from './validate.js';
+export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES, getCallPresentation, setCallPresentation } from './presentation.js';
+export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './presentation.js';

@@ -1,13 +1,19 @@
 import { ConfigurationError, type ClientExtension, type OutgoingCall, type StructuredError } from '@ext/core';
+import { resolveErrorsIdentifiers, type ErrorsIdentifier } from './identifiers.js';
 import { getStructuredError } from './retry.js';
-import { ERRORS_EXTENSION_IDS, ERRORS_PACKAGE_NAME, ERRORS_WIRE_VERSION, ErrorsSettingsSchema } from './schema.js';
+import { ERRORS_PACKAGE_NAME, ERRORS_WIRE_VERSION, ErrorsSettingsSchema } from './schema.js';
 
 export interface ErrorsClientOptions {
   /** Called with the structured error of every failed tool call, e.g. for telemetry. */
   readonly onToolError?: ((error: StructuredError, call: OutgoingCall) => void) | undefined;
+  /**
+   * Generations of the wire contract to advertise, e.g. `['v1', 'v2']`; the
+   * newest one the server serves too is used. Default `['v1']`.
+   */
+  readonly identifiers?: readonly ErrorsIdentifier[] | undefined;
 }
 
-const OPTION_NAMES = new Set(['onToolError']);
+const OPTION_NAMES = new Set(['onToolError', 'identifiers']);
 
 function validateOptions(options: unknown): ErrorsClientOptions {
   if (options === undefined) return {};
@@ -32,11 +38,11 @@ function validateOptions(options: unknown): ErrorsClientOptions {
  * retry with {@link withRetry}.
  */
 export function errorsClient(options?: ErrorsClientOptions): ClientExtension {
-  const { onToolError } = validateOptions(options);
+  const { onToolError, identifiers } = validateOptions(options);
   return {
     side: 'client',
     name: ERRORS_PACKAGE_NAME,
-    ids: ERRORS_EXTENSION_IDS,
+    ids: resolveErrorsIdentifiers(identifiers, 'errorsClient'),
     settings: { version: ERRORS_WIRE_VERSION },
     peerSettings: ErrorsSettingsSchema,
     onResult:

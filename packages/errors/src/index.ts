@@ -1,5 +1,6 @@
 export {
   ERRORS_EXTENSION_ID,
+  ERRORS_V2_EXTENSION_ID,
   ERRORS_EXTENSION_IDS,
   ERRORS_WIRE_VERSION,
   ERRORS_PACKAGE_NAME,
@@ -10,6 +11,8 @@ export {
   structuredErrorViolation,
 } from './schema.js';
 export type { ErrorsSettings } from './schema.js';
+export { ERRORS_IDENTIFIERS, DEFAULT_ERRORS_IDENTIFIERS } from './identifiers.js';
+export type { ErrorsIdentifier } from './identifiers.js';
 export {
   TransientError,
   PermanentError,

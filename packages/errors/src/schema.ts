@@ -5,8 +5,15 @@ import { Compile } from 'typebox/compile';
 /** The SEP-2133 identifier of this extension: `io.github.mcp-ext/errors`. */
 export const ERRORS_EXTENSION_ID: string = extensionId('errors');
 
-/** Every identifier this package serves, oldest first (one until a wire break). */
-export const ERRORS_EXTENSION_IDS: readonly string[] = [ERRORS_EXTENSION_ID];
+/**
+ * The second generation, `io.github.mcp-ext/errors-v2`: experimental and
+ * opt-in (`identifiers: ['v1', 'v2']`). Its payload is the v1 object for now;
+ * SPEC.md section 6 says what may change under it and never under v1.
+ */
+export const ERRORS_V2_EXTENSION_ID: string = extensionId('errors', 2);
+
+/** Every identifier this package can serve, oldest first. */
+export const ERRORS_EXTENSION_IDS: readonly string[] = [ERRORS_EXTENSION_ID, ERRORS_V2_EXTENSION_ID];
 
 /** Wire contract version this package speaks (`settings.version`). */
 export const ERRORS_WIRE_VERSION = '1.0';

@@ -2,14 +2,18 @@ import {
   ConfigurationError,
   ExtensionError,
   WireError,
+  getCallPresentation,
   type CallContext,
+  type CallPresentation,
   type ServerExtension,
   type StructuredError,
   type ToolCall,
   type ToolMiddleware,
   type ToolResult,
 } from '@ext/core';
+import { resolveErrorsIdentifiers, type ErrorsIdentifier } from './identifiers.js';
 import { mapError, normalizeStructured, type MapErrorOptions } from './map.js';
+import { plainErrorText, renderErrorText } from './render.js';
 import {
   ERRORS_EXTENSION_ID,
   ERRORS_EXTENSION_IDS,
@@ -45,9 +49,15 @@ export interface ErrorsServerOptions {
    * returned object is sanitized like any other.
    */
   readonly map?: ((error: unknown) => StructuredError | ExtensionError | undefined) | undefined;
+  /**
+   * Generations of the wire contract to serve, e.g. `['v1', 'v2']` to offer
+   * the experimental `errors-v2` identifier beside v1. Each client gets the
+   * newest one it advertises too. Default `['v1']`.
+   */
+  readonly identifiers?: readonly ErrorsIdentifier[] | undefined;
 }
 
-const OPTION_NAMES = new Set(['exposeMessages', 'documentationBaseUrl', 'onError', 'map']);
+const OPTION_NAMES = new Set(['exposeMessages', 'documentationBaseUrl', 'onError', 'map', 'identifiers']);
 
 function validateOptions(options: unknown): ErrorsServerOptions {
   if (options === undefined) return {};
@@ -79,23 +89,27 @@ function validateOptions(options: unknown): ErrorsServerOptions {
 
 /** The text a person or a model reads: the message, then the suggestion and the wait, if any. */
 export function errorText(error: StructuredError): string {
-  const lines = [error.message];
-  if (error.suggestion !== undefined) lines.push(error.suggestion);
-  if (error.retry_after_seconds !== undefined && (error.category === 'rate_limited' || error.category === 'transient')) {
-    lines.push(`Retry after ${error.retry_after_seconds} seconds.`);
-  }
-  return lines.join('\n');
+  return plainErrorText(error);
 }
 
 /**
  * The `CallToolResult` of a failed call: `isError`, a readable text block,
  * and `_meta[id]` = the structured error when `withMeta` (the client
  * negotiated the extension). Other extensions that return rather than throw
- * their failures build their results with this.
+ * their failures build their results with this. With a negotiated
+ * `presentation` (core's `getCallPresentation(ctx)`), the text follows its
+ * format and verbosity and the result carries its `resultMeta` (ERR-24).
  */
-export function errorResult(error: StructuredError, withMeta: boolean, id: string = ERRORS_EXTENSION_ID): ToolResult {
-  const result: ToolResult = { content: [{ type: 'text', text: errorText(error) }], isError: true };
-  if (withMeta) result._meta = { [id]: error };
+export function errorResult(
+  error: StructuredError,
+  withMeta: boolean,
+  id: string = ERRORS_EXTENSION_ID,
+  presentation?: CallPresentation,
+): ToolResult {
+  const result: ToolResult = { content: [{ type: 'text', text: renderErrorText(error, presentation) }], isError: true };
+  const meta: Record<string, unknown> = { ...(presentation?.resultMeta ?? {}) };
+  if (withMeta) meta[id] = error;
+  if (Object.keys(meta).length > 0) result._meta = meta;
   return result;
 }
 
@@ -116,6 +130,7 @@ function withoutOwnMeta(result: ToolResult): ToolResult {
  */
 export function errorsServer(options?: ErrorsServerOptions): ServerExtension {
   const resolved = validateOptions(options);
+  const ids = resolveErrorsIdentifiers(resolved.identifiers, 'errorsServer');
   const mapOptions: MapErrorOptions = {
     exposeMessages: resolved.exposeMessages ?? false,
     documentationBaseUrl: resolved.documentationBaseUrl,
@@ -155,7 +170,7 @@ export function errorsServer(options?: ErrorsServerOptions): ServerExtension {
           });
         }
       }
-      return errorResult(structured, negotiated !== undefined, negotiated?.id);
+      return errorResult(structured, negotiated !== undefined, negotiated?.id, getCallPresentation(ctx));
     }
     // Nothing of this extension reaches a client that did not advertise it.
     return negotiated === undefined ? withoutOwnMeta(result) : result;
@@ -164,10 +179,12 @@ export function errorsServer(options?: ErrorsServerOptions): ServerExtension {
   return {
     side: 'server',
     name: ERRORS_PACKAGE_NAME,
-    ids: ERRORS_EXTENSION_IDS,
+    ids,
     settings: { version: ERRORS_WIRE_VERSION },
     peerSettings: ErrorsSettingsSchema,
     stage: 'errors',
     middleware,
   };
 }
+
+export { renderErrorText } from './render.js';

@@ -78,7 +78,7 @@ export function extendClient(client: Client, extensions: ClientExtensionList, op
   if (client.transport !== undefined) {
     throw new ConfigurationError('ALREADY_CONNECTED', 'extendClient: call it before client.connect(transport)');
   }
-  const composed = composeClient(extensions, { logger: options.logger });
+  const composed = composeClient(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds });
   client.registerCapabilities({ extensions: composed.capabilities() });
   const negotiation = negotiator(client, composed);
   return {

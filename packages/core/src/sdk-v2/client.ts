@@ -41,7 +41,7 @@ function progressOptions(options: CallToolOptions): RequestOptions {
  * client extension helpers take. Call it before `connect`.
  */
 export function extendClient(client: Client, extensions: ClientExtensionList, options: ClientAdapterOptions = {}): ExtendedClient {
-  const composed = composeClient(extensions, { logger: options.logger });
+  const composed = composeClient(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds });
   client.registerCapabilities({ extensions: composed.capabilities() as NonNullable<ClientCapabilities['extensions']> });
 
   // Server capabilities are fixed per connection: negotiate once per object
