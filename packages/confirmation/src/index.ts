@@ -1,0 +1,47 @@
+export {
+  CONFIRMATION_ID,
+  CONFIRMATION_PACKAGE,
+  CONFIRMATION_WIRE_VERSION,
+  SCHEMA_BASE,
+  RISK_LEVELS,
+  TOKEN_PATTERN_SOURCE,
+  GRANT_PATTERN_SOURCE,
+  CONFIRMATION_SCHEMAS,
+  confirmationJsonSchema,
+  ConfirmationToolMetaSchema,
+  ConfirmationRequestMetaSchema,
+  ConfirmationRequiredMetaSchema,
+  ConfirmedMetaSchema,
+  ConfirmationServerSettingsSchema,
+  ConfirmationClientSettingsSchema,
+  ApproveParamsSchema,
+  ApproveResultSchema,
+  GrantParamsSchema,
+  GrantResultSchema,
+} from './schema.js';
+export type {
+  RiskLevel,
+  ConfirmationToolMeta,
+  ConfirmationRequestMeta,
+  ConfirmationRequiredMeta,
+  ConfirmedMeta,
+  ConfirmationServerSettings,
+  ConfirmationClientSettings,
+  ApproveParams,
+  ApproveResult,
+  GrantParams,
+  GrantResult,
+} from './schema.js';
+export {
+  MAX_PLACEHOLDER_LENGTH,
+  readToolGate,
+  toolMetaOf,
+  fillMessage,
+  confirmationMessage,
+  isTokenShaped,
+  checkToken,
+  checkGrant,
+  refusalError,
+} from './logic.js';
+export type { ToolGate, TokenRecord, GrantRecord, TokenRefusal, GrantRefusal, TokenUse } from './logic.js';
+export { getConfirmationSettings } from './settings.js';
