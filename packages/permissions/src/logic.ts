@@ -1,0 +1,276 @@
+import { createHash } from 'node:crypto';
+import { ConfigurationError, type JsonValue, type ToolInfo } from '@ext/core';
+import { Compile } from 'typebox/compile';
+import {
+  PermissionCheckRequestSchema,
+  PermissionsRequestMetaSchema,
+  SCOPE_PATTERN_SOURCE,
+  ScopeNegotiationRequestSchema,
+  type DeniedScope,
+  type PermissionCheckRequest,
+  type ScopeDefinition,
+  type ScopeNegotiationRequest,
+} from './schema.js';
+
+const SCOPE_PATTERN = new RegExp(SCOPE_PATTERN_SOURCE);
+
+/** Whether `value` is a well-formed scope token. */
+export function isScopeName(value: unknown): value is string {
+  return typeof value === 'string' && SCOPE_PATTERN.test(value);
+}
+
+/** Validates the server's scope declarations; returns them by name. Throws `ConfigurationError` naming the entry. */
+export function indexScopes(scopes: readonly ScopeDefinition[], where: string): ReadonlyMap<string, ScopeDefinition> {
+  if (!Array.isArray(scopes)) throw new ConfigurationError('INVALID_OPTION', `${where}: scopes must be an array of scope definitions`);
+  const byName = new Map<string, ScopeDefinition>();
+  scopes.forEach((scope: unknown, index) => {
+    const entry = typeof scope === 'object' && scope !== null ? (scope as Record<string, unknown>) : {};
+    const name = entry.name;
+    if (!isScopeName(name)) {
+      throw new ConfigurationError('INVALID_OPTION', `${where}: scopes[${index}].name must be a scope token (no spaces, 1 to 128 characters)`);
+    }
+    if (typeof entry.description !== 'string' || entry.description.length === 0) {
+      throw new ConfigurationError('INVALID_OPTION', `${where}: scope "${name}" needs a description`);
+    }
+    const tools = entry.tools ?? [];
+    if (!Array.isArray(tools) || !tools.every((tool) => typeof tool === 'string')) {
+      throw new ConfigurationError('INVALID_OPTION', `${where}: scope "${name}": tools must be an array of tool names`);
+    }
+    if (entry.auto_grant !== undefined && typeof entry.auto_grant !== 'boolean') {
+      throw new ConfigurationError('INVALID_OPTION', `${where}: scope "${name}": auto_grant must be a boolean`);
+    }
+    if (byName.has(name)) throw new ConfigurationError('INVALID_OPTION', `${where}: scope "${name}" is declared twice`);
+    const definition: ScopeDefinition = { name, description: entry.description, tools: [...tools] };
+    if (entry.auto_grant !== undefined) definition.auto_grant = entry.auto_grant;
+    byName.set(name, definition);
+  });
+  return byName;
+}
+
+/**
+ * The scopes a tool needs: those its author listed in
+ * `Tool._meta[id].required_scopes` plus every declared scope whose `tools`
+ * name it, sorted. Throws `ConfigurationError` naming the tool and the
+ * scope when the author's entry is malformed or names an undeclared scope.
+ */
+export function requiredScopesFor(tool: Pick<ToolInfo, 'name' | '_meta'>, id: string, scopes: ReadonlyMap<string, ScopeDefinition>): string[] {
+  const required = new Set<string>();
+  const raw = tool._meta?.[id];
+  if (raw !== undefined) {
+    const entry = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+    const list = entry?.required_scopes;
+    if (!Array.isArray(list)) {
+      throw new ConfigurationError(
+        'INVALID_TOOL_META',
+        `tool "${tool.name}": _meta["${id}"] must be an object with a required_scopes array`,
+      );
+    }
+    for (const scope of list) {
+      if (typeof scope !== 'string' || !scopes.has(scope)) {
+        throw new ConfigurationError(
+          'UNKNOWN_SCOPE',
+          `tool "${tool.name}": required scope ${JSON.stringify(scope)} is not declared in the permissionsServer scopes option`,
+        );
+      }
+      required.add(scope);
+    }
+  }
+  for (const scope of scopes.values()) if (scope.tools.includes(tool.name)) required.add(scope.name);
+  return [...required].sort();
+}
+
+/** The required scopes not in `held`, in the order given. */
+export function missingScopes(required: readonly string[], held: Iterable<string>): string[] {
+  const have = new Set(held);
+  return required.filter((scope) => !have.has(scope));
+}
+
+/** The scopes of `lists`, each once, in first-seen order. */
+export function unionScopes(...lists: readonly (readonly string[] | undefined)[]): string[] {
+  return [...new Set(lists.flatMap((list) => list ?? []))];
+}
+
+/** `/_meta/<id>/<field>` as a JSON Pointer relative to the request `params`. */
+export function metaPointer(id: string, field?: string): string {
+  const escape = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+  return `/_meta/${escape(id)}${field === undefined ? '' : `/${field}`}`;
+}
+
+export type Parsed<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly pointer: string; readonly field: string; readonly message: string };
+
+let metaValidator: ReturnType<typeof Compile<typeof PermissionsRequestMetaSchema>> | undefined;
+let checkValidator: ReturnType<typeof Compile<typeof PermissionCheckRequestSchema>> | undefined;
+let negotiateValidator: ReturnType<typeof Compile<typeof ScopeNegotiationRequestSchema>> | undefined;
+
+/** Reads `params._meta[id]` as it arrived: the session token, or `undefined` when absent. Never throws. */
+export function parseRequestMeta(raw: unknown, id: string): Parsed<string | undefined> {
+  if (raw === undefined) return { ok: true, value: undefined };
+  metaValidator ??= Compile(PermissionsRequestMetaSchema);
+  if (metaValidator.Check(raw)) return { ok: true, value: raw.session_token };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, pointer: metaPointer(id), field: id, message: `params._meta["${id}"] must be an object with a "session_token"` };
+  }
+  return {
+    ok: false,
+    pointer: metaPointer(id, 'session_token'),
+    field: 'session_token',
+    message: `session_token in params._meta["${id}"] must be a string of 1 to 512 characters`,
+  };
+}
+
+function firstViolation(errors: readonly { instancePath: string; params?: unknown; keyword: string }[]): { pointer: string; field: string } {
+  const first = errors[0];
+  if (first === undefined) return { pointer: '', field: 'params' };
+  let pointer = first.instancePath;
+  if (first.keyword === 'required') {
+    const missing = (first.params as { requiredProperties?: string[] } | undefined)?.requiredProperties?.[0];
+    if (missing !== undefined) pointer = `${pointer}/${missing}`;
+  }
+  const field = pointer.split('/').filter(Boolean)[0] ?? 'params';
+  return { pointer, field };
+}
+
+/** Validates `<id>/check` params. Never throws. */
+export function parseCheckRequest(params: Readonly<Record<string, unknown>>): Parsed<PermissionCheckRequest> {
+  checkValidator ??= Compile(PermissionCheckRequestSchema);
+  const body = withoutMeta(params);
+  if (checkValidator.Check(body)) return { ok: true, value: body };
+  const { pointer, field } = firstViolation(checkValidator.Errors(body));
+  return { ok: false, pointer, field, message: `Invalid permission check: ${field} ${field === 'tool' ? 'must be a tool name' : field === 'scopes_held' ? 'must be an array of scope names' : 'is malformed'}` };
+}
+
+/** Validates `<id>/negotiate` params. Never throws. */
+export function parseNegotiationRequest(params: Readonly<Record<string, unknown>>): Parsed<ScopeNegotiationRequest> {
+  negotiateValidator ??= Compile(ScopeNegotiationRequestSchema);
+  const body = withoutMeta(params);
+  if (negotiateValidator.Check(body)) return { ok: true, value: body };
+  const { pointer, field } = firstViolation(negotiateValidator.Errors(body));
+  const what: Record<string, string> = {
+    requested_scopes: 'must be an array of at most 100 scope names',
+    ttl_seconds: 'must be a positive integer',
+    justification: 'must be a string of at most 2000 characters',
+  };
+  return { ok: false, pointer, field, message: `Invalid scope negotiation: ${field} ${what[field] ?? 'is malformed'}` };
+}
+
+function withoutMeta(params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { _meta: _ignored, ...rest } = params;
+  return rest;
+}
+
+/** What a grant policy decides about the scopes it is asked for. */
+export interface GrantDecision {
+  readonly granted: readonly string[];
+  readonly denied?: readonly DeniedScope[] | undefined;
+}
+
+/** The default policy: scopes marked `auto_grant` are granted; the others need consent elsewhere. */
+export function defaultGrant(requested: readonly string[], scopes: ReadonlyMap<string, ScopeDefinition>, elevationUrl: string | undefined): GrantDecision {
+  const granted: string[] = [];
+  const denied: DeniedScope[] = [];
+  for (const scope of requested) {
+    if (scopes.get(scope)?.auto_grant === true) granted.push(scope);
+    else {
+      denied.push({
+        scope,
+        reason:
+          elevationUrl === undefined
+            ? 'This scope needs the consent of a person; it cannot be granted by negotiation.'
+            : `This scope needs the consent of a person: grant it at ${elevationUrl}`,
+      });
+    }
+  }
+  return { granted, denied };
+}
+
+/**
+ * Reconciles what the policy said with what was asked: a granted scope
+ * that was not asked for is dropped, and an asked scope the policy neither
+ * granted nor denied is denied with a default reason.
+ */
+export function settleDecision(asked: readonly string[], decision: GrantDecision): { granted: string[]; denied: DeniedScope[] } {
+  const askedSet = new Set(asked);
+  const granted = unionScopes(decision.granted.filter((scope) => askedSet.has(scope)));
+  const grantedSet = new Set(granted);
+  const denied: DeniedScope[] = [];
+  const seen = new Set<string>();
+  for (const entry of decision.denied ?? []) {
+    if (!askedSet.has(entry.scope) || grantedSet.has(entry.scope) || seen.has(entry.scope)) continue;
+    seen.add(entry.scope);
+    denied.push({ scope: entry.scope, reason: typeof entry.reason === 'string' && entry.reason !== '' ? entry.reason : 'Denied by the server policy.' });
+  }
+  for (const scope of asked) {
+    if (!grantedSet.has(scope) && !seen.has(scope)) {
+      seen.add(scope);
+      denied.push({ scope, reason: 'Not granted by the server policy.' });
+    }
+  }
+  return { granted, denied };
+}
+
+/** A negotiated session as the store keeps it (times in the server clock's milliseconds). */
+export interface SessionRecord {
+  readonly scopes: readonly string[];
+  readonly expires_at: number;
+  readonly last_used: number;
+  readonly idle_seconds: number;
+}
+
+/** The store key of a session: scoped by principal, and keyed by the token's hash so the store never holds the bearer token. */
+export function sessionKey(prefix: string, principal: string, token: string): string {
+  const digest = createHash('sha256').update(token).digest('base64url');
+  return `${prefix}:session:${encodeURIComponent(principal)}:${digest}`;
+}
+
+export function sessionToJson(record: SessionRecord): JsonValue {
+  return { scopes: [...record.scopes], expires_at: record.expires_at, last_used: record.last_used, idle_seconds: record.idle_seconds };
+}
+
+/** Reads a stored session; `undefined` for anything this version cannot read. */
+export function parseSession(value: JsonValue | undefined): SessionRecord | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { scopes, expires_at, last_used, idle_seconds } = value;
+  if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) return undefined;
+  if (typeof expires_at !== 'number' || typeof last_used !== 'number' || typeof idle_seconds !== 'number') return undefined;
+  return { scopes, expires_at, last_used, idle_seconds };
+}
+
+/** Whether a session is still usable at `now`: before its absolute expiry and not idle for its timeout. */
+export function sessionActive(record: SessionRecord, now: number): boolean {
+  return now < record.expires_at && now - record.last_used < record.idle_seconds * 1000;
+}
+
+/** The session after a use at `now`, and how long the store should keep it (milliseconds, at least 1). */
+export function touchSession(record: SessionRecord, now: number): { record: SessionRecord; ttlMs: number } {
+  const touched: SessionRecord = { ...record, last_used: now };
+  return { record: touched, ttlMs: Math.max(1, Math.min(record.idle_seconds * 1000, record.expires_at - now)) };
+}
+
+/** What the client can and cannot do, in words. */
+export interface GrantSummary {
+  readonly can: readonly ScopeDefinition[];
+  readonly cannot: readonly ScopeDefinition[];
+  /** E.g. "Can read tickets. Cannot delete tickets (needs delete:tickets)." */
+  readonly text: string;
+}
+
+function joinPhrases(phrases: readonly string[]): string {
+  if (phrases.length <= 1) return phrases.join('');
+  return `${phrases.slice(0, -1).join(', ')} and ${phrases[phrases.length - 1] ?? ''}`;
+}
+
+/** Puts the server's scope definitions and a grant into sentences. */
+export function describeGrant(scopes: readonly ScopeDefinition[], held: Iterable<string>): GrantSummary {
+  const have = new Set(held);
+  const can = scopes.filter((scope) => have.has(scope.name));
+  const cannot = scopes.filter((scope) => !have.has(scope.name));
+  const sentences: string[] = [];
+  if (can.length > 0) sentences.push(`Can ${joinPhrases(can.map((scope) => scope.description))}.`);
+  if (cannot.length > 0) {
+    sentences.push(`Cannot ${joinPhrases(cannot.map((scope) => `${scope.description} (needs ${scope.name})`))}.`);
+  }
+  if (sentences.length === 0) sentences.push('This server declares no scopes.');
+  return { can, cannot, text: sentences.join(' ') };
+}
