@@ -244,7 +244,7 @@ async function main(): Promise<number> {
   }
   print();
   print(style.green(style.bold('Tour complete: every step behaved as described.')));
-  print(style.dim('Next in the demo: the extensions that do not exist yet (see apps/demo/README.md).'));
+  print(style.dim('Next in the demo: the extensions not wired in yet (see apps/demo/README.md).'));
   return 0;
 }
 
