@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { approvalRequirements, grantApproval, requireApproval } from './approval.js';
 import { composeClient, composeServer } from './compose.js';
 import { createCallContext, createRequestContext } from './context.js';
 import { ConfigurationError, WireError } from './errors.js';
@@ -186,5 +187,40 @@ describe('composeClient', () => {
     expect(() => composeClient([half('a') as never])).toThrow(/server half/);
     const composed = composeClient([{ side: 'client', name: '@ext/a', ids: ['io.github.mcp-ext/a'], settings: { version: '1.0', x: 1 } }]);
     expect(composed.capabilities()).toEqual({ 'io.github.mcp-ext/a': { version: '1.0', x: 1 } });
+  });
+});
+
+describe('approval requirements (CORE approval slot)', () => {
+  const asker = half('cost', {
+    stage: 'cost',
+    middleware: async (_call, ctx, next) => {
+      requireApproval(ctx, { requestedBy: '@ext/cost', reason: 'billed: 5 credits' });
+      return next();
+    },
+  });
+
+  it('refuses to run the handler when an approval was asked for and nobody granted it (fail closed)', async () => {
+    const composed = composeServer([asker], { logger: silentLogger });
+    const ctx = context(new Map(), {});
+    let ran = false;
+    const outcome = composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, ctx, () => {
+      ran = true;
+      return ok;
+    });
+    await expect(outcome).rejects.toMatchObject({ code: 'APPROVAL_REQUIRED', category: 'permanent' });
+    expect(ran).toBe(false);
+  });
+
+  it('runs the handler once a gate granted the approval', async () => {
+    const gate = half('confirmation', {
+      stage: 'confirmation',
+      middleware: async (_call, ctx, next) => {
+        expect(approvalRequirements(ctx).map((requirement) => requirement.reason)).toEqual(['billed: 5 credits']);
+        grantApproval(ctx);
+        return next();
+      },
+    });
+    const composed = composeServer([gate, asker], { logger: silentLogger });
+    await expect(composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), {}), () => ok)).resolves.toEqual(ok);
   });
 });

@@ -1,6 +1,7 @@
 import { ConfigurationError, ErrorCodes, WireError } from './errors.js';
 import type { ClientExtension, PipelineStage, ServerExtension } from './extension.js';
 import { PIPELINE_STAGES } from './extension.js';
+import { assertApproved } from './approval.js';
 import { checkOwnIdentifier, parseExtensionId, pickCommonIdentifier } from './identifiers.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { parseSettingsVersion, readSettings, type SettingsSpec } from './settings.js';
@@ -273,7 +274,10 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
       }
       const dispatch = async (index: number, current: ToolCall): Promise<ToolResult> => {
         const middleware = steps[index];
-        if (!middleware) return handler(current.arguments, ctx);
+        if (!middleware) {
+          assertApproved(ctx);
+          return handler(current.arguments, ctx);
+        }
         let called = false;
         return middleware(current, ctx, (replacement) => {
           if (called) throw new Error('next() called twice by a tool-call middleware');

@@ -17,6 +17,10 @@ export const PIPELINE_STAGES = [
   'confirmation',
   'idempotency',
   'transactions',
+  // Innermost: helpers around the handler itself (DESIGN section 6, step 11).
+  'streaming',
+  'data-references',
+  'provenance',
 ] as const;
 
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];

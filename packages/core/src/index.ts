@@ -51,3 +51,5 @@ export type { ServerExtensionList, ClientExtensionList } from './host.js';
 export { validateArguments, issuePointer } from './validate.js';
 export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES, getCallPresentation, setCallPresentation } from './presentation.js';
 export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './presentation.js';
+export { requireApproval, approvalRequirements, grantApproval, assertApproved } from './approval.js';
+export type { ApprovalRequirement } from './approval.js';
