@@ -6,6 +6,10 @@ import { join } from 'node:path';
 const REQUIRED_FILES = ['README.md', 'SPEC.md', 'CHANGELOG.md', 'package.json', 'tsconfig.json', 'tsup.config.ts', 'vitest.config.ts'];
 const HOSTS = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/client'];
 const problems = [];
+// The release checks pack every publishable package: listing each one as a
+// devDependency is what makes turbo build it before they run.
+const RELEASE_CHECKS = join('apps', 'release-checks', 'package.json');
+const releaseChecks = existsSync(RELEASE_CHECKS) ? JSON.parse(readFileSync(RELEASE_CHECKS, 'utf8')) : undefined;
 
 function findTests(dir) {
   return readdirSync(dir, { recursive: true }).some((file) => String(file).endsWith('.test.ts'));
@@ -25,6 +29,9 @@ for (const entry of readdirSync('packages')) {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   if (pkg.private) continue;
   if (pkg.name !== `@ext/${entry}`) problems.push(`${where}: name must be @ext/${entry}, is ${pkg.name}`);
+  if (releaseChecks && releaseChecks.devDependencies?.[pkg.name] !== 'workspace:*') {
+    problems.push(`${where}: apps/release-checks/package.json must list "${pkg.name}": "workspace:*" in devDependencies (it is packed by the release checks)`);
+  }
   if (pkg.type !== 'module') problems.push(`${where}: "type" must be "module"`);
   if (pkg.sideEffects !== false) problems.push(`${where}: "sideEffects" must be false`);
   if (JSON.stringify(pkg.files) !== '["dist"]') problems.push(`${where}: "files" must be ["dist"]`);

@@ -1,0 +1,42 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import semver from 'semver';
+import { childEnv, run } from './run.js';
+
+export interface ProjectManifest {
+  readonly dependencies: Readonly<Record<string, string>>;
+  readonly devDependencies?: Readonly<Record<string, string>> | undefined;
+}
+
+/** Writes a private ESM package.json for a scratch project. */
+export function writeProject(dir: string, name: string, manifest: ProjectManifest): void {
+  const contents = { name, version: '0.0.0', private: true, type: 'module', ...manifest };
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(contents, null, 2)}\n`);
+}
+
+/**
+ * `npm install` in `dir` with plain npm: no workspace, no lockfile, no
+ * install scripts of dependencies unless `scripts` (none of ours has any).
+ */
+export async function npmInstall(dir: string, extraArgs: readonly string[] = [], options: { scripts?: boolean } = {}): Promise<void> {
+  const args = ['install', '--no-package-lock', '--prefer-offline', ...(options.scripts === true ? [] : ['--ignore-scripts']), ...extraArgs];
+  await run('npm', args, { cwd: dir, env: childEnv(), timeoutMs: 600_000 });
+}
+
+/** Parses `npm view <name>@<range> version --json`: one string for one match, an array for several. */
+export function parseViewVersions(json: string): string[] {
+  const trimmed = json.trim();
+  if (trimmed === '') return [];
+  const parsed: unknown = JSON.parse(trimmed);
+  const list = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
+  return list.filter((value): value is string => typeof value === 'string' && semver.valid(value) !== null);
+}
+
+/**
+ * Every published version of `name` inside `range` (pre-releases excluded
+ * unless the range names one), oldest first, as the registry reports them.
+ */
+export async function publishedVersionsIn(name: string, range: string, cwd: string): Promise<string[]> {
+  const { stdout } = await run('npm', ['view', `${name}@${range}`, 'version', '--json'], { cwd, timeoutMs: 120_000 });
+  return semver.sort(parseViewVersions(stdout).filter((version) => semver.satisfies(version, range)));
+}

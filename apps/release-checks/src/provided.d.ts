@@ -1,0 +1,9 @@
+import type {} from 'vitest';
+import type { PackedPackage } from './pack.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Every publishable package, packed by `pnpm pack` from its current `dist/` (see vitest.setup.ts). */
+    packed: PackedPackage[];
+  }
+}
