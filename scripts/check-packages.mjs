@@ -44,7 +44,9 @@ for (const entry of readdirSync('packages')) {
     if (typeof target === 'string') continue;
     if (Object.keys(target)[0] !== 'types') problems.push(`${where}: exports["${subpath}"] must list "types" first`);
   }
-  for (const name of [...HOSTS, '@ext/core']) {
+  // A command-line tool (it has a `bin`) is installed on its own, not
+  // composed into an application: it may bring its own SDK client and core.
+  for (const name of pkg.bin === undefined ? [...HOSTS, '@ext/core'] : []) {
     if (pkg.dependencies?.[name]) problems.push(`${where}: ${name} must be a peer dependency, not a dependency`);
   }
   for (const name of Object.keys(pkg.peerDependencies ?? {})) {

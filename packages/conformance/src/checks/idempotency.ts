@@ -1,0 +1,150 @@
+import { WireError } from '@ext/core';
+import { describe, ensure, isRecord } from '../assert.js';
+import { sampleArguments } from '../tools.js';
+import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
+
+export const IDEMPOTENCY_ID = 'io.github.mcp-ext/idempotency';
+const ERRORS_ID = 'io.github.mcp-ext/errors';
+
+function participating(ctx: CheckContext): { tool: ListedTool; args: Record<string, unknown> }[] {
+  const out: { tool: ListedTool; args: Record<string, unknown> }[] = [];
+  for (const tool of ctx.server.tools) {
+    const meta = tool._meta?.[ctx.id ?? ''];
+    if (!isRecord(meta) || meta.idempotent_capable !== true) continue;
+    const args = sampleArguments(tool);
+    if (args !== undefined) out.push({ tool, args });
+  }
+  return out;
+}
+
+/** Advertise idempotency, and errors too when the server has it, so refusals arrive structured. */
+function profile(ctx: CheckContext): { extensions: Record<string, Record<string, unknown>> } {
+  const extensions: Record<string, Record<string, unknown>> = { [ctx.id ?? IDEMPOTENCY_ID]: { version: '1.0' } };
+  if (ERRORS_ID in ctx.server.extensions) extensions[ERRORS_ID] = { version: '1.0' };
+  return { extensions };
+}
+
+function structuredError(result: Record<string, unknown>): Record<string, unknown> | undefined {
+  const meta = isRecord(result._meta) ? result._meta[ERRORS_ID] : undefined;
+  return isRecord(meta) ? meta : undefined;
+}
+
+/** `@ext/idempotency` (SPEC: packages/idempotency/SPEC.md). */
+export const idempotencySuite: ExtensionSuite = {
+  extension: 'idempotency',
+  ids: [IDEMPOTENCY_ID],
+  spec: 'packages/idempotency/SPEC.md',
+  checks: [
+    {
+      id: 'idempotency/settings',
+      requirement: 'IDEM-1',
+      level: 'MUST',
+      title: 'settings carry integer default_ttl_seconds and max_ttl_seconds',
+      run(ctx) {
+        const { default_ttl_seconds: ttl, max_ttl_seconds: max } = ctx.settings;
+        ensure(Number.isSafeInteger(ttl) && (ttl as number) >= 1, `default_ttl_seconds is ${describe(ttl)}`);
+        ensure(Number.isSafeInteger(max) && (max as number) >= (ttl as number), `max_ttl_seconds is ${describe(max)}`);
+        return Promise.resolve();
+      },
+    },
+    {
+      id: 'idempotency/tool-meta',
+      requirement: 'IDEM-14',
+      level: 'MUST',
+      title: 'every tool publishes _meta[id].idempotent_capable as a boolean',
+      run(ctx) {
+        const missing = ctx.server.tools.filter((tool) => {
+          const meta = tool._meta?.[ctx.id ?? ''];
+          return !isRecord(meta) || typeof meta.idempotent_capable !== 'boolean';
+        });
+        ensure(missing.length === 0, `no boolean idempotent_capable on: ${missing.map((tool) => tool.name).join(', ')}`);
+        return Promise.resolve();
+      },
+    },
+    {
+      id: 'idempotency/malformed-key-refused',
+      requirement: 'IDEM-4',
+      level: 'MUST',
+      title: 'a malformed idempotency_key is refused as invalid_input naming the field, before the tool runs',
+      async run(ctx) {
+        const [candidate] = participating(ctx);
+        if (candidate === undefined) return ctx.skip('no participating tool whose arguments the kit can build');
+        const probe = await ctx.connect(profile(ctx));
+        let result: Record<string, unknown>;
+        try {
+          result = await probe.callTool(candidate.tool.name, candidate.args, { [ctx.id ?? '']: { idempotency_key: 'not a valid key!' } });
+        } catch (error) {
+          ensure(error instanceof WireError && error.code === -32602, `expected invalid_input, got ${String(error)}`);
+          return;
+        }
+        ensure(result.isError === true, `a malformed key was accepted: ${describe(result)}`);
+        const structured = structuredError(result);
+        if (structured !== undefined) {
+          ensure(structured.category === 'invalid_input', `category is ${describe(structured.category)}`);
+          const details = isRecord(structured.details) ? structured.details : {};
+          ensure(details.field === 'idempotency_key', `details.field is ${describe(details.field)}, expected "idempotency_key"`);
+        }
+      },
+    },
+    {
+      id: 'idempotency/replay',
+      requirement: 'IDEM-8',
+      level: 'MUST',
+      title: 'a repeat with the same key and arguments replays the stored result with was_replay: true',
+      async run(ctx) {
+        ctx.requireEffects();
+        const [candidate] = participating(ctx);
+        if (candidate === undefined) return ctx.skip('no participating tool whose arguments the kit can build');
+        const probe = await ctx.connect(profile(ctx));
+        const key = `conformance-${String(Date.now())}-${Math.random().toString(36).slice(2, 10)}`;
+        const meta = { [ctx.id ?? '']: { idempotency_key: key } };
+        const first = await probe.callTool(candidate.tool.name, candidate.args, meta);
+        if (first.isError === true) return ctx.skip(`${candidate.tool.name} failed with sample arguments: ${describe(first.content)}`);
+        const second = await probe.callTool(candidate.tool.name, candidate.args, meta);
+        const firstMeta = isRecord(first._meta) ? first._meta[ctx.id ?? ''] : undefined;
+        const secondMeta = isRecord(second._meta) ? second._meta[ctx.id ?? ''] : undefined;
+        ensure(isRecord(firstMeta) && firstMeta.was_replay === false, `first result _meta is ${describe(firstMeta)}`);
+        ensure(isRecord(secondMeta) && secondMeta.was_replay === true, `repeat result _meta is ${describe(secondMeta)}`);
+        ensure(secondMeta.original_timestamp === firstMeta.original_timestamp, 'the replay must carry the first execution\'s original_timestamp');
+        ensure(JSON.stringify(second.structuredContent) === JSON.stringify(first.structuredContent), 'the replay differs from the stored result');
+      },
+    },
+    {
+      id: 'idempotency/conflict',
+      requirement: 'IDEM-9',
+      level: 'MUST',
+      title: 'the same key with different arguments fails with IDEMPOTENCY_CONFLICT',
+      async run(ctx) {
+        ctx.requireEffects();
+        const candidate = participating(ctx).find(({ tool }) => Object.keys(isRecord(tool.inputSchema.properties) ? tool.inputSchema.properties : {}).length > 0);
+        if (candidate === undefined) return ctx.skip('no participating tool with a property to vary');
+        const probe = await ctx.connect(profile(ctx));
+        const key = `conformance-${String(Date.now())}-${Math.random().toString(36).slice(2, 10)}`;
+        const meta = { [ctx.id ?? '']: { idempotency_key: key } };
+        const first = await probe.callTool(candidate.tool.name, candidate.args, meta);
+        if (first.isError === true) return ctx.skip(`${candidate.tool.name} failed with sample arguments`);
+        const properties = isRecord(candidate.tool.inputSchema.properties) ? candidate.tool.inputSchema.properties : {};
+        const field = Object.keys(properties)[0] ?? '';
+        const varied = { ...candidate.args, [field]: `${JSON.stringify(candidate.args[field] ?? '')}-other` };
+        const second = await probe.callTool(candidate.tool.name, varied, meta);
+        ensure(second.isError === true, `a different call under the same key was not refused: ${describe(second)}`);
+        const structured = structuredError(second);
+        if (structured !== undefined) ensure(structured.code === 'IDEMPOTENCY_CONFLICT', `code is ${describe(structured.code)}`);
+      },
+    },
+    {
+      id: 'idempotency/no-meta-without-negotiation',
+      requirement: 'IDEM-3',
+      level: 'MUST',
+      title: 'a client that did not negotiate idempotency gets no result._meta[id]',
+      async run(ctx) {
+        const probe = await ctx.connect({});
+        const candidate = ctx.server.tools.find((tool) => tool.annotations?.readOnlyHint === true && sampleArguments(tool) !== undefined);
+        if (candidate === undefined) return ctx.skip('no read-only tool whose arguments the kit can build');
+        const result = await probe.callTool(candidate.name, sampleArguments(candidate) ?? {});
+        const meta = isRecord(result._meta) ? result._meta : {};
+        ensure(!((ctx.id ?? '') in meta), `result._meta carries ${ctx.id ?? ''} for a client that never advertised it`);
+      },
+    },
+  ],
+};

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { seedValidators } from '@ext/core/seed-schemas';
+import { describe, expect, it } from 'vitest';
+import { parseExpectedFailures } from './expected.js';
+import type { Target } from './probe.js';
+import { renderTable, toConformanceReport } from './report.js';
+import { runConformance } from './runner.js';
+
+const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const notes = (...flags: string[]): Target => ({ kind: 'stdio', command: process.execPath, args: [fixture('server.mjs'), ...flags] });
+const ERAS = ['2026-07-28', '2025-11-25'] as const;
+
+describe.each(ERAS)('against a conforming server on %s', (protocolVersion) => {
+  it('every check passes when effects are allowed, and the JSON report is a valid ConformanceReport', async () => {
+    const outcome = await runConformance({ target: notes(), protocolVersion, allowEffects: true });
+    expect(outcome.server.era).toBe(protocolVersion === '2026-07-28' ? 'modern' : 'legacy');
+    expect(outcome.results.filter((result) => result.status !== 'passed')).toEqual([]);
+    expect(outcome.results.map((result) => result.extension)).toEqual(expect.arrayContaining(['base', 'errors', 'idempotency']));
+    expect(outcome.exitCode).toBe(0);
+    const report = toConformanceReport(outcome);
+    const check = seedValidators().check('conformance', 'ConformanceReport');
+    expect(check(report)).toEqual({ valid: true, errors: '' });
+    expect(renderTable(outcome)).toMatch(/conforms$/);
+  });
+});
+
+describe('what the kit runs', () => {
+  it('skips the checks that execute a tool with effects unless they are allowed', async () => {
+    const outcome = await runConformance({ target: notes(), protocolVersion: '2026-07-28' });
+    const skipped = outcome.results.filter((result) => result.status === 'skipped');
+    expect(skipped.map((result) => result.id).sort()).toEqual(['idempotency/conflict', 'idempotency/replay']);
+    expect(skipped[0]?.message).toMatch(/--allow-effects/);
+    expect(outcome.exitCode).toBe(0);
+  });
+
+  it('tests only the selected extensions, and always the base checks', async () => {
+    const outcome = await runConformance({ target: notes(), extensions: ['errors'] });
+    expect(new Set(outcome.results.map((result) => result.extension))).toEqual(new Set(['base', 'errors']));
+  });
+
+  it('reports "no extensions advertised" for a plain SDK server and passes it', async () => {
+    const outcome = await runConformance({ target: { kind: 'stdio', command: process.execPath, args: [fixture('plain-server.mjs')] } });
+    expect(outcome.server.extensions).toEqual({});
+    expect(outcome.results.every((result) => result.extension === 'base' && result.status === 'passed')).toBe(true);
+    expect(outcome.exitCode).toBe(0);
+    expect(renderTable(outcome)).toContain('No extensions advertised');
+  });
+});
+
+describe('against the broken fixture (one MUST of each suite violated on purpose)', () => {
+  const planted = parseExpectedFailures(readFileSync(fixture('broken-expected.yml'), 'utf8'));
+
+  it.each(ERAS)('flags exactly the planted failures on %s', async (protocolVersion) => {
+    const outcome = await runConformance({ target: notes('--broken'), protocolVersion, allowEffects: true });
+    const failed = outcome.results.filter((result) => result.status === 'failed' || result.status === 'error').map((result) => result.id);
+    expect(new Set(failed)).toEqual(planted);
+    expect(outcome.exitCode).toBe(1);
+    expect(outcome.untested).toEqual(['io.modelcontextprotocol/made-up']);
+  });
+
+  it('passes once the planted failures are listed as expected, and fails again when one is listed but passes', async () => {
+    const listed = await runConformance({ target: notes('--broken'), allowEffects: true, expectedFailures: planted });
+    expect(listed.exitCode).toBe(0);
+    expect(listed.results.filter((result) => result.expected === true)).toHaveLength(planted.size);
+
+    const stale = await runConformance({ target: notes(), allowEffects: true, expectedFailures: planted });
+    expect([...stale.staleExpectations].sort()).toEqual([...planted].sort());
+    expect(stale.exitCode).toBe(1);
+    expect(renderTable(stale)).toContain('Listed as expected failures but passing');
+  });
+});

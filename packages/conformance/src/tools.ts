@@ -1,0 +1,86 @@
+import { isRecord } from './assert.js';
+import type { ListedTool } from './types.js';
+
+/**
+ * Arguments that satisfy a tool's input schema, built from the schema alone:
+ * required properties only, each given a plain value of its type (first
+ * enum value, `minimum`, a string of `minLength`). `undefined` when the
+ * schema asks for something this cannot build (nested required objects
+ * with constraints it does not read, `oneOf`, patterns).
+ */
+export function sampleArguments(tool: ListedTool): Record<string, unknown> | undefined {
+  const schema = tool.inputSchema;
+  const properties = isRecord(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  const args: Record<string, unknown> = {};
+  for (const name of required) {
+    const value = sampleValue(properties[name]);
+    if (value === undefined) return undefined;
+    args[name] = value;
+  }
+  return args;
+}
+
+function sampleValue(schema: unknown): unknown {
+  if (!isRecord(schema)) return undefined;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  if ('const' in schema) return schema.const;
+  if (typeof schema.pattern === 'string' || typeof schema.format === 'string') return undefined;
+  switch (schema.type) {
+    case 'string': {
+      const min = typeof schema.minLength === 'number' ? schema.minLength : 1;
+      return 'c'.repeat(Math.max(1, min));
+    }
+    case 'integer':
+    case 'number':
+      return typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 1;
+    case 'boolean':
+      return false;
+    case 'array':
+      return typeof schema.minItems === 'number' && schema.minItems > 0 ? undefined : [];
+    case 'object': {
+      const required = Array.isArray(schema.required) ? schema.required : [];
+      return required.length === 0 ? {} : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Arguments that break a tool's input schema on purpose: a required
+ * property of the wrong type, or else a declared property of the wrong
+ * type. `undefined` when the schema accepts anything.
+ */
+export function invalidArguments(tool: ListedTool): { args: Record<string, unknown>; field: string } | undefined {
+  const schema = tool.inputSchema;
+  const properties = isRecord(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  const candidates = [...required, ...Object.keys(properties).filter((name) => !required.includes(name))];
+  for (const field of candidates) {
+    const declared = properties[field];
+    if (!isRecord(declared) || typeof declared.type !== 'string') continue;
+    const wrong = declared.type === 'object' ? 'not-an-object' : { wrong: 'type' };
+    const base = sampleArguments(tool) ?? {};
+    return { args: { ...base, [field]: wrong }, field };
+  }
+  return undefined;
+}
+
+/** Tools the kit may execute: they say they are read-only and it can build their arguments. */
+export function safeTools(tools: readonly ListedTool[]): { tool: ListedTool; args: Record<string, unknown> }[] {
+  const out: { tool: ListedTool; args: Record<string, unknown> }[] = [];
+  for (const tool of tools) {
+    if (tool.annotations?.readOnlyHint !== true) continue;
+    const args = sampleArguments(tool);
+    if (args !== undefined) out.push({ tool, args });
+  }
+  return out;
+}
+
+/** The text of a result's first text block ('' when none). */
+export function firstText(result: { content?: unknown }): string {
+  const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  const block = content.find((entry) => isRecord(entry) && entry.type === 'text');
+  return isRecord(block) && typeof block.text === 'string' ? block.text : '';
+}
