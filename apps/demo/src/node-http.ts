@@ -15,7 +15,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
-import { composeTracker, createStore, createTrackerServer } from './server.js';
+import { composeTracker, createStore, createTrackerServer, type TrackerServerOptions } from './server.js';
 
 export const DEFAULT_PORT = 3333;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -125,6 +125,8 @@ export interface HttpServerOptions {
   readonly logger?: Logger | undefined;
   /** Default: the tracker's own composition ({@link composeTracker}). */
   readonly composed?: ComposedServer | undefined;
+  /** Adds to each server instance (see `TrackerServerOptions.extend`). */
+  readonly extend?: TrackerServerOptions['extend'];
 }
 
 export interface RunningHttpServer {
@@ -184,7 +186,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const composed = options.composed ?? composeTracker({ logger });
   const store = options.store ?? createStore();
   const host = options.host ?? DEFAULT_HOST;
-  const handler = createHttpHandler(() => createTrackerServer({ composed, store, logger }), {
+  const handler = createHttpHandler(() => createTrackerServer({ composed, store, logger, extend: options.extend }), {
     onerror: (error) => {
       logger.warn('tracker: MCP handler error', { error: error.message });
     },

@@ -2,7 +2,7 @@
  * The tracker as an MCP server on the v2 SDK, with the extensions composed
  * once and attached to every server instance the transports build.
  */
-import { composeServer, MemoryStore, type CallContext, type ComposedServer, type Logger, type Store, type ToolResult } from '@ext/core';
+import { composeServer, MemoryStore, type CallContext, type ComposedServer, type ExtendedServer, type Logger, type Store, type ToolResult } from '@ext/core';
 import { extendServer } from '@ext/core/sdk-v2';
 import { contentNegotiationServer, render } from '@ext/content-negotiation/server';
 import { errorsServer } from '@ext/errors/server';
@@ -36,6 +36,8 @@ export interface TrackerServerOptions extends TrackerOptions {
   /** Where tickets and the extensions' state live; shared by every instance. */
   readonly store: Store;
   readonly logger?: Logger | undefined;
+  /** Registers more tools, resources or prompts on each instance (the conformance fixtures do). */
+  readonly extend?: ((server: McpServer, extended: ExtendedServer) => void) | undefined;
 }
 
 /**
@@ -111,5 +113,6 @@ export function createTrackerServer(options: TrackerServerOptions): McpServer {
     async ({ id }, ctx) => ticketResult(ctx, await tracker.close(id)),
   );
 
+  options.extend?.(server, extended);
   return server;
 }

@@ -1,0 +1,244 @@
+/**
+ * The tools, resources and prompts the official MCP conformance suite
+ * (`@modelcontextprotocol/conformance` 0.1.13, server scenarios) calls,
+ * added to a tracker server so the suite runs against the composed
+ * extension stack. Tools go through the extension pipeline except
+ * `test_sampling`, which needs the SDK's own request context.
+ */
+import type { ExtendedServer } from '@ext/core';
+import { McpServer, ResourceTemplate, completable, fromJsonSchema } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+// A 1x1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
+const RED_PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+const SILENT_WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==';
+
+const pause = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
+
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+
+/** Capabilities the fixtures need beyond what the tracker declares. */
+export const CONFORMANCE_CAPABILITIES = { logging: {}, completions: {}, resources: { subscribe: true } } as const;
+
+/** Registers the conformance suite's fixtures on one server instance. */
+export function registerConformanceFixtures(server: McpServer, extended: ExtendedServer): void {
+  extended.registerTool('test_simple_text', { description: 'Returns a fixed text block.' }, () =>
+    text('This is a simple text response for testing.'),
+  );
+  extended.registerTool('test_image_content', { description: 'Returns a 1x1 PNG image.' }, () => ({
+    content: [{ type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' }],
+  }));
+  extended.registerTool('test_audio_content', { description: 'Returns a tiny WAV clip.' }, () => ({
+    content: [{ type: 'audio', data: SILENT_WAV, mimeType: 'audio/wav' }],
+  }));
+  extended.registerTool('test_embedded_resource', { description: 'Returns an embedded text resource.' }, () => ({
+    content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
+  }));
+  extended.registerTool('test_multiple_content_types', { description: 'Returns text, an image and a resource.' }, () => ({
+    content: [
+      { type: 'text', text: 'Multiple content types test:' },
+      { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
+      { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+    ],
+  }));
+  extended.registerTool('test_tool_with_logging', { description: 'Sends three log messages while it runs.' }, async (_args, ctx) => {
+    const log = (data: string) => ctx.notify('notifications/message', { level: 'info', data });
+    await log('Tool execution started');
+    await pause(50);
+    await log('Tool processing data');
+    await pause(50);
+    await log('Tool execution completed');
+    return text('Logging test completed');
+  });
+  extended.registerTool('test_error_handling', { description: 'Always fails.' }, () => {
+    throw new Error('This tool intentionally returns an error for testing');
+  });
+  extended.registerTool('test_tool_with_progress', { description: 'Reports progress 0, 50, 100 of 100.' }, async (_args, ctx) => {
+    for (const progress of [0, 50, 100]) {
+      if (ctx.progressToken !== undefined) await ctx.notify('notifications/progress', { progressToken: ctx.progressToken, progress, total: 100 });
+      if (progress < 100) await pause(50);
+    }
+    return text('Progress test completed');
+  });
+  extended.registerTool(
+    'test_elicitation',
+    { description: 'Asks the user for a user name and e-mail.', inputSchema: z.object({ message: z.string() }) },
+    async ({ message }, ctx) => {
+      if (!ctx.elicit) throw new Error('The client does not support elicitation');
+      const answer = await ctx.elicit({
+        message,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            username: { type: 'string', description: "User's response" },
+            email: { type: 'string', description: "User's email address" },
+          },
+          required: ['username', 'email'],
+        },
+      });
+      return text(`User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+    },
+  );
+  extended.registerTool('test_elicitation_sep1034_defaults', { description: 'Elicitation with a default for every primitive type.' }, async (_args, ctx) => {
+    if (!ctx.elicit) throw new Error('The client does not support elicitation');
+    const answer = await ctx.elicit({
+      message: 'Please review and update the form fields with defaults',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'User name', default: 'John Doe' },
+          age: { type: 'integer', description: 'User age', default: 30 },
+          score: { type: 'number', description: 'User score', default: 95.5 },
+          status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+          verified: { type: 'boolean', description: 'Verification status', default: true },
+        },
+        required: [],
+      },
+    });
+    return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+  });
+  extended.registerTool('test_elicitation_sep1330_enums', { description: 'Elicitation with every enum variant.' }, async (_args, ctx) => {
+    if (!ctx.elicit) throw new Error('The client does not support elicitation');
+    const answer = await ctx.elicit({
+      message: 'Please select options from the enum fields',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          untitledSingle: { type: 'string', description: 'Untitled single-select', enum: ['option1', 'option2', 'option3'] },
+          titledSingle: {
+            type: 'string',
+            description: 'Titled single-select',
+            oneOf: [
+              { const: 'value1', title: 'First Option' },
+              { const: 'value2', title: 'Second Option' },
+              { const: 'value3', title: 'Third Option' },
+            ],
+          },
+          legacyEnum: {
+            type: 'string',
+            description: 'Legacy titled enum',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
+          untitledMulti: { type: 'array', description: 'Untitled multi-select', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+          titledMulti: {
+            type: 'array',
+            description: 'Titled multi-select',
+            items: {
+              anyOf: [
+                { const: 'value1', title: 'First Choice' },
+                { const: 'value2', title: 'Second Choice' },
+                { const: 'value3', title: 'Third Choice' },
+              ],
+            },
+          },
+        },
+        required: [],
+      },
+    });
+    return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+  });
+  extended.registerTool(
+    'json_schema_2020_12_tool',
+    {
+      description: 'Tool with JSON Schema 2020-12 features',
+      inputSchema: fromJsonSchema<{ name?: string; address?: { street?: string; city?: string } }>({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        additionalProperties: false,
+      }),
+    },
+    (args) => text(`Received ${JSON.stringify(args)}`),
+  );
+  extended.registerTool('test_reconnection', { description: 'Runs briefly so a client can observe SSE reconnection.' }, async () => {
+    await pause(100);
+    return text('Reconnection test completed');
+  });
+
+  // Sampling needs the SDK's request context, which the extension pipeline does not expose.
+  server.registerTool(
+    'test_sampling',
+    { description: 'Asks the client to sample an LLM with the prompt.', inputSchema: z.object({ prompt: z.string() }) },
+    async ({ prompt }, ctx) => {
+      // The 0.1.13 suite speaks the legacy era, where a server asks the client to sample with a request of its own.
+      // eslint-disable-next-line @typescript-eslint/no-deprecated
+      const answer = await ctx.mcpReq.requestSampling({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+      const content = Array.isArray(answer.content) ? answer.content[0] : answer.content;
+      return text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`);
+    },
+  );
+
+  server.registerResource(
+    'static-text',
+    'test://static-text',
+    { description: 'A fixed text resource.', mimeType: 'text/plain' },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] }),
+  );
+  server.registerResource(
+    'static-binary',
+    'test://static-binary',
+    { description: 'A fixed PNG resource.', mimeType: 'image/png' },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'image/png', blob: RED_PIXEL_PNG }] }),
+  );
+  server.registerResource(
+    'watched-resource',
+    'test://watched-resource',
+    { description: 'A resource clients may subscribe to.', mimeType: 'text/plain' },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Watched resource content.' }] }),
+  );
+  server.registerResource(
+    'template-data',
+    new ResourceTemplate('test://template/{id}/data', { list: undefined }),
+    { description: 'Data for one id.', mimeType: 'application/json' },
+    (uri, variables) => {
+      const id = String(variables.id);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
+    },
+  );
+
+  server.registerPrompt('test_simple_prompt', { description: 'A prompt without arguments.' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+  }));
+  server.registerPrompt(
+    'test_prompt_with_arguments',
+    { description: 'A prompt with two arguments.', argsSchema: z.object({
+        arg1: completable(z.string().describe('First test argument'), (value) => ['paris', 'park', 'party'].filter((word) => word.startsWith(value))),
+        arg2: z.string().describe('Second test argument'),
+      }),
+    },
+    ({ arg1, arg2 }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }] }),
+  );
+  server.registerPrompt(
+    'test_prompt_with_embedded_resource',
+    { description: 'A prompt embedding a resource.', argsSchema: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }) },
+    ({ resourceUri }) => ({
+      messages: [
+        { role: 'user', content: { type: 'resource', resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+        { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+      ],
+    }),
+  );
+  server.registerPrompt('test_prompt_with_image', { description: 'A prompt with an image.' }, () => ({
+    messages: [
+      { role: 'user', content: { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' } },
+      { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+    ],
+  }));
+
+  // Subscriptions are accepted and tracked; the fixture's resources never change, so no update is ever due.
+  const subscriptions = new Set<string>();
+  server.server.setRequestHandler('resources/subscribe', (request) => {
+    subscriptions.add(request.params.uri);
+    return {};
+  });
+  server.server.setRequestHandler('resources/unsubscribe', (request) => {
+    subscriptions.delete(request.params.uri);
+    return {};
+  });
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+/**
+ * `tracker-conformance`: the tracker on Streamable HTTP with the fixtures the
+ * official MCP conformance suite calls added to every instance, so the suite
+ * judges the composed extension stack. Port from `--port`, `PORT`, default 3334.
+ */
+import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixture.js';
+import { resolvePort, startHttpServer } from './node-http.js';
+
+async function main(): Promise<void> {
+  const running = await startHttpServer({
+    port: resolvePort(process.argv.slice(2), { PORT: process.env.PORT ?? '3334' }),
+    extend: (server, extended) => {
+      server.server.registerCapabilities(CONFORMANCE_CAPABILITIES);
+      registerConformanceFixtures(server, extended);
+    },
+  });
+  console.error(`tracker: conformance fixtures over Streamable HTTP at ${running.url.href}`);
+  const stop = (): void => {
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('tracker: shutdown failed', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error('tracker:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

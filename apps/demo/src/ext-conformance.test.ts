@@ -1,0 +1,38 @@
+import { fileURLToPath } from 'node:url';
+import { silentLogger } from '@ext/core';
+import { runConformance, type RunOutcome } from '@ext/conformance';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer, type RunningHttpServer } from './node-http.js';
+
+const STDIO = { kind: 'stdio' as const, command: process.execPath, args: [fileURLToPath(new URL('../dist/stdio.js', import.meta.url))] };
+
+function verdict(outcome: RunOutcome): string[] {
+  return outcome.results.filter((result) => result.status === 'failed' || result.status === 'error').map((result) => `${result.id}: ${result.message ?? ''}`);
+}
+
+describe('@ext/conformance judges the tracker', () => {
+  let running: RunningHttpServer;
+
+  beforeAll(async () => {
+    running = await startHttpServer({ port: 0, logger: silentLogger });
+  });
+
+  afterAll(async () => {
+    await running.close();
+  });
+
+  for (const protocolVersion of ['2026-07-28', '2025-11-25']) {
+    it(`over Streamable HTTP on ${protocolVersion}: every advertised extension conforms`, async () => {
+      const outcome = await runConformance({ target: { kind: 'http', url: running.url.href }, protocolVersion, allowEffects: true });
+      expect(verdict(outcome)).toEqual([]);
+      expect(outcome.exitCode).toBe(0);
+      expect(outcome.results.some((result) => result.extension === 'errors' && result.status === 'passed')).toBe(true);
+    });
+
+    it(`over stdio on ${protocolVersion}: every advertised extension conforms`, async () => {
+      const outcome = await runConformance({ target: STDIO, protocolVersion, allowEffects: true });
+      expect(verdict(outcome)).toEqual([]);
+      expect(outcome.exitCode).toBe(0);
+    });
+  }
+});
