@@ -28,3 +28,8 @@ export function describe(value: unknown): string {
   const text = value === undefined ? 'undefined' : JSON.stringify(value);
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
+
+/** A fresh id for state the kit creates on the server (transactions, keys). */
+export function freshId(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}

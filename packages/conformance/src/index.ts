@@ -8,6 +8,15 @@ export { renderTable, toConformanceReport, SUITE_VERSION } from './report.js';
 export { parseExpectedFailures } from './expected.js';
 export { ensure } from './assert.js';
 export { sampleArguments, invalidArguments, safeTools, firstText } from './tools.js';
-export { ALL_SUITES, baseSuite, errorsSuite, idempotencySuite } from './checks/index.js';
+export {
+  ALL_SUITES,
+  baseSuite,
+  confirmationSuite,
+  contentNegotiationSuite,
+  errorsSuite,
+  idempotencySuite,
+  permissionsSuite,
+  transactionsSuite,
+} from './checks/index.js';
 export { OFFICIAL_EXTENSIONS } from './checks/base.js';
 export type { Check, CheckContext, CheckResult, CheckStatus, ExtensionSuite, ListedTool, RequirementLevel, ServerFacts } from './types.js';

@@ -29,7 +29,7 @@ describe('what the kit runs', () => {
   it('skips the checks that execute a tool with effects unless they are allowed', async () => {
     const outcome = await runConformance({ target: notes(), protocolVersion: '2026-07-28' });
     const skipped = outcome.results.filter((result) => result.status === 'skipped');
-    expect(skipped.map((result) => result.id).sort()).toEqual(['idempotency/conflict', 'idempotency/replay']);
+    expect(skipped.map((result) => result.id).sort()).toEqual(['confirmation/token-single-use', 'idempotency/conflict', 'idempotency/replay']);
     expect(skipped[0]?.message).toMatch(/--allow-effects/);
     expect(outcome.exitCode).toBe(0);
   });

@@ -34,6 +34,45 @@ export interface RunOutcome {
   readonly startedAt: Date;
 }
 
+/**
+ * Connections by what they advertise, shared by the checks of one run:
+ * starting a stdio server per check would dominate the run's time. A
+ * profile that answers elicitation gets a connection of its own.
+ */
+class ConnectionPool {
+  private readonly open = new Map<string, Promise<Probe>>();
+  private readonly own: Promise<Probe>[] = [];
+
+  constructor(
+    private readonly target: Target,
+    private readonly options: { protocolVersion?: string | undefined; timeoutMs?: number | undefined },
+  ) {}
+
+  get(profile: ProbeProfile): Promise<Probe> {
+    if (profile.elicit !== undefined) {
+      const probe = connectProbe(this.target, profile, this.options);
+      this.own.push(probe);
+      return probe;
+    }
+    const key = JSON.stringify(profile.extensions ?? {});
+    let probe = this.open.get(key);
+    if (probe === undefined) {
+      probe = connectProbe(this.target, profile, this.options);
+      // A failed connection is not cached: the next check tries again.
+      probe.catch(() => this.open.delete(key));
+      this.open.set(key, probe);
+    }
+    return probe;
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.open.values(), ...this.own];
+    this.open.clear();
+    this.own.length = 0;
+    await Promise.allSettled(all.map(async (probe) => (await probe).close()));
+  }
+}
+
 /** The identifier of `suite` to test: the newest of its identifiers the server advertises. */
 function advertisedId(suite: ExtensionSuite, extensions: Readonly<Record<string, unknown>>): string | undefined {
   return [...suite.ids].reverse().find((id) => id in extensions);
@@ -82,76 +121,74 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
 
   const results: CheckResult[] = [];
   const covered = new Set<string>();
-  for (const suite of suites) {
-    const id = suite.extension === 'base' ? undefined : advertisedId(suite, server.extensions);
-    if (suite.extension !== 'base' && id === undefined) continue;
-    for (const known of suite.ids) covered.add(known);
-    if (id !== undefined && !selected(suite, id, options.extensions)) continue;
-    const rawSettings = id === undefined ? {} : server.extensions[id];
-    const settings = typeof rawSettings === 'object' && rawSettings !== null ? (rawSettings as Record<string, unknown>) : {};
-    const defaultProfile: ProbeProfile =
-      id === undefined ? {} : { extensions: { [id]: { version: typeof settings.version === 'string' ? settings.version : '1.0' } } };
+  const connections = new ConnectionPool(options.target, connectOptions);
+  try {
+    for (const suite of suites) {
+      const id = suite.extension === 'base' ? undefined : advertisedId(suite, server.extensions);
+      if (suite.extension !== 'base' && id === undefined) continue;
+      for (const known of suite.ids) covered.add(known);
+      if (id !== undefined && !selected(suite, id, options.extensions)) continue;
+      const rawSettings = id === undefined ? {} : server.extensions[id];
+      const settings = typeof rawSettings === 'object' && rawSettings !== null ? (rawSettings as Record<string, unknown>) : {};
+      const defaultProfile: ProbeProfile =
+        id === undefined ? {} : { extensions: { [id]: { version: typeof settings.version === 'string' ? settings.version : '1.0' } } };
 
-    for (const check of suite.checks) {
-      const probes: Probe[] = [];
-      const ctx: CheckContext = {
-        server,
-        id,
-        settings,
-        async connect(profile = defaultProfile) {
-          const probe = await connectProbe(options.target, profile, connectOptions);
-          probes.push(probe);
-          return probe;
-        },
-        allowEffects: options.allowEffects === true,
-        requireEffects() {
-          if (options.allowEffects !== true) throw new CheckSkipped('executes a tool with effects: run with --allow-effects against a test instance');
-        },
-        expectSeedShape(value, schema: SeedSchemaName, definition, what = 'payload') {
-          const outcome = validators.check(schema, definition)(value);
-          if (!outcome.valid) {
-            throw new CheckFailure(`${what} does not match seed schema ${schema}${definition ? `#${definition}` : ''}: ${outcome.errors}; got ${describe(value)}`);
+      for (const check of suite.checks) {
+        const ctx: CheckContext = {
+          server,
+          id,
+          settings,
+          connect: (profile = defaultProfile) => connections.get(profile),
+          allowEffects: options.allowEffects === true,
+          requireEffects() {
+            if (options.allowEffects !== true) throw new CheckSkipped('executes a tool with effects: run with --allow-effects against a test instance');
+          },
+          expectSeedShape(value, schema: SeedSchemaName, definition, what = 'payload') {
+            const outcome = validators.check(schema, definition)(value);
+            if (!outcome.valid) {
+              throw new CheckFailure(`${what} does not match seed schema ${schema}${definition ? `#${definition}` : ''}: ${outcome.errors}; got ${describe(value)}`);
+            }
+          },
+          skip(reason) {
+            throw new CheckSkipped(reason);
+          },
+        };
+        const began = performance.now();
+        let status: CheckResult['status'];
+        let message: string | undefined;
+        try {
+          await withTimeout(check.run(ctx), timeoutMs, check.id);
+          status = 'passed';
+        } catch (error) {
+          if (error instanceof CheckSkipped) {
+            status = 'skipped';
+            message = error.message;
+          } else if (error instanceof CheckFailure) {
+            status = 'failed';
+            message = error.message;
+          } else {
+            // The server broke the exchange itself (an unexpected JSON-RPC error, a hang-up, a timeout).
+            status = 'error';
+            message = error instanceof Error ? error.message : String(error);
           }
-        },
-        skip(reason) {
-          throw new CheckSkipped(reason);
-        },
-      };
-      const began = performance.now();
-      let status: CheckResult['status'];
-      let message: string | undefined;
-      try {
-        await withTimeout(check.run(ctx), timeoutMs, check.id);
-        status = 'passed';
-      } catch (error) {
-        if (error instanceof CheckSkipped) {
-          status = 'skipped';
-          message = error.message;
-        } else if (error instanceof CheckFailure) {
-          status = 'failed';
-          message = error.message;
-        } else {
-          // The server broke the exchange itself (an unexpected JSON-RPC error, a hang-up, a timeout).
-          status = 'error';
-          message = error instanceof Error ? error.message : String(error);
         }
-      } finally {
-        await Promise.allSettled(probes.map((probe) => probe.close()));
+        const result: CheckResult = {
+          id: check.id,
+          extension: suite.extension,
+          requirement: check.requirement,
+          level: check.level,
+          title: check.title,
+          status,
+          message,
+          durationMs: Math.round(performance.now() - began),
+          expected: expected.has(check.id) ? true : undefined,
+        };
+        results.push(result);
+        options.onResult?.(result);
       }
-      const result: CheckResult = {
-        id: check.id,
-        extension: suite.extension,
-        requirement: check.requirement,
-        level: check.level,
-        title: check.title,
-        status,
-        message,
-        durationMs: Math.round(performance.now() - began),
-        expected: expected.has(check.id) ? true : undefined,
-      };
-      results.push(result);
-      options.onResult?.(result);
     }
+  } finally {
+    await connections.closeAll();
   }
 
   const untested = Object.keys(server.extensions).filter((id) => !covered.has(id));

@@ -1,7 +1,11 @@
 import type { ExtensionSuite } from '../types.js';
 import { baseSuite } from './base.js';
+import { confirmationSuite } from './confirmation.js';
+import { contentNegotiationSuite } from './content-negotiation.js';
 import { errorsSuite } from './errors.js';
 import { idempotencySuite } from './idempotency.js';
+import { permissionsSuite } from './permissions.js';
+import { transactionsSuite } from './transactions.js';
 
 /**
  * Every suite this kit ships, base first. Adding an extension: write
@@ -9,6 +13,14 @@ import { idempotencySuite } from './idempotency.js';
  * numbered requirements of that package's SPEC.md, add it here, and plant a
  * violation of one of its MUSTs in the broken fixture server.
  */
-export const ALL_SUITES: readonly ExtensionSuite[] = [baseSuite, errorsSuite, idempotencySuite];
+export const ALL_SUITES: readonly ExtensionSuite[] = [
+  baseSuite,
+  errorsSuite,
+  idempotencySuite,
+  transactionsSuite,
+  confirmationSuite,
+  permissionsSuite,
+  contentNegotiationSuite,
+];
 
-export { baseSuite, errorsSuite, idempotencySuite };
+export { baseSuite, confirmationSuite, contentNegotiationSuite, errorsSuite, idempotencySuite, permissionsSuite, transactionsSuite };
