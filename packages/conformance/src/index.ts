@@ -16,6 +16,7 @@ export {
   errorsSuite,
   idempotencySuite,
   permissionsSuite,
+  sessionStateSuite,
   transactionsSuite,
 } from './checks/index.js';
 export { OFFICIAL_EXTENSIONS } from './checks/base.js';

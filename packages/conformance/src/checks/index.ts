@@ -5,6 +5,7 @@ import { contentNegotiationSuite } from './content-negotiation.js';
 import { errorsSuite } from './errors.js';
 import { idempotencySuite } from './idempotency.js';
 import { permissionsSuite } from './permissions.js';
+import { sessionStateSuite } from './session-state.js';
 import { transactionsSuite } from './transactions.js';
 
 /**
@@ -21,6 +22,16 @@ export const ALL_SUITES: readonly ExtensionSuite[] = [
   confirmationSuite,
   permissionsSuite,
   contentNegotiationSuite,
+  sessionStateSuite,
 ];
 
-export { baseSuite, confirmationSuite, contentNegotiationSuite, errorsSuite, idempotencySuite, permissionsSuite, transactionsSuite };
+export {
+  baseSuite,
+  confirmationSuite,
+  contentNegotiationSuite,
+  errorsSuite,
+  idempotencySuite,
+  permissionsSuite,
+  sessionStateSuite,
+  transactionsSuite,
+};
