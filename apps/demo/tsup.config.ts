@@ -1,11 +1,29 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: ['src/http.ts', 'src/stdio.ts', 'src/tour.ts', 'src/conformance-server.ts'],
-  format: ['esm'],
-  // A private app: nothing imports its types.
-  dts: false,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-});
+export default defineConfig([
+  {
+    entry: ['src/http.ts', 'src/stdio.ts', 'src/tour.ts', 'src/conformance-server.ts'],
+    format: ['esm'],
+    // A private app: nothing imports its types.
+    dts: false,
+    // Not `clean`: both builds write under dist/ at once.
+    clean: false,
+    sourcemap: true,
+    target: 'node20',
+  },
+  {
+    // The web console: one browser bundle (the MCP client included) plus its static files.
+    entry: { app: 'console/app.ts' },
+    outDir: 'dist/console',
+    publicDir: 'console/public',
+    format: ['esm'],
+    platform: 'browser',
+    noExternal: [/.*/],
+    splitting: false,
+    dts: false,
+    clean: true,
+    sourcemap: true,
+    minify: true,
+    target: 'es2022',
+  },
+]);

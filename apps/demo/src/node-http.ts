@@ -15,6 +15,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
+import { defaultConsoleDir, serveConsole } from './console-files.js';
 import { composeTracker, createStore, createTrackerServer, type TrackerServerOptions } from './server.js';
 
 export const DEFAULT_PORT = 3333;
@@ -140,7 +141,7 @@ export interface RunningHttpServer {
 }
 
 /** The request listener: DNS-rebinding checks, routing to `/mcp`, and the bridge. */
-export function createRequestListener(handler: DualEraHttpHandler, origin: () => string, logger: Logger) {
+export function createRequestListener(handler: DualEraHttpHandler, origin: () => string, logger: Logger, consoleDir = defaultConsoleDir()) {
   const allowedHosts = localhostAllowedHostnames();
   const allowedOrigins = localhostAllowedOrigins();
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -165,7 +166,9 @@ export function createRequestListener(handler: DualEraHttpHandler, origin: () =>
       await writeFetchResponse(refused, res);
       return;
     }
-    if (new URL(request.url).pathname !== MCP_PATH) {
+    const pathname = new URL(request.url).pathname;
+    if (request.method === 'GET' && serveConsole(pathname, consoleDir, res)) return;
+    if (pathname !== MCP_PATH) {
       jsonRpcError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
       return;
     }

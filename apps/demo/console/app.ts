@@ -1,0 +1,246 @@
+/**
+ * The tracker console: an MCP client in the browser. It connects to the
+ * page's own origin over Streamable HTTP, advertises the extensions it
+ * handles, and walks a person through the tour: structured results, the
+ * confirmation dialog (token path, and elicitation when the server asks
+ * in-band), a progress bar, the manifest and live notifications.
+ */
+import { Client, StreamableHTTPClientTransport, type ElicitRequest, type ElicitResult, type StandardSchemaV1 } from '@modelcontextprotocol/client';
+
+const NS = 'io.github.mcp-ext';
+const ERRORS = `${NS}/errors`;
+const CONFIRMATION = `${NS}/confirmation`;
+const NEGOTIATION = `${NS}/content-negotiation`;
+const MANIFEST = `${NS}/manifest`;
+
+type Json = Record<string, unknown>;
+
+/** Accepts any object result of an extension method. */
+const anyObject: StandardSchemaV1<Json> = {
+  '~standard': {
+    version: 1,
+    vendor: 'tracker-console',
+    validate: (value) => (record(value) ? { value: value as Json } : { issues: [{ message: 'expected an object' }] }),
+  },
+};
+
+interface CallOutcome {
+  readonly result: Json;
+  readonly explanation: string;
+}
+
+function element(id: string): HTMLElement {
+  const found = document.getElementById(id);
+  if (!found) throw new Error(`the page has no #${id}`);
+  return found;
+}
+
+function text(value: unknown, fallback: string): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+function record(value: unknown): Json | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function metaOf(result: Json, id: string): Json | undefined {
+  return record(record(result._meta)?.[id]);
+}
+
+function show(outcome: CallOutcome): void {
+  element('explanation').textContent = outcome.explanation;
+  element('result').textContent = JSON.stringify(outcome.result, null, 2);
+}
+
+/** Resolves when the person answers the dialog: true only on an explicit approval. */
+function askPerson(message: string, risk: string): Promise<boolean> {
+  const dialog = element('confirm') as HTMLDialogElement;
+  element('confirm-message').textContent = message;
+  const badge = element('confirm-risk');
+  badge.textContent = risk;
+  badge.className = `risk ${risk}`;
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => {
+      resolve(dialog.returnValue === 'approve');
+    }, { once: true });
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
+}
+
+function progressBar(): { update: (progress: number, total: number | undefined, message: string | undefined) => void; done: () => void } {
+  const box = element('progress-box');
+  const bar = element('progress') as HTMLProgressElement;
+  const label = element('progress-text');
+  box.hidden = false;
+  bar.value = 0;
+  label.textContent = '';
+  return {
+    update(progress, total, message) {
+      bar.max = total ?? 100;
+      bar.value = progress;
+      label.textContent = `${String(Math.round((progress / (total ?? 100)) * 100))}%${message ? `: ${message}` : ''}`;
+    },
+    done() {
+      label.textContent = `${label.textContent} (done)`;
+    },
+  };
+}
+
+function logNotification(method: string, params: unknown): void {
+  const item = document.createElement('li');
+  item.textContent = `${new Date().toLocaleTimeString()} ${method} ${JSON.stringify(params)}`;
+  element('events').prepend(item);
+}
+
+async function connect(): Promise<Client> {
+  const client = new Client(
+    { name: 'tracker-console', version: '0.0.0' },
+    {
+      capabilities: {
+        elicitation: { form: {} },
+        extensions: {
+          [ERRORS]: { version: '1.0' },
+          [CONFIRMATION]: { version: '1.0' },
+          [NEGOTIATION]: { version: '1.0', features: ['human'] },
+          [MANIFEST]: { version: '1.0' },
+        },
+      },
+    },
+  );
+  // In-band confirmation: the server asks through elicitation when it chooses to.
+  client.setRequestHandler('elicitation/create', async (request: ElicitRequest): Promise<ElicitResult> => {
+    const params = request.params;
+    if (params.mode === 'url') return { action: 'decline' };
+    const approved = await askPerson(params.message, /Risk level: (\w+)/.exec(params.message)?.[1] ?? 'reversible');
+    return approved ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+  });
+  client.fallbackNotificationHandler = (notification) => {
+    logNotification(notification.method, notification.params);
+    return Promise.resolve();
+  };
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', window.location.origin)));
+  return client;
+}
+
+/** Calls a tool, running the confirmation token path with the dialog when the server asks for it. */
+async function call(client: Client, name: string, args: Json, meta: Json = {}, withProgress = false): Promise<CallOutcome> {
+  const bar = withProgress ? progressBar() : undefined;
+  const options = bar ? { onprogress: (p: { progress: number; total?: number; message?: string }) => { bar.update(p.progress, p.total, p.message); } } : {};
+  let result = (await client.callTool({ name, arguments: args, _meta: meta }, options)) as Json;
+  const gate = metaOf(result, CONFIRMATION);
+  if (gate?.status === 'confirmation_required') {
+    const approved = await askPerson(text(gate.message, `Run ${name}?`), text(gate.risk_level, 'reversible'));
+    if (!approved) return { result, explanation: 'You cancelled: the server never ran the tool, and the token expires unused.' };
+    result = (await client.callTool({ name, arguments: args, _meta: { ...meta, [CONFIRMATION]: { confirmation_token: gate.confirmation_token } } }, options));
+    bar?.done();
+    return { result, explanation: 'You approved: the client retried with the single-use token bound to this tool, these arguments and you.' };
+  }
+  bar?.done();
+  const error = metaOf(result, ERRORS);
+  if (error) return { result, explanation: `A structured error: ${text(error.code, 'UNKNOWN')} (${text(error.category, 'unknown')}). ${text(error.suggestion, '')}` };
+  return { result, explanation: 'The call succeeded.' };
+}
+
+interface Step {
+  readonly label: string;
+  readonly tool: string;
+  readonly run: (client: Client) => Promise<CallOutcome>;
+}
+
+let lastTicket = 'T-1';
+
+function ticketIdOf(result: Json): string | undefined {
+  const structured = record(result.structuredContent);
+  const ticket = record(structured?.ticket) ?? structured;
+  return typeof ticket?.id === 'string' ? ticket.id : undefined;
+}
+
+const STEPS: readonly Step[] = [
+  {
+    label: 'Create a ticket',
+    tool: 'create_ticket',
+    run: async (client) => {
+      const outcome = await call(client, 'create_ticket', { title: 'Try the console' });
+      lastTicket = ticketIdOf(outcome.result) ?? lastTicket;
+      return outcome;
+    },
+  },
+  {
+    label: 'Read it as an agent (JSON)',
+    tool: 'get_ticket',
+    run: async (client) => ({
+      ...(await call(client, 'get_ticket', { id: lastTicket }, { [NEGOTIATION]: { features: ['agent'] } })),
+      explanation: 'The same tool, asked for agent output: structuredContent plus its JSON text.',
+    }),
+  },
+  {
+    label: 'Read it as a person (markdown)',
+    tool: 'get_ticket',
+    run: async (client) => ({
+      ...(await call(client, 'get_ticket', { id: lastTicket }, { [NEGOTIATION]: { features: ['human'] } })),
+      explanation: 'The same tool, asked for human output: markdown text.',
+    }),
+  },
+  {
+    label: 'Delete it (asks you first)',
+    tool: 'delete_ticket',
+    run: (client) => call(client, 'delete_ticket', { id: lastTicket }),
+  },
+  { label: 'Export a report (progress)', tool: 'export_report', run: (client) => call(client, 'export_report', {}, {}, true) },
+  { label: 'Ask for a ticket that does not exist', tool: 'get_ticket', run: (client) => call(client, 'get_ticket', { id: 'T-404' }) },
+];
+
+async function main(): Promise<void> {
+  element('endpoint').textContent = new URL('/mcp', window.location.origin).href;
+  const status = element('status');
+  const client = await connect();
+  const info = client.getServerVersion();
+  status.textContent = `Connected to ${info?.name ?? 'server'} ${info?.version ?? ''}.`;
+  status.dataset.state = 'connected';
+
+  const advertised = record(client.getServerCapabilities()?.extensions) ?? {};
+  const list = element('extensions');
+  for (const [id, settings] of Object.entries(advertised)) {
+    const item = document.createElement('li');
+    item.textContent = `${id} ${JSON.stringify(settings)}`;
+    list.append(item);
+  }
+
+  const { tools } = await client.listTools();
+  const names = new Set(tools.map((tool) => tool.name));
+  const steps = element('steps');
+  for (const step of STEPS) {
+    const button = document.createElement('button');
+    button.textContent = step.label;
+    button.dataset.tool = step.tool;
+    button.disabled = !names.has(step.tool);
+    if (button.disabled) button.title = `This server has no ${step.tool} tool`;
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      step
+        .run(client)
+        .then(show, (error: unknown) => {
+          show({ result: { error: String(error) }, explanation: 'The request failed.' });
+        })
+        .finally(() => {
+          button.disabled = false;
+        });
+    });
+    steps.append(button);
+  }
+
+  const manifest = element('manifest');
+  if (MANIFEST in advertised) {
+    manifest.textContent = JSON.stringify(await client.request({ method: `${MANIFEST}/get`, params: {} }, anyObject), null, 2);
+  } else {
+    manifest.textContent = JSON.stringify(tools.map((tool) => ({ name: tool.name, annotations: tool.annotations, _meta: tool._meta })), null, 2);
+  }
+  status.dataset.state = 'ready';
+}
+
+main().catch((error: unknown) => {
+  const status = element('status');
+  status.textContent = `Could not connect: ${String(error)}`;
+  status.dataset.state = 'failed';
+});

@@ -1,0 +1,120 @@
+/**
+ * The web console in a real headless Chromium (Debian's `chromium`, driven
+ * by playwright-core): it connects from the page to the tracker over
+ * Streamable HTTP, runs tour steps, and renders the confirmation dialog,
+ * which is checked on a screenshot.
+ */
+import { existsSync } from 'node:fs';
+import { composeServer, silentLogger } from '@ext/core';
+import { confirmationServer } from '@ext/confirmation/server';
+import { contentNegotiationServer } from '@ext/content-negotiation/server';
+import { errorsServer } from '@ext/errors/server';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { startHttpServer, type RunningHttpServer } from './node-http.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Width and height from a PNG's IHDR chunk. */
+function pngSize(png: Buffer): { width: number; height: number } {
+  expect(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+describe('the web console in headless Chromium', () => {
+  let running: RunningHttpServer;
+  let browser: Browser;
+  let page: Page;
+  const deleted: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium package (or set CHROMIUM_PATH)`);
+    running = await startHttpServer({
+      port: 0,
+      logger: silentLogger,
+      composed: composeServer([errorsServer(), contentNegotiationServer(), confirmationServer()], { logger: silentLogger }),
+      extend: (_server, extended) => {
+        extended.registerTool(
+          'delete_ticket',
+          {
+            description: 'Deletes a ticket for good.',
+            inputSchema: z.object({ id: z.string() }),
+            _meta: { 'io.github.mcp-ext/confirmation': { risk_level: 'destructive', confirmation_message: 'Delete ticket {id} for good?' } },
+          },
+          ({ id }) => {
+            deleted.push(id);
+            return { content: [{ type: 'text', text: `Deleted ${id}` }], structuredContent: { deleted: id } };
+          },
+        );
+      },
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+    await page.goto(new URL('/console/', running.url).href);
+    await page.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await running.close();
+  });
+
+  it('connects from the page and shows what the server advertises', async () => {
+    await expect(page.locator('#status').textContent()).resolves.toContain('Connected to tracker');
+    const advertised = await page.locator('#extensions li').allTextContents();
+    expect(advertised.some((line) => line.startsWith('io.github.mcp-ext/confirmation'))).toBe(true);
+  });
+
+  it('creates a ticket and reads it as JSON and as markdown', async () => {
+    await page.getByRole('button', { name: 'Create a ticket' }).click();
+    await page.locator('#explanation', { hasText: 'succeeded' }).waitFor();
+    await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
+    await page.locator('#explanation', { hasText: 'agent output' }).waitFor();
+    expect(await page.locator('#result').textContent()).toContain('"structuredContent"');
+    await page.getByRole('button', { name: 'Read it as a person (markdown)' }).click();
+    await page.locator('#explanation', { hasText: 'human output' }).waitFor();
+    expect(await page.locator('#result').textContent()).toContain('format=markdown');
+  });
+
+  it('asks in a dialog before a destructive call, runs nothing on cancel, and runs once on approval', async () => {
+    await page.getByRole('button', { name: 'Delete it (asks you first)' }).click();
+    const dialog = page.locator('dialog#confirm');
+    await dialog.waitFor({ state: 'visible' });
+    await expect(dialog.locator('#confirm-message').textContent()).resolves.toContain('Delete ticket T-1 for good?');
+    await expect(dialog.locator('#confirm-risk').textContent()).resolves.toBe('destructive');
+
+    const shot = await dialog.screenshot();
+    const box = await dialog.boundingBox();
+    const size = pngSize(shot);
+    expect(box).not.toBeNull();
+    expect(size.width).toBe(Math.round(box?.width ?? 0));
+    expect(size.height).toBe(Math.round(box?.height ?? 0));
+    // A rendered dialog (text, badge, two buttons) does not compress to a blank image.
+    expect(shot.length).toBeGreaterThan(4_000);
+
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('#explanation', { hasText: 'You cancelled' }).waitFor();
+    expect(deleted).toEqual([]);
+
+    await page.getByRole('button', { name: 'Delete it (asks you first)' }).click();
+    await dialog.waitFor({ state: 'visible' });
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('#explanation', { hasText: 'You approved' }).waitFor();
+    expect(deleted).toEqual(['T-1']);
+    expect(await page.locator('#result').textContent()).toContain('"status": "confirmed"');
+  });
+
+  it('shows a structured error with its category', async () => {
+    await page.getByRole('button', { name: 'Ask for a ticket that does not exist' }).click();
+    await page.locator('#explanation', { hasText: 'RESOURCE_NOT_FOUND' }).waitFor();
+    expect(await page.locator('#explanation').textContent()).toContain('permanent');
+  });
+
+  it('serves only the console files, never other paths', async () => {
+    const traversal = await fetch(new URL('/console/../package.json', running.url));
+    expect(traversal.status).toBe(404);
+    const unknown = await fetch(new URL('/console/server.js', running.url));
+    expect(unknown.status).toBe(404);
+  });
+});
