@@ -1,9 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Compile } from 'typebox/compile';
 import {
+  approvalRequirements,
   canonicalHash,
   ConfigurationError,
   ExtensionError,
+  grantApproval,
+  type ApprovalRequirement,
   type CallContext,
   type JsonValue,
   type MethodHandler,
@@ -199,6 +202,24 @@ export function confirmationElicitation(tool: string, message: string, riskLevel
   };
 }
 
+/** Risk levels, least to most severe. */
+const SEVERITY: readonly RiskLevel[] = ['safe', 'reversible', 'destructive'];
+
+/**
+ * The gate a call must pass: the tool's own declaration, or, for a tool
+ * that declares none, the approvals other extensions asked for this call
+ * (cost's `requires_approval`, CONF-19), with their reasons as the message
+ * and the most severe risk level they named.
+ */
+export function effectiveGate(declared: ToolGate | undefined, asked: readonly ApprovalRequirement[]): ToolGate | undefined {
+  if (declared?.requiresConfirmation === true) return declared;
+  if (asked.length === 0) return undefined;
+  const riskLevel = asked
+    .map((requirement) => requirement.riskLevel ?? 'reversible')
+    .reduce<RiskLevel>((worst, level) => (SEVERITY.indexOf(level) > SEVERITY.indexOf(worst) ? level : worst), 'safe');
+  return { requiresConfirmation: true, riskLevel, message: asked.map((requirement) => requirement.reason).join(' ') };
+}
+
 /**
  * The server half of human-in-the-loop confirmation. Tools declare their
  * gate in `Tool._meta["io.github.mcp-ext/confirmation"]`; a gated call runs
@@ -331,9 +352,14 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     }
   }
 
-  const middleware: ToolMiddleware = async (call, ctx, next) => {
-    const gate = gateOf(ctx.tool);
-    if (gate === undefined || !gate.requiresConfirmation) return next();
+  const middleware: ToolMiddleware = async (call, ctx, inner) => {
+    const gate = effectiveGate(gateOf(ctx.tool), approvalRequirements(ctx));
+    if (gate === undefined) return inner();
+    // Every path that reaches the tool went through a person's explicit yes (CONF-19).
+    const next = (): Promise<ToolResult> => {
+      grantApproval(ctx);
+      return inner();
+    };
     const message = confirmationMessage(ctx.tool, gate, call.arguments);
     const negotiated = ctx.negotiated(CONFIRMATION_PACKAGE);
     if (negotiated !== undefined) {
