@@ -53,3 +53,5 @@ export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES, getCallPresentation, se
 export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './presentation.js';
 export { requireApproval, approvalRequirements, grantApproval, assertApproved } from './approval.js';
 export type { ApprovalRequirement } from './approval.js';
+export { registerMethodTools } from './method-tools.js';
+export type { MethodTool } from './method-tools.js';

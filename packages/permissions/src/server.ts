@@ -250,3 +250,4 @@ export function permissionsServer(options: PermissionsServerOptions = {}): Serve
     },
   };
 }
+export { registerPermissionTools, PERMISSION_TOOL_NAMES } from './tools.js';
