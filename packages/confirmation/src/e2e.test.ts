@@ -144,7 +144,6 @@ const yes = (): Promise<boolean> => Promise.resolve(true);
 const no = (): Promise<boolean> => Promise.resolve(false);
 
 describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
-  const canElicit = line !== 'v2-modern';
 
   it('CONF-1 CONF-2 CONF-3 CONF-14: advertises settings, normalized tool metadata and a consistent destructiveHint', async () => {
     const { client } = await pair(line, new Fixture());
@@ -206,12 +205,6 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
       }),
     });
     const first = await client.callTool('delete_repo', { repo: 'test' });
-    if (!canElicit) {
-      // The 2026-07-28 era has no in-band elicitation in core yet: fail closed (path c).
-      expect(errorCode(first)).toBe('CONFIRMATION_REQUIRED');
-      expect(fixture.ran).toEqual([]);
-      return;
-    }
     expect(textOf(first)).toBe('deleted test');
     expect(asked).toMatchObject([{ kind: 'call', via: 'elicitation', tool: 'delete_repo', risk_level: 'destructive', message: 'Permanently delete repository test?' }]);
     answer = false;
@@ -226,7 +219,7 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
       onElicit: () => Promise.resolve({ action: 'accept', content: { confirm: false } }),
     });
     const result = await client.callTool('delete_repo', { repo: 'test' });
-    expect(errorCode(result)).toBe(canElicit ? 'CONFIRMATION_DECLINED' : 'CONFIRMATION_REQUIRED');
+    expect(errorCode(result)).toBe('CONFIRMATION_DECLINED');
     expect(fixture.ran).toEqual([]);
   });
 
@@ -234,13 +227,8 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture, { serverOptions: { prefer: 'elicitation' }, onElicit: confirmationElicitationHandler(yes) });
     const result = await client.callTool('delete_repo', { repo: 'test' });
-    if (canElicit) {
-      expect(textOf(result)).toBe('deleted test');
-      expect(result._meta?.[CONFIRMATION_ID]).toEqual({ status: 'confirmed', via: 'elicitation' });
-    } else {
-      expect(getConfirmationRequired(result)).toBeDefined();
-      expect(fixture.ran).toEqual([]);
-    }
+    expect(textOf(result)).toBe('deleted test');
+    expect(result._meta?.[CONFIRMATION_ID]).toEqual({ status: 'confirmed', via: 'elicitation' });
   });
 
   it('CONF-7: path (c) refuses a gated call with a permanent error and never executes it', async () => {
@@ -465,8 +453,8 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
       }),
     });
     const declined = await eliciting.client.callTool('delete_repo', { repo: 'prod' }, { meta: overrideFeatures(['!interactive']) });
-    expect(errorCode(declined)).toBe(canElicit ? 'CONFIRMATION_DECLINED' : 'CONFIRMATION_REQUIRED');
-    expect(asked).toHaveLength(canElicit ? 1 : 0);
+    expect(errorCode(declined)).toBe('CONFIRMATION_DECLINED');
+    expect(asked).toHaveLength(1);
     expect(fixture.ran).toEqual(['list_repos']);
   });
 });

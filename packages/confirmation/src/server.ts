@@ -3,11 +3,14 @@ import { Compile } from 'typebox/compile';
 import {
   approvalRequirements,
   canonicalHash,
+  elicitationAnswer,
+  inputRequiredResult,
   ConfigurationError,
   ExtensionError,
   grantApproval,
   type ApprovalRequirement,
   type CallContext,
+  type ElicitationResponse,
   type JsonValue,
   type MethodHandler,
   type RequestContext,
@@ -202,6 +205,9 @@ export function confirmationElicitation(tool: string, message: string, riskLevel
   };
 }
 
+/** The key of the confirmation question in a 2026-07-28 input_required result. */
+export const CONFIRM_INPUT_KEY = 'confirm';
+
 /** Risk levels, least to most severe. */
 const SEVERITY: readonly RiskLevel[] = ['safe', 'reversible', 'destructive'];
 
@@ -327,15 +333,8 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     return record.max_calls - uses;
   }
 
-  async function askInBand(
-    call: ToolCall,
-    ctx: CallContext,
-    elicit: NonNullable<CallContext['elicit']>,
-    gate: ToolGate,
-    message: string,
-  ): Promise<void> {
-    const answer = await elicit(confirmationElicitation(call.name, message, gate.riskLevel));
-    // Only an explicit "yes" counts: decline, cancel or a missing answer refuse (CONF-6).
+  /** Records a person's in-band answer; anything but an explicit "yes" refuses the call (CONF-6). */
+  async function settleAnswer(call: ToolCall, ctx: CallContext, gate: ToolGate, answer: ElicitationResponse): Promise<void> {
     const accepted = answer.action === 'accept' && answer.content?.confirm === true;
     await audit(ctx.store, {
       event: accepted ? 'elicitation_accepted' : 'elicitation_declined',
@@ -385,10 +384,18 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
           return withResultMeta(await next(), id, meta);
         }
       }
-      if (!(config.prefer === 'elicitation' && ctx.elicit !== undefined)) return issueToken(call, ctx, id, gate, message);
+      if (!(config.prefer === 'elicitation' && (ctx.elicit !== undefined || ctx.inputRound !== undefined))) return issueToken(call, ctx, id, gate, message);
     }
     if (ctx.elicit !== undefined) {
-      await askInBand(call, ctx, ctx.elicit, gate, message);
+      await settleAnswer(call, ctx, gate, await ctx.elicit(confirmationElicitation(call.name, message, gate.riskLevel)));
+      const result = await next();
+      return negotiated === undefined ? result : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' } satisfies ConfirmedMeta);
+    }
+    if (ctx.inputRound !== undefined) {
+      // 2026-07-28: ask by answering input_required; the client retries the same call with the person's answer (CONF-6).
+      const answer = elicitationAnswer(ctx.inputRound, CONFIRM_INPUT_KEY);
+      if (answer === undefined) return inputRequiredResult({ [CONFIRM_INPUT_KEY]: confirmationElicitation(call.name, message, gate.riskLevel) });
+      await settleAnswer(call, ctx, gate, answer);
       const result = await next();
       return negotiated === undefined ? result : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' } satisfies ConfirmedMeta);
     }

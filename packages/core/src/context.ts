@@ -6,6 +6,7 @@ import type {
   CallContext,
   ElicitationRequest,
   ElicitationResponse,
+  InputRound,
   ProtocolEra,
   RequestContext,
   SdkLine,
@@ -27,6 +28,8 @@ export interface RequestFacts {
   readonly progressToken: string | number | undefined;
   readonly notify: (method: string, params?: Record<string, unknown>) => Promise<void>;
   readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
+  /** Multi-round-trip input (2026-07-28 era, client can elicit); absent elsewhere. */
+  readonly inputRound?: InputRound | undefined;
   readonly principal?: ((info: { authInfo: AuthInfo | undefined; sessionId: string | undefined }) => string) | undefined;
 }
 
@@ -52,6 +55,7 @@ export function createRequestContext(facts: RequestFacts): RequestContext {
     notify: facts.notify,
     progressToken: facts.progressToken,
     elicit: facts.elicit,
+    inputRound: facts.inputRound,
     locals: new Map(),
   };
 }

@@ -38,6 +38,7 @@ export type {
   AuthInfo,
   ElicitationRequest,
   ElicitationResponse,
+  InputRound,
   RequestContext,
   CallContext,
   ToolHandler,
@@ -55,3 +56,4 @@ export { requireApproval, approvalRequirements, grantApproval, assertApproved } 
 export type { ApprovalRequirement } from './approval.js';
 export { registerMethodTools } from './method-tools.js';
 export type { MethodTool } from './method-tools.js';
+export { inputRequiredResult, isInputRequiredResult, elicitationAnswer } from './input-round.js';

@@ -88,6 +88,12 @@ export interface ElicitationResponse {
   content?: Record<string, unknown> | undefined;
 }
 
+/** Multi-round-trip input on the 2026-07-28 era (see `RequestContext.inputRound`). */
+export interface InputRound {
+  /** The client's answers carried by this (retried) request, by the key each was asked under; `{}` on a first attempt. */
+  readonly responses: Readonly<Record<string, unknown>>;
+}
+
 /** Per-request context every middleware, method and handler receives. */
 export interface RequestContext {
   readonly sdk: SdkLine;
@@ -113,6 +119,13 @@ export interface RequestContext {
    * (legacy-era elicitation). `undefined` when it cannot.
    */
   readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
+  /**
+   * The 2026-07-28 era's way to ask in-band (multi-round-trip input): defined
+   * when the client advertised form elicitation on that era. A middleware or
+   * handler asks by returning `inputRequiredResult(...)`; the client asks its
+   * user and retries the same call carrying the answers, read here.
+   */
+  readonly inputRound: InputRound | undefined;
   /** Scratch space for extensions to share per-request data, keyed by symbol. */
   readonly locals: Map<symbol, unknown>;
 }

@@ -95,6 +95,13 @@ function elicitFor(ctx: ServerContext, peer: PeerView): RequestFacts['elicit'] {
   };
 }
 
+function inputRoundFor(ctx: ServerContext, peer: PeerView): RequestFacts['inputRound'] {
+  // The legacy era asks with a server-to-client request instead (elicitFor).
+  if (peer.era !== 'modern' || peer.capabilities?.elicitation === undefined) return undefined;
+  const responses = ctx.mcpReq.inputResponses;
+  return { responses: typeof responses === 'object' ? (responses) : {} };
+}
+
 function requestFacts(inner: Server, ctx: ServerContext, composed: ComposedServer, store: Store, options: ServerAdapterOptions): RequestFacts {
   const peer = readPeer(inner, ctx);
   const peerExtensions = peer.capabilities === undefined ? undefined : (asRecord(peer.capabilities.extensions) ?? {});
@@ -113,6 +120,7 @@ function requestFacts(inner: Server, ctx: ServerContext, composed: ComposedServe
     progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
     notify: (method, params) => ctx.mcpReq.notify({ method, params }),
     elicit: elicitFor(ctx, peer),
+    inputRound: inputRoundFor(ctx, peer),
     principal: options.principal,
   };
 }
