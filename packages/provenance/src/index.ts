@@ -1,0 +1,15 @@
+export {
+  PROVENANCE_ID,
+  PROVENANCE_PACKAGE,
+  PROVENANCE_WIRE_VERSION,
+  SCHEMA_BASE,
+  CONFIDENCE_LEVELS,
+  LocationSchema,
+  ProvenanceSchema,
+  ProvenanceResultMetaSchema,
+  ProvenanceServerSettingsSchema,
+  ProvenanceClientSettingsSchema,
+  PROVENANCE_SCHEMAS,
+  provenanceJsonSchema,
+} from './schema.js';
+export type { Location, Provenance, ProvenanceResultMeta, ProvenanceServerSettings, ProvenanceClientSettings } from './schema.js';
