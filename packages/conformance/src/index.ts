@@ -15,7 +15,9 @@ export {
   contentNegotiationSuite,
   errorsSuite,
   idempotencySuite,
+  intentSuite,
   permissionsSuite,
+  provenanceSuite,
   sessionStateSuite,
   transactionsSuite,
 } from './checks/index.js';

@@ -4,7 +4,9 @@ import { confirmationSuite } from './confirmation.js';
 import { contentNegotiationSuite } from './content-negotiation.js';
 import { errorsSuite } from './errors.js';
 import { idempotencySuite } from './idempotency.js';
+import { intentSuite } from './intent.js';
 import { permissionsSuite } from './permissions.js';
+import { provenanceSuite } from './provenance.js';
 import { sessionStateSuite } from './session-state.js';
 import { transactionsSuite } from './transactions.js';
 
@@ -23,6 +25,8 @@ export const ALL_SUITES: readonly ExtensionSuite[] = [
   permissionsSuite,
   contentNegotiationSuite,
   sessionStateSuite,
+  intentSuite,
+  provenanceSuite,
 ];
 
 export {
@@ -31,7 +35,9 @@ export {
   contentNegotiationSuite,
   errorsSuite,
   idempotencySuite,
+  intentSuite,
   permissionsSuite,
+  provenanceSuite,
   sessionStateSuite,
   transactionsSuite,
 };
