@@ -3,7 +3,7 @@
  * server, pinned to one protocol era, with or without the errors extension,
  * and optionally declaring content-negotiation feature tags.
  */
-import type { ExtendedClient } from '@ext/core';
+import type { ClientExtension, ExtendedClient } from '@ext/core';
 import { extendClient } from '@ext/core/sdk-v2';
 import { contentNegotiationClient } from '@ext/content-negotiation/client';
 import { errorsClient } from '@ext/errors/client';
@@ -18,7 +18,7 @@ export type Era = 'modern' | 'legacy';
 
 export type Target =
   | { readonly kind: 'http'; readonly url: URL }
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[] };
+  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env?: Readonly<Record<string, string>> | undefined };
 
 export interface ConnectOptions {
   readonly era: Era;
@@ -27,6 +27,8 @@ export interface ConnectOptions {
   /** Content-negotiation feature tags to declare (e.g. `['agent']`); none: the extension is not advertised. */
   readonly features?: readonly string[] | undefined;
   readonly name?: string | undefined;
+  /** More client halves to attach (idempotency, transactions, session state...). */
+  readonly extensions?: readonly ClientExtension[] | undefined;
 }
 
 export interface Connection {
@@ -42,7 +44,7 @@ function transportFor(target: Target): Transport {
   return new StdioClientTransport({
     command: target.command,
     args: [...target.args],
-    env: getDefaultEnvironment(),
+    env: { ...getDefaultEnvironment(), ...target.env },
     stderr: 'inherit',
   });
 }
@@ -55,6 +57,7 @@ export async function connect(target: Target, options: ConnectOptions): Promise<
   const halves = [
     options.withErrors !== false && errorsClient(),
     options.features !== undefined && contentNegotiationClient({ features: options.features }),
+    ...(options.extensions ?? []),
   ];
   const extended = halves.some(Boolean) ? extendClient(client, halves) : undefined;
   const wire = new RecordingTransport(transportFor(target));

@@ -5,13 +5,9 @@
  * which is checked on a screenshot.
  */
 import { existsSync } from 'node:fs';
-import { composeServer, silentLogger } from '@ext/core';
-import { confirmationServer } from '@ext/confirmation/server';
-import { contentNegotiationServer } from '@ext/content-negotiation/server';
-import { errorsServer } from '@ext/errors/server';
+import { silentLogger } from '@ext/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -26,29 +22,11 @@ describe('the web console in headless Chromium', () => {
   let running: RunningHttpServer;
   let browser: Browser;
   let page: Page;
-  const deleted: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium package (or set CHROMIUM_PATH)`);
-    running = await startHttpServer({
-      port: 0,
-      logger: silentLogger,
-      composed: composeServer([errorsServer(), contentNegotiationServer(), confirmationServer()], { logger: silentLogger }),
-      extend: (_server, extended) => {
-        extended.registerTool(
-          'delete_ticket',
-          {
-            description: 'Deletes a ticket for good.',
-            inputSchema: z.object({ id: z.string() }),
-            _meta: { 'io.github.mcp-ext/confirmation': { risk_level: 'destructive', confirmation_message: 'Delete ticket {id} for good?' } },
-          },
-          ({ id }) => {
-            deleted.push(id);
-            return { content: [{ type: 'text', text: `Deleted ${id}` }], structuredContent: { deleted: id } };
-          },
-        );
-      },
-    });
+    // The tracker as served: delete_ticket is destructive, so the confirmation gate asks first.
+    running = await startHttpServer({ port: 0, logger: silentLogger });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
     await page.goto(new URL('/console/', running.url).href);
@@ -81,7 +59,7 @@ describe('the web console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Delete it (asks you first)' }).click();
     const dialog = page.locator('dialog#confirm');
     await dialog.waitFor({ state: 'visible' });
-    await expect(dialog.locator('#confirm-message').textContent()).resolves.toContain('Delete ticket T-1 for good?');
+    await expect(dialog.locator('#confirm-message').textContent()).resolves.toContain('Delete ticket T-1 for good? This cannot be undone.');
     await expect(dialog.locator('#confirm-risk').textContent()).resolves.toBe('destructive');
 
     const shot = await dialog.screenshot();
@@ -95,14 +73,17 @@ describe('the web console in headless Chromium', () => {
 
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await page.locator('#explanation', { hasText: 'You cancelled' }).waitFor();
-    expect(deleted).toEqual([]);
+    await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
+    await page.locator('#explanation', { hasText: 'agent output' }).waitFor();
+    expect(await page.locator('#result').textContent()).toContain('"id": "T-1"');
 
     await page.getByRole('button', { name: 'Delete it (asks you first)' }).click();
     await dialog.waitFor({ state: 'visible' });
     await dialog.getByRole('button', { name: 'Approve' }).click();
     await page.locator('#explanation', { hasText: 'You approved' }).waitFor();
-    expect(deleted).toEqual(['T-1']);
     expect(await page.locator('#result').textContent()).toContain('"status": "confirmed"');
+    await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
+    await page.locator('#result', { hasText: 'RESOURCE_NOT_FOUND' }).waitFor();
   });
 
   it('shows a structured error with its category', async () => {

@@ -4,7 +4,13 @@ import { runConformance, type RunOutcome } from '@ext/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 
-const STDIO = { kind: 'stdio' as const, command: process.execPath, args: [fileURLToPath(new URL('../dist/stdio.js', import.meta.url))] };
+const STDIO = {
+  kind: 'stdio' as const,
+  command: process.execPath,
+  args: [fileURLToPath(new URL('../dist/stdio.js', import.meta.url))],
+  // A throwaway database, whatever the environment says.
+  env: { TRACKER_DB: ':memory:', REDIS_URL: '' },
+};
 
 function verdict(outcome: RunOutcome): string[] {
   return outcome.results.filter((result) => result.status === 'failed' || result.status === 'error').map((result) => `${result.id}: ${result.message ?? ''}`);

@@ -5,9 +5,10 @@
  * both protocol eras. Stops cleanly on SIGINT / SIGTERM.
  */
 import { resolvePort, startHttpServer } from './node-http.js';
+import { openStore } from './server.js';
 
 async function main(): Promise<void> {
-  const running = await startHttpServer({ port: resolvePort(process.argv.slice(2), process.env) });
+  const running = await startHttpServer({ port: resolvePort(process.argv.slice(2), process.env), store: await openStore() });
   console.error(`tracker: MCP over Streamable HTTP at ${running.url.href} (pipeline: ${running.composed.pipeline.map((entry) => entry.stage).join(' > ')} > tool handler)`);
   const stop = (signal: NodeJS.Signals): void => {
     console.error(`tracker: ${signal} received, shutting down`);

@@ -8,6 +8,7 @@ import { ERRORS_EXTENSION_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Era } from './connect.js';
+import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './test-support.js';
 import { DEFAULT_PORT, resolvePort, startHttpServer, type RunningHttpServer } from './node-http.js';
 
 const ERAS: readonly Era[] = ['modern', 'legacy'];
@@ -89,10 +90,10 @@ describe('the tracker over Streamable HTTP', () => {
               ? (handshake?.request.params?._meta as Record<string, { extensions?: unknown }>)['io.modelcontextprotocol/clientCapabilities']?.extensions
               : (handshake?.request.params?.capabilities as { extensions?: unknown }).extensions;
           expect(advertised).toEqual({ [ERRORS_EXTENSION_ID]: { version: '1.0' } });
-          expect((handshake?.response?.result?.capabilities as { extensions?: unknown }).extensions).toEqual({
-            [ERRORS_EXTENSION_ID]: { version: '1.0' },
-            [CONTENT_NEGOTIATION_EXTENSION_ID]: { version: '1.0' },
-          });
+          const served = (handshake?.response?.result?.capabilities as { extensions?: Record<string, unknown> }).extensions ?? {};
+          expect(Object.keys(served).sort()).toEqual(TRACKER_EXTENSIONS);
+          expect(served[ERRORS_EXTENSION_ID]).toEqual({ version: '1.0' });
+          expect(served[CONTENT_NEGOTIATION_EXTENSION_ID]).toEqual({ version: '1.0' });
           expect(connection.extended?.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
         } finally {
           await connection.close();
@@ -103,7 +104,7 @@ describe('the tracker over Streamable HTTP', () => {
         const connection = await connect({ kind: 'http', url: running.url }, { era });
         const client = connection.extended!;
         try {
-          expect((await client.listTools()).map((tool) => tool.name).sort()).toEqual(['close_ticket', 'create_ticket', 'get_ticket', 'list_tickets']);
+          expect((await client.listTools()).map((tool) => tool.name).sort()).toEqual(TRACKER_TOOLS);
           const created = await client.callTool('create_ticket', { title: `On ${era}`, assignee: 'bob' });
           const ticket = created.structuredContent?.ticket as { id: string; status: string };
           expect(ticket.status).toBe('open');

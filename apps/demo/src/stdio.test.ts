@@ -5,11 +5,13 @@ import { ERRORS_EXTENSION_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
 import { describe, expect, it } from 'vitest';
 import { connect, type Era, type Target } from './connect.js';
+import { TRACKER_EXTENSIONS } from './test-support.js';
 
 const STDIO: Target = {
   kind: 'stdio',
   command: process.execPath,
   args: [fileURLToPath(new URL('../dist/stdio.js', import.meta.url))],
+  env: { TRACKER_DB: ':memory:' },
 };
 
 const ERAS: readonly Era[] = ['modern', 'legacy'];
@@ -21,7 +23,8 @@ describe('the tracker over stdio (a spawned child process)', () => {
       try {
         const client = connection.extended!;
         expect(client.era).toBe(era);
-        expect(client.serverExtensions()).toEqual({ [ERRORS_EXTENSION_ID]: { version: '1.0' }, [CONTENT_NEGOTIATION_EXTENSION_ID]: { version: '1.0' } });
+        expect(Object.keys(client.serverExtensions()).sort()).toEqual(TRACKER_EXTENSIONS);
+        expect(client.serverExtensions()[CONTENT_NEGOTIATION_EXTENSION_ID]).toEqual({ version: '1.0' });
         expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
         const created = await client.callTool('create_ticket', { title: 'Over stdio' });
         expect(created.structuredContent?.ticket).toMatchObject({ id: 'T-1', status: 'open' });

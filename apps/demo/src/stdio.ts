@@ -6,10 +6,10 @@
  * diagnostics go to stderr.
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { composeTracker, createStore, createTrackerServer } from './server.js';
+import { composeTracker, createTrackerServer, openStore } from './server.js';
 
 const composed = composeTracker();
-const store = createStore();
+const store = await openStore();
 const handle = serveStdio(() => createTrackerServer({ composed, store }), {
   onerror: (error) => {
     console.error('tracker: stdio error', error.message);

@@ -219,7 +219,8 @@ async function main(): Promise<number> {
   let composed: ComposedServer;
   let where: string;
   if (useStdio) {
-    target = { kind: 'stdio', command: process.execPath, args: [fileURLToPath(new URL('./stdio.js', import.meta.url))] };
+    // A throwaway database, so every tour starts from an empty tracker.
+    target = { kind: 'stdio', command: process.execPath, args: [fileURLToPath(new URL('./stdio.js', import.meta.url))], env: { TRACKER_DB: ':memory:' } };
     // The stdio server runs in its own process; this is the same composition its code builds.
     composed = composeTracker();
     where = 'as composed by the stdio server';

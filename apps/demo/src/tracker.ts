@@ -18,7 +18,21 @@ export interface Ticket {
   created_at: string;
   /** ISO 8601, UTC; present once closed. */
   closed_at?: string;
+  /** Linked documents (https URLs), in the order they were linked. */
+  links?: string[];
 }
+
+/** A message posted to a team chat channel. */
+export interface ChatMessage {
+  channel: string;
+  text: string;
+  /** ISO 8601, UTC. */
+  posted_at: string;
+}
+
+/** Channels that no longer take posts: posting there fails, which the saga in the tour relies on. */
+export const ARCHIVED_CHANNELS: readonly string[] = ['archive'];
+export const CHANNEL_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;
 
 export const MAX_TITLE_LENGTH = 200;
 export const TICKET_ID_PATTERN = /^T-[1-9][0-9]{0,15}$/;
@@ -30,6 +44,7 @@ const INDEX_STREAM = `${KEY_PREFIX}:index`;
 const PAGE_SIZE = 100;
 
 const ticketKey = (id: string): string => `${KEY_PREFIX}:ticket:${id}`;
+const chatStream = (channel: string): string => `${KEY_PREFIX}:chat:${channel}`;
 
 function invalid(field: string, message: string, suggestion: string): InvalidInputError {
   return new InvalidInputError('INVALID_INPUT', message, {
@@ -118,6 +133,43 @@ export interface Tracker {
   get(id: unknown): Promise<Ticket>;
   list(filter?: { status?: unknown }): Promise<Ticket[]>;
   close(id: unknown): Promise<Ticket>;
+  /** Deletes a ticket for good; returns what it was. */
+  delete(id: unknown): Promise<Ticket>;
+  /** Links a document to a ticket (idempotent: linking twice keeps one link). */
+  link(id: unknown, url: unknown): Promise<Ticket>;
+  /** Removes a link (idempotent). */
+  unlink(id: unknown, url: unknown): Promise<Ticket>;
+  /** Posts to a team chat channel. */
+  post(channel: unknown, text: unknown): Promise<ChatMessage>;
+  /** The messages of a channel, oldest first. */
+  messages(channel: unknown): Promise<ChatMessage[]>;
+}
+
+export function parseDocumentUrl(value: unknown): string {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    // Not a URL at all: reported below like any other bad value.
+    url = undefined;
+  }
+  if (url?.protocol !== 'https:') {
+    throw invalid('url', '"url" must be an https URL.', 'Link documents by their https address, e.g. "https://docs.example.com/spec".');
+  }
+  return url.href;
+}
+
+export function parseChannel(value: unknown): string {
+  if (typeof value !== 'string' || !CHANNEL_PATTERN.test(value)) {
+    throw invalid('channel', '"channel" must be a channel name such as "releases".', 'Use lowercase letters, digits and dashes.');
+  }
+  return value;
+}
+
+function parseMessage(value: unknown): string {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (text === '' || text.length > 2000) throw invalid('text', '"text" must be 1 to 2000 characters.', 'Write a short message.');
+  return text;
 }
 
 /**
@@ -177,5 +229,46 @@ export function createTracker(store: Store, options: TrackerOptions = {}): Track
         }
       }
     },
+
+    async delete(id) {
+      const ticketId = parseTicketId(id);
+      const current = await load(ticketId);
+      await store.delete(ticketKey(ticketId));
+      return current;
+    },
+
+    link: (id, url) => update(parseTicketId(id), parseDocumentUrl(url), 'link'),
+    unlink: (id, url) => update(parseTicketId(id), parseDocumentUrl(url), 'unlink'),
+
+    async post(channel, text) {
+      const name = parseChannel(channel);
+      const body = parseMessage(text);
+      if (ARCHIVED_CHANNELS.includes(name)) {
+        throw new PermanentError('CHANNEL_ARCHIVED', `#${name} is archived and takes no new messages.`, {
+          suggestion: 'Post to an active channel, such as #releases.',
+          userActionable: true,
+          details: { channel: name },
+        });
+      }
+      const message: ChatMessage = { channel: name, text: body, posted_at: now().toISOString() };
+      await store.append(chatStream(name), message as unknown as JsonValue);
+      return message;
+    },
+
+    async messages(channel) {
+      const entries = await store.read(chatStream(parseChannel(channel)), { limit: PAGE_SIZE });
+      return entries.map((entry) => entry.value as unknown as ChatMessage);
+    },
   };
+
+  // Compare-and-set, so concurrent link changes never lose one another.
+  async function update(ticketId: string, url: string, change: 'link' | 'unlink'): Promise<Ticket> {
+    for (;;) {
+      const current = await load(ticketId);
+      const links = (current.links ?? []).filter((existing) => existing !== url);
+      if (change === 'link') links.push(url);
+      const next: Ticket = { ...current, links };
+      if (await store.compareAndSet(ticketKey(ticketId), current as unknown as JsonValue, next as unknown as JsonValue)) return next;
+    }
+  }
 }

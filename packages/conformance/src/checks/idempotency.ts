@@ -1,4 +1,4 @@
-import { WireError } from '@ext/core';
+import { canonicalJson, WireError } from '@ext/core';
 import { describe, ensure, isRecord } from '../assert.js';
 import { sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
@@ -106,7 +106,8 @@ export const idempotencySuite: ExtensionSuite = {
         ensure(isRecord(firstMeta) && firstMeta.was_replay === false, `first result _meta is ${describe(firstMeta)}`);
         ensure(isRecord(secondMeta) && secondMeta.was_replay === true, `repeat result _meta is ${describe(secondMeta)}`);
         ensure(secondMeta.original_timestamp === firstMeta.original_timestamp, 'the replay must carry the first execution\'s original_timestamp');
-        ensure(JSON.stringify(second.structuredContent) === JSON.stringify(first.structuredContent), 'the replay differs from the stored result');
+        // Canonical JSON: a store may hand back the same object with its keys in another order.
+        ensure(canonicalJson(second.structuredContent ?? null) === canonicalJson(first.structuredContent ?? null), 'the replay differs from the stored result');
       },
     },
     {

@@ -1,0 +1,24 @@
+/** What the tracker serves, as the tests expect it (sorted). */
+export const TRACKER_EXTENSIONS = [
+  'io.github.mcp-ext/confirmation',
+  'io.github.mcp-ext/content-negotiation',
+  'io.github.mcp-ext/errors',
+  'io.github.mcp-ext/idempotency',
+  'io.github.mcp-ext/intent',
+  'io.github.mcp-ext/permissions',
+  'io.github.mcp-ext/provenance',
+  'io.github.mcp-ext/session-state',
+  'io.github.mcp-ext/transactions',
+];
+
+export const TRACKER_TOOLS = [
+  'close_ticket',
+  'create_ticket',
+  'delete_ticket',
+  'get_ticket',
+  'link_document',
+  'list_tickets',
+  'post_message',
+  'purge_closed_tickets',
+  'set_view',
+];
