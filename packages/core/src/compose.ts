@@ -2,6 +2,7 @@ import { ConfigurationError, ErrorCodes, WireError } from './errors.js';
 import type { ClientExtension, PipelineStage, ServerExtension } from './extension.js';
 import { PIPELINE_STAGES } from './extension.js';
 import { assertApproved } from './approval.js';
+import { markHandlerStarted } from './execution.js';
 import { checkOwnIdentifier, parseExtensionId, pickCommonIdentifier } from './identifiers.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { parseSettingsVersion, readSettings, type SettingsSpec } from './settings.js';
@@ -276,6 +277,7 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
         const middleware = steps[index];
         if (!middleware) {
           assertApproved(ctx);
+          markHandlerStarted(ctx);
           return handler(current.arguments, ctx);
         }
         let called = false;

@@ -54,6 +54,7 @@ export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES, getCallPresentation, se
 export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './presentation.js';
 export { requireApproval, approvalRequirements, grantApproval, assertApproved } from './approval.js';
 export type { ApprovalRequirement } from './approval.js';
+export { handlerStarted } from './execution.js';
 export { registerMethodTools } from './method-tools.js';
 export type { MethodTool } from './method-tools.js';
 export { inputRequiredResult, isInputRequiredResult, elicitationAnswer } from './input-round.js';

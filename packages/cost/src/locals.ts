@@ -1,0 +1,46 @@
+import type { RequestContext } from '@ext/core';
+import type { CostCategory, QuotaState } from './schema.js';
+
+// Symbol.for, so duplicate copies of this package agree on the slot.
+const COST_CALL = Symbol.for('io.github.mcp-ext/cost/call');
+
+/** What a tool handler can learn and report about the cost of the current call. */
+export interface CostCall {
+  readonly category: CostCategory;
+  /** Units the tool declares per call. */
+  readonly estimatedUnits: number;
+  readonly unitLabel: string | undefined;
+  /** The caller's standing against the quota once this call's estimate was reserved; `undefined` without a quota. */
+  readonly quota: QuotaState | undefined;
+  /**
+   * Reports the units this call really used (replacing the estimate); the
+   * last report wins. Throws a `RangeError` for a negative or non-finite
+   * number. A failed call is charged only what was reported.
+   */
+  reportUnits(units: number): void;
+}
+
+/** The cost of the current call, or `undefined` when the tool declares none or `@ext/cost` is not composed. */
+export function costOf(ctx: Pick<RequestContext, 'locals'>): CostCall | undefined {
+  const value = ctx.locals.get(COST_CALL);
+  return value === undefined ? undefined : (value as CostCall);
+}
+
+/** Fills the slot for the handler; returns a reader of what it reported. */
+export function openCostCall(
+  ctx: Pick<RequestContext, 'locals'>,
+  info: Omit<CostCall, 'reportUnits'>,
+): () => number | undefined {
+  let reported: number | undefined;
+  const slot: CostCall = {
+    ...info,
+    reportUnits(units) {
+      if (typeof units !== 'number' || !Number.isFinite(units) || units < 0 || units > Number.MAX_SAFE_INTEGER) {
+        throw new RangeError(`reportUnits: units must be a finite number >= 0, got ${String(units)}`);
+      }
+      reported = units;
+    },
+  };
+  ctx.locals.set(COST_CALL, slot);
+  return () => reported;
+}
