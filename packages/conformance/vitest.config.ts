@@ -1,4 +1,10 @@
 import { defineProject } from 'vitest/config';
 import { sharedTestOptions } from '../../vitest.shared.js';
 
-export default defineProject({ test: sharedTestOptions });
+export default defineProject({
+  test: {
+    ...sharedTestOptions,
+    // Each run starts several stdio servers of the fixture; on a loaded CI machine that takes minutes, not seconds.
+    testTimeout: 300_000,
+  },
+});

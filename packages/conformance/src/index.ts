@@ -13,6 +13,7 @@ export {
   baseSuite,
   confirmationSuite,
   contentNegotiationSuite,
+  costSuite,
   errorsSuite,
   idempotencySuite,
   intentSuite,

@@ -2,6 +2,7 @@ import type { ExtensionSuite } from '../types.js';
 import { baseSuite } from './base.js';
 import { confirmationSuite } from './confirmation.js';
 import { contentNegotiationSuite } from './content-negotiation.js';
+import { costSuite } from './cost.js';
 import { errorsSuite } from './errors.js';
 import { idempotencySuite } from './idempotency.js';
 import { intentSuite } from './intent.js';
@@ -27,12 +28,14 @@ export const ALL_SUITES: readonly ExtensionSuite[] = [
   sessionStateSuite,
   intentSuite,
   provenanceSuite,
+  costSuite,
 ];
 
 export {
   baseSuite,
   confirmationSuite,
   contentNegotiationSuite,
+  costSuite,
   errorsSuite,
   idempotencySuite,
   intentSuite,
