@@ -33,12 +33,12 @@ describe('@ext/conformance judges the tracker', () => {
       expect(verdict(outcome)).toEqual([]);
       expect(outcome.exitCode).toBe(0);
       expect(outcome.results.some((result) => result.extension === 'errors' && result.status === 'passed')).toBe(true);
-    });
+    }, 300_000);
 
     it(`over stdio on ${protocolVersion}: every advertised extension conforms`, async () => {
       const outcome = await runConformance({ target: STDIO, protocolVersion, allowEffects: true });
       expect(verdict(outcome)).toEqual([]);
       expect(outcome.exitCode).toBe(0);
-    });
+    }, 300_000);
   }
 });
