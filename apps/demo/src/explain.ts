@@ -47,3 +47,15 @@ export function styles(enabled: boolean): Styles {
       enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
   return { bold: wrap(1, 22), dim: wrap(2, 22), green: wrap(32, 39), red: wrap(31, 39), cyan: wrap(36, 39) };
 }
+
+/** `[#########.........]  45%` for a fraction from 0 to 1 (clamped). */
+export function progressBar(fraction: number, width = 30): string {
+  const clamped = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
+  const filled = Math.round(clamped * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(Math.round(clamped * 100)).padStart(3)}%`;
+}
+
+/** A long opaque token shortened for the screen: its start and its length. */
+export function shorten(token: string, keep = 16): string {
+  return token.length <= keep + 8 ? token : `${token.slice(0, keep)}... (${String(token.length)} characters)`;
+}

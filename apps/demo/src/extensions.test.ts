@@ -2,18 +2,23 @@
  * The composed extensions on the tracker, through real clients over
  * Streamable HTTP on both eras: the create/link/post saga rolls back when the
  * post fails, the admin tool needs a scope nobody holds, session state
- * remembers a view, reads carry provenance, and intent suggests a better tool.
+ * remembers a view, reads carry provenance, intent suggests a better tool,
+ * and the export streams its rows with progress, metered by a quota.
  */
-import { silentLogger } from '@ext/core';
+import { silentLogger, type ToolResult } from '@ext/core';
+import { costClient, getCostInfo } from '@ext/cost/client';
 import { getStructuredError } from '@ext/errors/client';
 import { idempotencyClient } from '@ext/idempotency/client';
 import { callWithIntent, intentClient } from '@ext/intent/client';
 import { getProvenance, provenanceClient } from '@ext/provenance/client';
 import { sessionStateClient } from '@ext/session-state/client';
+import { streamCall, streamingClient, type StreamUpdate } from '@ext/streaming/client';
 import { runSaga, transactionsClient } from '@ext/transactions/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Connection, type Era } from './connect.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { parseCsv, REPORT_COLUMNS } from './report.js';
+import { EXPORT_QUOTA } from './tools.js';
 
 describe.each(['modern', 'legacy'] as const satisfies readonly Era[])('the tracker\'s composed extensions on the %s era', (era) => {
   let running: RunningHttpServer;
@@ -23,7 +28,7 @@ describe.each(['modern', 'legacy'] as const satisfies readonly Era[])('the track
     running = await startHttpServer({ port: 0, logger: silentLogger });
     connection = await connect(
       { kind: 'http', url: running.url },
-      { era, extensions: [idempotencyClient(), transactionsClient(), sessionStateClient(), provenanceClient(), intentClient()] },
+      { era, extensions: [idempotencyClient(), transactionsClient(), sessionStateClient(), provenanceClient(), intentClient(), streamingClient(), costClient()] },
     );
   });
 
@@ -71,11 +76,86 @@ describe.each(['modern', 'legacy'] as const satisfies readonly Era[])('the track
     expect(getProvenance(read)).toMatchObject({ sources: [{ source: 'tracker:tickets', confidence: 'exact' }], digest: 'verified' });
   });
 
-  it('suggests list_tickets when an agent reads one ticket to see them all', async () => {
+  it('suggests list_tickets when an agent reads one ticket to see them all, and export_report for a spreadsheet', async () => {
     const created = await connection.extended!.callTool('create_ticket', { title: 'One of many' });
     const id = (created.structuredContent?.ticket as { id: string }).id;
     const outcome = await callWithIntent(connection.extended!, 'get_ticket', { id }, 'show me all open tickets', { policy: 'log' });
     expect(outcome.result.isError).not.toBe(true);
     expect(outcome.suggestion?.suggestion.recommended_tool).toBe('list_tickets');
+    const listed = await callWithIntent(connection.extended!, 'list_tickets', {}, 'put the tickets in a spreadsheet', { policy: 'log' });
+    expect(listed.suggestion?.suggestion.recommended_tool).toBe('export_report');
+  });
+
+  it('streams an export row by row with progress, then meters it against the hourly quota', async () => {
+    const client = connection.extended!;
+    const before = ((await client.callTool('list_tickets', { status: 'open' })).structuredContent?.tickets as unknown[]).length;
+    await client.callTool('create_ticket', { title: '=SUM(A1:A9), "quoted"' });
+    const updates: StreamUpdate[] = [];
+    for await (const update of streamCall(client, 'export_report', { status: 'open' })) updates.push(update);
+    const chunks = updates.flatMap((update) => (update.type === 'stream_chunk' ? [update] : []));
+    const progress = updates.flatMap((update) => (update.type === 'progress' && update.operation_id !== undefined ? [update.progress ?? 0] : []));
+    const last = updates.at(-1);
+    if (last?.type !== 'result') throw new Error('the export did not end with its result');
+    const report = last.result.structuredContent?.report as { id: string; rows: number; csv: string };
+    expect(report.rows).toBe(before + 1);
+    expect(chunks.map((chunk) => chunk.sequence)).toEqual([...Array(before + 2).keys()]);
+    expect(chunks.at(-1)?.is_final).toBe(true);
+    // The rows streamed are the report the result holds, in order.
+    expect(chunks.map((chunk) => `${String(chunk.data)}\r\n`).join('')).toBe(report.csv);
+    const records = parseCsv(report.csv);
+    expect(records[0]).toEqual([...REPORT_COLUMNS]);
+    expect(records.at(-1)?.[1]).toBe(`'=SUM(A1:A9), "quoted"`);
+    expect(progress.length).toBe(before + 1);
+    expect(progress.every((value, index) => index === 0 || value >= (progress[index - 1] ?? 0))).toBe(true);
+    expect(progress.at(-1)).toBe(1);
+    expect(getCostInfo(last.result)).toMatchObject({ units_used: 1, unit_label: 'exports', quota: { limit: EXPORT_QUOTA, used: 1, remaining: EXPORT_QUOTA - 1 } });
+
+    const results: ToolResult[] = [];
+    for (let index = 1; index <= EXPORT_QUOTA; index += 1) results.push(await client.callTool('export_report'));
+    expect(results.slice(0, -1).map((result) => result.isError === true)).toEqual(Array<boolean>(EXPORT_QUOTA - 1).fill(false));
+    const refused = getStructuredError(results.at(-1));
+    expect(refused).toMatchObject({ code: 'QUOTA_EXHAUSTED', category: 'rate_limited', details: { limit: EXPORT_QUOTA } });
+    expect(refused?.retry_after_seconds).toBeGreaterThan(0);
+  });
+});
+
+describe('an interrupted export', () => {
+  let running: RunningHttpServer;
+  let connection: Connection;
+
+  beforeAll(async () => {
+    // A pause between rows, so the call is still running when the client walks away.
+    running = await startHttpServer({ port: 0, logger: silentLogger, exportPaceMs: 25 });
+    connection = await connect({ kind: 'http', url: running.url }, { era: 'modern', extensions: [streamingClient(), costClient()] });
+  });
+
+  afterAll(async () => {
+    await connection.close();
+    await running.close();
+  });
+
+  it('resumes from its last checkpoint: the report keeps its id and the rows continue where they stopped', async () => {
+    const client = connection.extended!;
+    for (let index = 1; index <= 6; index += 1) await client.callTool('create_ticket', { title: `Row ${String(index)}` });
+    const first = streamCall(client, 'export_report');
+    const seen: number[] = [];
+    for await (const update of first) {
+      if (update.type === 'stream_chunk') seen.push(update.sequence);
+      // Breaking out of the loop cancels the call.
+      if (seen.length === 3) break;
+    }
+    const saved = first.checkpoint;
+    expect(saved).toBeDefined();
+    const resumed: number[] = [];
+    let result: ToolResult | undefined;
+    for await (const update of streamCall(client, 'export_report', {}, { resumeFrom: saved })) {
+      if (update.type === 'stream_chunk') resumed.push(update.sequence);
+      if (update.type === 'result') result = update.result;
+    }
+    expect(seen).toEqual([0, 1, 2]);
+    expect(resumed).toEqual([3, 4, 5, 6]);
+    const report = result?.structuredContent?.report as { id: string; rows: number; csv: string };
+    expect(report.id).toBe('R-1');
+    expect(parseCsv(report.csv).map((record) => record[1])).toEqual(['title', 'Row 1', 'Row 2', 'Row 3', 'Row 4', 'Row 5', 'Row 6']);
   });
 });

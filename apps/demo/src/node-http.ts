@@ -16,7 +16,9 @@ import {
   originValidationResponse,
 } from '@modelcontextprotocol/server';
 import { defaultConsoleDir, serveConsole } from './console-files.js';
+import { createV1HttpHandler } from './http-v1.js';
 import { composeTracker, createStore, createTrackerServer, type TrackerServerOptions } from './server.js';
+import { createTrackerServerV1 } from './server-v1.js';
 
 export const DEFAULT_PORT = 3333;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -37,6 +39,19 @@ export function resolvePort(argv: readonly string[], env: Readonly<Record<string
     throw new RangeError(`port must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
   }
   return port;
+}
+
+/** The SDK line from `--sdk v1|v2` / `--sdk=<line>`, default v2; throws on anything else. */
+export function resolveSdk(argv: readonly string[]): 'v1' | 'v2' {
+  let raw: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index];
+    if (arg === '--sdk') raw = argv[index + 1] ?? '';
+    else if (arg?.startsWith('--sdk=')) raw = arg.slice('--sdk='.length);
+  }
+  if (raw === undefined || raw === 'v2') return 'v2';
+  if (raw === 'v1') return 'v1';
+  throw new RangeError(`--sdk must be v1 or v2, got ${JSON.stringify(raw)}`);
 }
 
 class BodyTooLargeError extends Error {}
@@ -128,6 +143,13 @@ export interface HttpServerOptions {
   readonly composed?: ComposedServer | undefined;
   /** Adds to each server instance (see `TrackerServerOptions.extend`). */
   readonly extend?: TrackerServerOptions['extend'];
+  /** Pause between exported rows, in ms (default 0). */
+  readonly exportPaceMs?: number | undefined;
+  /**
+   * Which SDK line serves: `v2` (default; both protocol eras) or `v1`
+   * (`@modelcontextprotocol/sdk`, the 2025 era only). `extend` applies to v2 only.
+   */
+  readonly sdk?: 'v1' | 'v2' | undefined;
 }
 
 export interface RunningHttpServer {
@@ -189,11 +211,14 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const composed = options.composed ?? composeTracker({ logger });
   const store = options.store ?? createStore();
   const host = options.host ?? DEFAULT_HOST;
-  const handler = createHttpHandler(() => createTrackerServer({ composed, store, logger, extend: options.extend }), {
-    onerror: (error) => {
-      logger.warn('tracker: MCP handler error', { error: error.message });
-    },
-  });
+  const handler =
+    options.sdk === 'v1'
+      ? createV1HttpHandler(() => createTrackerServerV1({ composed, store, logger, exportPaceMs: options.exportPaceMs }))
+      : createHttpHandler(() => createTrackerServer({ composed, store, logger, extend: options.extend, exportPaceMs: options.exportPaceMs }), {
+          onerror: (error) => {
+            logger.warn('tracker: MCP handler error', { error: error.message });
+          },
+        });
   let authority = host;
   const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger));
   server.listen(options.port ?? DEFAULT_PORT, host);

@@ -55,3 +55,19 @@ export function ticketsText({ tickets }: { tickets: Ticket[] }, verbosity: Prese
   if (tickets.length === 0) return 'No tickets.';
   return tickets.map((ticket) => ticketText({ ticket }, verbosity === 'verbose' ? 'standard' : 'compact')).join(verbosity === 'verbose' ? '\n\n' : '\n');
 }
+
+/** What an export tool result carries (the CSV itself is in the data, not repeated for people). */
+export interface ReportSummary {
+  report: { id: string; rows: number; bytes: number; media_type: string };
+}
+
+export function reportMarkdown({ report }: ReportSummary, verbosity: PresentationVerbosity): string {
+  const size = `${String(report.rows)} row${report.rows === 1 ? '' : 's'}, ${String(report.bytes)} bytes of CSV`;
+  if (verbosity === 'compact') return `**${report.id}** (${size})`;
+  return [`### Report ${report.id}`, '', `- ${size}`, `- Kept for a day: import it by its id (${report.id}).`].join('\n');
+}
+
+export function reportText({ report }: ReportSummary, verbosity: PresentationVerbosity): string {
+  const size = `${String(report.rows)} rows, ${String(report.bytes)} bytes of CSV`;
+  return verbosity === 'compact' ? `${report.id} (${size})` : `Report ${report.id}: ${size}. Kept for a day.`;
+}

@@ -6,24 +6,29 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { composeServer, MemoryStore, type CallContext, type ComposedServer, type ExtendedServer, type Logger, type Store, type ToolResult } from '@ext/core';
+import { composeServer, MemoryStore, type ComposedServer, type ExtendedServer, type Logger, type Store, type ToolResult } from '@ext/core';
 import { extendServer } from '@ext/core/sdk-v2';
 import { confirmationServer } from '@ext/confirmation/server';
-import { contentNegotiationServer, render } from '@ext/content-negotiation/server';
+import { contentNegotiationServer } from '@ext/content-negotiation/server';
+import { costServer } from '@ext/cost/server';
 import { errorsServer } from '@ext/errors/server';
 import { idempotencyServer } from '@ext/idempotency/server';
 import { intentServer } from '@ext/intent/server';
 import { permissionsServer } from '@ext/permissions/server';
-import { cite, provenanceServer } from '@ext/provenance/server';
-import { sessionState, sessionStateServer } from '@ext/session-state/server';
+import { provenanceServer } from '@ext/provenance/server';
+import { sessionStateServer } from '@ext/session-state/server';
 import { createSqliteStore } from '@ext/store-sqlite';
+import { streamingServer } from '@ext/streaming/server';
 import { transactionsServer } from '@ext/transactions/server';
 import { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import { ticketMarkdown, ticketsMarkdown, ticketsText, ticketText } from './present.js';
-import { createTracker, parseStatus, type Ticket, type TicketStatus, type TrackerOptions } from './tracker.js';
+import { ADMIN_SCOPE, registerTrackerTools, type TrackerToolsOptions } from './tools.js';
+import { createTracker } from './tracker.js';
+
+export { ADMIN_SCOPE } from './tools.js';
 
 export const SERVER_INFO = { name: 'tracker', version: '0.0.0' } as const;
+export const SERVER_INSTRUCTIONS =
+  'A small project tracker: create, look up, list, close and delete tickets, link documents, post to team chat, export reports.';
 
 export interface ComposeTrackerOptions {
   readonly logger?: Logger | undefined;
@@ -34,9 +39,6 @@ export interface ComposeTrackerOptions {
    */
   readonly sessionSecret?: string | undefined;
 }
-
-/** Scope a person must be granted (it is never granted automatically). */
-export const ADMIN_SCOPE = 'tickets:admin';
 
 /**
  * The tracker's extensions, composed once per process: the HTTP handler
@@ -60,8 +62,10 @@ export function composeTracker(options: ComposeTrackerOptions = {}): ComposedSer
       intentServer({
         rules: [
           { tool: 'list_tickets', keywords: ['all', 'every', 'overview', 'open tickets'], from: ['get_ticket'], reason: 'list_tickets shows every ticket at once; get_ticket reads one.' },
+          { tool: 'export_report', pattern: /\b(csv|spreadsheet|export)\b/i, from: ['list_tickets'], reason: 'export_report writes the tickets as a CSV report a spreadsheet can open.' },
         ],
       }),
+      costServer(),
       confirmationServer(),
       idempotencyServer(),
       transactionsServer({
@@ -82,6 +86,7 @@ export function composeTracker(options: ComposeTrackerOptions = {}): ComposedSer
           },
         },
       }),
+      streamingServer(),
       provenanceServer(),
     ],
     { logger: options.logger },
@@ -117,7 +122,18 @@ export function createStore(): Store {
   return new MemoryStore();
 }
 
-export interface TrackerServerOptions extends TrackerOptions {
+/**
+ * Pause between exported rows for the executables: `TRACKER_EXPORT_PACE_MS`,
+ * default 60, so a person sees the progress bar move.
+ */
+export function exportPaceFrom(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const raw = env.TRACKER_EXPORT_PACE_MS;
+  const pace = raw === undefined || raw === '' ? 60 : Number(raw);
+  if (!Number.isInteger(pace) || pace < 0 || pace > 10_000) throw new RangeError(`TRACKER_EXPORT_PACE_MS must be an integer from 0 to 10000, got ${JSON.stringify(raw)}`);
+  return pace;
+}
+
+export interface TrackerServerOptions extends TrackerToolsOptions {
   /** From {@link composeTracker}; made once and shared by every instance. */
   readonly composed: ComposedServer;
   /** Where tickets and the extensions' state live; shared by every instance. */
@@ -127,164 +143,11 @@ export interface TrackerServerOptions extends TrackerOptions {
   readonly extend?: ((server: McpServer, extended: ExtendedServer) => void) | undefined;
 }
 
-/**
- * One handler serves every client: an agent (or a client that states no
- * preference) gets `structuredContent` and its JSON text; a person gets
- * markdown, at the verbosity they asked for.
- */
-function ticketResult(ctx: CallContext, ticket: Ticket): ToolResult {
-  return render(ctx, { data: { ticket }, markdown: ticketMarkdown, text: ticketText });
-}
-
-/** Reads carry where the data came from (provenance). */
-function citeTicketStore(ctx: CallContext, version?: string): void {
-  cite(ctx, { source: 'tracker:tickets', retrieved_at: new Date().toISOString(), confidence: 'exact', ...(version === undefined ? {} : { version }) });
-}
-
-// Value rules (non-empty title, id format, status values) are checked by the
-// domain rather than the schemas: a schema violation is answered by the SDK
-// before the extension pipeline runs, so it could never be a structured error.
-const createInput = z.object({
-  title: z.string().describe(`What needs doing (1 to 200 characters).`),
-  assignee: z.string().optional().describe('User name of the person responsible, e.g. "alice".'),
-});
-const idInput = z.object({ id: z.string().describe('Ticket id, e.g. "T-1".') });
-const listInput = z.object({
-  status: z.string().optional().describe('"open" or "closed"; leave out to list every ticket.'),
-});
-
 /** Builds one tracker server instance (a transport may build many, all sharing `composed` and `store`). */
 export function createTrackerServer(options: TrackerServerOptions): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    instructions: 'A small project tracker: create, look up, list and close tickets.',
-  });
+  const server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS });
   const extended = extendServer(server, options.composed, { store: options.store, logger: options.logger });
-  const tracker = createTracker(extended.store, { now: options.now });
-
-  extended.registerTool(
-    'create_ticket',
-    {
-      title: 'Create ticket',
-      description: 'Opens a new ticket and returns it with its id.',
-      inputSchema: createInput,
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
-    async (args, ctx) => ticketResult(ctx, await tracker.create(args)),
-  );
-
-  extended.registerTool(
-    'get_ticket',
-    {
-      title: 'Get ticket',
-      description: 'Returns one ticket by id.',
-      inputSchema: idInput,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async ({ id }, ctx) => {
-      const ticket = await tracker.get(id);
-      citeTicketStore(ctx, ticket.closed_at ?? ticket.created_at);
-      return ticketResult(ctx, ticket);
-    },
-  );
-
-  extended.registerTool(
-    'list_tickets',
-    {
-      title: 'List tickets',
-      description: 'Lists tickets in creation order, optionally only open or only closed ones.',
-      inputSchema: listInput,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async ({ status }, ctx) => {
-      // Without a status, the view this caller chose with set_view (session state), else all.
-      const remembered = sessionState<TrackerView>(ctx).get()?.status;
-      const filter = status ?? (remembered === 'all' ? undefined : remembered);
-      citeTicketStore(ctx);
-      return render(ctx, { data: { tickets: await tracker.list({ status: filter }) }, markdown: ticketsMarkdown, text: ticketsText });
-    },
-  );
-
-  extended.registerTool(
-    'close_ticket',
-    {
-      title: 'Close ticket',
-      description: 'Closes an open ticket. Closing a closed ticket is an error (TICKET_ALREADY_CLOSED).',
-      inputSchema: idInput,
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
-    async ({ id }, ctx) => ticketResult(ctx, await tracker.close(id)),
-  );
-
-  extended.registerTool(
-    'delete_ticket',
-    {
-      title: 'Delete ticket',
-      description: 'Deletes a ticket for good. A person must approve it first.',
-      inputSchema: idInput,
-      annotations: { readOnlyHint: false, openWorldHint: false },
-      _meta: { 'io.github.mcp-ext/confirmation': { risk_level: 'destructive', confirmation_message: 'Delete ticket {id} for good? This cannot be undone.' } },
-    },
-    async ({ id }, ctx) => ticketResult(ctx, await tracker.delete(id)),
-  );
-
-  extended.registerTool(
-    'link_document',
-    {
-      title: 'Link document',
-      description: 'Links a document (an https URL) to a ticket.',
-      inputSchema: z.object({ id: z.string().describe('Ticket id, e.g. "T-1".'), url: z.string().describe('https address of the document.') }),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    async ({ id, url }, ctx) => ticketResult(ctx, await tracker.link(id, url)),
-  );
-
-  extended.registerTool(
-    'post_message',
-    {
-      title: 'Post to team chat',
-      description: 'Posts a message to a team chat channel. The #archive channel is archived and refuses posts.',
-      inputSchema: z.object({ channel: z.string().describe('Channel name, e.g. "releases".'), text: z.string() }),
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
-    async ({ channel, text }) => {
-      const message = await tracker.post(channel, text);
-      return { content: [{ type: 'text', text: `Posted to #${message.channel}.` }], structuredContent: { message } };
-    },
-  );
-
-  extended.registerTool(
-    'set_view',
-    {
-      title: 'Remember my view',
-      description: 'Remembers which tickets list_tickets shows you by default ("open", "closed" or "all"), for this session.',
-      inputSchema: z.object({ status: z.string().describe('"open", "closed" or "all".') }),
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
-    ({ status }, ctx) => {
-      const view = status === 'all' ? undefined : parseStatus(status);
-      sessionState<TrackerView>(ctx).set({ status: view ?? 'all' });
-      return { content: [{ type: 'text', text: `list_tickets now shows ${view ?? 'all'} tickets by default.` }], structuredContent: { status: view ?? 'all' } };
-    },
-  );
-
-  extended.registerTool(
-    'purge_closed_tickets',
-    {
-      title: 'Purge closed tickets',
-      description: `Deletes every closed ticket. Needs the ${ADMIN_SCOPE} scope.`,
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
-    async () => {
-      const purged: string[] = [];
-      for (const ticket of await tracker.list({ status: 'closed' })) purged.push((await tracker.delete(ticket.id)).id);
-      return { content: [{ type: 'text', text: `Purged ${String(purged.length)} closed ticket(s).` }], structuredContent: { purged } };
-    },
-  );
-
+  registerTrackerTools(extended, options);
   options.extend?.(server, extended);
   return server;
 }
-
-/** What set_view remembers per caller (session state). */
-// A type alias (not an interface) so it is a JSON value for session state.
-type TrackerView = { status: TicketStatus | 'all' };

@@ -6,11 +6,11 @@
  * diagnostics go to stderr.
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { composeTracker, createTrackerServer, openStore } from './server.js';
+import { composeTracker, createTrackerServer, exportPaceFrom, openStore } from './server.js';
 
 const composed = composeTracker();
 const store = await openStore();
-const handle = serveStdio(() => createTrackerServer({ composed, store }), {
+const handle = serveStdio(() => createTrackerServer({ composed, store, exportPaceMs: exportPaceFrom() }), {
   onerror: (error) => {
     console.error('tracker: stdio error', error.message);
   },

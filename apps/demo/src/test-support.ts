@@ -2,12 +2,14 @@
 export const TRACKER_EXTENSIONS = [
   'io.github.mcp-ext/confirmation',
   'io.github.mcp-ext/content-negotiation',
+  'io.github.mcp-ext/cost',
   'io.github.mcp-ext/errors',
   'io.github.mcp-ext/idempotency',
   'io.github.mcp-ext/intent',
   'io.github.mcp-ext/permissions',
   'io.github.mcp-ext/provenance',
   'io.github.mcp-ext/session-state',
+  'io.github.mcp-ext/streaming',
   'io.github.mcp-ext/transactions',
 ];
 
@@ -15,6 +17,7 @@ export const TRACKER_TOOLS = [
   'close_ticket',
   'create_ticket',
   'delete_ticket',
+  'export_report',
   'get_ticket',
   'link_document',
   'list_tickets',

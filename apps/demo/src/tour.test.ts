@@ -6,7 +6,7 @@ const TOUR = fileURLToPath(new URL('../dist/tour.js', import.meta.url));
 
 function runTour(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TOUR, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [TOUR, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', TRACKER_EXPORT_PACE_MS: '0' } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -18,16 +18,39 @@ function runTour(args: readonly string[]): Promise<{ code: number | null; stdout
   });
 }
 
+const HEADINGS = [
+  '== 1. Negotiation ==',
+  '== 2. A normal call ==',
+  '== 3. A structured error ==',
+  '== 4. Degradation ==',
+  '== 5. Content negotiation ==',
+  '== 6. Session state ==',
+  '== 7. Permissions ==',
+  '== 8. Intent ==',
+  '== 9. Confirmation ==',
+  '== 10. A saga ==',
+  '== 11. Provenance ==',
+  '== 12. Streaming and cost ==',
+];
+
 describe('the tour', () => {
-  for (const args of [[], ['--stdio']] as const) {
-    it(`runs to exit code 0 ${args.length === 0 ? 'over HTTP' : 'over stdio'}`, async () => {
+  for (const [how, args] of [
+    ['over HTTP on SDK v2', []],
+    ['over stdio on SDK v2', ['--stdio']],
+    ['over HTTP on SDK v1 (--sdk v1)', ['--sdk', 'v1']],
+  ] as const) {
+    it(`runs every step to exit code 0 ${how}`, async () => {
       const { code, stdout, stderr } = await runTour(args);
       expect(stderr).toBe('');
       expect(code).toBe(0);
-      for (const heading of ['== 1. Negotiation ==', '== 2. A normal call ==', '== 3. A structured error ==', '== 4. Degradation ==', '== 5. Content negotiation ==']) {
-        expect(stdout).toContain(heading);
+      for (const heading of HEADINGS) expect(stdout).toContain(heading);
+      if (how.includes('SDK v1')) {
+        expect(stdout).toContain('on SDK v1 (@modelcontextprotocol/sdk)');
+        expect(stdout).toContain('every client below uses initialize');
+        expect(stdout).not.toContain('Protocol 2026-07-28');
+      } else {
+        expect(stdout).toContain('Protocol 2026-07-28');
       }
-      expect(stdout).toContain('Protocol 2026-07-28');
       expect(stdout).toMatch(/Legacy era \(2025-/);
       expect(stdout).toMatch(/1\. errors\s+@ext\/errors/);
       expect(stdout).toContain('"code": "RESOURCE_NOT_FOUND"');
@@ -35,8 +58,21 @@ describe('the tour', () => {
       expect(stdout).toMatch(/\d+\. content-negotiation\s+@ext\/content-negotiation/);
       expect(stdout).toContain('declares {"version":"1.0","features":["human"]}');
       expect(stdout).toMatch(/### T-\d+: Render me twice/);
+      expect(stdout).toContain('SCOPE_INSUFFICIENT (auth_required)');
+      expect(stdout).toContain('"recommended_tool":"list_tickets"');
+      expect(stdout).toContain('"status":"confirmed"');
+      expect(stdout).toMatch(/rollback\s+\[\{"step_id":"step-2","status":"compensated","tool":"link_document"\}/);
+      // Not a terminal: the progress bar is drawn once, full.
+      expect(stdout).toMatch(/progress\s+\[#{30}\] 100% row (\d+) of \1/);
+      expect(stdout).toContain('"units_used":1');
       expect(stdout).toContain('Tour complete');
       expect(stdout).not.toContain('\u001b[');
     });
   }
+
+  it('refuses an unknown SDK line', async () => {
+    const { code, stderr } = await runTour(['--sdk', 'v3']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--sdk must be v1 or v2');
+  });
 });

@@ -5,6 +5,7 @@
  */
 import type { JsonValue, Store } from '@ext/core';
 import { InvalidInputError, PermanentError } from '@ext/errors';
+import { csvReport } from './report.js';
 
 export const TICKET_STATUSES = ['open', 'closed'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -30,6 +31,25 @@ export interface ChatMessage {
   posted_at: string;
 }
 
+/** An exported report, kept so another tool (or server) can fetch it later. */
+export interface StoredReport {
+  id: string;
+  media_type: 'text/csv';
+  /** Which tickets it holds: `open`, `closed` or `all`. */
+  filter: string;
+  /** Ticket rows, the header not counted. */
+  rows: number;
+  /** UTF-8 length of `csv`. */
+  bytes: number;
+  /** ISO 8601, UTC. */
+  created_at: string;
+  csv: string;
+}
+
+/** How long an exported report is kept. */
+export const REPORT_TTL_MS = 24 * 3600 * 1000;
+export const REPORT_ID_PATTERN = /^R-[1-9][0-9]{0,15}$/;
+
 /** Channels that no longer take posts: posting there fails, which the saga in the tour relies on. */
 export const ARCHIVED_CHANNELS: readonly string[] = ['archive'];
 export const CHANNEL_PATTERN = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -43,7 +63,10 @@ const SEQUENCE_KEY = `${KEY_PREFIX}:sequence`;
 const INDEX_STREAM = `${KEY_PREFIX}:index`;
 const PAGE_SIZE = 100;
 
+const REPORT_SEQUENCE_KEY = `${KEY_PREFIX}:report-sequence`;
+
 const ticketKey = (id: string): string => `${KEY_PREFIX}:ticket:${id}`;
+const reportKey = (id: string): string => `${KEY_PREFIX}:report:${id}`;
 const chatStream = (channel: string): string => `${KEY_PREFIX}:chat:${channel}`;
 
 function invalid(field: string, message: string, suggestion: string): InvalidInputError {
@@ -91,6 +114,22 @@ export function parseStatus(value: unknown): TicketStatus | undefined {
   throw invalid('status', '"status" must be "open" or "closed".', 'Pass "open" or "closed", or leave "status" out to list every ticket.');
 }
 
+/** A report id as the tools accept it (`R-1`); throws `invalid_input` naming `field` otherwise. */
+export function parseReportId(value: unknown, field = 'report'): string {
+  if (typeof value !== 'string' || !REPORT_ID_PATTERN.test(value.trim())) {
+    throw invalid(field, `"${field}" must be a report id such as R-1.`, `Pass "${field}" as "R-" followed by the report number, as export_report returned it.`);
+  }
+  return value.trim();
+}
+
+export function reportNotFound(id: string): PermanentError {
+  return new PermanentError('RESOURCE_NOT_FOUND', `Report ${id} does not exist (reports are kept for a day).`, {
+    suggestion: 'Call export_report to make a new one.',
+    userActionable: true,
+    details: { id },
+  });
+}
+
 export function ticketNotFound(id: string): PermanentError {
   return new PermanentError('RESOURCE_NOT_FOUND', `Ticket ${id} does not exist.`, {
     suggestion: 'Call list_tickets to see the ids of existing tickets.',
@@ -110,6 +149,11 @@ export function ticketAlreadyClosed(ticket: Ticket): PermanentError {
 /** The ticket with its status changed to closed at `at`. */
 export function closed(ticket: Ticket, at: Date): Ticket {
   return { ...ticket, status: 'closed', closed_at: at.toISOString() };
+}
+
+function isReport(value: JsonValue | undefined): value is JsonValue & StoredReport {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return typeof value.id === 'string' && typeof value.csv === 'string' && typeof value.rows === 'number';
 }
 
 function isTicket(value: JsonValue | undefined): value is JsonValue & Ticket {
@@ -143,6 +187,11 @@ export interface Tracker {
   post(channel: unknown, text: unknown): Promise<ChatMessage>;
   /** The messages of a channel, oldest first. */
   messages(channel: unknown): Promise<ChatMessage[]>;
+  /** A new report id, taken before the export starts so a resumed export keeps it. */
+  reserveReport(): Promise<string>;
+  /** Keeps the CSV of `tickets` as report `id` for {@link REPORT_TTL_MS}. */
+  saveReport(id: string, tickets: readonly Ticket[], filter: string): Promise<StoredReport>;
+  getReport(id: unknown): Promise<StoredReport>;
 }
 
 export function parseDocumentUrl(value: unknown): string {
@@ -258,6 +307,32 @@ export function createTracker(store: Store, options: TrackerOptions = {}): Track
     async messages(channel) {
       const entries = await store.read(chatStream(parseChannel(channel)), { limit: PAGE_SIZE });
       return entries.map((entry) => entry.value as unknown as ChatMessage);
+    },
+
+    async reserveReport() {
+      return `R-${await store.increment(REPORT_SEQUENCE_KEY)}`;
+    },
+
+    async saveReport(id, tickets, filter) {
+      const csv = csvReport(tickets);
+      const report: StoredReport = {
+        id: parseReportId(id),
+        media_type: 'text/csv',
+        filter,
+        rows: tickets.length,
+        bytes: Buffer.byteLength(csv, 'utf8'),
+        created_at: now().toISOString(),
+        csv,
+      };
+      await store.set(reportKey(report.id), report as unknown as JsonValue, { ttlMs: REPORT_TTL_MS });
+      return report;
+    },
+
+    async getReport(id) {
+      const reportId = parseReportId(id);
+      const value = await store.get(reportKey(reportId));
+      if (!isReport(value)) throw reportNotFound(reportId);
+      return value;
     },
   };
 
