@@ -1,19 +1,9 @@
 import { describe, ensure, isRecord } from '../assert.js';
-import { firstText, sampleArguments } from '../tools.js';
-import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
-import { resultMeta } from './methods.js';
+import { firstText } from '../tools.js';
+import type { CheckContext, ExtensionSuite } from '../types.js';
+import { readOnlyCall, resultMeta } from './methods.js';
 
 export const CONTENT_NEGOTIATION_ID = 'io.github.mcp-ext/content-negotiation';
-
-/** A read-only tool the kit can call: results vary, nothing changes. */
-function readable(ctx: CheckContext): { tool: ListedTool; args: Record<string, unknown> } {
-  for (const tool of ctx.server.tools) {
-    if (tool.annotations?.readOnlyHint !== true) continue;
-    const args = sampleArguments(tool);
-    if (args !== undefined) return { tool, args };
-  }
-  return ctx.skip('no read-only tool whose arguments the kit can build');
-}
 
 function profile(ctx: CheckContext, features: readonly unknown[]) {
   return { extensions: { [ctx.id ?? CONTENT_NEGOTIATION_ID]: { version: '1.0', features } } };
@@ -31,7 +21,7 @@ export const contentNegotiationSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'when negotiated, a result names the features applied to it in result._meta[id].features',
       async run(ctx) {
-        const { tool, args } = readable(ctx);
+        const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect(profile(ctx, ['agent']));
         const result = await probe.callTool(tool.name, args);
         const meta = resultMeta(result, ctx.id);
@@ -44,7 +34,7 @@ export const contentNegotiationSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'format=json yields structuredContent (an object) and its JSON text',
       async run(ctx) {
-        const { tool, args } = readable(ctx);
+        const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect(profile(ctx, ['format=json']));
         const result = await probe.callTool(tool.name, args);
         if (result.isError === true) return ctx.skip(`${tool.name} failed with sample arguments: ${firstText(result)}`);
@@ -66,7 +56,7 @@ export const contentNegotiationSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'malformed feature tags are dropped, never an error, and the extension stays negotiated',
       async run(ctx) {
-        const { tool, args } = readable(ctx);
+        const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect(profile(ctx, ['agent', 42, '', '!!!', 'format==json', 'x'.repeat(500)]));
         const result = await probe.callTool(tool.name, args);
         const meta = resultMeta(result, ctx.id);
@@ -81,7 +71,7 @@ export const contentNegotiationSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'a client that did not negotiate gets no result._meta[id], even when it sends params._meta[id]',
       async run(ctx) {
-        const { tool, args } = readable(ctx);
+        const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect({});
         const result = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { features: ['human'] } });
         ensure(resultMeta(result, ctx.id) === undefined, `result._meta carries ${ctx.id ?? ''} for a client that never advertised it`);

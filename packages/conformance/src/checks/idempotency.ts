@@ -2,6 +2,7 @@ import { canonicalJson, WireError } from '@ext/core';
 import { describe, ensure, isRecord } from '../assert.js';
 import { sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
+import { readOnlyCall } from './methods.js';
 
 export const IDEMPOTENCY_ID = 'io.github.mcp-ext/idempotency';
 const ERRORS_ID = 'io.github.mcp-ext/errors';
@@ -140,9 +141,8 @@ export const idempotencySuite: ExtensionSuite = {
       title: 'a client that did not negotiate idempotency gets no result._meta[id]',
       async run(ctx) {
         const probe = await ctx.connect({});
-        const candidate = ctx.server.tools.find((tool) => tool.annotations?.readOnlyHint === true && sampleArguments(tool) !== undefined);
-        if (candidate === undefined) return ctx.skip('no read-only tool whose arguments the kit can build');
-        const result = await probe.callTool(candidate.name, sampleArguments(candidate) ?? {});
+        const { tool, args } = readOnlyCall(ctx);
+        const result = await probe.callTool(tool.name, args);
         const meta = isRecord(result._meta) ? result._meta : {};
         ensure(!((ctx.id ?? '') in meta), `result._meta carries ${ctx.id ?? ''} for a client that never advertised it`);
       },

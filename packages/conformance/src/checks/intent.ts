@@ -1,19 +1,9 @@
 import { describe, ensure } from '../assert.js';
-import { sampleArguments } from '../tools.js';
-import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
-import { resultMeta } from './methods.js';
+import type { ExtensionSuite } from '../types.js';
+import { readOnlyCall, resultMeta } from './methods.js';
 
 export const INTENT_ID = 'io.github.mcp-ext/intent';
 const ERRORS_ID = 'io.github.mcp-ext/errors';
-
-function readable(ctx: CheckContext): { tool: ListedTool; args: Record<string, unknown> } {
-  for (const tool of ctx.server.tools) {
-    if (tool.annotations?.readOnlyHint !== true) continue;
-    const args = sampleArguments(tool);
-    if (args !== undefined) return { tool, args };
-  }
-  return ctx.skip('no read-only tool whose arguments the kit can build');
-}
 
 /** `@ext/intent` (SPEC: packages/intent/SPEC.md). */
 export const intentSuite: ExtensionSuite = {
@@ -38,7 +28,7 @@ export const intentSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'an empty or oversized intent is refused as invalid_input naming the field',
       async run(ctx) {
-        const { tool, args } = readable(ctx);
+        const { tool, args } = readOnlyCall(ctx);
         const withErrors = ERRORS_ID in ctx.server.extensions;
         const probe = await ctx.connect({ extensions: { [ctx.id ?? INTENT_ID]: { version: '1.0' }, ...(withErrors ? { [ERRORS_ID]: { version: '1.0' } } : {}) } });
         const max = typeof ctx.settings.max_intent_length === 'number' ? ctx.settings.max_intent_length : 500;
@@ -59,7 +49,7 @@ export const intentSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'a client that did not negotiate gets its entry ignored and no result._meta[id]',
       async run(ctx) {
-        const { tool, args } = readable(ctx);
+        const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect({});
         const result = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { intent: '' } });
         const plain = await probe.callTool(tool.name, args);

@@ -1,7 +1,8 @@
 import { WireError } from '@ext/core';
 import { CheckFailure, describe, ensure, isRecord } from '../assert.js';
 import type { Probe } from '../probe.js';
-import type { CheckContext } from '../types.js';
+import { safeTools } from '../tools.js';
+import type { CheckContext, ListedTool } from '../types.js';
 
 /**
  * Calls `method` expecting a JSON-RPC error (CORE-15): code -32602 for
@@ -36,4 +37,9 @@ export async function expectMethodError(
 export function resultMeta(result: Record<string, unknown>, id: string | undefined): Record<string, unknown> | undefined {
   const meta = isRecord(result._meta) ? result._meta[id ?? ''] : undefined;
   return isRecord(meta) ? meta : undefined;
+}
+
+/** The first read-only tool whose arguments the kit can build (calling it changes nothing), or the check is skipped. */
+export function readOnlyCall(ctx: CheckContext): { tool: ListedTool; args: Record<string, unknown> } {
+  return safeTools(ctx.server.tools)[0] ?? ctx.skip('no read-only tool whose arguments the kit can build');
 }

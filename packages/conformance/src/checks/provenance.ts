@@ -1,6 +1,6 @@
 import { canonicalHash } from '@ext/core';
 import { describe, ensure, isRecord } from '../assert.js';
-import { sampleArguments } from '../tools.js';
+import { safeTools } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
 import { resultMeta } from './methods.js';
 
@@ -9,10 +9,7 @@ export const PROVENANCE_ID = 'io.github.mcp-ext/provenance';
 /** The first read-only tool whose result cites a source, with its result. */
 async function citingCall(ctx: CheckContext): Promise<{ tool: ListedTool; args: Record<string, unknown>; result: Record<string, unknown> }> {
   const probe = await ctx.connect();
-  for (const tool of ctx.server.tools) {
-    if (tool.annotations?.readOnlyHint !== true) continue;
-    const args = sampleArguments(tool);
-    if (args === undefined) continue;
+  for (const { tool, args } of safeTools(ctx.server.tools)) {
     const result = await probe.callTool(tool.name, args);
     if (resultMeta(result, ctx.id) !== undefined) return { tool, args, result };
   }

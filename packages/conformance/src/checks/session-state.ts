@@ -1,19 +1,10 @@
 import { describe, ensure, isRecord } from '../assert.js';
-import { firstText, sampleArguments } from '../tools.js';
-import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
-import { resultMeta } from './methods.js';
+import { firstText } from '../tools.js';
+import type { CheckContext, ExtensionSuite } from '../types.js';
+import { readOnlyCall, resultMeta } from './methods.js';
 
 export const SESSION_STATE_ID = 'io.github.mcp-ext/session-state';
 const ERRORS_ID = 'io.github.mcp-ext/errors';
-
-function readable(ctx: CheckContext): { tool: ListedTool; args: Record<string, unknown> } {
-  for (const tool of ctx.server.tools) {
-    if (tool.annotations?.readOnlyHint !== true) continue;
-    const args = sampleArguments(tool);
-    if (args !== undefined) return { tool, args };
-  }
-  return ctx.skip('no read-only tool whose arguments the kit can build');
-}
 
 function profile(ctx: CheckContext): { extensions: Record<string, Record<string, unknown>> } {
   return { extensions: { [ctx.id ?? SESSION_STATE_ID]: { version: '1.0' }, ...(ERRORS_ID in ctx.server.extensions ? { [ERRORS_ID]: { version: '1.0' } } : {}) } };
@@ -46,7 +37,7 @@ export const sessionStateSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'a forged or malformed token is refused with invalid_input SESSION_STATE_INVALID before the tool runs',
       async run(ctx) {
-        const { tool, args } = readable(ctx);
+        const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect(profile(ctx));
         for (const token of [FORGED, 'not base64url!', '']) {
           const result = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { session_state: token } });
@@ -66,7 +57,7 @@ export const sessionStateSuite: ExtensionSuite = {
       title: 'the refusal suggests retrying without a token',
       async run(ctx) {
         if (!(ERRORS_ID in ctx.server.extensions)) return ctx.skip('the server does not compose the errors extension, so no suggestion field to read');
-        const { tool, args } = readable(ctx);
+        const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect(profile(ctx));
         const result = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { session_state: FORGED } });
         const structured = resultMeta(result, ERRORS_ID);
@@ -80,7 +71,7 @@ export const sessionStateSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'a client that did not negotiate gets its entry ignored (not refused) and no result._meta[id]',
       async run(ctx) {
-        const { tool, args } = readable(ctx);
+        const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect({});
         const result = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { session_state: FORGED } });
         ensure(resultMeta(result, ctx.id) === undefined, `result._meta carries ${ctx.id ?? ''}: ${describe(result._meta)}`);
