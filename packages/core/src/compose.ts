@@ -155,6 +155,14 @@ export interface ComposedServer {
   /** Registered tools (adapters record them; the manifest reads them). */
   readonly tools: ReadonlyMap<string, ToolInfo>;
   recordTool(tool: ToolInfo): void;
+  /**
+   * Calls `listener` after every `recordTool`: adapters record each tool as
+   * it is registered, including after the server started, and again for
+   * every per-request instance (so a listener compares before it reacts).
+   * Returns a function that removes the listener. A listener that throws is
+   * logged and skipped.
+   */
+  onToolRecorded(listener: (tool: ToolInfo) => void): () => void;
 }
 
 /**
@@ -206,6 +214,7 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
   }
 
   const tools = new Map<string, ToolInfo>();
+  const toolListeners = new Set<(tool: ToolInfo) => void>();
 
   const composed: ComposedServer = {
     extensions: ordered,
@@ -215,6 +224,20 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
     tools,
     recordTool(tool) {
       tools.set(tool.name, tool);
+      for (const listener of [...toolListeners]) {
+        try {
+          listener(tool);
+        } catch (error) {
+          // One observer's failure must not break tool registration.
+          logger.warn('a tool-recorded listener threw; it is skipped', { tool: tool.name, error: String(error) });
+        }
+      }
+    },
+    onToolRecorded(listener) {
+      toolListeners.add(listener);
+      return () => {
+        toolListeners.delete(listener);
+      };
     },
     capabilities() {
       const out: Record<string, Record<string, unknown>> = {};

@@ -4,12 +4,15 @@ import type { Store } from './store.js';
 import type {
   AuthInfo,
   CallContext,
+  ConnectionChannel,
   ElicitationRequest,
   ElicitationResponse,
   InputRound,
   ProtocolEra,
   RequestContext,
   SdkLine,
+  ServerIdentity,
+  ServingServer,
   ToolInfo,
 } from './types.js';
 
@@ -27,6 +30,10 @@ export interface RequestFacts {
   readonly store: Store;
   readonly progressToken: string | number | undefined;
   readonly notify: (method: string, params?: Record<string, unknown>) => Promise<void>;
+  /** The connection, where it outlives the request (see `RequestContext.connection`). */
+  readonly connection?: ConnectionChannel | undefined;
+  /** The server the request arrived at (see `RequestContext.server`). */
+  readonly server?: ServingServer | undefined;
   readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
   /** Multi-round-trip input (2026-07-28 era, client can elicit); absent elsewhere. */
   readonly inputRound?: InputRound | undefined;
@@ -53,10 +60,29 @@ export function createRequestContext(facts: RequestFacts): RequestContext {
     logger: facts.logger,
     store: facts.store,
     notify: facts.notify,
+    connection: facts.connection,
+    server: facts.server,
     progressToken: facts.progressToken,
     elicit: facts.elicit,
     inputRound: facts.inputRound,
     locals: new Map(),
+  };
+}
+
+/**
+ * The identity an SDK server was constructed with (its `Implementation`),
+ * read defensively: neither SDK line exposes it publicly, so an adapter
+ * passes what it finds and anything malformed falls back to placeholders.
+ */
+export function readServerIdentity(implementation: unknown): ServerIdentity {
+  const record = typeof implementation === 'object' && implementation !== null ? (implementation as Record<string, unknown>) : {};
+  const text = (key: string): string | undefined => (typeof record[key] === 'string' ? record[key] : undefined);
+  return {
+    name: text('name') ?? 'unknown',
+    version: text('version') ?? '0.0.0',
+    title: text('title'),
+    description: text('description'),
+    websiteUrl: text('websiteUrl'),
   };
 }
 

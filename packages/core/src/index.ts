@@ -40,13 +40,16 @@ export type {
   ElicitationResponse,
   InputRound,
   RequestContext,
+  ConnectionChannel,
+  ServerIdentity,
+  ServingServer,
   CallContext,
   ToolHandler,
   ToolMiddleware,
   MethodHandler,
 } from './types.js';
 export type { ExtendedServer, ExtendedClient, ToolConfig, CallToolOptions, ServerAdapterOptions, ClientAdapterOptions } from './host.js';
-export { createRequestContext, createCallContext, defaultPrincipal } from './context.js';
+export { createRequestContext, createCallContext, defaultPrincipal, readServerIdentity } from './context.js';
 export type { RequestFacts } from './context.js';
 export type { ServerExtensionList, ClientExtensionList } from './host.js';
 export { validateArguments, issuePointer } from './validate.js';

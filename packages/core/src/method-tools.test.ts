@@ -35,6 +35,13 @@ describe.each(TEST_LINES)('extension methods served as tools too (%s)', (line) =
       setup: (server) => {
         registerMethodTools(server, '@ext/test-greeter', [
           { verb: 'greet', name: 'greet', description: 'Greets someone.', inputSchema: z.object({ name: z.string() }), summary: (result) => String(result.greeting) },
+          {
+            verb: 'greet',
+            name: 'greet_anyone',
+            description: 'Greets someone, the world by default.',
+            inputSchema: z.object({ name: z.string().optional() }),
+            params: (args) => ({ name: args.name ?? 'world' }),
+          },
         ]);
       },
     });
@@ -42,6 +49,9 @@ describe.each(TEST_LINES)('extension methods served as tools too (%s)', (line) =
     const viaTool = await pair.client.callTool('greet', { name: 'ada' });
     expect(viaTool.structuredContent).toEqual({ greeting: 'hello ada', principal: viaMethod.principal });
     expect(viaTool.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^hello ada\n\{/) as unknown });
+    const defaulted = await pair.client.callTool('greet_anyone', {});
+    expect(defaulted.structuredContent).toMatchObject({ greeting: 'hello world' });
+    expect(defaulted.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^\{/) as unknown });
     const failed = await pair.client.callTool('greet', { name: 'nobody' });
     expect(failed.isError).toBe(true);
   });

@@ -9,8 +9,14 @@ export interface MethodTool {
   /** The tool's name, e.g. `check_permissions`. */
   readonly name: string;
   readonly description: string;
-  /** The tool's arguments, which become the method's params unchanged (a zod object schema). */
+  /** The tool's arguments (a zod object schema), validated before `params` sees them. */
   readonly inputSchema: StandardSchemaV1<Record<string, unknown>>;
+  /**
+   * Turns the validated arguments into the method's params, for what a tool
+   * may leave out but the method requires (e.g. a generated id). Default:
+   * the arguments unchanged.
+   */
+  readonly params?: ((args: Record<string, unknown>) => Record<string, unknown>) | undefined;
   /** One readable line about the result, shown before its JSON. Default: none. */
   readonly summary?: ((result: Record<string, unknown>) => string) | undefined;
   readonly annotations?: ToolInfo['annotations'];
@@ -41,7 +47,7 @@ export function registerMethodTools(server: Pick<ExtendedServer, 'registerTool' 
       tool.name,
       { description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations },
       async (args, ctx): Promise<ToolResult> => {
-        const result = await method.handler(args, ctx);
+        const result = await method.handler(tool.params === undefined ? args : tool.params(args), ctx);
         const json = JSON.stringify(result);
         const text = tool.summary === undefined ? json : `${tool.summary(result)}\n${json}`;
         return { content: [{ type: 'text', text }], structuredContent: result };

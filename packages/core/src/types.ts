@@ -1,3 +1,4 @@
+import type { ComposedServer } from './compose.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store.js';
 
@@ -94,6 +95,37 @@ export interface InputRound {
   readonly responses: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * The connection a request arrived on, when it outlives the request (the
+ * legacy era on a stateful transport: stdio, in-memory, sessionful HTTP).
+ */
+export interface ConnectionChannel {
+  /** Sends a notification tied to no request (on HTTP: the session's standalone stream). */
+  notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /** Aborted when the connection closes. */
+  readonly signal: AbortSignal;
+}
+
+/** The identity a server gave its SDK (`new McpServer({ name, version, ... })`). */
+export interface ServerIdentity {
+  readonly name: string;
+  readonly version: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly websiteUrl?: string | undefined;
+}
+
+/**
+ * The server a request arrived at, for methods that describe the server
+ * itself (a service manifest): its composition (registered tools, every
+ * extension's tool metadata, the advertised capabilities) and its identity,
+ * which only the adapter knows.
+ */
+export interface ServingServer {
+  readonly composed: ComposedServer;
+  readonly identity: ServerIdentity;
+}
+
 /** Per-request context every middleware, method and handler receives. */
 export interface RequestContext {
   readonly sdk: SdkLine;
@@ -112,6 +144,17 @@ export interface RequestContext {
   readonly store: Store;
   /** Sends a notification related to this request (progress, extension events). */
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /**
+   * The connection itself, for notifications after this request has been
+   * answered (event subscriptions); `undefined` where no connection outlives
+   * the request (2026-07-28, legacy stateless HTTP).
+   */
+  readonly connection?: ConnectionChannel | undefined;
+  /**
+   * The server this request arrived at; both adapters set it. `undefined`
+   * only in contexts built by hand (tests).
+   */
+  readonly server?: ServingServer | undefined;
   /** MCP progress token of the request, if the client sent one. */
   readonly progressToken: string | number | undefined;
   /**

@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { composeServer, type ComposedServer, type NegotiationTable } from '../compose.js';
-import { createCallContext, createRequestContext } from '../context.js';
+import { createCallContext, createRequestContext, readServerIdentity } from '../context.js';
 import { ConfigurationError, toWireError, WireError } from '../errors.js';
 import { validateArguments } from '../validate.js';
 import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../host.js';
@@ -22,9 +22,11 @@ import { MemoryStore } from '../memory-store.js';
 import type { Store } from '../store.js';
 import type {
   AuthInfo,
+  ConnectionChannel,
   ElicitationRequest,
   ElicitationResponse,
   RequestContext,
+  ServingServer,
   StandardSchemaV1,
   ToolCall,
   ToolHandler,
@@ -93,6 +95,10 @@ interface ServerState {
   readonly options: ServerAdapterOptions;
   protocolVersion: string | undefined;
   negotiation: { readonly capabilities: ClientCapabilities | undefined; readonly table: NegotiationTable } | undefined;
+  /** The current connection, set on each `connect`. */
+  connection: ConnectionChannel | undefined;
+  /** What `RequestContext.server` carries for this server. */
+  readonly serving: ServingServer;
   /** Tools registered through the extended server: their calls bypass McpServer's own argument check. */
   readonly tools: Map<string, (args: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>>;
 }
@@ -136,8 +142,36 @@ function requestContext(state: ServerState, extra: Extra): RequestContext {
     progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
     notify: (method, params) => extra.sendNotification({ method, params } as ServerNotification),
     elicit: elicitFor(state, extra),
+    // Only a client seen at `initialize` is on a connection that outlives the request (not stateless HTTP).
+    connection: peer === undefined ? undefined : state.connection,
+    server: state.serving,
     principal: state.options.principal,
   });
+}
+
+/**
+ * Gives each connection a channel for notifications tied to no request and
+ * a signal aborted when it closes. The Protocol keeps a transport `onclose`
+ * set before `connect` and calls it first, so chaining it there sees every
+ * close, whoever closes.
+ */
+function trackConnection(state: ServerState): void {
+  const inner = state.server.server;
+  const connect = inner.connect.bind(inner);
+  const tracked: typeof inner.connect = async (transport) => {
+    const closed = new AbortController();
+    const previous = transport.onclose;
+    transport.onclose = () => {
+      closed.abort();
+      previous?.();
+    };
+    state.connection = {
+      signal: closed.signal,
+      notify: (method, params) => inner.notification({ method, params }),
+    };
+    await connect(transport);
+  };
+  Object.defineProperty(inner, 'connect', { value: tracked, configurable: true, writable: true });
 }
 
 /** Serves every composed `<id>/<verb>`; failures go out as JSON-RPC errors carrying the structured error. */
@@ -272,11 +306,15 @@ export function extendServer(
     options,
     protocolVersion: undefined,
     negotiation: undefined,
+    connection: undefined,
+    // The SDK keeps the identity private; the manifest needs it.
+    serving: { composed, identity: readServerIdentity(Reflect.get(server.server, '_serverInfo')) },
     tools: new Map(),
   };
   server.server.registerCapabilities({ extensions: composed.capabilities() });
   registerMethods(state);
   trackProtocolVersion(state);
+  trackConnection(state);
   return {
     sdk: 'v1',
     composed,

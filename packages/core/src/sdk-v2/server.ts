@@ -12,7 +12,7 @@ import {
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
 import { composeServer, type ComposedServer } from '../compose.js';
-import { createCallContext, createRequestContext, type RequestFacts } from '../context.js';
+import { createCallContext, createRequestContext, readServerIdentity, type RequestFacts } from '../context.js';
 import { ConfigurationError, WireError, toWireError } from '../errors.js';
 import { validateArguments } from '../validate.js';
 import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../host.js';
@@ -20,10 +20,12 @@ import { MemoryStore } from '../memory-store.js';
 import type { Store } from '../store.js';
 import type {
   AuthInfo,
+  ConnectionChannel,
   ElicitationRequest,
   ElicitationResponse,
   InferOutput,
   ProtocolEra,
+  ServingServer,
   StandardSchemaV1,
   ToolHandler,
   ToolInfo,
@@ -102,7 +104,15 @@ function inputRoundFor(ctx: ServerContext, peer: PeerView): RequestFacts['inputR
   return { responses: typeof responses === 'object' ? (responses) : {} };
 }
 
-function requestFacts(inner: Server, ctx: ServerContext, composed: ComposedServer, store: Store, options: ServerAdapterOptions): RequestFacts {
+function requestFacts(
+  inner: Server,
+  ctx: ServerContext,
+  composed: ComposedServer,
+  store: Store,
+  options: ServerAdapterOptions,
+  connection: ConnectionChannel | undefined,
+  serving: ServingServer,
+): RequestFacts {
   const peer = readPeer(inner, ctx);
   const peerExtensions = peer.capabilities === undefined ? undefined : (asRecord(peer.capabilities.extensions) ?? {});
   const token = ctx.mcpReq._meta?.progressToken;
@@ -121,8 +131,34 @@ function requestFacts(inner: Server, ctx: ServerContext, composed: ComposedServe
     notify: (method, params) => ctx.mcpReq.notify({ method, params }),
     elicit: elicitFor(ctx, peer),
     inputRound: inputRoundFor(ctx, peer),
+    // Only a legacy-era client seen at `initialize` is on a connection that outlives the request.
+    connection: peer.era === 'legacy' && peer.capabilities !== undefined ? connection : undefined,
+    server: serving,
     principal: options.principal,
   };
+}
+
+/**
+ * Gives each connection of this instance a channel for notifications tied to
+ * no request and a signal aborted when it closes. The Protocol keeps a
+ * transport `onclose` set before `connect` and calls it first, so chaining
+ * it there sees every close, whoever closes.
+ */
+function trackConnection(inner: Server): () => ConnectionChannel | undefined {
+  let current: ConnectionChannel | undefined;
+  const connect = inner.connect.bind(inner);
+  const tracked: typeof inner.connect = async (transport) => {
+    const closed = new AbortController();
+    const previous = transport.onclose;
+    transport.onclose = () => {
+      closed.abort();
+      previous?.();
+    };
+    current = { signal: closed.signal, notify: (method, params) => inner.notification({ method, params }) };
+    await connect(transport);
+  };
+  Object.defineProperty(inner, 'connect', { value: tracked, configurable: true, writable: true });
+  return () => current;
 }
 
 type ToolsCallHandler = (request: CallToolRequest, ctx: ServerContext) => Promise<CallToolResult>;
@@ -210,11 +246,14 @@ export function extendServer(
   const inner = server.server;
   inner.registerCapabilities({ extensions: composed.capabilities() as NonNullable<ServerCapabilities['extensions']> });
   const parked = routeWireErrors(inner);
+  const connection = trackConnection(inner);
+  // The SDK keeps the identity private; the manifest needs it.
+  const serving: ServingServer = { composed, identity: readServerIdentity(Reflect.get(inner, '_serverInfo')) };
 
   for (const entry of composed.methods) {
     inner.setRequestHandler(entry.method, { params: anyObject }, async (params, ctx) => {
       try {
-        return await entry.handler(params, createRequestContext(requestFacts(inner, ctx, composed, store, options)));
+        return await entry.handler(params, createRequestContext(requestFacts(inner, ctx, composed, store, options, connection(), serving)));
       } catch (error) {
         throw toProtocolError(error);
       }
@@ -228,7 +267,7 @@ export function extendServer(
     ctx: ServerContext,
     inputSchema: StandardSchemaV1 | undefined,
   ): Promise<CallToolResult> => {
-    const request = createRequestContext(requestFacts(inner, ctx, composed, store, options));
+    const request = createRequestContext(requestFacts(inner, ctx, composed, store, options, connection(), serving));
     const call = { name: tool.name, arguments: args, meta: ctx.mcpReq._meta ?? {} };
     try {
       const validate = (input: Record<string, unknown>) => validateArguments(tool.name, inputSchema, input);
