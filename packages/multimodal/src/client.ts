@@ -1,0 +1,107 @@
+import { ConfigurationError, type ClientExtension, type ExtendedClient } from '@ext/core';
+import { isMimeType, type DataReference } from '@ext/data-references';
+import { uploadData } from '@ext/data-references/client';
+import { Compile } from 'typebox/compile';
+import { inlineInput, isMediaRange } from './logic.js';
+import {
+  MULTIMODAL_ID,
+  MULTIMODAL_PACKAGE,
+  MULTIMODAL_WIRE_VERSION,
+  MultimodalServerSettingsSchema,
+  MultimodalToolMetaSchema,
+  type BinaryTransport,
+  type MultimodalServerSettings,
+  type MultimodalToolMeta,
+} from './schema.js';
+
+export interface MultimodalClientOptions {
+  /** Media types this client can show to its user, advertised as `mimeTypes`. Default: not advertised. */
+  readonly mimeTypes?: readonly string[] | undefined;
+  /** Send binary inputs out of band when the server can take them. Default `true`. */
+  readonly outOfBand?: boolean | undefined;
+  /** Inputs smaller than this stay inline (an upload costs two more round trips). Default 64 KiB. */
+  readonly minOutOfBandBytes?: number | undefined;
+}
+
+interface ClientState {
+  readonly outOfBand: boolean;
+  readonly minOutOfBandBytes: number;
+}
+
+// Keyed by the descriptor the client composed, so each client keeps its own options.
+const states = new WeakMap<ClientExtension, ClientState>();
+
+/**
+ * The client half: advertises the media types the client can show and
+ * whether it can send binary out of band; {@link binaryInput} then picks the
+ * cheapest way to pass bytes in tool arguments.
+ */
+export function multimodalClient(options: MultimodalClientOptions = {}): ClientExtension {
+  const where = 'multimodalClient';
+  for (const [index, type] of (options.mimeTypes ?? []).entries()) {
+    if (!isMediaRange(type)) throw new ConfigurationError('INVALID_OPTION', `${where}: mimeTypes[${String(index)}] must be a media type such as "image/png" or "image/*"`);
+  }
+  const minOutOfBandBytes = options.minOutOfBandBytes ?? 64 * 1024;
+  if (!Number.isSafeInteger(minOutOfBandBytes) || minOutOfBandBytes < 0) {
+    throw new ConfigurationError('INVALID_OPTION', `${where}: minOutOfBandBytes must be a non-negative integer, got ${String(minOutOfBandBytes)}`);
+  }
+  const outOfBand = options.outOfBand ?? true;
+  const transports: BinaryTransport[] = outOfBand ? ['base64', 'data-reference'] : ['base64'];
+  const settings: Record<string, unknown> = { binary_transport: transports };
+  if (options.mimeTypes !== undefined) settings.mimeTypes = [...options.mimeTypes];
+  const extension: ClientExtension = {
+    side: 'client',
+    name: MULTIMODAL_PACKAGE,
+    ids: [MULTIMODAL_ID],
+    settings: { version: MULTIMODAL_WIRE_VERSION, ...settings },
+    peerSettings: MultimodalServerSettingsSchema,
+  };
+  states.set(extension, { outOfBand, minOutOfBandBytes });
+  return extension;
+}
+
+/** The server's multimodal settings, or `undefined` when it does not negotiate the extension. */
+export function getMultimodalSettings(client: ExtendedClient): MultimodalServerSettings | undefined {
+  return client.negotiated<MultimodalServerSettings>(MULTIMODAL_PACKAGE)?.settings;
+}
+
+let toolMeta: ReturnType<typeof Compile<typeof MultimodalToolMetaSchema>> | undefined;
+
+/** A listed tool's media declaration (`_meta[<id>]`), or `undefined` when it has none or it is malformed. */
+export function toolMediaTypes(tool: { readonly _meta?: Readonly<Record<string, unknown>> | undefined }): MultimodalToolMeta | undefined {
+  toolMeta ??= Compile(MultimodalToolMetaSchema);
+  const meta = tool._meta?.[MULTIMODAL_ID];
+  return toolMeta.Check(meta) ? meta : undefined;
+}
+
+/** A binary tool argument: inline MCP content, or a reference to bytes uploaded out of band. */
+export type BinaryArgument = Record<string, unknown> | DataReference;
+
+/**
+ * Turns bytes into a tool argument the cheapest way both sides allow: when
+ * the server negotiated multimodal with `data-reference` transport and takes
+ * data-reference uploads, and the bytes are at least `minOutOfBandBytes`,
+ * they are uploaded raw (one HTTP `PUT`, no base64) and the argument is the
+ * returned `DataReference`; otherwise it is inline MCP content (image,
+ * audio, or an embedded blob) with base64 data.
+ *
+ * @example
+ * ```ts
+ * const image = await binaryInput(client, png, { mimeType: 'image/png' });
+ * await client.callTool('describe_image', { image });
+ * ```
+ */
+export async function binaryInput(client: ExtendedClient, bytes: Uint8Array, options: { mimeType: string; signal?: AbortSignal | undefined }): Promise<BinaryArgument> {
+  if (!isMimeType(options.mimeType)) {
+    throw new ConfigurationError('INVALID_OPTION', `binaryInput: mimeType must be a media type such as image/png, got ${JSON.stringify(options.mimeType)}`);
+  }
+  const half = client.composed.extensions.find((extension) => extension.name === MULTIMODAL_PACKAGE);
+  const state = half === undefined ? undefined : states.get(half);
+  const server = getMultimodalSettings(client);
+  const outOfBand = state !== undefined && state.outOfBand && bytes.byteLength >= state.minOutOfBandBytes && server?.binary_transport?.includes('data-reference') === true;
+  if (outOfBand) {
+    const reference = await uploadData(client, bytes, { mimeType: options.mimeType, signal: options.signal });
+    if (reference !== undefined) return reference;
+  }
+  return inlineInput(bytes, options.mimeType);
+}
