@@ -4,6 +4,8 @@ export {
   INTENT_WIRE_VERSION,
   SCHEMA_BASE,
   DEFAULT_MAX_INTENT_LENGTH,
+  MAX_REASON_LENGTH,
+  MAX_TOOL_NAME_LENGTH,
   IntentRequestMetaSchema,
   SuggestionSchema,
   IntentResultMetaSchema,
@@ -13,5 +15,5 @@ export {
   intentJsonSchema,
 } from './schema.js';
 export type { IntentRequestMeta, Suggestion, IntentResultMeta, IntentServerSettings, IntentClientSettings } from './schema.js';
-export { route, ruleMatch } from './logic.js';
-export type { RoutingRule, Router } from './logic.js';
+export { route, ruleMatch, parseIntentMeta, checkSuggestion, metaPointer, codePointLength, truncateCodePoints } from './logic.js';
+export type { RoutingRule, ParsedIntent } from './logic.js';

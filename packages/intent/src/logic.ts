@@ -1,10 +1,10 @@
-import type { Suggestion } from './schema.js';
+import { MAX_REASON_LENGTH, MAX_TOOL_NAME_LENGTH, type Suggestion } from './schema.js';
 
 /** A declarative routing rule: when the intent matches, suggest `tool`. */
 export interface RoutingRule {
   /** The tool to recommend. */
   readonly tool: string;
-  /** Matches when any of these words appears in the intent (whole words, any case). */
+  /** Matches when any of these words or phrases appears in the intent (whole words, any case). */
   readonly keywords?: readonly string[] | undefined;
   /** Matches when this regular expression matches the intent. */
   readonly pattern?: RegExp | undefined;
@@ -14,14 +14,11 @@ export interface RoutingRule {
   readonly from?: readonly string[] | undefined;
 }
 
-/** A routing function: a suggestion for this intent and called tool, or `undefined`. */
-export type Router = (intent: string, calledTool: string) => Suggestion | undefined;
-
 function escape(word: string): string {
   return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Whether `rule` matches the intent; returns what matched, for the reason. */
+/** Whether `rule` matches the intent; returns what matched, for the reason. Pure. */
 export function ruleMatch(rule: RoutingRule, intent: string): string | undefined {
   for (const word of rule.keywords ?? []) {
     if (new RegExp(`(^|[^\\p{L}\\p{N}])${escape(word)}($|[^\\p{L}\\p{N}])`, 'iu').test(intent)) return `mentions "${word}"`;
@@ -46,4 +43,66 @@ export function route(rules: readonly RoutingRule[], intent: string, calledTool:
     if (matched !== undefined) return { recommended_tool: rule.tool, reason: rule.reason ?? `The intent ${matched}, which ${rule.tool} is made for.` };
   }
   return undefined;
+}
+
+/** Length in Unicode code points, so an emoji counts once, as a person would count it. */
+export function codePointLength(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+/** The first `max` code points of `text` (never half a surrogate pair). */
+export function truncateCodePoints(text: string, max: number): string {
+  if (codePointLength(text) <= max) return text;
+  return Array.from(text).slice(0, max).join('');
+}
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** JSON Pointer, relative to `params`, of the intent entry or one of its fields. */
+export function metaPointer(id: string, field?: string): string {
+  return `/_meta/${escapePointer(id)}${field === undefined ? '' : `/${field}`}`;
+}
+
+export type ParsedIntent =
+  | { readonly ok: true; readonly intent: string | undefined }
+  | { readonly ok: false; readonly field: string; readonly pointer: string; readonly message: string };
+
+/**
+ * Reads `params._meta[id]` as it arrived (INT-3): the intent, or
+ * `undefined` when the call states none. Unknown fields of the entry are
+ * ignored. Never throws.
+ */
+export function parseIntentMeta(raw: unknown, id: string, maxLength: number): ParsedIntent {
+  if (raw === undefined) return { ok: true, intent: undefined };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, field: id, pointer: metaPointer(id), message: `params._meta["${id}"] must be an object with an "intent"` };
+  }
+  const intent = (raw as { intent?: unknown }).intent;
+  if (typeof intent !== 'string' || intent.trim() === '') {
+    return { ok: false, field: 'intent', pointer: metaPointer(id, 'intent'), message: 'intent must be a non-blank string' };
+  }
+  const length = codePointLength(intent);
+  if (length > maxLength) {
+    return { ok: false, field: 'intent', pointer: metaPointer(id, 'intent'), message: `intent is ${length} characters long; at most ${maxLength} are accepted` };
+  }
+  return { ok: true, intent };
+}
+
+/**
+ * Checks what a routing function returned (INT-9): a suggestion for another
+ * tool, with a bounded reason. `undefined` stays "no suggestion"; anything
+ * else malformed is an error message. Pure.
+ */
+export function checkSuggestion(value: unknown, calledTool: string): { readonly ok: true; readonly suggestion: Suggestion | undefined } | { readonly ok: false; readonly message: string } {
+  if (value === undefined || value === null) return { ok: true, suggestion: undefined };
+  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: 'the router returned something other than a suggestion object' };
+  const { recommended_tool: tool, reason } = value as { recommended_tool?: unknown; reason?: unknown };
+  if (typeof tool !== 'string' || tool === '' || tool.length > MAX_TOOL_NAME_LENGTH) return { ok: false, message: 'recommended_tool must be a tool name' };
+  if (typeof reason !== 'string' || codePointLength(reason) > MAX_REASON_LENGTH) return { ok: false, message: `reason must be a string of at most ${MAX_REASON_LENGTH} characters` };
+  if (tool === calledTool) return { ok: true, suggestion: undefined };
+  return { ok: true, suggestion: { recommended_tool: tool, reason } };
 }

@@ -13,27 +13,38 @@ export const INTENT_WIRE_VERSION = '1.0';
 /** Where this package's JSON Schemas are identified (one folder per wire version). */
 export const SCHEMA_BASE = 'https://mcp-ext.github.io/schemas/intent/1.0';
 
-/** Longest intent a server accepts unless configured otherwise, in characters. */
+/** Longest intent a server accepts unless configured otherwise, in Unicode code points. */
 export const DEFAULT_MAX_INTENT_LENGTH = 500;
+
+/** Longest `reason` a suggestion carries, in Unicode code points. */
+export const MAX_REASON_LENGTH = 1000;
+
+/** Longest tool name (MCP's own limit for tool names). */
+export const MAX_TOOL_NAME_LENGTH = 128;
 
 /** `params._meta[INTENT_ID]`: why the client makes this call, in its own words. */
 export const IntentRequestMetaSchema = Type.Object(
-  { intent: Type.String({ minLength: 1 }) },
+  { intent: Type.String({ minLength: 1, pattern: '\\S' }) },
   { $id: `${SCHEMA_BASE}/request-meta.json`, title: 'IntentRequestMeta' },
 );
 export type IntentRequestMeta = Static<typeof IntentRequestMetaSchema>;
 
+// Inlined where used (not referenced), so each schema validates on its own.
+function suggestionShape(options: Record<string, unknown> = {}) {
+  return Type.Object(
+    { recommended_tool: Type.String({ minLength: 1, maxLength: MAX_TOOL_NAME_LENGTH }), reason: Type.String({ maxLength: MAX_REASON_LENGTH }) },
+    options,
+  );
+}
+
 /** A routing suggestion (the seed's `suggestion`). */
-export const SuggestionSchema = Type.Object(
-  { recommended_tool: Type.String({ minLength: 1 }), reason: Type.String() },
-  { $id: `${SCHEMA_BASE}/suggestion.json`, title: 'IntentSuggestion' },
-);
+export const SuggestionSchema = suggestionShape({ $id: `${SCHEMA_BASE}/suggestion.json`, title: 'IntentSuggestion' });
 export type Suggestion = Static<typeof SuggestionSchema>;
 
 /** `result._meta[INTENT_ID]`: the suggestion, and whether the called tool ran. */
 export const IntentResultMetaSchema = Type.Object(
   {
-    suggestion: Type.Object({ recommended_tool: Type.String({ minLength: 1 }), reason: Type.String() }),
+    suggestion: suggestionShape(),
     executed: Type.Boolean(),
   },
   { $id: `${SCHEMA_BASE}/result-meta.json`, title: 'IntentResultMeta' },

@@ -17,6 +17,8 @@ export interface ResultProvenance {
    * or the server is wrong), `absent` when no digest was sent.
    */
   readonly digest: 'verified' | 'mismatch' | 'absent';
+  /** Further sources the server left out of the entry (PROV-10); 0 when none. */
+  readonly omitted: number;
 }
 
 let metaValidator: ReturnType<typeof Compile<typeof ProvenanceResultMetaSchema>> | undefined;
@@ -37,7 +39,7 @@ export function getProvenance(result: ToolResult): ResultProvenance | undefined 
       : result.structuredContent !== undefined && canonicalHash(result.structuredContent) === entry.sha256
         ? 'verified'
         : 'mismatch';
-  return { sources: sources, digest };
+  return { sources, digest, omitted: entry.sources_omitted ?? 0 };
 }
 
 function where(source: Provenance): string {
@@ -68,4 +70,17 @@ export function citation(source: Provenance, claim?: string): string {
   if (source.confidence !== undefined && source.confidence !== 'exact') parts.push(source.confidence);
   if (source.transformation !== undefined) parts.push(source.transformation);
   return parts.join(', ');
+}
+
+/**
+ * The citation lines of a result, one per source, or `[]` when it carries
+ * no (valid) provenance. With `requireVerified`, a result whose digest does
+ * not match its `structuredContent` gives no lines: what would be cited is
+ * not what the server described.
+ */
+export function citations(result: ToolResult, claim?: string, options: { readonly requireVerified?: boolean } = {}): string[] {
+  const found = getProvenance(result);
+  if (found === undefined) return [];
+  if (options.requireVerified === true && found.digest !== 'verified') return [];
+  return found.sources.map((source) => citation(source, claim));
 }

@@ -4,9 +4,9 @@ import { errorsClient } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { citation, getProvenance, provenanceClient } from './client.js';
+import { citation, citations, getProvenance, provenanceClient } from './client.js';
 import { PROVENANCE_ID } from './schema.js';
-import { cite, provenanceServer, type ProvenanceServerOptions } from './server.js';
+import { cite, provenanceOf, provenanceServer, type ProvenanceServerOptions } from './server.js';
 
 const seedWrapper = seedValidators().check('provenance', 'ProvenanceWrapper');
 
@@ -23,6 +23,14 @@ function setup(server: ExtendedServer): void {
   server.registerTool('broken_citation', {}, (_args, ctx): ToolResult => {
     cite(ctx, { source: '' });
     return { content: [{ type: 'text', text: 'never' }] };
+  });
+  server.registerTool('many', { inputSchema: z.object({ count: z.number() }) }, ({ count }, ctx): ToolResult => {
+    const provenance = provenanceOf(ctx);
+    for (let row = 1; row <= count; row += 1) {
+      // The same sheet read twice is one source.
+      provenance.add({ source: 'sheet.xlsx', location: { line: row }, retrieved_at: new Date('2026-03-10T09:00:00Z') }, { source: 'sheet.xlsx', location: { line: row }, retrieved_at: '2026-03-10T09:00:00.000Z' });
+    }
+    return { content: [{ type: 'text', text: `${count} rows; collected: ${String(provenance.active)}; held ${provenance.sources.length}` }], structuredContent: { rows: count } };
   });
   server.registerTool('failing', {}, (_args, ctx): ToolResult => {
     cite(ctx, { source: 'ledger' });
@@ -84,6 +92,27 @@ describe.each(TEST_LINES)('provenance end to end on %s', (line) => {
     expect(failed._meta?.[PROVENANCE_ID]).toBeUndefined();
   });
 
+  it('PROV-9 PROV-10: duplicates collapse, Dates become RFC 3339, and past max_sources the rest is counted', async () => {
+    const { client } = await connect(line, true, { maxSources: 3 });
+    expect(client.serverExtensions()[PROVENANCE_ID]).toEqual({ version: '1.0', digest: true, max_sources: 3 });
+    const result = await client.callTool('many', { count: 5 });
+    expect(result.content[0]).toMatchObject({ text: '5 rows; collected: true; held 5' });
+    const entry = result._meta?.[PROVENANCE_ID];
+    expect(seedWrapper({ result: result.structuredContent, ...(entry as object) })).toEqual({ valid: true, errors: '' });
+    expect(entry).toMatchObject({ sources_omitted: 2 });
+    const found = getProvenance(result);
+    expect(found?.omitted).toBe(2);
+    expect(found?.sources).toEqual([1, 2, 3].map((line) => ({ source: 'sheet.xlsx', location: { line }, retrieved_at: '2026-03-10T09:00:00.000Z' })));
+    expect(citations(result, undefined, { requireVerified: true })[0]).toBe('sheet.xlsx line 1, retrieved 2026-03-10');
+  });
+
+  it('PROV-11: handlers learn whether citations are collected', async () => {
+    const { client } = await connect(line, false);
+    const result = await client.callTool('many', { count: 2 });
+    expect(result.content[0]).toMatchObject({ text: '2 rows; collected: false; held 0' });
+    expect(result._meta?.[PROVENANCE_ID]).toBeUndefined();
+  });
+
   it('PROV-2: an invalid citation is the handler author\'s error, reported as a tool failure', async () => {
     const { client } = await connect(line, true);
     const result = await client.callTool('broken_citation');
@@ -92,12 +121,17 @@ describe.each(TEST_LINES)('provenance end to end on %s', (line) => {
 });
 
 describe('cite', () => {
-  it('names the broken field', () => {
+  it('PROV-2: names the broken field, even when nothing is collected', () => {
     expect(() => {
       cite({ locals: new Map() }, { source: 'x', location: { page: 'three' as unknown as number } });
     }).toThrow(ConfigurationError);
     expect(() => {
       cite({ locals: new Map() }, { source: 'x', location: { page: 'three' as unknown as number } });
     }).toThrow(/location\/page/);
+    expect(() => {
+      cite({ locals: new Map() }, { source: 'x', retrieved_at: new Date('not a date') });
+    }).toThrow(/retrieved_at/);
+    expect(() => provenanceServer({ maxSources: 0 })).toThrow(/"maxSources"/);
+    expect(() => provenanceServer({ digest: 'yes' as never })).toThrow(/"digest"/);
   });
 });

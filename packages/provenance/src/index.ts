@@ -4,6 +4,7 @@ export {
   PROVENANCE_WIRE_VERSION,
   SCHEMA_BASE,
   CONFIDENCE_LEVELS,
+  DEFAULT_MAX_SOURCES,
   LocationSchema,
   ProvenanceSchema,
   ProvenanceResultMetaSchema,

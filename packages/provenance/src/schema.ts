@@ -18,15 +18,15 @@ export const CONFIDENCE_LEVELS = ['exact', 'derived', 'estimated', 'uncertain'] 
 
 function locationShape(options: Record<string, unknown> = {}) {
   return Type.Object(
-  {
-    page: Type.Optional(Type.Integer()),
-    paragraph: Type.Optional(Type.Integer()),
-    line: Type.Optional(Type.Integer()),
-    cell: Type.Optional(Type.String()),
-    json_path: Type.Optional(Type.String()),
-    url_fragment: Type.Optional(Type.String()),
-  },
-  options,
+    {
+      page: Type.Optional(Type.Integer()),
+      paragraph: Type.Optional(Type.Integer()),
+      line: Type.Optional(Type.Integer()),
+      cell: Type.Optional(Type.String()),
+      json_path: Type.Optional(Type.String()),
+      url_fragment: Type.Optional(Type.String()),
+    },
+    options,
   );
 }
 
@@ -37,15 +37,15 @@ export type Location = Static<typeof LocationSchema>;
 // Inlined where used (not referenced), so each schema validates on its own.
 function provenanceShape(options: Record<string, unknown> = {}) {
   return Type.Object(
-  {
-    source: Type.String({ minLength: 1 }),
-    location: Type.Optional(locationShape()),
-    retrieved_at: Type.Optional(Type.String({ format: 'date-time' })),
-    version: Type.Optional(Type.String()),
-    confidence: Type.Optional(Type.Union(CONFIDENCE_LEVELS.map((level) => Type.Literal(level)))),
-    transformation: Type.Optional(Type.String()),
-  },
-  options,
+    {
+      source: Type.String({ minLength: 1 }),
+      location: Type.Optional(locationShape()),
+      retrieved_at: Type.Optional(Type.String({ format: 'date-time' })),
+      version: Type.Optional(Type.String()),
+      confidence: Type.Optional(Type.Union(CONFIDENCE_LEVELS.map((level) => Type.Literal(level)))),
+      transformation: Type.Optional(Type.String()),
+    },
+    options,
   );
 }
 
@@ -62,23 +62,29 @@ export interface Provenance {
 
 /**
  * `result._meta[PROVENANCE_ID]`: the seed's `ProvenanceWrapper` without
- * `result` (the MCP result itself is the payload), plus the optional digest.
+ * `result` (the MCP result itself is the payload), plus the optional digest
+ * and how many further sources were left out (PROV-10).
  */
 export const ProvenanceResultMetaSchema = Type.Object(
   {
     provenance: Type.Union([provenanceShape(), Type.Array(provenanceShape(), { minItems: 1 })]),
     sha256: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+    sources_omitted: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { $id: `${SCHEMA_BASE}/result-meta.json`, title: 'ProvenanceResultMeta' },
 );
 export interface ProvenanceResultMeta {
   provenance: Provenance | Provenance[];
   sha256?: string | undefined;
+  sources_omitted?: number | undefined;
 }
+
+/** Most sources one result carries unless configured otherwise. */
+export const DEFAULT_MAX_SOURCES = 100;
 
 /** What the server advertises. Unknown fields are ignored. */
 export const ProvenanceServerSettingsSchema = Type.Object(
-  { version: Type.String(), digest: Type.Optional(Type.Boolean()) },
+  { version: Type.String(), digest: Type.Optional(Type.Boolean()), max_sources: Type.Optional(Type.Integer({ minimum: 1 })) },
   { $id: `${SCHEMA_BASE}/server-settings.json`, title: 'ProvenanceServerSettings' },
 );
 export type ProvenanceServerSettings = Static<typeof ProvenanceServerSettingsSchema>;
