@@ -3,8 +3,8 @@
  * go through the same gate as a declared confirmation, and the core refuses
  * the call when no gate granted them.
  */
-import { requireApproval, type ExtendedServer, type ServerExtension, type ToolResult } from '@ext/core';
-import { createTestPair, TEST_LINES, type TestPair } from '@ext/core/testing';
+import { requireApproval, type ExtendedServer, type ServerExtension, type StructuredError, type ToolResult } from '@ext/core';
+import { createTestPair, seedValidators, TEST_LINES, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,6 +25,16 @@ const billing: ServerExtension = {
     return next();
   },
 };
+
+const validError = seedValidators().check('error');
+
+/** The structured error of a failed result, checked against the seed error schema. */
+function structuredError(result: ToolResult): StructuredError | undefined {
+  expect(result.isError).toBe(true);
+  const error = getStructuredError(result);
+  expect(validError(error).errors).toBe('');
+  return error;
+}
 
 let pair: TestPair | undefined;
 afterEach(async () => {
@@ -67,7 +77,7 @@ describe.each(TEST_LINES)('approvals asked by other extensions on %s (CONF-19)',
     });
     expect(ran).toEqual([]);
     expect(asked).toEqual(['reversible: This export is billed: 5 credits.']);
-    expect(refused.isError).toBe(true);
+    expect(structuredError(refused)).toMatchObject({ code: 'CONFIRMATION_DECLINED' });
     const approved = await callWithConfirmation(pair.client, 'export_report', { month: '2026-10' }, { confirm: () => Promise.resolve(true) });
     expect(approved.isError).not.toBe(true);
     expect(ran).toEqual(['2026-10']);
@@ -75,23 +85,34 @@ describe.each(TEST_LINES)('approvals asked by other extensions on %s (CONF-19)',
 
   it('run through the in-band path when the client can only elicit (input_required on 2026-07-28)', async () => {
     const ran: string[] = [];
+    const asked: string[] = [];
+    let accept = false;
     pair = await createTestPair({
       line,
       serverExtensions: [errorsServer(), billing, confirmationServer()],
       clientExtensions: [errorsClient()],
       setup: setup(ran),
-      onElicit: (request) => Promise.resolve(request.message.includes('billed') ? { action: 'accept', content: { confirm: true } } : { action: 'decline' }),
+      onElicit: (request) => {
+        asked.push(request.message);
+        return Promise.resolve(accept ? { action: 'accept', content: { confirm: true } } : { action: 'decline' });
+      },
     });
+    const declined = await pair.client.callTool('export_report', { month: '2026-11' });
+    expect(structuredError(declined)).toMatchObject({ code: 'CONFIRMATION_DECLINED' });
+    expect(ran).toEqual([]);
+    accept = true;
     const result = await pair.client.callTool('export_report', { month: '2026-11' });
     expect(result.isError).not.toBe(true);
     expect(ran).toEqual(['2026-11']);
+    expect(asked).toHaveLength(2);
+    expect(asked.every((message) => message.includes('This export is billed: 5 credits.'))).toBe(true);
   });
 
   it('fail closed when the client can neither confirm nor elicit', async () => {
     const ran: string[] = [];
     pair = await createTestPair({ line, serverExtensions: [errorsServer(), billing, confirmationServer()], clientExtensions: [errorsClient()], setup: setup(ran) });
     const result = await pair.client.callTool('export_report', { month: '2026-12' });
-    expect(getStructuredError(result)).toMatchObject({ code: 'CONFIRMATION_REQUIRED', category: 'permanent' });
+    expect(structuredError(result)).toMatchObject({ code: 'CONFIRMATION_REQUIRED', category: 'permanent' });
     expect(ran).toEqual([]);
   });
 
@@ -99,7 +120,7 @@ describe.each(TEST_LINES)('approvals asked by other extensions on %s (CONF-19)',
     const ran: string[] = [];
     pair = await createTestPair({ line, serverExtensions: [errorsServer(), billing], clientExtensions: [errorsClient()], setup: setup(ran) });
     const result = await pair.client.callTool('export_report', { month: '2027-01' });
-    expect(getStructuredError(result)).toMatchObject({ code: 'APPROVAL_REQUIRED', category: 'permanent', details: { requested_by: ['@ext/test-billing'] } });
+    expect(structuredError(result)).toMatchObject({ code: 'APPROVAL_REQUIRED', category: 'permanent', details: { requested_by: ['@ext/test-billing'] } });
     expect(ran).toEqual([]);
   });
 });

@@ -75,6 +75,35 @@ function textOf(result: ToolResult): string {
   return first?.type === 'text' && typeof first.text === 'string' ? first.text : '';
 }
 
+/** A memory store that records every write, to prove that something wrote nothing. */
+class WriteRecordingStore extends MemoryStore {
+  readonly writes: string[] = [];
+  override set(...args: Parameters<MemoryStore['set']>): ReturnType<MemoryStore['set']> {
+    this.writes.push(`set ${args[0]}`);
+    return super.set(...args);
+  }
+  override setIfAbsent(...args: Parameters<MemoryStore['setIfAbsent']>): ReturnType<MemoryStore['setIfAbsent']> {
+    this.writes.push(`setIfAbsent ${args[0]}`);
+    return super.setIfAbsent(...args);
+  }
+  override compareAndSet(...args: Parameters<MemoryStore['compareAndSet']>): ReturnType<MemoryStore['compareAndSet']> {
+    this.writes.push(`compareAndSet ${args[0]}`);
+    return super.compareAndSet(...args);
+  }
+  override delete(...args: Parameters<MemoryStore['delete']>): ReturnType<MemoryStore['delete']> {
+    this.writes.push(`delete ${args[0]}`);
+    return super.delete(...args);
+  }
+  override increment(...args: Parameters<MemoryStore['increment']>): ReturnType<MemoryStore['increment']> {
+    this.writes.push(`increment ${args[0]}`);
+    return super.increment(...args);
+  }
+  override append(...args: Parameters<MemoryStore['append']>): ReturnType<MemoryStore['append']> {
+    this.writes.push(`append ${args[0]}`);
+    return super.append(...args);
+  }
+}
+
 const seeds = seedValidators();
 const validCheck = seeds.check('permissions', 'PermissionCheckResponse');
 const validNegotiation = seeds.check('permissions', 'ScopeNegotiationResponse');
@@ -134,6 +163,19 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
     expect(unknown).toMatchObject({ allowed: false });
     expect(validCheck(unknown).errors).toBe('');
     expect(fixture.runs).toBe(0);
+  });
+
+  it('PERM-5: a check writes nothing, not even with a live session', async () => {
+    const store = new WriteRecordingStore();
+    const { client } = await pair(line, new Fixture(), { store });
+    await negotiateScopes(client, ['tickets:read']);
+    store.writes.length = 0;
+    expect(await preflight(client, 'get_ticket', { id: '1' })).toEqual({ allowed: true });
+    expect(await preflight(client, 'delete_ticket', { id: '1' })).toMatchObject({ allowed: false });
+    expect(store.writes).toEqual([]);
+    // The recorder does see writes: a real call refreshes the session.
+    expect(textOf(await client.callTool('get_ticket', { id: '1' }))).toBe('ticket 1');
+    expect(store.writes.length).toBeGreaterThan(0);
   });
 
   it('PERM-5: a malformed check is refused as invalid_input naming the field', async () => {

@@ -3,6 +3,7 @@ import {
   ConfigurationError,
   ExtensionError,
   consoleLogger,
+  registerMethodTools,
   type CallContext,
   type ExtendedServer,
   type Logger,
@@ -281,25 +282,25 @@ function findExtension(server: Pick<ExtendedServer, 'composed'>): TransactionsSe
 
 const TransactionIdArg = z.string().regex(new RegExp(ID_PATTERN));
 
-function toolResult(structured: Record<string, unknown>, summary: string): ToolResult {
-  return { content: [{ type: 'text', text: `${summary}\n${JSON.stringify(structured)}` }], structuredContent: structured };
+function statusLine(result: Record<string, unknown>): string {
+  return `Transaction ${String(result.transaction_id)} is ${String(result.status).replaceAll('_', ' ')}.`;
 }
 
 /**
  * Registers `begin_transaction`, `commit_transaction`, `rollback_transaction`
  * and `transaction_status` on a server whose composed `transactionsServer`
  * was created with `exposeAsTools: true`, for clients that can only call
- * tools. They run the same code as the methods.
+ * tools. They run the methods' own handlers (core `registerMethodTools`).
  */
 export function registerTransactionTools(server: Pick<ExtendedServer, 'registerTool' | 'composed'>): void {
   const extension = findExtension(server);
   if (!extension.exposeAsTools) {
     throw new ConfigurationError('INVALID_OPTION', 'registerTransactionTools: create transactionsServer with "exposeAsTools: true"');
   }
-  const engine = extension[ENGINE];
-  server.registerTool(
-    'begin_transaction',
+  registerMethodTools(server, PACKAGE_NAME, [
     {
+      verb: 'begin',
+      name: 'begin_transaction',
       description:
         'Begin a transaction. Tool calls that name it are undone, newest first, if it is rolled back or left idle past its timeout.',
       inputSchema: z.object({
@@ -307,48 +308,32 @@ export function registerTransactionTools(server: Pick<ExtendedServer, 'registerT
         timeout_seconds: z.number().int().min(1).optional().describe('Roll back automatically after this much inactivity.'),
         description: z.string().max(1024).optional(),
       }),
+      // The method requires an id; a tool caller may leave it to the server.
+      params: (args) => ({ ...args, transaction_id: args.transaction_id ?? `tx-${randomUUID()}` }),
+      summary: (result) => `Transaction ${String(result.transaction_id)} is active until ${String(result.expires_at)}.`,
     },
-    async (args, ctx) => {
-      const params: BeginParams = { transaction_id: args.transaction_id ?? `tx-${randomUUID()}` };
-      if (args.timeout_seconds !== undefined) params.timeout_seconds = args.timeout_seconds;
-      if (args.description !== undefined) params.description = args.description;
-      const result = await engine.begin(ctx.store, ctx.principal, parseInput(BeginParams, params, '/arguments'));
-      return toolResult(result, `Transaction ${result.transaction_id} is active until ${result.expires_at}.`);
-    },
-  );
-  server.registerTool(
-    'commit_transaction',
     {
+      verb: 'commit',
+      name: 'commit_transaction',
       description: 'Commit a transaction: its steps stay done and can no longer be rolled back.',
       inputSchema: z.object({ transaction_id: TransactionIdArg }),
+      summary: (result) => `Transaction ${String(result.transaction_id)} is committed.`,
     },
-    async (args, ctx) => {
-      const result = await engine.commit(ctx.store, ctx.principal, args.transaction_id, ctx.logger);
-      return toolResult(result, `Transaction ${result.transaction_id} is committed.`);
-    },
-  );
-  server.registerTool(
-    'rollback_transaction',
     {
+      verb: 'rollback',
+      name: 'rollback_transaction',
       description: 'Roll a transaction back: undo its steps, newest first, and report each compensation.',
       annotations: { destructiveHint: true },
       inputSchema: z.object({ transaction_id: TransactionIdArg, reason: z.string().max(1024).optional() }),
+      summary: statusLine,
     },
-    async (args, ctx) => {
-      const result = await engine.rollbackForClient(ctx.store, ctx.principal, args.transaction_id, args.reason, ctx.logger);
-      return toolResult(result, `Transaction ${result.transaction_id} is ${result.status.replaceAll('_', ' ')}.`);
-    },
-  );
-  server.registerTool(
-    'transaction_status',
     {
+      verb: 'status',
+      name: 'transaction_status',
       description: 'Show a transaction: its state, its steps and their compensations.',
       annotations: { readOnlyHint: true },
       inputSchema: z.object({ transaction_id: TransactionIdArg }),
+      summary: statusLine,
     },
-    async (args, ctx) => {
-      const result = await engine.status(ctx.store, ctx.principal, args.transaction_id, ctx.logger);
-      return toolResult(result, `Transaction ${result.transaction_id} is ${result.status.replaceAll('_', ' ')}.`);
-    },
-  );
+  ]);
 }
