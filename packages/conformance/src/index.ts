@@ -14,12 +14,18 @@ export {
   confirmationSuite,
   contentNegotiationSuite,
   costSuite,
+  dataReferencesSuite,
+  discoverySuite,
   errorsSuite,
+  eventsSuite,
   idempotencySuite,
   intentSuite,
+  manifestSuite,
+  multimodalSuite,
   permissionsSuite,
   provenanceSuite,
   sessionStateSuite,
+  streamingSuite,
   transactionsSuite,
 } from './checks/index.js';
 export { OFFICIAL_EXTENSIONS } from './checks/base.js';

@@ -3,12 +3,18 @@ import { baseSuite } from './base.js';
 import { confirmationSuite } from './confirmation.js';
 import { contentNegotiationSuite } from './content-negotiation.js';
 import { costSuite } from './cost.js';
+import { dataReferencesSuite } from './data-references.js';
+import { discoverySuite } from './discovery.js';
 import { errorsSuite } from './errors.js';
+import { eventsSuite } from './events.js';
 import { idempotencySuite } from './idempotency.js';
 import { intentSuite } from './intent.js';
+import { manifestSuite } from './manifest.js';
+import { multimodalSuite } from './multimodal.js';
 import { permissionsSuite } from './permissions.js';
 import { provenanceSuite } from './provenance.js';
 import { sessionStateSuite } from './session-state.js';
+import { streamingSuite } from './streaming.js';
 import { transactionsSuite } from './transactions.js';
 
 /**
@@ -29,6 +35,12 @@ export const ALL_SUITES: readonly ExtensionSuite[] = [
   intentSuite,
   provenanceSuite,
   costSuite,
+  streamingSuite,
+  eventsSuite,
+  manifestSuite,
+  dataReferencesSuite,
+  multimodalSuite,
+  discoverySuite,
 ];
 
 export {
@@ -36,11 +48,17 @@ export {
   confirmationSuite,
   contentNegotiationSuite,
   costSuite,
+  dataReferencesSuite,
+  discoverySuite,
   errorsSuite,
+  eventsSuite,
   idempotencySuite,
   intentSuite,
+  manifestSuite,
+  multimodalSuite,
   permissionsSuite,
   provenanceSuite,
   sessionStateSuite,
+  streamingSuite,
   transactionsSuite,
 };

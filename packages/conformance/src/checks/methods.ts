@@ -43,3 +43,44 @@ export function resultMeta(result: Record<string, unknown>, id: string | undefin
 export function readOnlyCall(ctx: CheckContext): { tool: ListedTool; args: Record<string, unknown> } {
   return safeTools(ctx.server.tools)[0] ?? ctx.skip('no read-only tool whose arguments the kit can build');
 }
+
+const ERRORS_ID = 'io.github.mcp-ext/errors';
+
+/**
+ * A profile advertising the extension under test, plus errors when the
+ * server composes it, so that refusals arrive as structured errors the
+ * check can read. One profile per suite keeps one connection per suite.
+ */
+export function withErrors(ctx: CheckContext, fallbackId: string): { extensions: Record<string, Record<string, unknown>> } {
+  const version = typeof ctx.settings.version === 'string' ? ctx.settings.version : '1.0';
+  const extensions: Record<string, Record<string, unknown>> = { [ctx.id ?? fallbackId]: { version } };
+  if (ERRORS_ID in ctx.server.extensions) extensions[ERRORS_ID] = { version: '1.0' };
+  return { extensions };
+}
+
+/**
+ * Asserts that a tool call was refused: `isError`, and, when the result
+ * carries a structured error (errors composed and negotiated), that it is
+ * valid against error.schema.json with the expected category and code.
+ * Returns the structured error, if any.
+ */
+export function expectToolRefusal(
+  ctx: CheckContext,
+  result: Record<string, unknown>,
+  expected: { readonly category: string; readonly code: string; readonly what: string },
+): Record<string, unknown> | undefined {
+  ensure(result.isError === true, `${expected.what} was not refused: ${describe(result)}`);
+  const structured = resultMeta(result, ERRORS_ID);
+  if (structured === undefined) return undefined;
+  ctx.expectSeedShape(structured, 'error', undefined, `the structured error of ${expected.what}`);
+  ensure(
+    structured.category === expected.category && structured.code === expected.code,
+    `${expected.what}: got ${describe(structured.category)} ${describe(structured.code)}, expected ${expected.category} ${expected.code}`,
+  );
+  return structured;
+}
+
+/** `details` of a structured error (`{}` when absent). */
+export function detailsOf(structured: Record<string, unknown> | undefined): Record<string, unknown> {
+  return isRecord(structured?.details) ? structured.details : {};
+}

@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ALL_SUITES } from './index.js';
+
+const repoFile = (path: string): string => readFileSync(fileURLToPath(new URL(`../../../../${path}`, import.meta.url)), 'utf8');
+
+describe('the suites (KIT-4)', () => {
+  it('give every check a unique id <extension>/<slug>', () => {
+    const ids = ALL_SUITES.flatMap((suite) => suite.checks.map((check) => check.id));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const suite of ALL_SUITES) {
+      for (const check of suite.checks) expect(check.id).toMatch(new RegExp(`^${suite.extension}/[a-z0-9-]+$`));
+    }
+  });
+
+  it.each(ALL_SUITES.map((suite) => [suite.extension, suite] as const))('%s cites only requirements its SPEC.md numbers', (_name, suite) => {
+    const spec = repoFile(suite.spec);
+    for (const check of suite.checks) {
+      expect(check.requirement).toMatch(/^[A-Z]+-\d+$/);
+      expect(spec, `${check.id} cites ${check.requirement}`).toContain(`**${check.requirement}**`);
+    }
+  });
+});
