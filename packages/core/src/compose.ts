@@ -107,6 +107,55 @@ function negotiateHalf(
   return settings === undefined ? undefined : { id, settings };
 }
 
+/** How many distinct peer declarations a composition remembers the outcome of. */
+const NEGOTIATION_CACHE_SIZE = 64;
+
+/**
+ * Negotiation is a pure function of the peer's declaration, and it runs on
+ * every request (the 2026-07-28 era has no connection to remember it on), so
+ * outcomes are remembered: by object identity (a legacy-era peer's
+ * capabilities object lives as long as its connection) and by the
+ * declaration's JSON (a modern-era peer repeats the same declaration in every
+ * request). Tables are shared between requests and must not be mutated.
+ */
+function negotiator(
+  halves: readonly (ServerExtension | ClientExtension)[],
+  logger: Logger,
+): (peerExtensions: unknown) => NegotiationTable {
+  const byObject = new WeakMap<object, NegotiationTable>();
+  const byJson = new Map<string, NegotiationTable>();
+  const compute = (peer: Readonly<Record<string, unknown>> | undefined): NegotiationTable => {
+    const table = new Map<string, NegotiatedExtension>();
+    for (const half of halves) {
+      const outcome = negotiateHalf(half, peer, logger);
+      if (outcome) table.set(half.name, outcome);
+    }
+    return table;
+  };
+  return (peerExtensions) => {
+    const peer = toExtensionMap(peerExtensions);
+    if (peer === undefined) return compute(undefined);
+    const seen = byObject.get(peer);
+    if (seen !== undefined) return seen;
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(peer);
+    } catch {
+      // Not JSON (a cycle, a BigInt): negotiate without remembering.
+    }
+    let table = json === undefined ? undefined : byJson.get(json);
+    if (table === undefined) {
+      table = compute(peer);
+      if (json !== undefined) {
+        if (byJson.size >= NEGOTIATION_CACHE_SIZE) byJson.delete(byJson.keys().next().value ?? '');
+        byJson.set(json, table);
+      }
+    }
+    byObject.set(peer, table);
+    return table;
+  };
+}
+
 function toExtensionMap(raw: unknown): Readonly<Record<string, unknown>> | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   return raw as Record<string, unknown>;
@@ -255,15 +304,7 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
       }
       return { _meta: meta, annotations };
     },
-    negotiate(peerExtensions) {
-      const peer = toExtensionMap(peerExtensions);
-      const table = new Map<string, NegotiatedExtension>();
-      for (const half of ordered) {
-        const outcome = negotiateHalf(half, peer, logger);
-        if (outcome) table.set(half.name, outcome);
-      }
-      return table;
-    },
+    negotiate: negotiator(ordered, logger),
     missingMandatory(isNegotiated, peerKnown) {
       if (!peerKnown) return [];
       return ordered
@@ -341,14 +382,6 @@ export function composeClient(input: readonly Maybe<ClientExtension>[], options:
       for (const half of halves) for (const id of half.ids) out[id] = { ...half.settings };
       return out;
     },
-    negotiate(peerExtensions) {
-      const peer = toExtensionMap(peerExtensions);
-      const table = new Map<string, NegotiatedExtension>();
-      for (const half of halves) {
-        const outcome = negotiateHalf(half, peer, logger);
-        if (outcome) table.set(half.name, outcome);
-      }
-      return table;
-    },
+    negotiate: negotiator(halves, logger),
   };
 }

@@ -190,7 +190,7 @@ class CallStream implements OperationStream {
   readonly #ctx: CallContext;
   readonly #setup: StreamSetup;
   readonly #fence = new AbortController();
-  readonly signal: AbortSignal;
+  #signal: AbortSignal | undefined;
   #sequence: number;
   #finished = false;
   #lastMcpProgress: number | undefined;
@@ -201,7 +201,12 @@ class CallStream implements OperationStream {
     this.#ctx = ctx;
     this.#setup = setup;
     this.#sequence = setup.active?.resume?.next_sequence ?? 0;
-    this.signal = AbortSignal.any([ctx.signal, this.#fence.signal]);
+  }
+
+  /** Made on first use: most calls never read it, and `AbortSignal.any` is not free. */
+  get signal(): AbortSignal {
+    this.#signal ??= AbortSignal.any([this.#ctx.signal, this.#fence.signal]);
+    return this.#signal;
   }
 
   get operationId(): string | undefined {

@@ -148,13 +148,26 @@ function trackConnection(inner: Server): () => ConnectionChannel | undefined {
   let current: ConnectionChannel | undefined;
   const connect = inner.connect.bind(inner);
   const tracked: typeof inner.connect = async (transport) => {
-    const closed = new AbortController();
+    // Made only when someone reads the signal: the 2026-07-28 era connects a
+    // server per request and nothing there ever reads it.
+    let closed: AbortController | undefined;
+    let isClosed = false;
     const previous = transport.onclose;
     transport.onclose = () => {
-      closed.abort();
+      isClosed = true;
+      closed?.abort();
       previous?.();
     };
-    current = { signal: closed.signal, notify: (method, params) => inner.notification({ method, params }) };
+    current = {
+      get signal() {
+        if (closed === undefined) {
+          closed = new AbortController();
+          if (isClosed) closed.abort();
+        }
+        return closed.signal;
+      },
+      notify: (method, params) => inner.notification({ method, params }),
+    };
     await connect(transport);
   };
   Object.defineProperty(inner, 'connect', { value: tracked, configurable: true, writable: true });
@@ -200,8 +213,16 @@ interface JsonSchemaCarrier {
   readonly '~standard': { readonly jsonSchema?: { readonly input: (options: { target: string }) => Record<string, unknown> } };
 }
 
+// The 2026-07-28 era builds a server per request, so the same schema object is
+// registered again and again: convert it once. Consumers only read the result.
+const jsonSchemas = new WeakMap<object, Record<string, unknown> | undefined>();
+
 function jsonSchemaOf(schema: StandardSchemaV1 | undefined): Record<string, unknown> | undefined {
-  return (schema as JsonSchemaCarrier | undefined)?.['~standard'].jsonSchema?.input({ target: 'draft-2020-12' });
+  if (schema === undefined) return undefined;
+  if (jsonSchemas.has(schema)) return jsonSchemas.get(schema);
+  const converted = (schema as JsonSchemaCarrier)['~standard'].jsonSchema?.input({ target: 'draft-2020-12' });
+  jsonSchemas.set(schema, converted);
+  return converted;
 }
 
 function withJsonSchema(name: string, field: string, schema: StandardSchemaV1 | undefined): StandardSchemaWithJSON | undefined {
