@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/main.ts'],
+  // The benchmark servers run in their own processes.
+  entry: ['src/main.ts', 'src/http-server.ts', 'src/transfer-server.ts'],
   format: ['esm'],
   // A private app: nothing imports its types.
   dts: false,

@@ -1,17 +1,26 @@
+import { setMaxListeners } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, release, tmpdir, type } from 'node:os';
+import { cpus, loadavg, release, tmpdir, type } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryStore, type Store } from '@ext/core';
 import { createRedisStore } from '@ext/store-redis';
 import { createSqliteStore } from '@ext/store-sqlite';
+import { benchDataReferences } from './data-references.js';
+import { benchEvents, eventsBenchCases, renderEvents } from './events.js';
+import { runFullStack } from './full-stack.js';
+import { renderFullStack } from './full-stack-report.js';
 import type { RunOptions } from './measure.js';
 import { runMiddleware } from './middleware.js';
-import { keepForeignSections, renderReport, type Environment } from './report.js';
+import { benchMultimodal } from './multimodal.js';
+import { keepForeignSections, renderReport, type BenchSection, type Environment } from './report.js';
 import { runRoundTrips } from './round-trip.js';
+import { LAYERS } from './stack.js';
 import { runStores, type NamedStore } from './stores.js';
 
 const IN_FLIGHT = 64;
+/** Calls in flight on one client in the full-stack HTTP cases. */
+const HTTP_CONCURRENCY = [1, 16];
 const TARGET_MS = 0.2;
 const REPORT = fileURLToPath(new URL('../../../BENCHMARKS.md', import.meta.url));
 
@@ -45,6 +54,12 @@ class Stores {
   }
 }
 
+function loadAverage(): string {
+  return loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+}
+
 /** `redis://user:secret@host:6390/0` → `redis://host:6390`: never print credentials. */
 function redisLocation(url: string): string {
   const parsed = new URL(url);
@@ -61,6 +76,10 @@ function sdkVersions(): string {
 }
 
 async function main(): Promise<void> {
+  // The SDK's HTTP client transport hands one long-lived abort signal to every
+  // fetch, and undici lets go of each listener only when its Request is
+  // collected: thousands of calls trip Node's leak warning, bare SDK or not.
+  setMaxListeners(0);
   const quick = process.argv.includes('--quick') || ['1', 'true'].includes(process.env.BENCH_QUICK ?? '');
   const options: RunOptions = quick ? { timeMs: 300, warmupMs: 100 } : { timeMs: 1500, warmupMs: 300 };
   const redisUrl = process.env.REDIS_URL === '' ? undefined : process.env.REDIS_URL;
@@ -70,8 +89,12 @@ async function main(): Promise<void> {
   const stores = new Stores();
   const startedAt = Date.now();
   try {
-    const environment: Environment = {
-      date: new Date().toISOString(),
+    const loadAtStart = loadAverage();
+    const redis = redisUrl === undefined ? undefined : redisLocation(redisUrl);
+    const environment = (): Environment => ({
+      date: new Date(startedAt).toISOString(),
+      command: `${quick ? 'BENCH_QUICK=1 ' : ''}${redis === undefined ? '' : `REDIS_URL=${redis} `}pnpm bench`,
+      load: `${loadAtStart} at the start, ${loadAverage()} at the end (${String(cpus().length)} cores)`,
       node: process.version,
       cpu: cpus()[0]?.model.trim() ?? 'unknown',
       cores: cpus().length,
@@ -80,26 +103,39 @@ async function main(): Promise<void> {
       quick,
       timeMs: options.timeMs,
       warmupMs: options.warmupMs,
-      redis: redisUrl === undefined ? undefined : redisLocation(redisUrl),
-    };
+      redis,
+    });
     const named: NamedStore[] = [
       { name: 'memory', create: stores.memory },
       { name: 'SQLite', create: stores.sqlite },
     ];
     if (redisUrl !== undefined) named.push({ name: 'Redis', create: () => stores.redis(redisUrl) });
-    else progress('REDIS_URL is unset: the Redis store is not measured');
+    else progress('REDIS_URL is unset: the Redis store and the two-instance event fan-out are not measured');
 
     const roundTrips = await runRoundTrips(['v1', 'v2-legacy', 'v2-modern'], { sqlite: stores.sqlite }, options, progress);
     const middleware = await runMiddleware(named, options, progress);
     const storeRows = await runStores(named, IN_FLIGHT, options, progress);
+    const sections: BenchSection[] = [];
+    const fullStack = await runFullStack({ run: options, quick, concurrency: HTTP_CONCURRENCY, progress });
+    sections.push(
+      renderFullStack(
+        fullStack,
+        LAYERS.map((layer) => layer.name),
+      ),
+    );
+    sections.push(await benchDataReferences({ quick, progress }));
+    sections.push(await benchMultimodal({ quick, progress }));
+    const eventRows = await benchEvents(eventsBenchCases(redisUrl), { subscribers: 100, events: quick ? 200 : 1000 }, progress);
+    sections.push(renderEvents(eventRows, redis));
     const report = renderReport({
-      environment,
+      environment: environment(),
       roundTrips,
       middleware,
       stores: storeRows,
       inFlight: IN_FLIGHT,
       targetMs: TARGET_MS,
       sqliteStore: 'SQLite',
+      sections,
     });
     writeFileSync(REPORT, keepForeignSections(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '', report));
     progress(`\nwrote ${REPORT} in ${String(Math.round((Date.now() - startedAt) / 1000))} s`);

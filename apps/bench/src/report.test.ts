@@ -20,6 +20,8 @@ function report(sqliteMedianMs: number): Report {
       timeMs: 300,
       warmupMs: 100,
       redis: undefined,
+      command: 'BENCH_QUICK=1 pnpm bench',
+      load: '0.50 0.40 0.30 at the start, 0.60 0.45 0.31 at the end (2 cores)',
     },
     roundTrips: [
       {
@@ -39,6 +41,7 @@ function report(sqliteMedianMs: number): Report {
     inFlight: 64,
     targetMs: 0.2,
     sqliteStore: 'SQLite',
+    sections: [],
   };
 }
 
@@ -109,5 +112,22 @@ describe('keepForeignSections', () => {
 
   it('leaves a report alone when the previous file had no such section', () => {
     expect(keepForeignSections('# old', '# new\n')).toBe('# new\n');
+  });
+});
+
+describe('extra sections', () => {
+  const section = { title: 'Transfers', markdown: 'Some numbers.', targets: [{ name: 'at least 3x faster', met: false, detail: '2.1x' }] };
+
+  it('numbers them after the fixed three and lists their targets with the fixed one', () => {
+    const text = renderReport({ ...report(0.05), sections: [section] });
+    expect(text).toContain('## 4. Transfers\n\nSome numbers.');
+    expect(text).toContain('| 4 | at least 3x faster | 2.1x | not met |');
+    expect(text).toContain('| 2 | idempotency on SQLite adds under 200 µs median per call in process | +49.0 µs | met |');
+  });
+
+  it('states the command and the load', () => {
+    const text = renderReport(report(0.05));
+    expect(text).toContain('| command | `BENCH_QUICK=1 pnpm bench` |');
+    expect(text).toContain('| load average | 0.50 0.40 0.30 at the start');
   });
 });

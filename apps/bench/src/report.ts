@@ -3,6 +3,23 @@ import type { MiddlewareResult } from './middleware.js';
 import { LINE_LABELS, SCENARIO_LABELS, type Line, type RoundTripGroup } from './round-trip.js';
 import type { StoreRow } from './stores.js';
 
+/** One section of BENCHMARKS.md, produced by a benchmark module. */
+export interface BenchSection {
+  /** The section heading, without `#` or number. */
+  readonly title: string;
+  /** The section body in markdown: how it was measured, the numbers, the verdict. */
+  readonly markdown: string;
+  /** Each stated target and whether this run met it. */
+  readonly targets: readonly BenchTarget[];
+}
+
+export interface BenchTarget {
+  readonly name: string;
+  readonly met: boolean;
+  /** The measured figure, e.g. `4.2x` or `+38 µs`. */
+  readonly detail: string;
+}
+
 /** Where and how the numbers were taken. */
 export interface Environment {
   /** ISO 8601. */
@@ -17,6 +34,10 @@ export interface Environment {
   readonly warmupMs: number;
   /** Where the Redis store ran, or `undefined` when `REDIS_URL` was unset. */
   readonly redis: string | undefined;
+  /** The command that produced the report. */
+  readonly command: string;
+  /** Load averages (1, 5, 15 min) when the run started and ended: other work on the machine. */
+  readonly load: string;
 }
 
 export interface Report {
@@ -29,6 +50,8 @@ export interface Report {
   readonly targetMs: number;
   /** Name of the SQLite row in the middleware suite. */
   readonly sqliteStore: string;
+  /** Further sections, numbered after the three above, in this order. */
+  readonly sections: readonly BenchSection[];
 }
 
 function significant(value: number): string {
@@ -52,6 +75,19 @@ export function formatRate(opsPerSec: number): string {
   if (!Number.isFinite(opsPerSec)) return 'n/a';
   if (opsPerSec >= 100) return Math.round(opsPerSec).toLocaleString('en-US');
   return opsPerSec.toFixed(1);
+}
+
+const MIB = 1024 * 1024;
+
+/** `1536` → `1.5 KiB`, `-2048` → `-2.0 KiB`; binary units. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes)) return 'n/a';
+  const sign = bytes < 0 ? '-' : '';
+  const abs = Math.abs(bytes);
+  if (abs >= 1024 * MIB) return `${sign}${(abs / (1024 * MIB)).toFixed(2)} GiB`;
+  if (abs >= MIB) return `${sign}${(abs / MIB).toFixed(1)} MiB`;
+  if (abs >= 1024) return `${sign}${(abs / 1024).toFixed(1)} KiB`;
+  return `${sign}${Math.round(abs).toString()} B`;
 }
 
 /** A difference of medians, signed, with its share of the baseline when given: `+12.3 µs (+8%)`. */
@@ -91,12 +127,14 @@ function environmentSection(env: Environment): string {
     ['', ''],
     [
       ['date', env.date],
+      ['command', `\`${env.command}\``],
       ['Node', env.node],
       ['CPU', `${env.cpu} (${String(env.cores)} logical cores)`],
       ['OS', env.os],
       ['SDKs', env.sdks],
       ['run', `${run}: each case measured for ${formatDuration(env.timeMs)} after ${formatDuration(env.warmupMs)} of warm-up`],
       ['Redis', env.redis ?? 'not measured (`REDIS_URL` unset)'],
+      ['load average', env.load],
     ],
   );
 }
@@ -180,6 +218,30 @@ function storeSection(rows: readonly StoreRow[], inFlight: number): string {
   );
 }
 
+/** Every target of the run in one table, with the section that states it. */
+function targetsSection(report: Report): string {
+  const rows: string[][] = [];
+  const sqlite = report.middleware.rows.find((row) => row.idempotent && row.store === report.sqliteStore);
+  const extra = sqlite === undefined ? Number.NaN : sqlite.measurement.medianMs - report.middleware.baseline.measurement.medianMs;
+  rows.push([
+    '2',
+    `idempotency on SQLite adds under ${formatDuration(report.targetMs)} median per call in process`,
+    Number.isFinite(extra) ? formatOverhead(extra) : 'not measured',
+    verdict(extra, report.targetMs),
+  ]);
+  report.sections.forEach((section, index) => {
+    for (const target of section.targets) rows.push([String(index + FIRST_EXTRA_SECTION), target.name, target.detail, target.met ? 'met' : 'not met']);
+  });
+  return markdownTable(['section', 'target', 'measured', 'outcome'], rows, ['right', 'left', 'right', 'left']);
+}
+
+/** Sections 1 to 3 are fixed; the others follow. */
+const FIRST_EXTRA_SECTION = 4;
+
+function extraSections(sections: readonly BenchSection[]): string {
+  return sections.map((section, index) => `## ${String(index + FIRST_EXTRA_SECTION)}. ${section.title}\n\n${section.markdown.trim()}\n`).join('\n');
+}
+
 /** The whole of BENCHMARKS.md. */
 export function renderReport(report: Report): string {
   const n = String(report.inFlight);
@@ -191,10 +253,17 @@ edit this file by hand.
 
 ${environmentSection(report.environment)}
 
+## Targets
+
+${targetsSection(report)}
+
 ## How to read this
 
-Everything runs in one Node process on one machine, in one run: no network,
-no child process. Each case repeats one operation, awaited, for a fixed time
+Everything runs on one machine, in one run. Sections 1 to 3 and the
+in-process rows of the full-stack section run in one Node process with no
+network; the other rows use real sockets on 127.0.0.1 (the full-stack HTTP
+server and the two transfer servers in child processes, the multimodal
+server in this process). Each latency case repeats one operation, awaited, for a fixed time
 after a warm-up, and starts after a full garbage collection so that no case
 pays for another's allocations. **median** is the typical latency of one
 operation; **p99**
@@ -241,7 +310,7 @@ store is synchronous underneath (better-sqlite3), so concurrency cannot add
 throughput there; Redis pipelines the outstanding commands on one connection.
 
 ${storeSection(report.stores, report.inFlight)}
-`;
+${report.sections.length === 0 ? '' : `\n${extraSections(report.sections)}`}`;
 }
 
 const KEPT_SECTION = /<!-- ([\w-]+):start -->[\s\S]*?<!-- \1:end -->/g;
