@@ -13,14 +13,14 @@ describe('validateArguments', () => {
     await expect(validateArguments('t', schema, { title: 'x' })).resolves.toEqual({ title: 'x', priority: 3 });
   });
 
-  it('names the first bad field as a JSON Pointer', async () => {
+  it('names the first bad field, dotted, and locates it with a JSON Pointer', async () => {
     const schema = z.object({ range: z.object({ days: z.number().max(90) }) });
     const failure = await validateArguments('t', schema, { range: { days: 365 } }).catch((error: unknown) => error);
     expect(ExtensionError.isInstance(failure)).toBe(true);
     expect((failure as ExtensionError).toStructured()).toMatchObject({
       code: 'INVALID_INPUT',
       category: 'invalid_input',
-      details: { field: '/range/days' },
+      details: { field: 'range.days', pointer: '/range/days', issues: [{ field: 'range.days', pointer: '/range/days' }] },
     });
     expect(issuePointer(['a/b', { key: 'c~d' }, 0])).toBe('/a~1b/c~0d/0');
   });
@@ -85,8 +85,8 @@ describe.each(TEST_LINES)('tool arguments are validated inside the pipeline (%s)
     const { client } = await connect(log, true);
     const result: ToolResult = await client.callTool('create_ticket', { title: 42 });
     expect(result.isError).toBe(true);
-    expect(result._meta?.probe).toMatchObject({ code: 'INVALID_INPUT', details: { field: '/title' } });
-    expect(log).toEqual(['structured INVALID_INPUT /title']);
+    expect(result._meta?.probe).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'title', pointer: '/title' } });
+    expect(log).toEqual(['structured INVALID_INPUT title']);
   });
 
   it('valid arguments reach the handler through every stage', async () => {

@@ -17,6 +17,11 @@ export function issuePointer(path: Issue['path']): string {
   return (path ?? []).map((part) => `/${escapePointer(String(typeof part === 'object' ? part.key : part))}`).join('');
 }
 
+/** Dotted name of an issue path (`items.0.sku`), the form `@ext/errors` uses for `details.field`. */
+function issueField(path: Issue['path']): string {
+  return (path ?? []).map((part) => String(typeof part === 'object' ? part.key : part)).join('.');
+}
+
 /**
  * Validates tool arguments against the tool's input schema (any Standard
  * Schema, zod v4 included) and returns the parsed value. Runs inside the
@@ -36,14 +41,16 @@ export async function validateArguments(
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : args;
   }
   const first = outcome.issues[0];
-  const field = issuePointer(first?.path);
-  const where = field === '' ? 'the arguments' : `argument ${field.slice(1).replace(/\//g, '.')}`;
+  const field = issueField(first?.path);
+  const where = field === '' ? 'the arguments' : `argument ${field}`;
   throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid arguments for tool "${toolName}": ${where}: ${first?.message ?? 'invalid'}`, {
     userActionable: true,
     suggestion: 'Fix the named argument to match the tool\'s input schema and call again.',
+    // `field` names the argument, `pointer` locates it (RFC 6901), as every extension's errors do.
     details: {
       field,
-      issues: outcome.issues.slice(0, 10).map((issue) => ({ field: issuePointer(issue.path), message: issue.message })),
+      pointer: issuePointer(first?.path),
+      issues: outcome.issues.slice(0, 10).map((issue) => ({ field: issueField(issue.path), pointer: issuePointer(issue.path), message: issue.message })),
     },
   });
 }
