@@ -110,6 +110,36 @@ describe('composeServer', () => {
     });
   });
 
+  it('asks the extensions again only when a re-registered tool changed, and hands out copies', () => {
+    let asked = 0;
+    const composed = composeServer(
+      [half('a', { toolMeta: (tool) => ((asked += 1), { seen: tool.description }) })],
+      { logger: silentLogger },
+    );
+    const meta = { other: 1 };
+    const first = composed.decorateTool({ name: 'rm', description: 'one', _meta: meta });
+    first._meta.other = 2;
+    // A server per request registers the same objects again: decorated once.
+    expect(composed.decorateTool({ name: 'rm', description: 'one', _meta: meta })).toEqual({ _meta: { other: 1, 'io.github.mcp-ext/a': { seen: 'one' } }, annotations: undefined });
+    expect(asked).toBe(1);
+    // Anything an extension could read differs: decorated again.
+    expect(composed.decorateTool({ name: 'rm', description: 'two', _meta: meta })._meta['io.github.mcp-ext/a']).toEqual({ seen: 'two' });
+    composed.decorateTool({ name: 'rm', description: 'two', _meta: { other: 1 } });
+    expect(asked).toBe(3);
+  });
+
+  it('negotiates a declaration once, whether the same object or the same JSON comes again', () => {
+    const warnings: string[] = [];
+    const composed = composeServer([half('a'), half('b')], { logger: { warn: (message) => warnings.push(message) } });
+    const declaration = { 'io.github.mcp-ext/a': { version: '1.0' }, 'io.github.mcp-ext/b': { version: 7 } };
+    const table = composed.negotiate(declaration);
+    expect([...table.keys()]).toEqual(['@ext/a']);
+    expect(composed.negotiate(declaration)).toBe(table);
+    expect(composed.negotiate(JSON.parse(JSON.stringify(declaration)))).toBe(table);
+    expect(warnings).toHaveLength(1);
+    expect([...composed.negotiate({ 'io.github.mcp-ext/b': { version: '1.0' } }).keys()]).toEqual(['@ext/b']);
+  });
+
   it('refuses a call with -32021 when a mandatory extension is missing on a known peer', async () => {
     const composed = composeServer([mandatory(half('a'))], { logger: silentLogger });
     const run = composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), {}), () => ok);

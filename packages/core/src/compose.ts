@@ -107,6 +107,23 @@ function negotiateHalf(
   return settings === undefined ? undefined : { id, settings };
 }
 
+interface ToolDecoration {
+  readonly _meta: Record<string, unknown>;
+  readonly annotations: Record<string, unknown> | undefined;
+}
+
+/** Same registration as far as any extension can tell: every field it may read is the same value or object. */
+function sameTool(a: ToolInfo, b: ToolInfo): boolean {
+  return (
+    a.title === b.title &&
+    a.description === b.description &&
+    a.annotations === b.annotations &&
+    a._meta === b._meta &&
+    a.inputJsonSchema === b.inputJsonSchema &&
+    a.outputJsonSchema === b.outputJsonSchema
+  );
+}
+
 /** How many distinct peer declarations a composition remembers the outcome of. */
 const NEGOTIATION_CACHE_SIZE = 64;
 
@@ -264,6 +281,18 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
 
   const tools = new Map<string, ToolInfo>();
   const toolListeners = new Set<(tool: ToolInfo) => void>();
+  const decorations = new Map<string, ToolDecoration & { readonly tool: ToolInfo }>();
+  const decorate = (tool: ToolInfo): ToolDecoration => {
+    const meta: Record<string, unknown> = { ...(tool._meta ?? {}) };
+    let annotations: Record<string, unknown> | undefined = tool.annotations ? { ...tool.annotations } : undefined;
+    for (const half of ordered) {
+      const contribution = half.toolMeta?.(tool);
+      if (contribution !== undefined) for (const id of half.ids) meta[id] = contribution;
+      const extra = half.toolAnnotations?.(tool);
+      if (extra !== undefined) annotations = { ...(annotations ?? {}), ...extra };
+    }
+    return { _meta: meta, annotations };
+  };
 
   const composed: ComposedServer = {
     extensions: ordered,
@@ -294,15 +323,16 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
       return out;
     },
     decorateTool(tool) {
-      const meta: Record<string, unknown> = { ...(tool._meta ?? {}) };
-      let annotations: Record<string, unknown> | undefined = tool.annotations ? { ...tool.annotations } : undefined;
-      for (const half of ordered) {
-        const contribution = half.toolMeta?.(tool);
-        if (contribution !== undefined) for (const id of half.ids) meta[id] = contribution;
-        const extra = half.toolAnnotations?.(tool);
-        if (extra !== undefined) annotations = { ...(annotations ?? {}), ...extra };
+      // The 2026-07-28 era registers every tool again for each request's
+      // server: when nothing the extensions read has changed (same objects),
+      // reuse the last decoration instead of asking every extension again.
+      const last = decorations.get(tool.name);
+      if (last !== undefined && sameTool(last.tool, tool)) {
+        return { _meta: { ...last._meta }, annotations: last.annotations === undefined ? undefined : { ...last.annotations } };
       }
-      return { _meta: meta, annotations };
+      const decoration = decorate(tool);
+      decorations.set(tool.name, { tool, ...decoration });
+      return { _meta: { ...decoration._meta }, annotations: decoration.annotations === undefined ? undefined : { ...decoration.annotations } };
     },
     negotiate: negotiator(ordered, logger),
     missingMandatory(isNegotiated, peerKnown) {
