@@ -1,7 +1,5 @@
 import {
   Client,
-  ProtocolError,
-  SdkHttpError,
   StreamableHTTPClientTransport,
   type ClientCapabilities,
   type ElicitRequest,
@@ -9,7 +7,8 @@ import {
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { WireError, type ToolResult } from '@ext/core';
+import type { ToolResult } from '@ext/core';
+import { toWireError } from '@ext/core/sdk-v2/client';
 import type { ListedTool } from './types.js';
 
 /** Where the server under test is. */
@@ -70,32 +69,11 @@ const anyObject: StandardSchemaV1<Record<string, unknown>> = {
   },
 };
 
-/**
- * The JSON-RPC error inside an HTTP failure: on the 2026-07-28 era a server
- * may answer an error with a non-2xx status, which the SDK client reports as
- * a transport error carrying the response body in its message.
- */
-function jsonRpcErrorIn(error: SdkHttpError): WireError | undefined {
-  const start = error.message.indexOf('{');
-  if (start === -1) return undefined;
-  try {
-    const body = JSON.parse(error.message.slice(start)) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
-    const inner = body.error;
-    if (typeof inner?.code !== 'number') return undefined;
-    return new WireError(inner.code, typeof inner.message === 'string' ? inner.message : '', inner.data);
-  } catch {
-    // Not a JSON-RPC body: the failure stays a transport failure.
-    return undefined;
-  }
-}
-
 async function wire<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (ProtocolError.isInstance(error)) throw new WireError(error.code, error.message, error.data);
-    if (error instanceof SdkHttpError) throw jsonRpcErrorIn(error) ?? error;
-    throw error;
+    throw toWireError(error);
   }
 }
 

@@ -239,6 +239,13 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
     });
   });
 
+  it('reports a method the server does not serve as a WireError -32601 on every era (never a transport failure)', async () => {
+    const p = await pair({ line });
+    const error: unknown = await p.client.request(`${FAKE}/no-such-verb`).catch((caught: unknown) => caught);
+    expect(WireError.isInstance(error)).toBe(true);
+    expect((error as WireError).code).toBe(-32601);
+  });
+
   it('refuses a tool call with -32021 when a mandatory extension is missing (CORE-11)', async () => {
     const p = await pair({ line, serverExtensions: [mandatory(fakeServer({ ids: [FAKE, FAKE_V2] }))], setup: inspectTool });
     const error: unknown = await p.client.callTool('inspect').catch((caught: unknown) => caught);

@@ -1,4 +1,4 @@
-import { ProtocolError, type Client, type ClientCapabilities, type RequestOptions } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkHttpError, type Client, type ClientCapabilities, type RequestOptions } from '@modelcontextprotocol/client';
 import { composeClient, type NegotiationTable } from '../compose.js';
 import { ConfigurationError, WireError } from '../errors.js';
 import type { OutgoingCall } from '../extension.js';
@@ -10,12 +10,43 @@ import { anyObject, asRecord } from './shared.js';
 const SDK_OWNED_NOTIFICATIONS = new Set(['notifications/progress', 'notifications/cancelled']);
 
 /** A JSON-RPC error from the peer becomes core's `WireError`; anything else (timeouts, aborts) passes unchanged. */
+/**
+ * The JSON-RPC error inside an HTTP failure. On the 2026-07-28 era a server
+ * answers some errors (an unknown method, say) with a non-2xx status, which
+ * the SDK reports as a transport failure with the response body in its
+ * message; the caller should see the same `WireError` as on any other era.
+ */
+function jsonRpcErrorIn(error: SdkHttpError): WireError | undefined {
+  const start = error.message.indexOf('{');
+  if (start === -1) return undefined;
+  try {
+    const body = asRecord(JSON.parse(error.message.slice(start)));
+    const inner = asRecord(body?.error);
+    if (inner === undefined || typeof inner.code !== 'number' || !Number.isSafeInteger(inner.code)) return undefined;
+    return new WireError(inner.code, typeof inner.message === 'string' ? inner.message : '', inner.data);
+  } catch {
+    // Not a JSON-RPC body: the failure stays a transport failure.
+    return undefined;
+  }
+}
+
+/**
+ * What a v2 SDK client threw, as the peer meant it: a JSON-RPC error (a
+ * `ProtocolError`, or one carried in an HTTP failure) becomes core's
+ * `WireError`; anything else (timeouts, aborts, network failures) is returned
+ * unchanged. For code that drives a bare SDK `Client`.
+ */
+export function toWireError(error: unknown): unknown {
+  if (ProtocolError.isInstance(error)) return new WireError(error.code, error.message, error.data);
+  if (error instanceof SdkHttpError) return jsonRpcErrorIn(error) ?? error;
+  return error;
+}
+
 async function wireErrors<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (ProtocolError.isInstance(error)) throw new WireError(error.code, error.message, error.data);
-    throw error;
+    throw toWireError(error);
   }
 }
 

@@ -4,6 +4,6 @@
  * this package that imports those packages.
  */
 export { extendServer } from './server.js';
-export { extendClient } from './client.js';
+export { extendClient, toWireError } from './client.js';
 export { createHttpHandler } from './http.js';
 export type { DualEraHttpHandler, HttpHandlerOptions } from './http.js';
