@@ -5,6 +5,7 @@
  * remembers a view, reads carry provenance, intent suggests a better tool,
  * and the export streams its rows with progress, metered by a quota.
  */
+import { createHash } from 'node:crypto';
 import { silentLogger, type ToolResult } from '@ext/core';
 import { costClient, getCostInfo } from '@ext/cost/client';
 import { getStructuredError } from '@ext/errors/client';
@@ -19,6 +20,23 @@ import { connect, type Connection, type Era } from './connect.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 import { parseCsv, REPORT_COLUMNS } from './report.js';
 import { EXPORT_QUOTA } from './tools.js';
+
+interface Report {
+  readonly id: string;
+  readonly rows: number;
+  readonly csv?: string;
+  readonly reference: { readonly access_url: string; readonly size_bytes: number; readonly checksum: { readonly value: string } };
+}
+
+/** The report's CSV, fetched from its signed URL (the server does not inline it), checked against its size and sha256. */
+async function csvOf(report: Report): Promise<string> {
+  const response = await fetch(report.reference.access_url);
+  expect(response.status).toBe(200);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  expect(bytes.length).toBe(report.reference.size_bytes);
+  expect(createHash('sha256').update(bytes).digest('hex')).toBe(report.reference.checksum.value);
+  return bytes.toString('utf8');
+}
 
 describe.each(['modern', 'legacy'] as const satisfies readonly Era[])('the tracker\'s composed extensions on the %s era', (era) => {
   let running: RunningHttpServer;
@@ -96,13 +114,15 @@ describe.each(['modern', 'legacy'] as const satisfies readonly Era[])('the track
     const progress = updates.flatMap((update) => (update.type === 'progress' && update.operation_id !== undefined ? [update.progress ?? 0] : []));
     const last = updates.at(-1);
     if (last?.type !== 'result') throw new Error('the export did not end with its result');
-    const report = last.result.structuredContent?.report as { id: string; rows: number; csv: string };
+    const report = last.result.structuredContent?.report as Report;
+    expect(report.csv).toBeUndefined();
+    const csv = await csvOf(report);
     expect(report.rows).toBe(before + 1);
     expect(chunks.map((chunk) => chunk.sequence)).toEqual([...Array(before + 2).keys()]);
     expect(chunks.at(-1)?.is_final).toBe(true);
     // The rows streamed are the report the result holds, in order.
-    expect(chunks.map((chunk) => `${String(chunk.data)}\r\n`).join('')).toBe(report.csv);
-    const records = parseCsv(report.csv);
+    expect(chunks.map((chunk) => `${String(chunk.data)}\r\n`).join('')).toBe(csv);
+    const records = parseCsv(csv);
     expect(records[0]).toEqual([...REPORT_COLUMNS]);
     expect(records.at(-1)?.[1]).toBe(`'=SUM(A1:A9), "quoted"`);
     expect(progress.length).toBe(before + 1);
@@ -154,8 +174,8 @@ describe('an interrupted export', () => {
     }
     expect(seen).toEqual([0, 1, 2]);
     expect(resumed).toEqual([3, 4, 5, 6]);
-    const report = result?.structuredContent?.report as { id: string; rows: number; csv: string };
+    const report = result?.structuredContent?.report as Report;
     expect(report.id).toBe('R-1');
-    expect(parseCsv(report.csv).map((record) => record[1])).toEqual(['title', 'Row 1', 'Row 2', 'Row 3', 'Row 4', 'Row 5', 'Row 6']);
+    expect(parseCsv(await csvOf(report)).map((record) => record[1])).toEqual(['title', 'Row 1', 'Row 2', 'Row 3', 'Row 4', 'Row 5', 'Row 6']);
   });
 });

@@ -7,6 +7,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { consoleLogger, type ComposedServer, type Logger, type Store } from '@ext/core';
+import type { ReferenceOrigin } from '@ext/data-references/server';
+import { createServerCardHandler, type ServerCardHandler } from '@ext/manifest/server';
 import { createHttpHandler, type DualEraHttpHandler } from '@ext/core/sdk-v2';
 import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -17,7 +19,15 @@ import {
 } from '@modelcontextprotocol/server';
 import { defaultConsoleDir, serveConsole } from './console-files.js';
 import { createV1HttpHandler } from './http-v1.js';
-import { composeTracker, createStore, createTrackerServer, type TrackerServerOptions } from './server.js';
+import {
+  composeTracker,
+  createStore,
+  createTrackerServer,
+  loadTrackerIndex,
+  SERVER_INFO,
+  startReferenceOrigin,
+  type TrackerServerOptions,
+} from './server.js';
 import { createTrackerServerV1 } from './server-v1.js';
 
 export const DEFAULT_PORT = 3333;
@@ -150,6 +160,12 @@ export interface HttpServerOptions {
    * (`@modelcontextprotocol/sdk`, the 2025 era only). `extend` applies to v2 only.
    */
   readonly sdk?: 'v1' | 'v2' | undefined;
+  /**
+   * With the tracker's own composition: serve data references from an
+   * origin on a port of its own (`export_report` then answers with a
+   * reference, images may be uploaded out of band). Default `true`.
+   */
+  readonly references?: boolean | undefined;
 }
 
 export interface RunningHttpServer {
@@ -158,12 +174,22 @@ export interface RunningHttpServer {
   readonly composed: ComposedServer;
   readonly store: Store;
   readonly server: Server;
+  /** Where the data references are served, when they are. */
+  readonly origin: ReferenceOrigin | undefined;
+  /** The server card: `GET /mcp/server-card` and `GET /.well-known/mcp/server-card.json`. */
+  readonly cardUrl: URL;
   /** Stops accepting connections, closes every MCP session, then the store. */
   close(): Promise<void>;
 }
 
 /** The request listener: DNS-rebinding checks, routing to `/mcp`, and the bridge. */
-export function createRequestListener(handler: DualEraHttpHandler, origin: () => string, logger: Logger, consoleDir = defaultConsoleDir()) {
+export function createRequestListener(
+  handler: DualEraHttpHandler,
+  origin: () => string,
+  logger: Logger,
+  consoleDir = defaultConsoleDir(),
+  card?: () => ServerCardHandler | undefined,
+) {
   const allowedHosts = localhostAllowedHostnames();
   const allowedOrigins = localhostAllowedOrigins();
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -189,6 +215,11 @@ export function createRequestListener(handler: DualEraHttpHandler, origin: () =>
       return;
     }
     const pathname = new URL(request.url).pathname;
+    const cards = card?.();
+    if (cards?.paths.includes(pathname) === true) {
+      await writeFetchResponse(await cards.fetch(request), res);
+      return;
+    }
     if (request.method === 'GET' && serveConsole(pathname, consoleDir, res)) return;
     if (pathname !== MCP_PATH) {
       jsonRpcError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
@@ -208,30 +239,46 @@ export function createRequestListener(handler: DualEraHttpHandler, origin: () =>
 /** Starts the tracker on Streamable HTTP; resolves once it listens. */
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const logger = options.logger ?? consoleLogger;
-  const composed = options.composed ?? composeTracker({ logger });
   const store = options.store ?? createStore();
+  const origin = options.composed === undefined && options.references !== false ? await startReferenceOrigin(store, { logger }) : undefined;
+  const composed = options.composed ?? composeTracker({ logger, origin, index: await loadTrackerIndex(logger) });
   const host = options.host ?? DEFAULT_HOST;
+  const buildV1 = () => createTrackerServerV1({ composed, store, logger, exportPaceMs: options.exportPaceMs });
+  const buildV2 = () => createTrackerServer({ composed, store, logger, extend: options.extend, exportPaceMs: options.exportPaceMs });
   const handler =
     options.sdk === 'v1'
-      ? createV1HttpHandler(() => createTrackerServerV1({ composed, store, logger, exportPaceMs: options.exportPaceMs }))
-      : createHttpHandler(() => createTrackerServer({ composed, store, logger, extend: options.extend, exportPaceMs: options.exportPaceMs }), {
+      ? createV1HttpHandler(buildV1)
+      : createHttpHandler(buildV2, {
           onerror: (error) => {
             logger.warn('tracker: MCP handler error', { error: error.message });
           },
         });
+  // One instance up front registers the tools, so the server card lists them before the first MCP request.
+  await (options.sdk === 'v1' ? buildV1() : buildV2()).close();
   let authority = host;
-  const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger));
+  // The card names the endpoint, known once the server listens.
+  const card: { current?: ServerCardHandler } = {};
+  const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger, defaultConsoleDir(), () => card.current));
   server.listen(options.port ?? DEFAULT_PORT, host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const url = new URL(MCP_PATH, `http://${authority}`);
+  card.current = createServerCardHandler({
+    composed,
+    serverInfo: { ...SERVER_INFO, description: 'A small project tracker composing every mcp-ext extension.' },
+    endpointUrl: url.href,
+    supportedProtocolVersions: options.sdk === 'v1' ? ['2025-11-25'] : ['2025-11-25', '2026-07-28'],
+  });
 
   let closing: Promise<void> | undefined;
   return {
-    url: new URL(MCP_PATH, `http://${authority}`),
+    url,
     composed,
     store,
     server,
+    origin,
+    cardUrl: new URL(`${MCP_PATH}/server-card`, `http://${authority}`),
     close() {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve, reject) => {
@@ -244,6 +291,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
         await handler.close();
         server.closeAllConnections();
         await stopped;
+        await origin?.close();
         await store.close();
       })();
       return closing;

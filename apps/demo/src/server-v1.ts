@@ -5,7 +5,7 @@
  */
 import { extendServer } from '@ext/core/sdk-v1';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SERVER_INFO, SERVER_INSTRUCTIONS, type TrackerServerOptions } from './server.js';
+import { SERVER_INFO, SERVER_INSTRUCTIONS, trackerEventsOf, type TrackerServerOptions } from './server.js';
 import { registerTrackerTools } from './tools.js';
 
 export type TrackerServerV1Options = Omit<TrackerServerOptions, 'extend'>;
@@ -14,6 +14,6 @@ export type TrackerServerV1Options = Omit<TrackerServerOptions, 'extend'>;
 export function createTrackerServerV1(options: TrackerServerV1Options): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS });
   const extended = extendServer(server, options.composed, { store: options.store, logger: options.logger });
-  registerTrackerTools(extended, options);
+  registerTrackerTools(extended, { ...options, events: options.events ?? trackerEventsOf(options.composed) });
   return server;
 }

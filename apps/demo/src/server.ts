@@ -6,14 +6,19 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { composeServer, MemoryStore, type ComposedServer, type ExtendedServer, type Logger, type Store, type ToolResult } from '@ext/core';
+import { composeServer, consoleLogger, MemoryStore, type ComposedServer, type ExtendedServer, type Logger, type Store, type ToolResult } from '@ext/core';
 import { extendServer } from '@ext/core/sdk-v2';
 import { confirmationServer } from '@ext/confirmation/server';
 import { contentNegotiationServer } from '@ext/content-negotiation/server';
 import { costServer } from '@ext/cost/server';
+import { createReferenceOrigin, dataReferencesServer, type ReferenceOrigin } from '@ext/data-references/server';
+import { discoveryServer, loadRegistryFile, RegistryIndex, type DiscoveryPeer } from '@ext/discovery/server';
 import { errorsServer } from '@ext/errors/server';
+import { eventsServer, type EventsServerExtension } from '@ext/events/server';
 import { idempotencyServer } from '@ext/idempotency/server';
 import { intentServer } from '@ext/intent/server';
+import { manifestServer } from '@ext/manifest/server';
+import { multimodalServer } from '@ext/multimodal/server';
 import { permissionsServer } from '@ext/permissions/server';
 import { provenanceServer } from '@ext/provenance/server';
 import { sessionStateServer } from '@ext/session-state/server';
@@ -21,7 +26,7 @@ import { createSqliteStore } from '@ext/store-sqlite';
 import { streamingServer } from '@ext/streaming/server';
 import { transactionsServer } from '@ext/transactions/server';
 import { McpServer } from '@modelcontextprotocol/server';
-import { ADMIN_SCOPE, registerTrackerTools, type TrackerToolsOptions } from './tools.js';
+import { ADMIN_SCOPE, MAX_ATTACHMENT_BYTES, registerTrackerTools, type TrackerToolsOptions } from './tools.js';
 import { createTracker } from './tracker.js';
 
 export { ADMIN_SCOPE } from './tools.js';
@@ -30,7 +35,95 @@ export const SERVER_INFO = { name: 'tracker', version: '0.0.0' } as const;
 export const SERVER_INSTRUCTIONS =
   'A small project tracker: create, look up, list, close and delete tickets, link documents, post to team chat, export reports.';
 
+/** The events the tracker publishes when tickets change (payloads and filters are JSON Schemas). */
+export const TRACKER_EVENTS = {
+  ticket_created: {
+    description: 'A ticket was opened.',
+    payload: ticketPayload(),
+    filter: { type: 'object', properties: { assignee: { type: 'string' } }, additionalProperties: false },
+  },
+  ticket_closed: {
+    description: 'A ticket was closed.',
+    payload: ticketPayload(),
+    filter: { type: 'object', properties: { assignee: { type: 'string' } }, additionalProperties: false },
+  },
+  ticket_deleted: {
+    description: 'A ticket was deleted for good.',
+    payload: ticketPayload(),
+    filter: { type: 'object', properties: { id: { type: 'string' } }, additionalProperties: false },
+  },
+} as const;
+
+function ticketPayload() {
+  return {
+    type: 'object',
+    required: ['id', 'title', 'status'],
+    properties: { id: { type: 'string' }, title: { type: 'string' }, status: { type: 'string', enum: ['open', 'closed'] }, assignee: { type: 'string' } },
+  } as const;
+}
+
+export type TrackerEvents = EventsServerExtension<typeof TRACKER_EVENTS>;
+
+export function createTrackerEvents(): TrackerEvents {
+  return eventsServer({ events: TRACKER_EVENTS });
+}
+
+/** The demo's registry index (the MCP Registry's `/v0.1/servers` format), shipped with the app. */
+export const REGISTRY_INDEX_FILE = fileURLToPath(new URL('../registry/servers.json', import.meta.url));
+
+/**
+ * The sheets server, as the tracker recommends it for spreadsheet work. It
+ * runs on 127.0.0.1, and a recommendation's URL must be https, so the peer
+ * names no URL: the tour connects to the sheets server it started.
+ */
+export const SHEETS_PEER: DiscoveryPeer = {
+  name: 'io.github.mcp-ext/demo-sheets',
+  title: 'Sheets (demo)',
+  description: 'Spreadsheets: import CSV files by data reference and summarize their rows and columns.',
+  keywords: ['spreadsheet', 'csv', 'table', 'rows', 'columns'],
+  authFlow: 'none',
+};
+
+/** Loads the demo's registry index; an unreadable file leaves the index empty (peers still answer). */
+export async function loadTrackerIndex(logger: Logger = consoleLogger, path = REGISTRY_INDEX_FILE): Promise<RegistryIndex> {
+  const index = new RegistryIndex();
+  try {
+    await loadRegistryFile(index, path, { registryUrl: 'https://registry.modelcontextprotocol.io' });
+  } catch (error) {
+    logger.warn('tracker: the registry index could not be loaded; discovery answers from its peers only', { path, error: String(error) });
+  }
+  return index;
+}
+
+/**
+ * Serves the bytes of the tracker's data references (report exports, image
+ * uploads) on a port of its own on 127.0.0.1 (`TRACKER_REFS_PORT`, default
+ * a free one), at signed, expiring URLs. Its secret is
+ * `TRACKER_REFS_SECRET`, else random per process (URLs then die with it).
+ */
+export async function startReferenceOrigin(
+  store: Store,
+  options: { readonly serverName?: string | undefined; readonly port?: number | undefined; readonly secret?: string | undefined; readonly logger?: Logger | undefined } = {},
+): Promise<ReferenceOrigin> {
+  const origin = createReferenceOrigin({
+    secret: options.secret ?? process.env.TRACKER_REFS_SECRET ?? randomBytes(32).toString('base64url'),
+    store,
+    serverName: options.serverName ?? SERVER_INFO.name,
+    uploads: { maxBytes: MAX_ATTACHMENT_BYTES },
+    logger: options.logger,
+  });
+  await origin.listen({ host: '127.0.0.1', port: options.port ?? 0 });
+  return origin;
+}
+
 export interface ComposeTrackerOptions {
+  /** Serves data references: `export_report` answers with one and images may be uploaded out of band. Without it the CSV comes inline. */
+  readonly origin?: ReferenceOrigin | undefined;
+  /** The events extension the tools publish through; default a new one ({@link createTrackerEvents}). */
+  readonly events?: TrackerEvents | undefined;
+  /** What discovery recommends from: a registry index (default empty) and peers (default the sheets server). */
+  readonly index?: RegistryIndex | undefined;
+  readonly peers?: readonly DiscoveryPeer[] | undefined;
   readonly logger?: Logger | undefined;
   /**
    * Secret that seals session-state tokens (32 bytes or more). Default:
@@ -47,7 +140,8 @@ export interface ComposeTrackerOptions {
  */
 export function composeTracker(options: ComposeTrackerOptions = {}): ComposedServer {
   const secret = options.sessionSecret ?? process.env.TRACKER_SESSION_SECRET ?? randomBytes(32).toString('base64url');
-  return composeServer(
+  const events = options.events ?? createTrackerEvents();
+  const composed = composeServer(
     [
       errorsServer(),
       sessionStateServer({ keys: [{ id: 'tracker', secret }], serverName: SERVER_INFO.name, ttlSeconds: 8 * 3600 }),
@@ -88,9 +182,23 @@ export function composeTracker(options: ComposeTrackerOptions = {}): ComposedSer
       }),
       streamingServer(),
       provenanceServer(),
+      manifestServer({ description: SERVER_INSTRUCTIONS }),
+      events,
+      options.origin !== undefined && dataReferencesServer({ origin: options.origin }),
+      multimodalServer({ outOfBand: options.origin !== undefined }),
+      discoveryServer({ index: options.index, peers: options.peers ?? [SHEETS_PEER] }),
     ],
     { logger: options.logger },
   );
+  eventsByComposition.set(composed, events);
+  return composed;
+}
+
+const eventsByComposition = new WeakMap<ComposedServer, TrackerEvents>();
+
+/** The events extension a tracker composition publishes through. */
+export function trackerEventsOf(composed: ComposedServer): TrackerEvents | undefined {
+  return eventsByComposition.get(composed);
 }
 
 function ticketIdOf(result: ToolResult): string {
@@ -147,7 +255,7 @@ export interface TrackerServerOptions extends TrackerToolsOptions {
 export function createTrackerServer(options: TrackerServerOptions): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: SERVER_INSTRUCTIONS });
   const extended = extendServer(server, options.composed, { store: options.store, logger: options.logger });
-  registerTrackerTools(extended, options);
+  registerTrackerTools(extended, { ...options, events: options.events ?? trackerEventsOf(options.composed) });
   options.extend?.(server, extended);
   return server;
 }

@@ -81,7 +81,7 @@ describe('the tracker on SDK v1 over stdio (a spawned child process)', () => {
       expect(getStructuredError(blank)).toMatchObject({ category: 'invalid_input', details: { field: 'title', pointer: '/title' } });
       // A wrong JSON type is refused by the core's argument check, also under the errors stage.
       const wrongType = await client.callTool('create_ticket', { title: 42 });
-      expect(getStructuredError(wrongType)).toMatchObject({ category: 'invalid_input', details: { field: '/title' } });
+      expect(getStructuredError(wrongType)).toMatchObject({ category: 'invalid_input', details: { field: 'title', pointer: '/title' } });
       const missing = (await plain.client.callTool({ name: 'get_ticket', arguments: { id: 'T-9' } })) as ToolResult;
       expect(missing.isError).toBe(true);
       expect(missing._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();

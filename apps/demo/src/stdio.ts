@@ -6,10 +6,12 @@
  * diagnostics go to stderr.
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { composeTracker, createTrackerServer, exportPaceFrom, openStore } from './server.js';
+import { composeTracker, createTrackerServer, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
 
-const composed = composeTracker();
 const store = await openStore();
+// Report exports and image uploads are served from a port of their own (TRACKER_REFS_PORT, default a free one).
+const origin = await startReferenceOrigin(store, { port: process.env.TRACKER_REFS_PORT === undefined ? undefined : Number(process.env.TRACKER_REFS_PORT) });
+const composed = composeTracker({ origin, index: await loadTrackerIndex() });
 const handle = serveStdio(() => createTrackerServer({ composed, store, exportPaceMs: exportPaceFrom() }), {
   onerror: (error) => {
     console.error('tracker: stdio error', error.message);
@@ -20,7 +22,7 @@ let stopping = false;
 const stop = (): void => {
   if (stopping) return;
   stopping = true;
-  Promise.all([handle.close(), store.close()]).then(
+  Promise.all([handle.close(), origin.close()]).then(() => store.close()).then(
     () => process.exit(0),
     (error: unknown) => {
       console.error('tracker: shutdown failed', error);

@@ -3,9 +3,14 @@ export const TRACKER_EXTENSIONS = [
   'io.github.mcp-ext/confirmation',
   'io.github.mcp-ext/content-negotiation',
   'io.github.mcp-ext/cost',
+  'io.github.mcp-ext/data-references',
+  'io.github.mcp-ext/discovery',
   'io.github.mcp-ext/errors',
+  'io.github.mcp-ext/events',
   'io.github.mcp-ext/idempotency',
   'io.github.mcp-ext/intent',
+  'io.github.mcp-ext/manifest',
+  'io.github.mcp-ext/multimodal',
   'io.github.mcp-ext/permissions',
   'io.github.mcp-ext/provenance',
   'io.github.mcp-ext/session-state',
@@ -14,6 +19,7 @@ export const TRACKER_EXTENSIONS = [
 ];
 
 export const TRACKER_TOOLS = [
+  'attach_image',
   'close_ticket',
   'create_ticket',
   'delete_ticket',

@@ -3,10 +3,15 @@
  * `ExtendedServer`: the v2 server (`server.ts`) and the v1 server
  * (`server-v1.ts`) serve exactly these, through the same composition.
  */
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallContext, ExtendedServer, ToolResult } from '@ext/core';
 import { render } from '@ext/content-negotiation/server';
 import { COST_ID } from '@ext/cost';
+import { DATA_REFERENCES_ID, resourceLinkFor } from '@ext/data-references';
+import { referencesFor } from '@ext/data-references/server';
+import { MULTIMODAL_ID } from '@ext/multimodal';
+import { binaryInputSchema, inputsOf, openInput } from '@ext/multimodal/server';
 import { cite } from '@ext/provenance/server';
 import { sessionState } from '@ext/session-state/server';
 import { STREAMING_ID } from '@ext/streaming';
@@ -14,6 +19,7 @@ import { streamOf } from '@ext/streaming/server';
 import { z } from 'zod';
 import { reportMarkdown, reportText, ticketMarkdown, ticketsMarkdown, ticketsText, ticketText } from './present.js';
 import { csvHeader, csvRow, REPORT_COLUMNS } from './report.js';
+import type { TrackerEvents } from './server.js';
 import { createTracker, parseStatus, type Ticket, type TicketStatus, type TrackerOptions } from './tracker.js';
 
 /** Scope a person must be granted (it is never granted automatically). */
@@ -23,6 +29,10 @@ export const ADMIN_SCOPE = 'tickets:admin';
 export const EXPORT_QUOTA = 5;
 export const EXPORT_QUOTA_WINDOW_SECONDS = 3600;
 
+/** Largest image `attach_image` takes, and the media types it accepts. */
+export const MAX_ATTACHMENT_BYTES = 4 * 1024 * 1024;
+export const ATTACHMENT_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
 export interface TrackerToolsOptions extends TrackerOptions {
   /**
    * Pause after each exported row, in ms, so a person can watch the
@@ -30,7 +40,11 @@ export interface TrackerToolsOptions extends TrackerOptions {
    * (default 60).
    */
   readonly exportPaceMs?: number | undefined;
+  /** Where ticket changes are published (`ticket_created`, `ticket_closed`, `ticket_deleted`); none: nothing is published. */
+  readonly events?: TrackerEvents | undefined;
 }
+
+type TicketEvent = 'ticket_created' | 'ticket_closed' | 'ticket_deleted';
 
 /** What set_view remembers per caller (session state). */
 // A type alias (not an interface) so it is a JSON value for session state.
@@ -70,6 +84,16 @@ const listInput = z.object({
 export function registerTrackerTools(extended: ExtendedServer, options: TrackerToolsOptions = {}): void {
   const tracker = createTracker(extended.store, { now: options.now });
   const pace = options.exportPaceMs ?? 0;
+  // Every instance sharing the store delivers the event to its subscribers.
+  const publish = async (event: TicketEvent, ticket: Ticket): Promise<Ticket> => {
+    await options.events?.publish(extended.store, event, {
+      id: ticket.id,
+      title: ticket.title,
+      status: ticket.status,
+      ...(ticket.assignee === undefined ? {} : { assignee: ticket.assignee }),
+    });
+    return ticket;
+  };
 
   extended.registerTool(
     'create_ticket',
@@ -79,7 +103,7 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
       inputSchema: createInput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    async (args, ctx) => ticketResult(ctx, await tracker.create(args)),
+    async (args, ctx) => ticketResult(ctx, await publish('ticket_created', await tracker.create(args))),
   );
 
   extended.registerTool(
@@ -122,7 +146,7 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
       inputSchema: idInput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    async ({ id }, ctx) => ticketResult(ctx, await tracker.close(id)),
+    async ({ id }, ctx) => ticketResult(ctx, await publish('ticket_closed', await tracker.close(id))),
   );
 
   extended.registerTool(
@@ -134,7 +158,7 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
       annotations: { readOnlyHint: false, openWorldHint: false },
       _meta: { 'io.github.mcp-ext/confirmation': { risk_level: 'destructive', confirmation_message: 'Delete ticket {id} for good? This cannot be undone.' } },
     },
-    async ({ id }, ctx) => ticketResult(ctx, await tracker.delete(id)),
+    async ({ id }, ctx) => ticketResult(ctx, await publish('ticket_deleted', await tracker.delete(id))),
   );
 
   extended.registerTool(
@@ -233,11 +257,54 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
       }
       if (tickets.length === 0) await stream.progress(1, 1, 'no tickets to export');
       const saved = await tracker.saveReport(report, tickets, status ?? 'all');
-      return render(ctx, {
-        data: { report: { id: saved.id, media_type: saved.media_type, columns: [...REPORT_COLUMNS], rows: saved.rows, bytes: saved.bytes, csv: saved.csv } },
-        markdown: reportMarkdown,
-        text: reportText,
-      });
+      const summary = { id: saved.id, media_type: saved.media_type, columns: [...REPORT_COLUMNS], rows: saved.rows, bytes: saved.bytes };
+      const references = referencesFor(ctx);
+      if (references?.origin === undefined) return render(ctx, { data: { report: { ...summary, csv: saved.csv } }, markdown: reportMarkdown, text: reportText });
+      // With an origin the CSV is not inlined: a signed, expiring URL serves it, and another server can import it by reference.
+      const bytes = Buffer.from(saved.csv, 'utf8');
+      const reference = await references.create({ generate: (offset) => [bytes.subarray(offset)] }, { mimeType: saved.media_type, name: `${saved.id}.csv` });
+      const rendered = render(ctx, { data: { report: { ...summary, reference } }, markdown: reportMarkdown, text: reportText });
+      const link = resourceLinkFor(reference);
+      return {
+        ...rendered,
+        content: [...rendered.content, ...(link === undefined ? [] : [link])],
+        _meta: { ...rendered._meta, ...referenceMeta(reference) },
+      };
     },
   );
+
+  extended.registerTool(
+    'attach_image',
+    {
+      title: 'Attach image',
+      description:
+        `Attaches an image (PNG, JPEG, GIF or WebP, at most ${String(MAX_ATTACHMENT_BYTES / (1024 * 1024))} MiB) to a ticket. ` +
+        'Send it as image content, or upload it out of band and pass the data reference.',
+      inputSchema: z.object({ id: z.string().describe('Ticket id, e.g. "T-1".'), image: binaryInputSchema('The image: image content, or a data reference to an upload.') }),
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+      _meta: { [MULTIMODAL_ID]: { input_types: ATTACHMENT_TYPES, max_input_size_bytes: MAX_ATTACHMENT_BYTES } },
+    },
+    async ({ id, image }, ctx) => {
+      // The multimodal stage already refused wrong types and sizes; this reads the bytes however they came.
+      const [input] = inputsOf(ctx);
+      const digest = createHash('sha256');
+      let size = 0;
+      for await (const chunk of await openInput(ctx, image)) {
+        const bytes = chunk as Buffer;
+        size += bytes.length;
+        digest.update(bytes);
+      }
+      const attachment = { media_type: input?.mimeType ?? 'application/octet-stream', bytes: size, sha256: digest.digest('hex'), via: input?.kind ?? 'content' };
+      const ticket = await tracker.attach(id, attachment);
+      return {
+        content: [{ type: 'text', text: `Attached a ${String(size)}-byte ${attachment.media_type} image to ${ticket.id} (${attachment.via}).` }],
+        structuredContent: { ticket: ticket.id, attachment },
+      };
+    },
+  );
+}
+
+/** `_meta` naming a reference, for clients that negotiated data references (others read the resource_link). */
+function referenceMeta(reference: unknown): Record<string, unknown> {
+  return { [DATA_REFERENCES_ID]: { references: [reference] } };
 }

@@ -31,6 +31,11 @@ const HEADINGS = [
   '== 10. A saga ==',
   '== 11. Provenance ==',
   '== 12. Streaming and cost ==',
+  '== 13. Manifest ==',
+  '== 14. Events ==',
+  '== 15. Data references ==',
+  '== 16. Multimodal ==',
+  '== 17. Discovery ==',
 ];
 
 describe('the tour', () => {
@@ -65,6 +70,15 @@ describe('the tour', () => {
       // Not a terminal: the progress bar is drawn once, full.
       expect(stdout).toMatch(/progress\s+\[#{30}\] 100% row (\d+) of \1/);
       expect(stdout).toContain('"units_used":1');
+      expect(stdout).toContain('needs a person\'s approval: ["delete_ticket"]; metered or costly: ["export_report"]');
+      // Key order depends on the store (SQLite sorts them): match the fields one by one.
+      expect(stdout).toMatch(/server -> client {2}ticket_created \{(?=[^\n]*"title":"Watch me")(?=[^\n]*"status":"open")/);
+      expect(stdout).toMatch(/server -> client {2}ticket_closed \{(?=[^\n]*"title":"Watch me")(?=[^\n]*"status":"closed")/);
+      expect(stdout).toMatch(/sheets -> client {2}\{"status":"imported","imported_resource_id":"ref-/);
+      expect(stdout).toContain('PUT 70 raw bytes to the upload URL');
+      expect(stdout).toContain('"via":"reference"');
+      expect(stdout).toContain('UNSUPPORTED_MEDIA_TYPE (invalid_input)');
+      expect(stdout).toMatch(/server -> client {2}Sheets \(demo\) \[io\.github\.mcp-ext\/demo-sheets\] \(high\)/);
       expect(stdout).toContain('Tour complete');
       expect(stdout).not.toContain('\u001b[');
     });

@@ -6,14 +6,22 @@
  * turn: what the client sent, what came back, and what it means.
  * Exits 0 when every step behaved as described, 1 otherwise.
  */
+import { randomBytes } from 'node:crypto';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ComposedServer, ToolResult } from '@ext/core';
+import { MemoryStore, silentLogger, type ComposedServer, type ToolResult } from '@ext/core';
 import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
 import { getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
 import { CONFIRMATION_ID } from '@ext/confirmation';
 import { callWithConfirmation, confirmationClient } from '@ext/confirmation/client';
 import { COST_ID } from '@ext/cost';
+import { DATA_REFERENCES_ID, type DataReference } from '@ext/data-references';
+import { dataReferencesClient, importReference, referencesIn } from '@ext/data-references/client';
+import { createReferenceOrigin } from '@ext/data-references/server';
+import { describeRecommendation, discoveryClient, recommendServers } from '@ext/discovery/client';
+import { eventsClient, listEventTypes, subscribeEvents } from '@ext/events/client';
+import { createManifestReader, manifestClient } from '@ext/manifest/client';
+import { binaryInput, multimodalClient } from '@ext/multimodal/client';
 import { costClient, costGuard, getCostInfo } from '@ext/cost/client';
 import { idempotencyClient } from '@ext/idempotency/client';
 import { INTENT_ID } from '@ext/intent';
@@ -34,7 +42,8 @@ import { connect, MODERN_PROTOCOL_VERSION, type Connection, type ConnectOptions,
 import { CATEGORY_ADVICE, compact, dig, pretty, progressBar, shorten, styles } from './explain.js';
 import { resolveSdk, startHttpServer, type RunningHttpServer } from './node-http.js';
 import { parseCsv } from './report.js';
-import { ADMIN_SCOPE, composeTracker, exportPaceFrom } from './server.js';
+import { ADMIN_SCOPE, composeTracker, exportPaceFrom, SHEETS_PEER } from './server.js';
+import { startSheetsServer, type RunningSheetsServer } from './sheets.js';
 import { EXPORT_QUOTA } from './tools.js';
 
 const UNKNOWN_ID = 'T-404';
@@ -73,6 +82,10 @@ interface TourTarget {
   readonly target: Target;
   readonly era: Era;
   readonly sdk: 'v1' | 'v2';
+  /** The second demo server, which imports the tracker's exports by reference. */
+  readonly sheets: URL;
+  /** The tracker's server card, when it runs on HTTP. */
+  readonly cardUrl?: URL | undefined;
 }
 
 function open(tour: TourTarget, options: Omit<ConnectOptions, 'era'>): Promise<Connection> {
@@ -410,7 +423,10 @@ async function exportReport(tour: TourTarget): Promise<void> {
     row('', `_meta["${COST_ID}"] ${compact(cost)}`);
     const exported = Number(dig(report, 'rows'));
     expect(exported >= titles.length && rows.length === exported + 1 && records.length === rows.length, 'the export did not stream a header and one row per ticket');
-    expect(dig(report, 'csv') === rows.map((line) => `${line}\r\n`).join(''), 'the streamed rows are not the report the result holds');
+    const streamed = rows.map((line) => `${line}\r\n`).join('');
+    // With a reference origin the CSV is not inlined: the result names where to fetch it, and how big it is.
+    const held = dig(report, 'reference') === undefined ? Buffer.byteLength(String(dig(report, 'csv'))) : Number(dig(report, 'reference', 'size_bytes'));
+    expect(held === Buffer.byteLength(streamed) && Number(dig(report, 'bytes')) === held, 'the streamed rows are not the report the result holds');
     expect(updates === exported && last.fraction === 1, 'the export did not report progress up to 100%');
     expect(cost?.units_used === 1 && cost.quota?.remaining === EXPORT_QUOTA - 1, 'the export was not metered against its quota');
     print();
@@ -420,6 +436,165 @@ async function exportReport(tour: TourTarget): Promise<void> {
     await connection.close();
   }
 }
+
+/** A 1x1 PNG: a real image, small enough to print. */
+const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+/** What the server offers, in one request: the manifest, and the same document as a static server card over HTTP. */
+async function manifestStep(tour: TourTarget): Promise<void> {
+  const connection = await open(tour, { extensions: [manifestClient()], name: 'planning-client' });
+  try {
+    const client = connection.extended;
+    expect(client !== undefined, 'the planning client has no extensions attached');
+    const reader = createManifestReader(client);
+    const manifest = await reader.get();
+    expect(manifest !== undefined, 'the server did not answer its manifest');
+    const tools = manifest.tools.map((tool) => tool.name);
+    const confirming = await reader.toolsRequiringConfirmation();
+    const costly = await reader.costlyTools();
+    row('client -> server', `${MANIFEST_METHOD} {}`);
+    row('server -> client', `${String(tools.length)} tools: ${tools.join(', ')}`);
+    row('', `needs a person's approval: ${compact(confirming)}; metered or costly: ${compact(costly)}`);
+    row('', `extensions: ${Object.keys(manifest.extensions ?? {}).length} listed`);
+    expect(confirming.includes('delete_ticket') && costly.includes('export_report'), 'the manifest does not flag delete_ticket and export_report');
+    if (tour.cardUrl !== undefined) {
+      const response = await fetch(tour.cardUrl);
+      const card = (await response.json()) as Record<string, unknown>;
+      row('GET', `${tour.cardUrl.pathname} -> ${String(response.status)}, ETag ${String(response.headers.get('etag'))}, name ${compact(card.name)}`);
+      expect(response.ok && dig(card, '_meta', MANIFEST_METHOD.slice(0, -'/get'.length)) !== undefined, 'the server card does not carry the manifest');
+    }
+    print();
+    ok('an agent can plan before it calls: which tools need approval, which cost something, all from what the server registered.');
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Ticket changes pushed to a subscriber as they happen. */
+async function eventsStep(tour: TourTarget): Promise<void> {
+  const connection = await open(tour, { extensions: [eventsClient()], name: 'watching-client' });
+  try {
+    const client = connection.extended;
+    expect(client !== undefined, 'the watching client has no extensions attached');
+    const types = (await listEventTypes(client))?.events.map((type) => type.name) ?? [];
+    row('client -> server', `${EVENTS_PREFIX}/list -> ${compact(types)}`);
+    const received: { event: string; payload: unknown }[] = [];
+    let arrived: () => void = () => undefined;
+    const both = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const subscription = await subscribeEvents(client, {
+      events: ['ticket_created', 'ticket_closed'],
+      onEvent: (event) => {
+        received.push({ event: event.event, payload: event.payload });
+        if (received.length === 2) arrived();
+      },
+    });
+    expect(subscription !== undefined, 'the server did not accept the subscription');
+    row('client -> server', `${EVENTS_PREFIX}/subscribe ${compact({ events: ['ticket_created', 'ticket_closed'] })}`);
+    try {
+      const created = await client.callTool('create_ticket', { title: 'Watch me', assignee: 'carol' });
+      const id = String(dig(created.structuredContent, 'ticket', 'id'));
+      await client.callTool('close_ticket', { id });
+      row('meanwhile', `create_ticket, then close_ticket ${id}`);
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref());
+      await Promise.race([both, timeout]);
+      for (const event of received) row('server -> client', `${event.event} ${compact(event.payload)}`);
+      expect(received.map((event) => event.event).join(',') === 'ticket_created,ticket_closed', `events arrived as ${compact(received)}`);
+    } finally {
+      await subscription.unsubscribe();
+    }
+    print();
+    ok(`the subscriber heard both changes in order (${tour.era === 'modern' ? 'on 2026-07-28 over a stream request it keeps open' : 'as notifications on its connection'}); with Redis, from any instance.`);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The export as a signed URL, imported by the sheets server directly: the bytes never pass through the client. */
+async function dataReferencesStep(tour: TourTarget): Promise<void> {
+  const connection = await open(tour, { extensions: [dataReferencesClient()], name: 'moving-client' });
+  const sheets = await connect({ kind: 'http', url: tour.sheets }, { era: 'modern', extensions: [dataReferencesClient()], name: 'sheets-client' });
+  try {
+    const tracker = connection.extended;
+    const target = sheets.extended;
+    expect(tracker !== undefined && target !== undefined, 'the clients have no extensions attached');
+    const exported = await tracker.callTool('export_report', {});
+    const [reference] = referencesIn(exported);
+    expect(reference !== undefined, 'export_report returned no data reference');
+    const link = exported.content.find((block) => block.type === 'resource_link');
+    row('client -> tracker', 'tools/call export_report {}');
+    row('tracker -> client', `_meta["${DATA_REFERENCES_ID}"].references[0]\n${pretty(shownReference(reference), 0)}`);
+    row('', `plus a resource_link for clients without the extension: ${compact(dig(link, 'uri'))}`);
+    const answer = await importReference(target, reference);
+    row('client -> sheets', `${DATA_REFERENCES_ID}/import { ref_id, origin_server, access_url, checksum, ... }`);
+    row('sheets -> client', compact(answer));
+    expect(answer?.status === 'imported', `sheets did not import the export: ${compact(answer)}`);
+    const summary = await target.callTool('sheet_summary', { resource_id: answer.imported_resource_id });
+    row('client -> sheets', `tools/call sheet_summary ${compact({ resource_id: answer.imported_resource_id })}`);
+    row('sheets -> client', compact(summary.structuredContent));
+    expect(Number(dig(summary.structuredContent, 'rows')) === Number(dig(exported.structuredContent, 'report', 'rows')), 'sheets counted other rows than the tracker exported');
+    print();
+    ok(`sheets fetched ${String(reference.size_bytes)} bytes from the tracker's signed URL and checked their sha256; the client only passed the reference along.`);
+  } finally {
+    await sheets.close();
+    await connection.close();
+  }
+}
+
+function shownReference(reference: DataReference): Record<string, unknown> {
+  const { access_url: url, ...rest } = reference;
+  return { ...rest, access_url: typeof url === 'string' ? `${url.slice(0, url.indexOf('?') + 1)}...(signed, expires)` : url };
+}
+
+/** An image sent as raw bytes out of band, and an unsupported type refused before the tool runs. */
+async function multimodalStep(tour: TourTarget): Promise<void> {
+  // The tour's image is tiny: out of band from the first byte (the default starts at 64 KiB), to show the path.
+  const connection = await open(tour, { extensions: [dataReferencesClient(), multimodalClient({ mimeTypes: ['image/*'], minOutOfBandBytes: 0 })], name: 'attaching-client' });
+  try {
+    const client = connection.extended;
+    expect(client !== undefined, 'the attaching client has no extensions attached');
+    const created = await client.callTool('create_ticket', { title: 'Screenshot of the bug' });
+    const id = String(dig(created.structuredContent, 'ticket', 'id'));
+    const image = await binaryInput(client, PIXEL_PNG, { mimeType: 'image/png' });
+    const outOfBand = dig(image, 'ref_id') !== undefined;
+    row('client -> server', outOfBand ? `PUT ${String(PIXEL_PNG.length)} raw bytes to the upload URL, then tools/call attach_image with the data reference` : 'tools/call attach_image with base64 image content');
+    const attached = await client.callTool('attach_image', { id, image });
+    row('server -> client', compact(attached.structuredContent));
+    expect(attached.isError !== true && dig(attached.structuredContent, 'attachment', 'bytes') === PIXEL_PNG.length, `attach_image failed: ${compact(attached.content)}`);
+    const wrong = await client.callTool('attach_image', { id, image: { type: 'image', data: PIXEL_PNG.toString('base64'), mimeType: 'image/tiff' } });
+    const refusal = getStructuredError(wrong);
+    row('client -> server', 'tools/call attach_image with an image/tiff');
+    row('server -> client', `${String(refusal?.code)} (${String(refusal?.category)}): ${String(refusal?.message)}`);
+    expect(wrong.isError === true && refusal?.category === 'invalid_input', 'an unsupported image type was not refused');
+    print();
+    ok(`${outOfBand ? 'the bytes went out of band, no base64 in JSON' : 'the image went inline'}; the tool's declared types and size limit were checked before it ran.`);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Which server to use for something this one does not do. */
+async function discoveryStep(tour: TourTarget): Promise<void> {
+  const connection = await open(tour, { extensions: [discoveryClient()], name: 'discovering-client' });
+  try {
+    const client = connection.extended;
+    expect(client !== undefined, 'the discovering client has no extensions attached');
+    const answer = await recommendServers(client, 'spreadsheet', { maxResults: 3 });
+    row('client -> server', `${DISCOVERY_METHOD} ${compact({ capability_needed: 'spreadsheet', max_results: 3 })}`);
+    for (const recommendation of answer?.recommendations ?? []) row('server -> client', describeRecommendation(recommendation));
+    expect(answer?.recommendations[0]?.server_name === SHEETS_PEER.name, `sheets was not recommended first: ${compact(answer?.recommendations.map((entry) => entry.server_name))}`);
+    expect(!answer.recommendations.some((entry) => entry.server_name === 'com.example.legacy/sheets'), 'a deprecated registry entry was recommended');
+    print();
+    ok('the query never left the server; the deprecated spreadsheet entry of the registry index was left out, and each match says why it ranked.');
+  } finally {
+    await connection.close();
+  }
+}
+
+const MANIFEST_METHOD = 'io.github.mcp-ext/manifest/get';
+const EVENTS_PREFIX = 'io.github.mcp-ext/events';
+const DISCOVERY_METHOD = 'io.github.mcp-ext/discovery/recommend';
 
 async function tour(tour: TourTarget, composed: ComposedServer, where: string): Promise<void> {
   const eraNote = tour.sdk === 'v1' ? ' The v1 SDK speaks the 2025 protocol only, so every client below uses initialize.' : '';
@@ -468,12 +643,24 @@ async function tour(tour: TourTarget, composed: ComposedServer, where: string): 
 
   section('12. Streaming and cost', 'export_report writes a CSV of every ticket, row by row; it is metered: a few exports per caller per hour.');
   await exportReport(tour);
+
+  section('13. Manifest', 'One request tells a client everything the server offers, before it calls anything.');
+  await manifestStep(tour);
+
+  section('14. Events', 'A client subscribes to ticket changes; another call creates and closes a ticket.');
+  await eventsStep(tour);
+
+  section('15. Data references', `export_report hands out a signed URL instead of the CSV; the sheets server (${tour.sheets.href}) imports it directly.`);
+  await dataReferencesStep(tour);
+
+  section('16. Multimodal', 'attach_image takes PNG, JPEG, GIF or WebP up to 4 MiB; the client uploads the raw bytes out of band.');
+  await multimodalStep(tour);
+
+  section('17. Discovery', 'The tracker does no spreadsheets; the client asks it which server does.');
+  await discoveryStep(tour);
 }
 
 const SDK_NAMES = { v1: 'SDK v1 (@modelcontextprotocol/sdk)', v2: 'SDK v2 (@modelcontextprotocol/server)' } as const;
-
-/** The extensions that exist as packages but are not in the demo yet (see the README). */
-const NOT_WIRED_IN = ['manifest', 'data-references', 'multimodal', 'events', 'discovery'];
 
 async function main(): Promise<number> {
   // `node dist/tour.js | head` closes the pipe early; that is the reader's choice, not a failure.
@@ -497,8 +684,9 @@ async function main(): Promise<number> {
     const entry = sdk === 'v1' ? './stdio-v1.js' : './stdio.js';
     // A throwaway database, so every tour starts from an empty tracker.
     target = { kind: 'stdio', command: process.execPath, args: [fileURLToPath(new URL(entry, import.meta.url))], env: { TRACKER_DB: ':memory:', REDIS_URL: '' } };
-    // The stdio server runs in its own process; this is the same composition its code builds.
-    composed = composeTracker();
+    // The stdio server runs in its own process; this is the same composition its code builds
+    // (an origin that never listens stands in for the one each stdio server starts).
+    composed = composeTracker({ origin: createReferenceOrigin({ secret: randomBytes(32), store: new MemoryStore(), serverName: 'tracker' }) });
     where = 'as composed by the stdio server';
     print(style.bold(`Project tracker tour: MCP extensions over stdio, on ${SDK_NAMES[sdk]}`));
     print(style.dim(`Each client below spawns its own server: node ${target.args.map((arg) => relative(process.cwd(), arg)).join(' ')}`));
@@ -509,19 +697,28 @@ async function main(): Promise<number> {
     where = 'this server';
     print(style.bold(`Project tracker tour: MCP extensions over Streamable HTTP at ${running.url.href}, on ${SDK_NAMES[sdk]}`));
   }
+  // Sheets fetches only from the tracker's reference origin: over HTTP its exact origin; over stdio every
+  // client spawns a tracker whose origin takes a free port, so any http origin on this machine's loopback.
+  const trackerOrigin = running?.origin === undefined ? undefined : new URL(running.origin.baseUrl).origin;
+  let sheets: RunningSheetsServer | undefined;
   try {
-    await tour({ target, era: sdk === 'v1' ? 'legacy' : 'modern', sdk }, composed, where);
+    sheets = await startSheetsServer({
+      allowedOrigins: trackerOrigin === undefined ? (url: URL) => url.protocol === 'http:' && url.hostname === '127.0.0.1' : [trackerOrigin],
+      logger: silentLogger,
+    });
+    print(style.dim(`The sheets server (a second MCP server) listens at ${sheets.url.href}.`));
+    await tour({ target, era: sdk === 'v1' ? 'legacy' : 'modern', sdk, sheets: sheets.url, cardUrl: running?.cardUrl }, composed, where);
   } catch (error) {
     if (!(error instanceof UnexpectedOutcome)) throw error;
     print();
     print(style.red(`UNEXPECTED: ${error.message}`));
     return 1;
   } finally {
+    await sheets?.close();
     await running?.close();
   }
   print();
   print(style.green(style.bold('Tour complete: every step behaved as described.')));
-  print(style.dim(`Not in the demo yet: ${NOT_WIRED_IN.join(', ')} (see apps/demo/README.md).`));
   return 0;
 }
 

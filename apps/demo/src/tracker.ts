@@ -21,6 +21,17 @@ export interface Ticket {
   closed_at?: string;
   /** Linked documents (https URLs), in the order they were linked. */
   links?: string[];
+  /** Attached images, described (the bytes themselves are not kept in the ticket). */
+  attachments?: Attachment[];
+}
+
+/** What the tracker keeps of an attached image. */
+export interface Attachment {
+  media_type: string;
+  bytes: number;
+  sha256: string;
+  /** How the bytes arrived: inline image content, or a data reference (out of band). */
+  via: string;
 }
 
 /** A message posted to a team chat channel. */
@@ -183,6 +194,8 @@ export interface Tracker {
   link(id: unknown, url: unknown): Promise<Ticket>;
   /** Removes a link (idempotent). */
   unlink(id: unknown, url: unknown): Promise<Ticket>;
+  /** Records an attached image on a ticket. */
+  attach(id: unknown, attachment: Attachment): Promise<Ticket>;
   /** Posts to a team chat channel. */
   post(channel: unknown, text: unknown): Promise<ChatMessage>;
   /** The messages of a channel, oldest first. */
@@ -288,6 +301,15 @@ export function createTracker(store: Store, options: TrackerOptions = {}): Track
 
     link: (id, url) => update(parseTicketId(id), parseDocumentUrl(url), 'link'),
     unlink: (id, url) => update(parseTicketId(id), parseDocumentUrl(url), 'unlink'),
+
+    async attach(id, attachment) {
+      const ticketId = parseTicketId(id);
+      for (;;) {
+        const current = await load(ticketId);
+        const next: Ticket = { ...current, attachments: [...(current.attachments ?? []), attachment] };
+        if (await store.compareAndSet(ticketKey(ticketId), current as unknown as JsonValue, next as unknown as JsonValue)) return next;
+      }
+    },
 
     async post(channel, text) {
       const name = parseChannel(channel);

@@ -1,0 +1,129 @@
+/**
+ * "Sheets", the demo's second MCP server: it imports CSV files from other
+ * servers by data reference (the bytes travel server to server, streamed
+ * and checked against their sha256, never through the client) and
+ * summarizes them. Streamable HTTP on 127.0.0.1, SDK v2, both eras.
+ */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { composeServer, consoleLogger, MemoryStore, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { createHttpHandler, extendServer } from '@ext/core/sdk-v2';
+import { createReferenceOrigin, dataReferencesServer, referencesOf, type ReferenceOrigin } from '@ext/data-references/server';
+import type { OriginPolicy } from '@ext/data-references';
+import { errorsServer } from '@ext/errors/server';
+import { McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { createRequestListener } from './node-http.js';
+import { parseCsv } from './report.js';
+
+export const SHEETS_INFO = { name: 'sheets', version: '0.0.0' } as const;
+
+/** Largest file sheets imports. */
+export const MAX_SHEET_BYTES = 64 * 1024 * 1024;
+
+export interface SheetsServerOptions {
+  /** Exact origins (`http://127.0.0.1:4100`) whose references sheets fetches, or a predicate; nothing else is fetched. */
+  readonly allowedOrigins: OriginPolicy;
+  /** Default 0 (a free port). */
+  readonly port?: number | undefined;
+  readonly store?: Store | undefined;
+  readonly logger?: Logger | undefined;
+}
+
+export interface RunningSheetsServer {
+  /** The MCP endpoint. */
+  readonly url: URL;
+  readonly composed: ComposedServer;
+  /** Where imported files are kept (each import becomes a reference of this origin). */
+  readonly origin: ReferenceOrigin;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** The first rows shown of an imported sheet. */
+const PREVIEW_ROWS = 3;
+
+/** Row and column counts, the header, the first rows and, when there is a `status` column, how many rows hold each value. */
+export function summarizeCsv(text: string): { columns: string[]; rows: number; preview: string[][]; by_status?: Record<string, number> } {
+  const [header = [], ...rows] = parseCsv(text);
+  const statusColumn = header.indexOf('status');
+  const summary: { columns: string[]; rows: number; preview: string[][]; by_status?: Record<string, number> } = {
+    columns: header,
+    rows: rows.length,
+    preview: rows.slice(0, PREVIEW_ROWS),
+  };
+  if (statusColumn !== -1) {
+    const counts: Record<string, number> = {};
+    for (const row of rows) {
+      const value = row[statusColumn] ?? '';
+      counts[value] = (counts[value] ?? 0) + 1;
+    }
+    summary.by_status = counts;
+  }
+  return summary;
+}
+
+/** Starts sheets on Streamable HTTP; resolves once it listens. */
+export async function startSheetsServer(options: SheetsServerOptions): Promise<RunningSheetsServer> {
+  const logger = options.logger ?? consoleLogger;
+  const store = options.store ?? new MemoryStore();
+  const origin = createReferenceOrigin({ secret: randomBytes(32), store, serverName: SHEETS_INFO.name, logger });
+  await origin.listen({ host: '127.0.0.1', port: 0 });
+  const composed = composeServer(
+    [errorsServer(), dataReferencesServer({ origin, import: { allowedOrigins: options.allowedOrigins, maxBytes: MAX_SHEET_BYTES } })],
+    { logger },
+  );
+  const handler = createHttpHandler(() => {
+    const mcp = new McpServer(SHEETS_INFO, { instructions: 'Import CSV files by data reference, then summarize them with sheet_summary.' });
+    const extended = extendServer(mcp, composed, { store, logger });
+    extended.registerTool(
+      'sheet_summary',
+      {
+        title: 'Summarize a sheet',
+        description: 'Rows, columns, the first rows and the count per status of a CSV file imported by reference.',
+        inputSchema: z.object({ resource_id: z.string().describe('imported_resource_id from the import answer.') }),
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      async ({ resource_id }, ctx) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of await referencesOf(ctx).open(resource_id)) chunks.push(chunk as Buffer);
+        const summary = summarizeCsv(Buffer.concat(chunks).toString('utf8'));
+        return {
+          content: [{ type: 'text', text: `${String(summary.rows)} rows, ${String(summary.columns.length)} columns: ${summary.columns.join(', ')}.` }],
+          structuredContent: { resource_id, ...summary },
+        };
+      },
+    );
+    return mcp;
+  });
+  let authority = '127.0.0.1';
+  const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger, undefined));
+  server.listen(options.port ?? 0, '127.0.0.1');
+  await once(server, 'listening');
+  authority = `127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url: new URL('/mcp', `http://${authority}`),
+    composed,
+    origin,
+    server,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve, reject) => {
+          server.close((error) => {
+            if (error) reject(error);
+            else resolve();
+          });
+        });
+        await handler.close();
+        server.closeAllConnections();
+        await stopped;
+        await origin.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
