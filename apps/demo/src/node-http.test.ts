@@ -196,6 +196,19 @@ describe('the tracker over Streamable HTTP', () => {
     const missing = await rawPost(running.url, {}, INITIALIZE, '/other');
     expect(missing.status).toBe(404);
   });
+
+  it('serves the server card beside /mcp and at the well-known path, with the manifest, an ETag and 304 on a match', async () => {
+    const card = await fetch(running.cardUrl);
+    expect(card.status).toBe(200);
+    const body = (await card.json()) as { name: string; remotes?: { url: string }[]; _meta: Record<string, { tools: { name: string }[] }> };
+    expect(body.name).toBe('tracker');
+    expect(body.remotes?.[0]?.url).toBe(running.url.href);
+    expect(body._meta['io.github.mcp-ext/manifest']?.tools.map((tool) => tool.name).sort()).toEqual(TRACKER_TOOLS);
+    const etag = card.headers.get('etag') ?? '';
+    expect(etag).not.toBe('');
+    const wellKnown = await fetch(new URL('/.well-known/mcp/server-card.json', running.url), { headers: { 'if-none-match': etag } });
+    expect(wellKnown.status).toBe(304);
+  });
 });
 
 describe('shutdown', () => {
