@@ -44,9 +44,18 @@ describe('the web console in headless Chromium', () => {
     expect(advertised.some((line) => line.startsWith('io.github.mcp-ext/confirmation'))).toBe(true);
   });
 
+  it('shows the manifest the server assembled', async () => {
+    const answer = JSON.parse((await page.locator('#manifest').textContent()) ?? '{}') as { etag?: string; manifest?: { tools?: { name: string }[] } };
+    expect(answer.etag).toMatch(/^[0-9a-f]{64}$/);
+    expect(answer.manifest?.tools?.map((tool) => tool.name)).toEqual(expect.arrayContaining(['delete_ticket', 'export_report', 'attach_image']));
+  });
+
   it('creates a ticket and reads it as JSON and as markdown', async () => {
     await page.getByRole('button', { name: 'Create a ticket' }).click();
     await page.locator('#explanation', { hasText: 'succeeded' }).waitFor();
+    // The page subscribed at start: the new ticket arrives in the live events panel.
+    await expect(page.locator('#ticket-events-status').textContent()).resolves.toContain('Subscribed to ticket_created, ticket_closed, ticket_deleted');
+    await page.locator('#ticket-events li[data-event="ticket_created"]', { hasText: 'T-1 "Try the console" (open)' }).waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
     await page.locator('#explanation', { hasText: 'agent output' }).waitFor();
     expect(await page.locator('#result').textContent()).toContain('"structuredContent"');
@@ -82,6 +91,7 @@ describe('the web console in headless Chromium', () => {
     await dialog.getByRole('button', { name: 'Approve' }).click();
     await page.locator('#explanation', { hasText: 'You approved' }).waitFor();
     expect(await page.locator('#result').textContent()).toContain('"status": "confirmed"');
+    await page.locator('#ticket-events li[data-event="ticket_deleted"]', { hasText: 'T-1' }).waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
     await page.locator('#result', { hasText: 'RESOURCE_NOT_FOUND' }).waitFor();
   });
