@@ -92,6 +92,28 @@ describe('signed URLs (DREF-5, DREF-6, DREF-21)', () => {
     expect(checkSignedRequest([KEY], 'download', 'ref-abc', missing, now)).toEqual({ ok: false, reason: 'signature' });
   });
 
+  it('DREF-6: every one-character change to the signature is refused, the spare bits of the last one included (property)', () => {
+    const sig = query(url).get('sig') ?? '';
+    const alphabet = Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_');
+    fc.assert(
+      fc.property(fc.nat({ max: sig.length - 1 }), fc.constantFrom(...alphabet), (at, letter) => {
+        fc.pre(sig[at] !== letter);
+        const changed = query(url);
+        changed.set('sig', `${sig.slice(0, at)}${letter}${sig.slice(at + 1)}`);
+        expect(checkSignedRequest([KEY], 'download', 'ref-abc', changed, 0)).toEqual({ ok: false, reason: 'signature' });
+      }),
+      { numRuns: 500 },
+    );
+    const last = sig.length - 1;
+    const sameBytes = alphabet.filter((letter) => letter !== sig[last] && Buffer.from(`${sig.slice(0, last)}${letter}`, 'base64url').equals(Buffer.from(sig, 'base64url')));
+    expect(sameBytes).toHaveLength(3);
+    for (const letter of sameBytes) {
+      const changed = query(url);
+      changed.set('sig', `${sig.slice(0, last)}${letter}`);
+      expect(checkSignedRequest([KEY], 'download', 'ref-abc', changed, 0)).toEqual({ ok: false, reason: 'signature' });
+    }
+  });
+
   it('DREF-6: a rotated-out key in the verification list still verifies', () => {
     const old = signedUrl('https://x.example/r', ['ref-1'], OLD_KEY, 'download', 'ref-1', 2_000_000_000);
     expect(checkSignedRequest([KEY, OLD_KEY], 'download', 'ref-1', query(old), 0).ok).toBe(true);

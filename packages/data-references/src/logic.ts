@@ -111,7 +111,9 @@ export function checkSignedRequest(
   const candidate = query.get('sig') ?? '';
   if (!EXPIRES.test(expires) || !SIGNATURE.test(candidate)) return { ok: false, reason: 'signature' };
   const given = Buffer.from(candidate, 'base64url');
-  if (given.length !== SIGNATURE_BYTES) return { ok: false, reason: 'signature' };
+  // The last of 43 characters carries two spare bits, so four spellings decode to the same
+  // bytes; only the canonical one is accepted, so a changed URL is always a refused URL.
+  if (given.length !== SIGNATURE_BYTES || given.toString('base64url') !== candidate) return { ok: false, reason: 'signature' };
   const expiresSeconds = Number(expires);
   let valid = false;
   for (const key of keys) {

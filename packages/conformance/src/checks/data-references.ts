@@ -207,7 +207,8 @@ export const dataReferencesSuite: ExtensionSuite = {
         ensure(sig !== '' && expires !== '', `access_url carries no sig or expires: ${url.search}`);
         const variants: [string, URL][] = [];
         const tampered = new URL(url);
-        tampered.searchParams.set('sig', `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`);
+        // The first character: a last one can differ only in bits an encoding leaves spare.
+        tampered.searchParams.set('sig', `${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}`);
         variants.push(['a tampered signature', tampered]);
         const unsigned = new URL(url);
         unsigned.searchParams.delete('sig');
