@@ -7,16 +7,72 @@ import {
   type McpServer,
 } from '@modelcontextprotocol/server';
 
+/** The SDK's default bound on a request body: 4 MiB. */
+export const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+
 export interface HttpHandlerOptions {
   /** Reports out-of-band errors of the SDK's handler. */
   readonly onerror?: ((error: Error) => void) | undefined;
+  /**
+   * The largest request body accepted, in bytes, on both eras (default
+   * {@link DEFAULT_MAX_REQUEST_BODY_BYTES}); a larger one is answered `413`
+   * without being read further.
+   */
+  readonly maxRequestBodyBytes?: number | undefined;
+}
+
+export interface HttpRequestOptions {
+  readonly authInfo?: AuthInfo | undefined;
+  /**
+   * The body, already parsed, when something in front of the handler read
+   * it (a body parser); the request's own body is then left alone.
+   */
+  readonly parsedBody?: unknown;
 }
 
 /** A fetch-shaped MCP endpoint serving both protocol eras. */
 export interface DualEraHttpHandler {
-  fetch(request: Request, options?: { authInfo?: AuthInfo | undefined }): Promise<Response>;
+  fetch(request: Request, options?: HttpRequestOptions): Promise<Response>;
   /** Closes every open legacy session and the modern handler. */
   close(): Promise<void>;
+}
+
+type BodyRead = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'too-large' } | { readonly kind: 'unreadable' };
+
+/** Reads a body as UTF-8 text, stopping as soon as it grows past `maxBytes`. */
+async function readBody(request: Request, maxBytes: number): Promise<BodyRead> {
+  if (Number(request.headers.get('content-length')) > maxBytes) return { kind: 'too-large' };
+  if (request.body === null) return { kind: 'text', text: '' };
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let received = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return { kind: 'too-large' };
+      }
+      parts.push(decoder.decode(value, { stream: true }));
+    }
+  } catch {
+    return { kind: 'unreadable' };
+  } finally {
+    reader.releaseLock();
+  }
+  parts.push(decoder.decode());
+  return { kind: 'text', text: parts.join('') };
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+}
+
+function isJsonPost(request: Request): boolean {
+  return request.method.toUpperCase() === 'POST' && /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '');
 }
 
 /**
@@ -29,15 +85,20 @@ export interface DualEraHttpHandler {
  * `extendServer` in it with a composition made once).
  */
 export function createHttpHandler(factory: () => Promise<McpServer> | McpServer, options: HttpHandlerOptions = {}): DualEraHttpHandler {
+  const maxBytes = options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
+    throw new RangeError(`createHttpHandler: maxRequestBodyBytes must be a positive integer, got ${String(options.maxRequestBodyBytes)}`);
+  }
   const build = async (): Promise<McpServer> => factory();
   const modern = createMcpHandler(build, { legacy: 'reject', onerror: options.onerror });
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
 
-  const legacy = async (request: Request, authInfo: AuthInfo | undefined): Promise<Response> => {
+  const legacy = async (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> => {
+    const forward = { authInfo, ...(parsedBody !== undefined && { parsedBody }) };
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const existing = sessions.get(id);
-      return existing ? existing.handleRequest(request, { authInfo }) : new Response('Unknown session', { status: 404 });
+      return existing ? existing.handleRequest(request, forward) : new Response('Unknown session', { status: 404 });
     }
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -50,12 +111,31 @@ export function createHttpHandler(factory: () => Promise<McpServer> | McpServer,
     });
     const server = await build();
     await server.connect(transport);
-    return transport.handleRequest(request, { authInfo });
+    return transport.handleRequest(request, forward);
   };
+
+  const route = async (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> =>
+    (await isLegacyRequest(request, parsedBody))
+      ? legacy(request, authInfo, parsedBody)
+      : modern.fetch(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
 
   return {
     async fetch(request, requestOptions = {}) {
-      return (await isLegacyRequest(request)) ? legacy(request, requestOptions.authInfo) : modern.fetch(request, { authInfo: requestOptions.authInfo });
+      const { authInfo } = requestOptions;
+      if (requestOptions.parsedBody !== undefined || !isJsonPost(request)) return route(request, authInfo, requestOptions.parsedBody);
+      // The body is read once here and handed on parsed: routing and serving then neither clone nor re-read it.
+      const read = await readBody(request, maxBytes);
+      if (read.kind === 'too-large') return jsonRpcError(413, -32000, `Payload Too Large: Request body must not exceed ${String(maxBytes)} bytes`);
+      if (read.kind === 'unreadable') return jsonRpcError(400, -32700, 'Parse error: the request body could not be read');
+      let parsed: unknown;
+      try {
+        parsed = read.text === '' ? undefined : JSON.parse(read.text);
+      } catch {
+        parsed = undefined;
+      }
+      // Empty or not JSON: the SDK answers that, from a copy of the bytes.
+      if (parsed === undefined) return route(new Request(request, { body: read.text }), authInfo, undefined);
+      return route(request, authInfo, parsed);
     },
     async close() {
       await Promise.all([...sessions.values()].map((transport) => transport.close()));

@@ -6,4 +6,5 @@
 export { extendServer } from './server.js';
 export { extendClient, toWireError } from './client.js';
 export { createHttpHandler } from './http.js';
-export type { DualEraHttpHandler, HttpHandlerOptions } from './http.js';
+export { DEFAULT_MAX_REQUEST_BODY_BYTES } from './http.js';
+export type { DualEraHttpHandler, HttpHandlerOptions, HttpRequestOptions } from './http.js';

@@ -341,4 +341,5 @@ export function extendServer(
 }
 
 export { createHttpHandler } from './http.js';
-export type { DualEraHttpHandler, HttpHandlerOptions } from './http.js';
+export { DEFAULT_MAX_REQUEST_BODY_BYTES } from './http.js';
+export type { DualEraHttpHandler, HttpHandlerOptions, HttpRequestOptions } from './http.js';
