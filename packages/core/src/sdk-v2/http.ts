@@ -3,6 +3,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   type AuthInfo,
   type McpServer,
 } from '@modelcontextprotocol/server';
@@ -71,6 +72,21 @@ function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 }
 
+/**
+ * A message that names a method other than `initialize` and carries the
+ * 2026-07-28 envelope claim (the protocol-version key in `params._meta`) is
+ * never legacy, whatever else it holds: the SDK serves or refuses it on the
+ * modern path. Knowing that spares a second classification, which validates
+ * the whole envelope, of most modern requests.
+ */
+function claimsModernEra(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const { method, params } = body as { method?: unknown; params?: unknown };
+  if (typeof method !== 'string' || method === 'initialize' || typeof params !== 'object' || params === null) return false;
+  const meta = (params as { _meta?: unknown })._meta;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
+
 function isJsonPost(request: Request): boolean {
   return request.method.toUpperCase() === 'POST' && /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '');
 }
@@ -115,7 +131,7 @@ export function createHttpHandler(factory: () => Promise<McpServer> | McpServer,
   };
 
   const route = async (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> =>
-    (await isLegacyRequest(request, parsedBody))
+    !claimsModernEra(parsedBody) && (await isLegacyRequest(request, parsedBody))
       ? legacy(request, authInfo, parsedBody)
       : modern.fetch(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
 
