@@ -1,5 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { McpServer } from '@modelcontextprotocol/server';
+import { McpServer, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { composeServer } from '../compose.js';
@@ -102,6 +102,16 @@ describe('createHttpHandler (sdk-v2)', () => {
       const answer = (await response.json()) as { error?: { code?: number } };
       expect(answer.error?.code).toBe(-32700);
     }
+  });
+
+  it('sends a message carrying the 2026-07-28 claim to the modern path even when its envelope is invalid', async () => {
+    const { handler } = echoHandler();
+    open.push(() => handler.close());
+    const body = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: { [PROTOCOL_VERSION_META_KEY]: 42 } } };
+    const response = await handler.fetch(post(JSON.stringify(body)));
+    expect(response.status).toBe(400);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    expect(((await response.json()) as { id?: unknown; error?: { message?: string } }).error?.message).toMatch(/envelope/i);
   });
 
   it('serves a body a parser in front already read, given as parsedBody', async () => {
