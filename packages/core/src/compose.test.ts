@@ -119,12 +119,15 @@ describe('composeServer', () => {
     const meta = { other: 1 };
     const first = composed.decorateTool({ name: 'rm', description: 'one', _meta: meta });
     first._meta.other = 2;
-    // A server per request registers the same objects again: decorated once.
+    // A server per request registers the same registration again: decorated once.
     expect(composed.decorateTool({ name: 'rm', description: 'one', _meta: meta })).toEqual({ _meta: { other: 1, 'io.github.mcp-ext/a': { seen: 'one' } }, annotations: undefined });
     expect(asked).toBe(1);
     // Anything an extension could read differs: decorated again.
     expect(composed.decorateTool({ name: 'rm', description: 'two', _meta: meta })._meta['io.github.mcp-ext/a']).toEqual({ seen: 'two' });
+    // A literal with the same content, as a factory writes it per request: not asked again.
     composed.decorateTool({ name: 'rm', description: 'two', _meta: { other: 1 } });
+    expect(asked).toBe(2);
+    composed.decorateTool({ name: 'rm', description: 'two', _meta: { other: 3 } });
     expect(asked).toBe(3);
   });
 

@@ -112,15 +112,30 @@ interface ToolDecoration {
   readonly annotations: Record<string, unknown> | undefined;
 }
 
-/** Same registration as far as any extension can tell: every field it may read is the same value or object. */
+/**
+ * The same JSON data: the same object, or objects that serialize alike (a
+ * server built per request often writes its tool's `_meta` as a literal, a
+ * new object each time with the same content).
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+/** Same registration as far as any extension can tell: every field it may read holds the same data. */
 function sameTool(a: ToolInfo, b: ToolInfo): boolean {
   return (
     a.title === b.title &&
     a.description === b.description &&
-    a.annotations === b.annotations &&
-    a._meta === b._meta &&
-    a.inputJsonSchema === b.inputJsonSchema &&
-    a.outputJsonSchema === b.outputJsonSchema
+    sameJson(a.annotations, b.annotations) &&
+    sameJson(a._meta, b._meta) &&
+    sameJson(a.inputJsonSchema, b.inputJsonSchema) &&
+    sameJson(a.outputJsonSchema, b.outputJsonSchema)
   );
 }
 
@@ -220,11 +235,21 @@ export interface ComposedServer {
   describe(): string;
   /** Registered tools (adapters record them; the manifest reads them). */
   readonly tools: ReadonlyMap<string, ToolInfo>;
+  /**
+   * The recorded tool of that name when it is the same registration (same
+   * title, description, annotations, `_meta` and schema objects), else
+   * `tool`. Adapters call it first, so a server built per request hands
+   * extensions the same `ToolInfo` each time and what they derive from it
+   * (parsed metadata, gates) is worked out once.
+   */
+  internTool(tool: ToolInfo): ToolInfo;
+  /** Records a registered tool; recording the instance already recorded changes nothing and tells no listener. */
   recordTool(tool: ToolInfo): void;
   /**
-   * Calls `listener` after every `recordTool`: adapters record each tool as
-   * it is registered, including after the server started, and again for
-   * every per-request instance (so a listener compares before it reacts).
+   * Calls `listener` after every `recordTool` of a new instance: adapters
+   * record each tool as it is registered, including after the server
+   * started; a per-request server records the interned instance again,
+   * which tells no one.
    * Returns a function that removes the listener. A listener that throws is
    * logged and skipped.
    */
@@ -300,7 +325,12 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
     logger,
     methods,
     tools,
+    internTool(tool) {
+      const known = tools.get(tool.name);
+      return known !== undefined && sameTool(known, tool) ? known : tool;
+    },
     recordTool(tool) {
+      if (tools.get(tool.name) === tool) return;
       tools.set(tool.name, tool);
       for (const listener of [...toolListeners]) {
         try {

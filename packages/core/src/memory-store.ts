@@ -1,9 +1,22 @@
 import { canonicalJson, type JsonValue } from './canonical.js';
 import type { AppendOptions, ReadOptions, SetOptions, Store, StreamEntry, Unsubscribe } from './store.js';
 
+// Values are kept serialized, so callers can never mutate stored state and
+// each write and read costs one JSON pass; the canonical form a
+// compare-and-set needs is made once, on the first comparison.
 interface Slot {
-  value: JsonValue;
-  expiresAt: number | undefined;
+  readonly json: string;
+  canonical?: string;
+  readonly expiresAt: number | undefined;
+}
+
+function slotOf(value: JsonValue, expiresAt: number | undefined): Slot {
+  return { json: JSON.stringify(value), expiresAt };
+}
+
+function canonicalOf(slot: Slot): string {
+  slot.canonical ??= canonicalJson(JSON.parse(slot.json) as JsonValue);
+  return slot.canonical;
 }
 
 interface Stream {
@@ -24,7 +37,7 @@ function expiry(now: number, options: SetOptions | undefined): number | undefine
   return now + ttl;
 }
 
-// Values are stored as copies so callers can never mutate stored state.
+// Stream entries and published messages are copied for the same reason.
 function copy(value: JsonValue): JsonValue {
   return JSON.parse(JSON.stringify(value)) as JsonValue;
 }
@@ -72,14 +85,14 @@ export class MemoryStore implements Store {
   get(key: string): Promise<JsonValue | undefined> {
     return settle(() => {
       const slot = this.#live(key);
-      return slot ? copy(slot.value) : undefined;
+      return slot ? (JSON.parse(slot.json) as JsonValue) : undefined;
     });
   }
 
   set(key: string, value: JsonValue, options?: SetOptions): Promise<void> {
     return settle(() => {
       this.#assertOpen();
-      this.#slots.set(key, { value: copy(value), expiresAt: expiry(this.#now(), options) });
+      this.#slots.set(key, slotOf(value, expiry(this.#now(), options)));
     });
   }
 
@@ -87,7 +100,7 @@ export class MemoryStore implements Store {
     return settle(() => {
       const expiresAt = expiry(this.#now(), options);
       if (this.#live(key)) return false;
-      this.#slots.set(key, { value: copy(value), expiresAt });
+      this.#slots.set(key, slotOf(value, expiresAt));
       return true;
     });
   }
@@ -97,9 +110,9 @@ export class MemoryStore implements Store {
       const expiresAt = expiry(this.#now(), options);
       const slot = this.#live(key);
       const matches =
-        expected === undefined ? slot === undefined : slot !== undefined && canonicalJson(slot.value) === canonicalJson(expected);
+        expected === undefined ? slot === undefined : slot !== undefined && canonicalOf(slot) === canonicalJson(expected);
       if (!matches) return false;
-      this.#slots.set(key, { value: copy(next), expiresAt });
+      this.#slots.set(key, slotOf(next, expiresAt));
       return true;
     });
   }
@@ -119,11 +132,12 @@ export class MemoryStore implements Store {
       if (!Number.isSafeInteger(by)) throw new RangeError('increment: by must be a safe integer');
       const expiresAt = expiry(this.#now(), options);
       const slot = this.#live(key);
-      if (slot && typeof slot.value !== 'number') {
+      const current: unknown = slot === undefined ? 0 : JSON.parse(slot.json);
+      if (typeof current !== 'number') {
         throw new TypeError(`increment: value at "${key}" is not a number`);
       }
-      const value = (slot ? (slot.value as number) : 0) + by;
-      this.#slots.set(key, { value, expiresAt: slot ? slot.expiresAt : expiresAt });
+      const value = current + by;
+      this.#slots.set(key, slotOf(value, slot ? slot.expiresAt : expiresAt));
       return value;
     });
   }

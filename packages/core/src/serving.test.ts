@@ -63,6 +63,71 @@ describe('ComposedServer.onToolRecorded', () => {
   });
 });
 
+describe('ComposedServer.internTool', () => {
+  it('hands back the recorded tool for the same registration and the new one for a changed registration', () => {
+    const composed = composeServer([], { logger: silentLogger });
+    const meta = { note: 'x' };
+    const schema = { type: 'object' };
+    const first: ToolInfo = { name: 'a', description: 'A', _meta: meta, inputJsonSchema: schema };
+    expect(composed.internTool(first)).toBe(first);
+    composed.recordTool(first);
+    expect(composed.internTool({ name: 'a', description: 'A', _meta: meta, inputJsonSchema: schema })).toBe(first);
+    expect(composed.internTool({ name: 'a', description: 'A', _meta: { note: 'x' }, inputJsonSchema: { type: 'object' } })).toBe(first);
+    for (const changed of [
+      { name: 'a', description: 'B', _meta: meta, inputJsonSchema: schema },
+      { name: 'a', description: 'A', _meta: { note: 'y' }, inputJsonSchema: schema },
+      { name: 'a', description: 'A', _meta: meta, inputJsonSchema: { type: 'string' } },
+      { name: 'a', description: 'A', inputJsonSchema: schema },
+      { name: 'b', description: 'A', _meta: meta, inputJsonSchema: schema },
+    ]) {
+      expect(composed.internTool(changed)).toBe(changed);
+    }
+  });
+
+  it('tells no listener when the instance already recorded is recorded again', () => {
+    const composed = composeServer([], { logger: silentLogger });
+    const seen: string[] = [];
+    composed.onToolRecorded((tool) => seen.push(tool.description ?? ''));
+    const tool: ToolInfo = { name: 'a', description: 'one' };
+    composed.recordTool(tool);
+    composed.recordTool(tool);
+    composed.recordTool({ name: 'a', description: 'two' });
+    expect(seen).toEqual(['one', 'two']);
+  });
+});
+
+describe.each(TEST_LINES)('the tool extensions see on %s', (line) => {
+  it('is the same ToolInfo from call to call, even where each request builds its own server', async () => {
+    const seen: ToolInfo[] = [];
+    const watcher: ServerExtension = {
+      side: 'server',
+      name: '@ext/watcher',
+      ids: ['io.github.mcp-ext/watcher'],
+      settings: { version: '1.0' },
+      stage: 'intent',
+      middleware: (_call, ctx, next) => {
+        seen.push(ctx.tool);
+        return next();
+      },
+    };
+    const pair = await createTestPair({
+      line,
+      serverExtensions: [watcher],
+      setup: (server) => {
+        server.registerTool('alpha', { description: 'a', _meta: { note: 'x' } }, () => ({ content: [] }));
+      },
+      serverOptions: { logger: silentLogger },
+      clientOptions: { logger: silentLogger },
+    });
+    open.push(pair);
+    await pair.client.callTool('alpha');
+    await pair.client.callTool('alpha');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toBe(seen[0]);
+    expect(pair.server.composed.tools.get('alpha')).toBe(seen[0]);
+  });
+});
+
 describe('readServerIdentity', () => {
   it('keeps the string fields of an SDK Implementation and falls back for missing ones', () => {
     expect(readServerIdentity({ name: 'shop', version: '1.2.3', title: 'Shop', websiteUrl: 'https://shop.example', icons: [] })).toEqual({

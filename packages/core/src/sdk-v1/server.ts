@@ -58,15 +58,22 @@ function supportsFormElicitation(capabilities: ClientCapabilities | undefined): 
   return elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
 }
 
+// A server built per request or per session registers the same schema object
+// again and again: render it once. Consumers only read the result.
+const jsonSchemas = new WeakMap<object, Record<string, unknown> | undefined>();
+
 function toJsonSchema(schema: StandardSchemaV1 | undefined, logger: Logger): Record<string, unknown> | undefined {
   // Only zod v4 schemas can be rendered here; v1 also accepts zod v3 ones, which simply get no JSON Schema.
   if (schema === undefined || !('_zod' in schema)) return undefined;
+  if (jsonSchemas.has(schema)) return jsonSchemas.get(schema);
+  let rendered: Record<string, unknown> | undefined;
   try {
-    return z.toJSONSchema(schema as unknown as z.ZodType, { io: 'input', unrepresentable: 'any' });
+    rendered = z.toJSONSchema(schema as unknown as z.ZodType, { io: 'input', unrepresentable: 'any' });
   } catch (error) {
     logger.warn('could not render a tool schema as JSON Schema', { error: String(error) });
-    return undefined;
   }
+  jsonSchemas.set(schema, rendered);
+  return rendered;
 }
 
 /**
@@ -244,7 +251,7 @@ function toolRunner(state: ServerState, info: ToolInfo, handler: ToolHandler, in
 }
 
 function registerTool(state: ServerState, name: string, config: ToolConfig, handler: ToolHandler): ToolInfo {
-  const info: ToolInfo = {
+  const info = state.composed.internTool({
     name,
     title: config.title,
     description: config.description,
@@ -252,7 +259,7 @@ function registerTool(state: ServerState, name: string, config: ToolConfig, hand
     _meta: config._meta,
     inputJsonSchema: toJsonSchema(config.inputSchema, state.logger),
     outputJsonSchema: toJsonSchema(config.outputSchema, state.logger),
-  };
+  });
   const decorated = state.composed.decorateTool(info);
   const run = toolRunner(state, info, handler, config.inputSchema);
   state.tools.set(name, run);

@@ -308,7 +308,7 @@ export function extendServer(
       config: ToolConfig<S>,
       handler: ToolHandler<[S] extends [StandardSchemaV1] ? InferOutput<S> : Record<string, unknown>>,
     ): ToolInfo {
-      const tool: ToolInfo = {
+      const tool = composed.internTool({
         name,
         title: config.title,
         description: config.description,
@@ -316,7 +316,7 @@ export function extendServer(
         _meta: config._meta,
         inputJsonSchema: jsonSchemaOf(config.inputSchema),
         outputJsonSchema: jsonSchemaOf(config.outputSchema),
-      };
+      });
       const decorated = composed.decorateTool(tool);
       composed.recordTool(tool);
       const run = handler as unknown as ToolHandler;
