@@ -64,7 +64,7 @@ function chunked(bytes: number): ReadableStream<Uint8Array> {
 
 const textOf = (result: unknown): string | undefined => (result as { content: { text?: string }[] }).content[0]?.text;
 
-describe('createHttpHandler (sdk-v2)', () => {
+describe('createHttpHandler (sdk-v2, CORE-26)', () => {
   for (const era of ['legacy', 'modern'] as const) {
     it(`serves a body under a raised maxRequestBodyBytes on the ${era} era`, async () => {
       const { handler } = echoHandler({ maxRequestBodyBytes: 8 * 1024 * 1024 });
