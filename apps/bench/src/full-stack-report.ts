@@ -1,4 +1,4 @@
-import type { FullStackResult, HttpEra, InProcessLine, InProcessRow, LayerRow } from './full-stack.js';
+import type { FullStackResult, HttpEra, HttpLayerRow, InProcessLine, InProcessRow, LayerRow } from './full-stack.js';
 import { formatBytes, formatDuration, formatOverhead, formatRate, markdownTable, type BenchSection, type BenchTarget } from './report.js';
 import { stackLabel } from './stack.js';
 
@@ -126,29 +126,28 @@ function layerTable(rows: readonly LayerRow[], layerNames: readonly string[]): s
  * 1 / (calls/s) is its time per call; each row's increase over the row
  * before is what that layer costs per request, server and client together.
  */
-function httpLayerTable(rows: readonly LayerRow[], layerNames: readonly string[]): string {
-  const bare = rows.find((row) => row.stack.kind === 'bare');
-  const perCall = (row: LayerRow): number => 1000 / row.measurement.opsPerSec;
+function httpLayerTable(rows: readonly HttpLayerRow[], layerNames: readonly string[]): string {
+  // Time per call at saturation over the bare SDK measured just before: 1 / calls/s of each.
+  const added = (row: HttpLayerRow): number => 1000 / row.measurement.opsPerSec - 1000 / row.bare.opsPerSec;
   const cells: string[][] = [];
-  let previous: LayerRow | undefined;
+  let previous: HttpLayerRow | undefined;
   for (const row of rows) {
     const label = row.stack.kind === 'first' ? `+ \`${layerNames[row.stack.count - 1] ?? '?'}\`` : stackLabel(row.stack);
     cells.push([
       label,
       formatRate(row.measurement.opsPerSec),
-      bare === undefined ? 'n/a' : percent(row.measurement.opsPerSec / bare.measurement.opsPerSec),
-      formatDuration(perCall(row)),
-      previous === undefined ? 'baseline' : formatOverhead(perCall(row) - perCall(previous)),
+      formatRate(row.bare.opsPerSec),
+      percent(row.measurement.opsPerSec / row.bare.opsPerSec),
+      formatOverhead(added(row)),
+      previous === undefined ? 'baseline' : formatOverhead(added(row) - added(previous)),
     ]);
     previous = row;
   }
-  return markdownTable(['stack (HTTP, 2026-07-28 era)', 'calls/s', 'vs bare', 'time per call (1 / calls/s)', 'added by this step'], cells, [
-    'left',
-    'right',
-    'right',
-    'right',
-    'right',
-  ]);
+  return markdownTable(
+    ['stack (HTTP, 2026-07-28 era)', 'calls/s', 'bare SDK calls/s, just before', 'vs bare', 'time added per call', 'added by this step'],
+    cells,
+    ['left', 'right', 'right', 'right', 'right', 'right'],
+  );
 }
 
 function targetLines(targets: readonly BenchTarget[]): string {
@@ -211,8 +210,11 @@ ${layerTable(result.layers, layerNames)}
 The same over HTTP in the 2026-07-28 era, where each request builds its own
 server (\`extendServer\` and \`registerTool\` with every composed layer) and
 negotiates every extension from the capabilities it carries: one server
-process per row, ${String(result.httpLayerInFlight)} calls in flight, one measurement each, so single
-steps carry noise of a few per cent.
+process per row, ${String(result.httpLayerInFlight)} calls in flight, each row measured right after the
+bare SDK (its own process, the whole time), so that a change in the
+machine's load between rows moves both figures of a row alike. Time added
+per call is 1 / calls/s of the row minus that of the bare SDK; single steps
+still carry noise of a few per cent.
 
 ${httpLayerTable(result.httpLayers, layerNames)}
 

@@ -223,6 +223,11 @@ export interface LayerRow {
   readonly measurement: Measurement;
 }
 
+/** One stack over HTTP, with the bare SDK measured just before it on the same machine. */
+export interface HttpLayerRow extends LayerRow {
+  readonly bare: Measurement;
+}
+
 export interface HttpRow {
   readonly era: HttpEra;
   readonly stack: 'bare' | 'full';
@@ -246,7 +251,7 @@ export interface FullStackResult {
   readonly http: readonly HttpRow[];
   readonly httpMemory: readonly HttpMemoryRow[];
   /** Bare, adapters, then the layers one at a time, over HTTP (2026-07-28 era). */
-  readonly httpLayers: readonly LayerRow[];
+  readonly httpLayers: readonly HttpLayerRow[];
   readonly httpLayerInFlight: number;
   readonly rounds: number;
   readonly memoryCalls: number;
@@ -381,26 +386,41 @@ async function httpSuite(options: FullStackOptions, rounds: number, memoryCalls:
 
 /**
  * Over HTTP in the 2026-07-28 era, where every request builds its server:
- * the bare SDK, the adapters with nothing composed, then the layers added
- * one at a time, each in a fresh server process, at `inFlight` calls in
- * flight (one round each).
+ * the adapters with nothing composed, then the layers added one at a time,
+ * each in a fresh server process, at `inFlight` calls in flight (one round
+ * each). The bare SDK, in a process of its own for the whole suite, is
+ * measured right before each of them, so a change in the machine's load
+ * from one row to the next moves both figures of a row alike.
  */
-async function httpLayerSuite(options: FullStackOptions, inFlight: number): Promise<LayerRow[]> {
-  const rows: LayerRow[] = [];
-  for (const stack of [BARE, ADAPTER, ...LAYERS.map((_, index): StackKind => ({ kind: 'first', count: index + 1 }))]) {
-    const server = await startServer(stack);
+async function httpLayerSuite(options: FullStackOptions, inFlight: number): Promise<HttpLayerRow[]> {
+  const rows: HttpLayerRow[] = [];
+  const bareServer = await startServer(BARE);
+  try {
+    const barePair = await httpPair(bareServer, BARE, 'modern');
     try {
-      const pair = await httpPair(server, stack, 'modern');
-      try {
-        const measurement = await measureConcurrent(`HTTP layer ${stackLabel(stack)}`, () => pair.call(), inFlight, options.run);
-        options.progress(`full stack HTTP layer ${stackLabel(stack).padEnd(34)} ${formatRate(measurement.opsPerSec).padStart(7)} calls/s`);
-        rows.push({ stack, measurement });
-      } finally {
-        await pair.close();
+      for (const stack of [ADAPTER, ...LAYERS.map((_, index): StackKind => ({ kind: 'first', count: index + 1 }))]) {
+        const server = await startServer(stack);
+        try {
+          const pair = await httpPair(server, stack, 'modern');
+          try {
+            const bare = await measureConcurrent('HTTP layer bare SDK', () => barePair.call(), inFlight, options.run);
+            const measurement = await measureConcurrent(`HTTP layer ${stackLabel(stack)}`, () => pair.call(), inFlight, options.run);
+            options.progress(
+              `full stack HTTP layer ${stackLabel(stack).padEnd(34)} ${formatRate(measurement.opsPerSec).padStart(7)} calls/s (bare just before: ${formatRate(bare.opsPerSec)})`,
+            );
+            rows.push({ stack, measurement, bare });
+          } finally {
+            await pair.close();
+          }
+        } finally {
+          await server.stop();
+        }
       }
     } finally {
-      await server.stop();
+      await barePair.close();
     }
+  } finally {
+    await bareServer.stop();
   }
   return rows;
 }
