@@ -37,6 +37,7 @@ function result(fullInProcessMs: number, fullHttpOps: number): FullStackResult {
     httpLayers,
     httpLayerInFlight: 4,
     rounds: 2,
+    httpRounds: 3,
     memoryCalls: 1000,
     concurrency: [4],
   };

@@ -187,7 +187,7 @@ ${inProcess.table}
 (core's \`createHttpHandler\`, both eras), the SDK's
 \`StreamableHTTPClientTransport\` in this process; ${levels} calls in flight
 on one client, each level measured for the same time as the other cases,
-${result.rounds === 1 ? 'once' : `${String(result.rounds)} rounds alternating bare and full, the round with the most calls/s of each kept`}.
+${result.httpRounds === 1 ? 'once' : `${String(result.httpRounds)} rounds alternating bare and full, the round with the most calls/s of each kept`}.
 p50 / p99 include queueing behind the other calls in flight.
 
 ${http.throughput}
@@ -210,7 +210,7 @@ ${layerTable(result.layers, layerNames)}
 The same over HTTP in the 2026-07-28 era, where each request builds its own
 server (\`extendServer\` and \`registerTool\` with every composed layer) and
 negotiates every extension from the capabilities it carries: one server
-process per row, ${String(result.httpLayerInFlight)} calls in flight, each row measured right after the
+process per row warmed up first, ${String(result.httpLayerInFlight)} calls in flight, each row measured right after the
 bare SDK (its own process, the whole time), so that a change in the
 machine's load between rows moves both figures of a row alike. Time added
 per call is 1 / calls/s of the row minus that of the bare SDK; single steps

@@ -181,6 +181,9 @@ async function repeat(call: () => Promise<unknown>, calls: number, inFlight: num
   await Promise.all(Array.from({ length: inFlight }, worker));
 }
 
+/** Calls made in a fresh server process before its layer row is measured. */
+const LAYER_WARMUP_CALLS = 2_000;
+
 /** Calls made before the first memory probe, so that lazily built state and JIT code are not counted. */
 const MEMORY_WARMUP_CALLS = 500;
 
@@ -254,6 +257,8 @@ export interface FullStackResult {
   readonly httpLayers: readonly HttpLayerRow[];
   readonly httpLayerInFlight: number;
   readonly rounds: number;
+  /** Rounds of the HTTP cases, where the machine's load moves the figures most. */
+  readonly httpRounds: number;
   readonly memoryCalls: number;
   readonly concurrency: readonly number[];
 }
@@ -387,12 +392,12 @@ async function httpSuite(options: FullStackOptions, rounds: number, memoryCalls:
 /**
  * Over HTTP in the 2026-07-28 era, where every request builds its server:
  * the adapters with nothing composed, then the layers added one at a time,
- * each in a fresh server process, at `inFlight` calls in flight (one round
- * each). The bare SDK, in a process of its own for the whole suite, is
+ * each in a fresh server process warmed up with `warmupCalls` calls, at
+ * `inFlight` calls in flight (one round each). The bare SDK, in a process of its own for the whole suite, is
  * measured right before each of them, so a change in the machine's load
  * from one row to the next moves both figures of a row alike.
  */
-async function httpLayerSuite(options: FullStackOptions, inFlight: number): Promise<HttpLayerRow[]> {
+async function httpLayerSuite(options: FullStackOptions, inFlight: number, warmupCalls: number): Promise<HttpLayerRow[]> {
   const rows: HttpLayerRow[] = [];
   const bareServer = await startServer(BARE);
   try {
@@ -403,6 +408,8 @@ async function httpLayerSuite(options: FullStackOptions, inFlight: number): Prom
         try {
           const pair = await httpPair(server, stack, 'modern');
           try {
+            // A fresh process: its code is not optimised yet, and a short warm-up would measure the compiler.
+            await repeat(() => pair.call(), warmupCalls, inFlight);
             const bare = await measureConcurrent('HTTP layer bare SDK', () => barePair.call(), inFlight, options.run);
             const measurement = await measureConcurrent(`HTTP layer ${stackLabel(stack)}`, () => pair.call(), inFlight, options.run);
             options.progress(
@@ -428,10 +435,22 @@ async function httpLayerSuite(options: FullStackOptions, inFlight: number): Prom
 export async function runFullStack(options: FullStackOptions): Promise<FullStackResult> {
   const memoryCalls = options.quick ? 2_000 : 10_000;
   const rounds = options.quick ? 1 : 2;
+  const httpRounds = options.quick ? 1 : 3;
   const inProcess = await inProcessSuite(options, rounds, memoryCalls);
   const layers = await layerSuite(options);
-  const http = await httpSuite(options, rounds, memoryCalls);
+  const http = await httpSuite(options, httpRounds, memoryCalls);
   const httpLayerInFlight = Math.max(...options.concurrency);
-  const httpLayers = await httpLayerSuite(options, httpLayerInFlight);
-  return { inProcess, layers, http: http.rows, httpMemory: http.memory, httpLayers, httpLayerInFlight, rounds, memoryCalls, concurrency: options.concurrency };
+  const httpLayers = await httpLayerSuite(options, httpLayerInFlight, options.quick ? 200 : LAYER_WARMUP_CALLS);
+  return {
+    inProcess,
+    layers,
+    http: http.rows,
+    httpMemory: http.memory,
+    httpLayers,
+    httpLayerInFlight,
+    rounds,
+    httpRounds,
+    memoryCalls,
+    concurrency: options.concurrency,
+  };
 }
