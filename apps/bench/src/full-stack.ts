@@ -392,7 +392,8 @@ async function httpSuite(options: FullStackOptions, rounds: number, memoryCalls:
 /**
  * Over HTTP in the 2026-07-28 era, where every request builds its server:
  * the adapters with nothing composed, then the layers added one at a time,
- * each in a fresh server process warmed up with `warmupCalls` calls, at
+ * each in a fresh server process warmed up with `warmupCalls` calls (as is
+ * the bare SDK's, once), at
  * `inFlight` calls in flight (one round each). The bare SDK, in a process of its own for the whole suite, is
  * measured right before each of them, so a change in the machine's load
  * from one row to the next moves both figures of a row alike.
@@ -403,6 +404,7 @@ async function httpLayerSuite(options: FullStackOptions, inFlight: number, warmu
   try {
     const barePair = await httpPair(bareServer, BARE, 'modern');
     try {
+      await repeat(() => barePair.call(), warmupCalls, inFlight);
       for (const stack of [ADAPTER, ...LAYERS.map((_, index): StackKind => ({ kind: 'first', count: index + 1 }))]) {
         const server = await startServer(stack);
         try {
