@@ -139,8 +139,35 @@ describe('composeServer', () => {
     expect([...table.keys()]).toEqual(['@ext/a']);
     expect(composed.negotiate(declaration)).toBe(table);
     expect(composed.negotiate(JSON.parse(JSON.stringify(declaration)))).toBe(table);
+    // Member order is not part of the declaration.
+    expect(composed.negotiate({ 'io.github.mcp-ext/b': { version: 7 }, 'io.github.mcp-ext/a': { version: '1.0' } })).toBe(table);
     expect(warnings).toHaveLength(1);
     expect([...composed.negotiate({ 'io.github.mcp-ext/b': { version: '1.0' } }).keys()]).toEqual(['@ext/b']);
+  });
+
+  it('remembers a copy of each declaration, so mutating the original later cannot reuse its outcome', () => {
+    const composed = composeServer([half('a'), half('b')], { logger: silentLogger });
+    const declaration: Record<string, unknown> = { 'io.github.mcp-ext/a': { version: '1.0' } };
+    const first = composed.negotiate(declaration);
+    declaration['io.github.mcp-ext/b'] = { version: '1.0' };
+    // Same object, now mutated: a legacy peer's capabilities do not change mid-connection, so identity still answers.
+    expect(composed.negotiate(declaration)).toBe(first);
+    // A new object with the mutated content is a new declaration.
+    expect([...composed.negotiate({ ...declaration }).keys()]).toEqual(['@ext/a', '@ext/b']);
+    expect([...composed.negotiate({ 'io.github.mcp-ext/a': { version: '1.0' } }).keys()]).toEqual(['@ext/a']);
+  });
+
+  it('keeps a bounded number of declarations and negotiates an evicted one again', () => {
+    // Each negotiation of a malformed entry warns once: the count of warnings is the count of negotiations.
+    let negotiations = 0;
+    const composed = composeServer([half('a'), half('b')], { logger: { warn: () => (negotiations += 1) } });
+    const declarationOf = (n: number): Record<string, unknown> => ({ 'io.github.mcp-ext/a': { version: '1.0', n }, 'io.github.mcp-ext/b': { version: 7 } });
+    for (let n = 0; n < 40; n++) composed.negotiate(declarationOf(n));
+    expect(negotiations).toBe(40);
+    composed.negotiate(declarationOf(39));
+    expect(negotiations).toBe(40);
+    composed.negotiate(declarationOf(0));
+    expect(negotiations).toBe(41);
   });
 
   it('refuses a call with -32021 when a mandatory extension is missing on a known peer', async () => {

@@ -1,6 +1,7 @@
 import { ConfigurationError, ErrorCodes, WireError } from './errors.js';
 import type { ClientExtension, PipelineStage, ServerExtension } from './extension.js';
 import { PIPELINE_STAGES } from './extension.js';
+import { jsonEqual } from './canonical.js';
 import { assertApproved } from './approval.js';
 import { markHandlerStarted } from './execution.js';
 import { checkOwnIdentifier, parseExtensionId, pickCommonIdentifier } from './identifiers.js';
@@ -117,45 +118,37 @@ interface ToolDecoration {
  * server built per request often writes its tool's `_meta` as a literal, a
  * new object each time with the same content).
  */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined) return false;
-  try {
-    return JSON.stringify(a) === JSON.stringify(b);
-  } catch {
-    return false;
-  }
-}
-
 /** Same registration as far as any extension can tell: every field it may read holds the same data. */
 function sameTool(a: ToolInfo, b: ToolInfo): boolean {
   return (
     a.title === b.title &&
     a.description === b.description &&
-    sameJson(a.annotations, b.annotations) &&
-    sameJson(a._meta, b._meta) &&
-    sameJson(a.inputJsonSchema, b.inputJsonSchema) &&
-    sameJson(a.outputJsonSchema, b.outputJsonSchema)
+    jsonEqual(a.annotations, b.annotations) &&
+    jsonEqual(a._meta, b._meta) &&
+    jsonEqual(a.inputJsonSchema, b.inputJsonSchema) &&
+    jsonEqual(a.outputJsonSchema, b.outputJsonSchema)
   );
 }
 
 /** How many distinct peer declarations a composition remembers the outcome of. */
-const NEGOTIATION_CACHE_SIZE = 64;
+const NEGOTIATION_CACHE_SIZE = 16;
 
 /**
  * Negotiation is a pure function of the peer's declaration, and it runs on
  * every request (the 2026-07-28 era has no connection to remember it on), so
  * outcomes are remembered: by object identity (a legacy-era peer's
- * capabilities object lives as long as its connection) and by the
- * declaration's JSON (a modern-era peer repeats the same declaration in every
- * request). Tables are shared between requests and must not be mutated.
+ * capabilities object lives as long as its connection) and by content (a
+ * modern-era peer repeats the same declaration, as a new object, in every
+ * request), most recently used first. Tables are shared between requests
+ * and must not be mutated.
  */
 function negotiator(
   halves: readonly (ServerExtension | ClientExtension)[],
   logger: Logger,
 ): (peerExtensions: unknown) => NegotiationTable {
   const byObject = new WeakMap<object, NegotiationTable>();
-  const byJson = new Map<string, NegotiationTable>();
+  // Each entry keeps its own copy of the declaration, so a caller mutating its object later cannot change what matches.
+  const recent: { readonly declaration: unknown; readonly table: NegotiationTable }[] = [];
   const compute = (peer: Readonly<Record<string, unknown>> | undefined): NegotiationTable => {
     const table = new Map<string, NegotiatedExtension>();
     for (const half of halves) {
@@ -164,25 +157,35 @@ function negotiator(
     }
     return table;
   };
+  const remembered = (peer: Readonly<Record<string, unknown>>): NegotiationTable => {
+    for (let index = 0; index < recent.length; index++) {
+      const entry = recent[index];
+      if (entry !== undefined && jsonEqual(entry.declaration, peer)) {
+        if (index > 0) {
+          recent.splice(index, 1);
+          recent.unshift(entry);
+        }
+        return entry.table;
+      }
+    }
+    const table = compute(peer);
+    let declaration: unknown;
+    try {
+      declaration = JSON.parse(JSON.stringify(peer)) as unknown;
+    } catch {
+      // Not JSON (a cycle, a BigInt): negotiate without remembering.
+      return table;
+    }
+    recent.unshift({ declaration, table });
+    if (recent.length > NEGOTIATION_CACHE_SIZE) recent.pop();
+    return table;
+  };
   return (peerExtensions) => {
     const peer = toExtensionMap(peerExtensions);
     if (peer === undefined) return compute(undefined);
     const seen = byObject.get(peer);
     if (seen !== undefined) return seen;
-    let json: string | undefined;
-    try {
-      json = JSON.stringify(peer);
-    } catch {
-      // Not JSON (a cycle, a BigInt): negotiate without remembering.
-    }
-    let table = json === undefined ? undefined : byJson.get(json);
-    if (table === undefined) {
-      table = compute(peer);
-      if (json !== undefined) {
-        if (byJson.size >= NEGOTIATION_CACHE_SIZE) byJson.delete(byJson.keys().next().value ?? '');
-        byJson.set(json, table);
-      }
-    }
+    const table = remembered(peer);
     byObject.set(peer, table);
     return table;
   };

@@ -2,7 +2,7 @@ export { VENDOR_PREFIX, RESERVED_SECOND_LABELS, MAX_IDENTIFIER_LENGTH, parseExte
 export type { ParsedExtensionId, IdentifierCheck } from './identifiers.js';
 export { SETTINGS_VERSION_PATTERN, parseSettingsVersion, parseSettings, readSettings } from './settings.js';
 export type { SettingsVersion, SettingsSpec, SettingsResult } from './settings.js';
-export { canonicalJson, canonicalHash } from './canonical.js';
+export { canonicalJson, canonicalHash, jsonEqual } from './canonical.js';
 export type { JsonValue } from './canonical.js';
 export { consoleLogger, silentLogger } from './logger.js';
 export type { Logger } from './logger.js';

@@ -1,12 +1,13 @@
-import { canonicalJson, type JsonValue } from './canonical.js';
+import { jsonEqual, type JsonValue } from './canonical.js';
 import type { AppendOptions, ReadOptions, SetOptions, Store, StreamEntry, Unsubscribe } from './store.js';
 
 // Values are kept serialized, so callers can never mutate stored state and
-// each write and read costs one JSON pass; the canonical form a
-// compare-and-set needs is made once, on the first comparison.
+// each write and read costs one JSON pass; the parsed value a
+// compare-and-set needs is made once, on the first comparison, and never
+// leaves the store.
 interface Slot {
   readonly json: string;
-  canonical?: string;
+  parsed?: JsonValue;
   readonly expiresAt: number | undefined;
 }
 
@@ -14,9 +15,9 @@ function slotOf(value: JsonValue, expiresAt: number | undefined): Slot {
   return { json: JSON.stringify(value), expiresAt };
 }
 
-function canonicalOf(slot: Slot): string {
-  slot.canonical ??= canonicalJson(JSON.parse(slot.json) as JsonValue);
-  return slot.canonical;
+function holds(slot: Slot, expected: JsonValue): boolean {
+  slot.parsed ??= JSON.parse(slot.json) as JsonValue;
+  return jsonEqual(slot.parsed, expected);
 }
 
 interface Stream {
@@ -110,7 +111,7 @@ export class MemoryStore implements Store {
       const expiresAt = expiry(this.#now(), options);
       const slot = this.#live(key);
       const matches =
-        expected === undefined ? slot === undefined : slot !== undefined && canonicalOf(slot) === canonicalJson(expected);
+        expected === undefined ? slot === undefined : slot !== undefined && holds(slot, expected);
       if (!matches) return false;
       this.#slots.set(key, slotOf(next, expiresAt));
       return true;

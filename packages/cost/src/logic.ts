@@ -214,6 +214,9 @@ export function counterKey(
  * reserved: the quota first, then rate limits from the longest window to the
  * shortest, so a refusal names the limit that is furthest from resetting.
  */
+/** The rate windows, longest first: the order meters are reserved in. */
+const RATE_WINDOWS_LONGEST_FIRST = (Object.entries(RATE_LIMIT_WINDOWS) as [RateLimitWindow, number][]).sort((a, b) => b[1] - a[1]);
+
 export function planMeters(meta: CostToolMeta, tool: string, principal: string, nowMs: number, prefix: string): Meter[] {
   const meters: Meter[] = [];
   if (meta.quota !== undefined) {
@@ -231,8 +234,7 @@ export function planMeters(meta: CostToolMeta, tool: string, principal: string, 
       pool,
     });
   }
-  const rates = (Object.entries(RATE_LIMIT_WINDOWS) as [RateLimitWindow, number][]).sort((a, b) => b[1] - a[1]);
-  for (const [name, windowSeconds] of rates) {
+  for (const [name, windowSeconds] of RATE_WINDOWS_LONGEST_FIRST) {
     const limit = meta.rate_limits?.[name];
     if (limit === undefined) continue;
     const window = fixedWindow(nowMs, windowSeconds);
@@ -271,12 +273,20 @@ export function counterTtlMs(meter: Pick<Meter, 'endMs'>, nowMs: number): number
   return Math.max(1, meter.endMs - nowMs) + 60_000;
 }
 
+// Every call in a window reports the same reset time: format it once per window.
+let lastReset: { readonly endMs: number; readonly iso: string } | undefined;
+
+function resetTime(endMs: number): string {
+  if (lastReset?.endMs !== endMs) lastReset = { endMs, iso: new Date(endMs).toISOString() };
+  return lastReset.iso;
+}
+
 export function quotaState(meter: Meter, used: number): QuotaState {
   const state: QuotaState = {
     limit: meter.limit,
     used: Math.max(0, used),
     remaining: Math.max(0, meter.limit - used),
-    resets_at: new Date(meter.endMs).toISOString(),
+    resets_at: resetTime(meter.endMs),
     window_seconds: meter.windowSeconds,
   };
   if (meter.pool !== undefined) state.pool = meter.pool;
@@ -284,7 +294,7 @@ export function quotaState(meter: Meter, used: number): QuotaState {
 }
 
 export function rateState(meter: Meter, used: number): RateLimitState {
-  return { limit: meter.limit, remaining: Math.max(0, meter.limit - used), resets_at: new Date(meter.endMs).toISOString() };
+  return { limit: meter.limit, remaining: Math.max(0, meter.limit - used), resets_at: resetTime(meter.endMs) };
 }
 
 /**
