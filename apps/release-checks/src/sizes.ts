@@ -43,8 +43,9 @@ export function renderSizes(rows: readonly SizeRow[], consumer: ConsumerFootprin
   const lines = [
     '## Package sizes',
     '',
-    'Written by `pnpm test` (the packed-consumer check of `apps/release-checks`)',
-    'from the tarballs `pnpm pack` produces, exactly what `npm publish` would',
+    'Written by `pnpm sizes` (the packed-consumer check of `apps/release-checks`,',
+    'which `pnpm test` runs without writing here) from the tarballs `pnpm pack`',
+    'produces, exactly what `npm publish` would',
     `upload. Last written ${date}. **packed** is the download, **unpacked** the`,
     "package's own files on disk, **with dependencies** adds every runtime",
     'dependency it pulls in (peers such as `@ext/core` and the SDKs excluded,',
