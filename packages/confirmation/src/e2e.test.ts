@@ -19,7 +19,7 @@ import {
   type ConfirmationRequest,
 } from './client.js';
 import { CONFIRMATION_ID, confirmationJsonSchema, getConfirmationSettings, SCHEMA_BASE } from './index.js';
-import { confirmationServer, readConfirmationAudit, type ConfirmationServerOptions } from './server.js';
+import { CONFIRM_INPUT_KEY, confirmationServer, readConfirmationAudit, type ConfirmationServerOptions } from './server.js';
 import type { ServerExtension } from '@ext/core';
 
 const ajv = new Ajv2020({ strict: true });
@@ -221,6 +221,33 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const result = await client.callTool('delete_repo', { repo: 'test' });
     expect(errorCode(result)).toBe('CONFIRMATION_DECLINED');
     expect(fixture.ran).toEqual([]);
+  });
+
+  it('CONF-6a: on 2026-07-28 an answer counts only for a question this server asked, for this call, once', async () => {
+    if (line !== 'v2-modern') return;
+    const fixture = new Fixture();
+    const store = new MemoryStore();
+    const asked: string[] = [];
+    const { client } = await pair(line, fixture, {
+      client: false,
+      store,
+      onElicit: (request) => {
+        asked.push(request.message);
+        return Promise.resolve({ action: 'decline' });
+      },
+    });
+    const accept = { [CONFIRM_INPUT_KEY]: { action: 'accept', content: { confirm: true } } };
+    // An acceptance nobody asked for: the server asks (the client's user declines), and nothing runs.
+    const unasked = (await client.request('tools/call', { name: 'delete_repo', arguments: { repo: 'prod' }, inputResponses: accept })) as ToolResult;
+    expect(errorCode(unasked)).toBe('CONFIRMATION_DECLINED');
+    expect(asked).toHaveLength(1);
+    // The same with a state the server never minted.
+    const forged = (await client.request('tools/call', { name: 'delete_repo', arguments: { repo: 'prod' }, inputResponses: accept, requestState: 'x'.repeat(43) })) as ToolResult;
+    expect(errorCode(forged)).toBe('CONFIRMATION_DECLINED');
+    expect(asked).toHaveLength(2);
+    expect(fixture.ran).toEqual([]);
+    const audit = await readConfirmationAudit(store);
+    expect(audit.map((item) => item.entry.event)).toEqual(['elicitation_unasked', 'elicitation_declined', 'elicitation_unasked', 'elicitation_declined']);
   });
 
   it('CONF-5: prefer "elicitation" asks in-band even when the client negotiated the extension', async () => {

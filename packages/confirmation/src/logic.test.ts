@@ -3,15 +3,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { confirmationElicitationHandler, getConfirmationRequired, parseConfirmationElicitation } from './client.js';
 import {
+  answersQuestion,
   checkGrant,
   checkToken,
   confirmationMessage,
   fillMessage,
+  type GrantRecord,
   isTokenShaped,
   MAX_PLACEHOLDER_LENGTH,
+  parseQuestionRecord,
+  questionKey,
   readToolGate,
   refusalError,
-  type GrantRecord,
   type TokenRecord,
 } from './logic.js';
 import { CONFIRMATION_ID } from './schema.js';
@@ -196,3 +199,27 @@ describe('confirmationServer options', () => {
     expect(() => confirmationServer({ maxBatchSize: 1.5 })).toThrow(/maxBatchSize/);
   });
 });
+
+describe('in-band questions (CONF-6a)', () => {
+  const record = { v: 1, tool: 'delete_repo', args_hash: 'h1', principal: 'alice', expires_at: 2_000 } as const;
+  const call = { principal: 'alice', tool: 'delete_repo', argsHash: 'h1', now: 1_000 };
+
+  it('an answer counts only for the same caller, tool and arguments while the question is open', () => {
+    expect(answersQuestion(parseQuestionRecord(record), call)).toBe(true);
+    expect(answersQuestion(record, { ...call, principal: 'mallory' })).toBe(false);
+    expect(answersQuestion(record, { ...call, tool: 'archive_repo' })).toBe(false);
+    expect(answersQuestion(record, { ...call, argsHash: 'h2' })).toBe(false);
+    expect(answersQuestion(record, { ...call, now: 2_000 })).toBe(false);
+    expect(answersQuestion(undefined, call)).toBe(false);
+  });
+
+  it('reads only well-formed records, and keys them by a digest of the state', () => {
+    expect(parseQuestionRecord({ ...record, v: 2 })).toBeUndefined();
+    expect(parseQuestionRecord({ ...record, expires_at: '2000' })).toBeUndefined();
+    expect(parseQuestionRecord('x')).toBeUndefined();
+    const key = questionKey('confirmation', 'state-secret');
+    expect(key.startsWith('confirmation:question:')).toBe(true);
+    expect(key).not.toContain('state-secret');
+  });
+});
+

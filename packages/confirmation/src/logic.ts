@@ -114,6 +114,45 @@ export function grantUsesKey(prefix: string, grantId: string): string {
   return `${grantKey(prefix, grantId)}:uses`;
 }
 
+/** Store key of a question asked in-band on 2026-07-28, by a digest of the `requestState` it went out with. */
+export function questionKey(prefix: string, requestState: string): string {
+  return `${prefix}:question:${secretDigest(requestState)}`;
+}
+
+/** What the server keeps for one question asked through `input_required` (CONF-6a). Times in epoch milliseconds. */
+export interface QuestionRecord {
+  readonly v: 1;
+  readonly tool: string;
+  /** `canonicalHash` of the arguments (RFC 8785). */
+  readonly args_hash: string;
+  readonly principal: string;
+  readonly expires_at: number;
+}
+
+export function parseQuestionRecord(value: JsonValue | undefined): QuestionRecord | undefined {
+  if (!isRecord(value) || value.v !== 1) return undefined;
+  const ok =
+    typeof value.tool === 'string' &&
+    typeof value.args_hash === 'string' &&
+    typeof value.principal === 'string' &&
+    typeof value.expires_at === 'number';
+  return ok ? (value as unknown as QuestionRecord) : undefined;
+}
+
+/** Whether a stored question is the one this retried call answers: same caller, tool and arguments, still open. */
+export function answersQuestion(
+  record: QuestionRecord | undefined,
+  call: { readonly principal: string; readonly tool: string; readonly argsHash: string; readonly now: number },
+): boolean {
+  return (
+    record !== undefined &&
+    record.principal === call.principal &&
+    record.tool === call.tool &&
+    record.args_hash === call.argsHash &&
+    call.now < record.expires_at
+  );
+}
+
 export function auditStream(prefix: string): string {
   return `${prefix}:audit`;
 }
@@ -148,7 +187,7 @@ export function parseTokenRecord(value: JsonValue | undefined): TokenRecord | un
   return ok ? (value as unknown as TokenRecord) : undefined;
 }
 
-export function recordJson(record: TokenRecord | GrantRecord): JsonValue {
+export function recordJson(record: TokenRecord | GrantRecord | QuestionRecord): JsonValue {
   return JSON.parse(JSON.stringify(record)) as JsonValue;
 }
 

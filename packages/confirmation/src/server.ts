@@ -22,6 +22,7 @@ import {
   type ToolResult,
 } from '@ext/core';
 import {
+  answersQuestion,
   auditStream,
   checkGrant,
   checkToken,
@@ -29,7 +30,9 @@ import {
   grantKey,
   grantUsesKey,
   parseGrantRecord,
+  parseQuestionRecord,
   parseTokenRecord,
+  questionKey,
   readToolGate,
   recordJson,
   refusalError,
@@ -38,6 +41,7 @@ import {
   toolMetaOf,
   withResultMeta,
   type GrantRecord,
+  type QuestionRecord,
   type TokenRecord,
   type ToolGate,
 } from './logic.js';
@@ -138,6 +142,9 @@ function resolve(options: ConfirmationServerOptions): Resolved {
   };
 }
 
+/** Longer echoed states are not ours (ours are 43 characters): refused before any hashing. */
+const MAX_REQUEST_STATE_LENGTH = 256;
+
 /** 256 random bits, base64url: unguessable (CONF-8). */
 function newSecret(): string {
   return randomBytes(32).toString('base64url');
@@ -171,6 +178,7 @@ export interface ConfirmationAuditEntry {
     | 'grant_refused'
     | 'elicitation_accepted'
     | 'elicitation_declined'
+    | 'elicitation_unasked'
     | 'refused_no_channel';
   readonly principal: string;
   readonly tool?: string | undefined;
@@ -334,6 +342,34 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
   }
 
   /** Records a person's in-band answer; anything but an explicit "yes" refuses the call (CONF-6). */
+  /**
+   * Asks through `input_required` (2026-07-28), with a fresh unguessable
+   * `requestState` that names this question in the store, so that only an
+   * answer to it, for this caller, tool and arguments, counts (CONF-6a).
+   */
+  async function askInBand(call: ToolCall, ctx: CallContext, gate: ToolGate, message: string): Promise<ToolResult> {
+    const requestState = newSecret();
+    const record: QuestionRecord = {
+      v: 1,
+      tool: call.name,
+      args_hash: canonicalHash(call.arguments),
+      principal: ctx.principal,
+      expires_at: config.now() + config.tokenTtlMs,
+    };
+    await ctx.store.set(questionKey(config.keyPrefix, requestState), recordJson(record), { ttlMs: config.tokenTtlMs });
+    return inputRequiredResult({ [CONFIRM_INPUT_KEY]: confirmationElicitation(call.name, message, gate.riskLevel) }, { requestState });
+  }
+
+  /** Whether the retry echoes the state of an open question asked for this very call; takes the question, so it is answered once. */
+  async function takeQuestion(call: ToolCall, ctx: CallContext, requestState: string | undefined): Promise<boolean> {
+    if (requestState === undefined || requestState.length > MAX_REQUEST_STATE_LENGTH) return false;
+    const key = questionKey(config.keyPrefix, requestState);
+    const record = parseQuestionRecord(await ctx.store.get(key));
+    const matches = answersQuestion(record, { principal: ctx.principal, tool: call.name, argsHash: canonicalHash(call.arguments), now: config.now() });
+    // Of two retries echoing the same state, only the one whose delete removes the question goes on.
+    return matches && (await ctx.store.delete(key));
+  }
+
   async function settleAnswer(call: ToolCall, ctx: CallContext, gate: ToolGate, answer: ElicitationResponse): Promise<void> {
     const accepted = answer.action === 'accept' && answer.content?.confirm === true;
     await audit(ctx.store, {
@@ -394,7 +430,12 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     if (ctx.inputRound !== undefined) {
       // 2026-07-28: ask by answering input_required; the client retries the same call with the person's answer (CONF-6).
       const answer = elicitationAnswer(ctx.inputRound, CONFIRM_INPUT_KEY);
-      if (answer === undefined) return inputRequiredResult({ [CONFIRM_INPUT_KEY]: confirmationElicitation(call.name, message, gate.riskLevel) });
+      if (answer === undefined) return askInBand(call, ctx, gate, message);
+      if (!(await takeQuestion(call, ctx, ctx.inputRound.requestState))) {
+        // An answer to no question of ours (unasked, replayed, expired, or for other arguments) approves nothing: ask.
+        await audit(ctx.store, { event: 'elicitation_unasked', principal: ctx.principal, tool: call.name, risk_level: gate.riskLevel });
+        return askInBand(call, ctx, gate, message);
+      }
       await settleAnswer(call, ctx, gate, answer);
       const result = await next();
       return negotiated === undefined ? result : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' } satisfies ConfirmedMeta);

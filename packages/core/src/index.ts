@@ -60,4 +60,4 @@ export type { ApprovalRequirement } from './approval.js';
 export { handlerStarted } from './execution.js';
 export { registerMethodTools } from './method-tools.js';
 export type { MethodTool } from './method-tools.js';
-export { inputRequiredResult, isInputRequiredResult, elicitationAnswer } from './input-round.js';
+export { inputRequiredResult, isInputRequiredResult, elicitationAnswer, type InputRequiredOptions } from './input-round.js';

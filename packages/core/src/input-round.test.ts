@@ -15,6 +15,12 @@ describe('elicitationAnswer', () => {
     expect(elicitationAnswer(undefined, 'confirm')).toBeUndefined();
     expect(isInputRequiredResult(inputRequiredResult({ confirm: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } } }))).toBe(true);
   });
+
+  it('puts a requestState on the input_required result only when one is given', () => {
+    const question = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
+    expect(inputRequiredResult({ q: question })).not.toHaveProperty('requestState');
+    expect(inputRequiredResult({ q: question }, { requestState: 'abc' })).toMatchObject({ resultType: 'input_required', requestState: 'abc' });
+  });
 });
 
 describe.each(TEST_LINES)('asking the user in-band (%s)', (line) => {
@@ -51,5 +57,33 @@ describe.each(TEST_LINES)('asking the user in-band (%s)', (line) => {
     const result = await pair.client.callTool('greet', { greeting: 'Hello' });
     expect(result.content[0]).toMatchObject({ text: 'Hello, Ada' });
     expect(asked).toEqual(['Your name?']);
+  });
+
+  it('hands the retry the requestState the server put on its question, byte for byte', async () => {
+    const seen: (string | undefined)[] = [];
+    pair = await createTestPair({
+      line,
+      serverOptions: { logger: silentLogger },
+      onElicit: () => Promise.resolve({ action: 'accept', content: { ok: true } }),
+      setup: (server) => {
+        server.registerTool('ask', {}, (_args, ctx): ToolResult => {
+          if (!ctx.inputRound) return { content: [{ type: 'text', text: 'no input round' }] };
+          seen.push(ctx.inputRound.requestState);
+          if (elicitationAnswer(ctx.inputRound, 'q') === undefined) {
+            return inputRequiredResult({ q: { message: 'ok?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } }, { requestState: 'state-1 ✓' });
+          }
+          return { content: [{ type: 'text', text: 'answered' }] };
+        });
+      },
+    });
+    const result = await pair.client.callTool('ask', {});
+    if (line === 'v2-modern') {
+      expect(result.content[0]).toMatchObject({ text: 'answered' });
+      expect(seen).toEqual([undefined, 'state-1 ✓']);
+    } else {
+      // The legacy era has no input rounds: ctx.elicit asks instead.
+      expect(result.content[0]).toMatchObject({ text: 'no input round' });
+      expect(seen).toEqual([]);
+    }
   });
 });

@@ -1,5 +1,15 @@
 import type { ElicitationRequest, ElicitationResponse, InputRound, ToolResult } from './types.js';
 
+export interface InputRequiredOptions {
+  /**
+   * Opaque state the client echoes byte for byte on its retry
+   * (`ctx.inputRound.requestState`): bind the answers to this question with
+   * it. Round-trips through the client, so it must hold nothing the client
+   * may not see, and be checked, not trusted, when it comes back.
+   */
+  readonly requestState?: string | undefined;
+}
+
 /**
  * The result that asks the client for input on the 2026-07-28 era
  * (`resultType: "input_required"`): one form elicitation per key. The
@@ -8,7 +18,7 @@ import type { ElicitationRequest, ElicitationResponse, InputRound, ToolResult } 
  * middleware or handler in place of a tool result; only meaningful when
  * `ctx.inputRound` is defined.
  */
-export function inputRequiredResult(requests: Readonly<Record<string, ElicitationRequest>>): ToolResult {
+export function inputRequiredResult(requests: Readonly<Record<string, ElicitationRequest>>, options: InputRequiredOptions = {}): ToolResult {
   const inputRequests = Object.fromEntries(
     Object.entries(requests).map(([key, request]) => [
       key,
@@ -16,7 +26,8 @@ export function inputRequiredResult(requests: Readonly<Record<string, Elicitatio
     ]),
   );
   // The wire shape of MCP's InputRequiredResult: it has no `content`.
-  return { resultType: 'input_required', inputRequests } as unknown as ToolResult;
+  const state = options.requestState === undefined ? {} : { requestState: options.requestState };
+  return { resultType: 'input_required', inputRequests, ...state } as unknown as ToolResult;
 }
 
 /** Whether a result asks the client for input (see {@link inputRequiredResult}). */

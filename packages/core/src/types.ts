@@ -93,6 +93,12 @@ export interface ElicitationResponse {
 export interface InputRound {
   /** The client's answers carried by this (retried) request, by the key each was asked under; `{}` on a first attempt. */
   readonly responses: Readonly<Record<string, unknown>>;
+  /**
+   * The `requestState` this (retried) request echoes, exactly as the client
+   * sent it back; `undefined` on a first attempt or when it is not a string.
+   * Attacker-controlled: check it against what the server minted.
+   */
+  readonly requestState?: string | undefined;
 }
 
 /**

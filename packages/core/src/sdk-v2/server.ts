@@ -101,7 +101,8 @@ function inputRoundFor(ctx: ServerContext, peer: PeerView): RequestFacts['inputR
   // The legacy era asks with a server-to-client request instead (elicitFor).
   if (peer.era !== 'modern' || peer.capabilities?.elicitation === undefined) return undefined;
   const responses = ctx.mcpReq.inputResponses;
-  return { responses: typeof responses === 'object' ? (responses) : {} };
+  const state = ctx.mcpReq.requestState();
+  return { responses: typeof responses === 'object' ? responses : {}, requestState: typeof state === 'string' ? state : undefined };
 }
 
 function requestFacts(
