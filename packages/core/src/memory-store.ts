@@ -57,11 +57,45 @@ function positiveInteger(name: string, value: number | undefined): void {
   }
 }
 
+/** How many entries each write looks at for expiry: more than one, so sweeping outpaces growth. */
+const SWEEP_PER_WRITE = 2;
+
+/**
+ * Drops expired entries nobody reads again (an idempotency key used once,
+ * say), which lazy expiry on read would keep for good: each write looks at a
+ * few entries in insertion order, resuming where the last one stopped, so
+ * every entry is looked at again within a bounded number of writes.
+ */
+class Sweeper<T extends { readonly expiresAt: number | undefined }> {
+  readonly #map: Map<string, T>;
+  #cursor: Iterator<[string, T]> | undefined;
+
+  constructor(map: Map<string, T>) {
+    this.#map = map;
+  }
+
+  step(now: number): void {
+    for (let looked = 0; looked < SWEEP_PER_WRITE; looked++) {
+      this.#cursor ??= this.#map.entries();
+      const next = this.#cursor.next();
+      if (next.done === true) {
+        this.#cursor = undefined;
+        return;
+      }
+      const [key, entry] = next.value;
+      // Deleting the entry a Map iterator is on is safe; the iterator goes on with the next.
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.#map.delete(key);
+    }
+  }
+}
+
 /** A single-process store for tests and one-instance servers; state is lost on exit. */
 export class MemoryStore implements Store {
   readonly #slots = new Map<string, Slot>();
   readonly #streams = new Map<string, Stream>();
   readonly #channels = new Map<string, Set<(message: JsonValue) => void>>();
+  readonly #slotSweeper = new Sweeper(this.#slots);
+  readonly #streamSweeper = new Sweeper(this.#streams);
   readonly #now: () => number;
   #closed = false;
 
@@ -83,6 +117,16 @@ export class MemoryStore implements Store {
     if (this.#closed) throw new Error('MemoryStore is closed');
   }
 
+  /** Values and streams held, expired ones not yet dropped included: for monitoring and tests. */
+  get size(): number {
+    return this.#slots.size + this.#streams.size;
+  }
+
+  #write(key: string, slot: Slot): void {
+    this.#slots.set(key, slot);
+    this.#slotSweeper.step(this.#now());
+  }
+
   get(key: string): Promise<JsonValue | undefined> {
     return settle(() => {
       const slot = this.#live(key);
@@ -93,7 +137,7 @@ export class MemoryStore implements Store {
   set(key: string, value: JsonValue, options?: SetOptions): Promise<void> {
     return settle(() => {
       this.#assertOpen();
-      this.#slots.set(key, slotOf(value, expiry(this.#now(), options)));
+      this.#write(key, slotOf(value, expiry(this.#now(), options)));
     });
   }
 
@@ -101,7 +145,7 @@ export class MemoryStore implements Store {
     return settle(() => {
       const expiresAt = expiry(this.#now(), options);
       if (this.#live(key)) return false;
-      this.#slots.set(key, slotOf(value, expiresAt));
+      this.#write(key, slotOf(value, expiresAt));
       return true;
     });
   }
@@ -113,7 +157,7 @@ export class MemoryStore implements Store {
       const matches =
         expected === undefined ? slot === undefined : slot !== undefined && holds(slot, expected);
       if (!matches) return false;
-      this.#slots.set(key, slotOf(next, expiresAt));
+      this.#write(key, slotOf(next, expiresAt));
       return true;
     });
   }
@@ -138,7 +182,7 @@ export class MemoryStore implements Store {
         throw new TypeError(`increment: value at "${key}" is not a number`);
       }
       const value = current + by;
-      this.#slots.set(key, slotOf(value, slot ? slot.expiresAt : expiresAt));
+      this.#write(key, slotOf(value, slot ? slot.expiresAt : expiresAt));
       return value;
     });
   }
@@ -169,6 +213,7 @@ export class MemoryStore implements Store {
         stream.entries.splice(0, stream.entries.length - options.maxLength);
       }
       stream.expiresAt = expiresAt;
+      this.#streamSweeper.step(this.#now());
       return id;
     });
   }
@@ -211,7 +256,10 @@ export class MemoryStore implements Store {
       };
       listeners.add(wrapped);
       return (): Promise<void> => {
-        this.#channels.get(channel)?.delete(wrapped);
+        const current = this.#channels.get(channel);
+        current?.delete(wrapped);
+        // Per-key channels (a waiter on one idempotency key, say) would otherwise pile up empty.
+        if (current?.size === 0) this.#channels.delete(channel);
         return Promise.resolve();
       };
     });
