@@ -43,6 +43,7 @@ describe('the tour', () => {
     ['over HTTP on SDK v2', []],
     ['over stdio on SDK v2', ['--stdio']],
     ['over HTTP on SDK v1 (--sdk v1)', ['--sdk', 'v1']],
+    ['over stdio on SDK v1 (--sdk v1 --stdio)', ['--sdk', 'v1', '--stdio']],
   ] as const) {
     it(`runs every step to exit code 0 ${how}`, async () => {
       const { code, stdout, stderr } = await runTour(args);
