@@ -114,11 +114,10 @@ interface ToolDecoration {
 }
 
 /**
- * The same JSON data: the same object, or objects that serialize alike (a
- * server built per request often writes its tool's `_meta` as a literal, a
- * new object each time with the same content).
+ * Same registration as far as any extension can tell: every field it may
+ * read holds the same JSON data (a server built per request often writes its
+ * tool's `_meta` as a literal, a new object each time with the same content).
  */
-/** Same registration as far as any extension can tell: every field it may read holds the same data. */
 function sameTool(a: ToolInfo, b: ToolInfo): boolean {
   return (
     a.title === b.title &&
