@@ -341,7 +341,6 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     return record.max_calls - uses;
   }
 
-  /** Records a person's in-band answer; anything but an explicit "yes" refuses the call (CONF-6). */
   /**
    * Asks through `input_required` (2026-07-28), with a fresh unguessable
    * `requestState` that names this question in the store, so that only an
@@ -370,6 +369,7 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     return matches && (await ctx.store.delete(key));
   }
 
+  /** Records a person's in-band answer; anything but an explicit "yes" refuses the call (CONF-6). */
   async function settleAnswer(call: ToolCall, ctx: CallContext, gate: ToolGate, answer: ElicitationResponse): Promise<void> {
     const accepted = answer.action === 'accept' && answer.content?.confirm === true;
     await audit(ctx.store, {
