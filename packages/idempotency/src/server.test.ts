@@ -106,6 +106,50 @@ describe('the middleware', () => {
     });
   });
 
+  it('claims a fresh key without reading it first, and reads a known key once to replay it', async () => {
+    const store = new MemoryStore();
+    const operations: string[] = [];
+    const counting = new Proxy(store, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          operations.push(String(property));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const middleware = middlewareOf();
+    const call = callWith({ idempotency_key: 'fresh-1' });
+    await middleware(call, contextFor(counting), () => Promise.resolve(ok('first')));
+    // Claim, count the caller's budget (this window and the last), record the result, wake waiters.
+    expect(operations).toEqual(['setIfAbsent', 'increment', 'get', 'compareAndSet', 'publish']);
+    operations.length = 0;
+    const replay = await middleware(call, contextFor(counting), () => Promise.resolve(ok('second')));
+    expect(replay.content).toEqual(ok('first').content);
+    expect(operations).toEqual(['setIfAbsent', 'get']);
+  });
+
+  it('IDEM-13: a new key refused by the record budget leaves no claim behind: it runs once there is room', async () => {
+    let clock = 0;
+    const store = new MemoryStore({ now: () => clock });
+    const middleware = middlewareOf({ maxKeysPerPrincipal: 1, maxTtlSeconds: 10, defaultTtlSeconds: 10, now: () => clock });
+    await middleware(callWith({ idempotency_key: 'first' }), contextFor(store), () => Promise.resolve(ok('1')));
+    let ran = 0;
+    const run = (): Promise<ToolResult> => {
+      ran += 1;
+      return Promise.resolve(ok('2'));
+    };
+    const refused = await middleware(callWith({ idempotency_key: 'second' }), contextFor(store), run).catch((error: unknown) => error);
+    expect((refused as ExtensionError).code).toBe('IDEMPOTENCY_KEY_LIMIT');
+    expect(ran).toBe(0);
+    // Both budget windows later, the same key claims again and runs.
+    clock += 20_001;
+    const result = await middleware(callWith({ idempotency_key: 'second' }), contextFor(store), run);
+    expect(result.content).toEqual(ok('2').content);
+    expect(ran).toBe(1);
+  });
+
   it('IDEM-15: a claim left by a crashed server lapses after the lease, and the key can execute', async () => {
     let clock = 0;
     const store = new MemoryStore({ now: () => clock });

@@ -29,6 +29,7 @@ import {
   settledChannel,
   storableResult,
   withResultMeta,
+  type Decision,
   type IdempotencyRequest,
   type InFlightRecord,
   type ParticipationRule,
@@ -233,6 +234,13 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
     return undo;
   }
 
+  /** Releases a claim that will not run (the record budget refused it), waking any duplicate waiting on it. */
+  async function giveBack(store: Store, storeKey: string, claim: InFlightRecord, claimJson: JsonValue): Promise<void> {
+    const released = releaseRecord(claim, claim.claim_id);
+    if (released) await store.compareAndSet(storeKey, claimJson, recordToJson(released), { ttlMs: config.leaseMs });
+    await store.publish(settledChannel(storeKey), 'released');
+  }
+
   async function execute(
     call: ToolCall,
     ctx: CallContext,
@@ -329,9 +337,13 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
       });
 
     let waiter: Waiter | undefined;
+    // A fresh key (the common case) is claimed outright, without reading it first; only a key found taken is read and decided on.
+    let optimistic = true;
     try {
       for (;;) {
-        const decision = decide(await store.get(storeKey), fingerprint);
+        const decision: Decision = optimistic ? { kind: 'claim', expected: undefined } : decide(await store.get(storeKey), fingerprint);
+        const unread = optimistic;
+        optimistic = false;
         switch (decision.kind) {
           case 'replay': {
             const { record } = decision;
@@ -366,7 +378,6 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
             await waiter.wait(Math.max(1, Math.min(config.pollIntervalMs, deadline - performance.now())), ctx.signal);
             continue;
           case 'claim': {
-            const undoBudget = await reserveBudget(store, ctx.principal);
             const claim = inFlightRecord(fingerprint, randomUUID(), timestamp());
             const claimJson: JsonValue = recordToJson(claim);
             const won =
@@ -374,10 +385,19 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
                 ? await store.setIfAbsent(storeKey, claimJson, { ttlMs: config.leaseMs })
                 : await store.compareAndSet(storeKey, recordToJson(decision.expected), claimJson, { ttlMs: config.leaseMs });
             if (!won) {
-              // Another caller changed the record first: give the budget back and decide again.
-              await undoBudget();
-              if (performance.now() >= deadline) throw inProgress();
+              // The key is taken (the first, unread try), or another caller changed the record first: read and decide again.
+              if (!unread && performance.now() >= deadline) throw inProgress();
               continue;
+            }
+            // Counted once the key is ours, so a known key never touches the budget and still replays at the limit (IDEM-13).
+            let undoBudget: () => Promise<void>;
+            try {
+              undoBudget = await reserveBudget(store, ctx.principal);
+            } catch (error) {
+              await giveBack(store, storeKey, claim, claimJson).catch((releaseError: unknown) => {
+                ctx.logger.warn('idempotency: releasing a key refused by the record budget failed', { tool: call.name, error: String(releaseError) });
+              });
+              throw error;
             }
             if (waiter !== undefined) {
               await waiter.close();
