@@ -106,14 +106,16 @@ function showTicketEvent(event: Json): void {
 
 /**
  * Subscribes to every event type the server publishes. On a connection
- * that stays open the server pushes them as notifications; otherwise the
- * page polls with the subscription's cursor.
+ * that stays open the server pushes them as notifications; otherwise (or
+ * when the page is opened with `?delivery=poll`) the page polls with the
+ * subscription's cursor.
  */
 async function watchEvents(client: Client): Promise<void> {
   const status = element('ticket-events-status');
   const listed = await client.request({ method: `${EVENTS}/list`, params: {} }, anyObject);
   const names = (Array.isArray(listed.events) ? listed.events : []).map((entry) => text(record(entry)?.name, '')).filter((name) => name !== '');
-  const answer = await client.request({ method: `${EVENTS}/subscribe`, params: { events: names, delivery: 'notification' } }, anyObject);
+  const preferred = new URLSearchParams(window.location.search).get('delivery') === 'poll' ? 'poll' : 'notification';
+  const answer = await client.request({ method: `${EVENTS}/subscribe`, params: { events: names, delivery: preferred } }, anyObject);
   if (answer.status !== 'active') {
     status.textContent = `The server declined the subscription: ${text(answer.reason, 'no reason given')}.`;
     return;

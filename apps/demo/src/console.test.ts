@@ -102,6 +102,25 @@ describe('the web console in headless Chromium', () => {
     expect(await page.locator('#explanation').textContent()).toContain('permanent');
   });
 
+  it('polls for events with the subscription cursor when opened with ?delivery=poll', async () => {
+    const polling = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+    try {
+      await polling.goto(new URL('/console/?delivery=poll', running.url).href);
+      await polling.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
+      await polling.locator('#ticket-events-status', { hasText: 'delivered by poll' }).waitFor();
+      await polling.getByRole('button', { name: 'Create a ticket' }).click();
+      await polling.locator('#explanation', { hasText: 'succeeded' }).waitFor();
+      // The server pushes nothing to this page: the ticket arrives with the next poll (every 5 s here).
+      const created = polling.locator('#ticket-events li[data-event="ticket_created"]', { hasText: '"Try the console" (open)' });
+      await created.first().waitFor({ timeout: 15_000 });
+      // Each event once: the cursor moves past what a poll returned.
+      await polling.waitForTimeout(6_000);
+      expect(await created.count()).toBe(1);
+    } finally {
+      await polling.close();
+    }
+  });
+
   it('serves only the console files, never other paths', async () => {
     const traversal = await fetch(new URL('/console/../package.json', running.url));
     expect(traversal.status).toBe(404);
