@@ -212,8 +212,11 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
     const window = budgetWindow(config.now(), windowMs);
     const currentKey = budgetKey(config.keyPrefix, principal, window.current);
     // Counters outlive the records they count by one bucket, then vanish.
-    const count = await store.increment(currentKey, 1, { ttlMs: 2 * windowMs });
-    const previous = await store.get(budgetKey(config.keyPrefix, principal, window.previous));
+    // Independent keys: issued together, a networked store answers both in one round trip.
+    const [count, previous] = await Promise.all([
+      store.increment(currentKey, 1, { ttlMs: 2 * windowMs }),
+      store.get(budgetKey(config.keyPrefix, principal, window.previous)),
+    ]);
     const live = count + (typeof previous === 'number' ? previous : 0);
     const undo = async (): Promise<void> => {
       await store.increment(currentKey, -1, { ttlMs: 2 * windowMs });
