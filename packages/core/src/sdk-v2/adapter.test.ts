@@ -381,6 +381,30 @@ describe('sdk-v2 adapter outside the test pair', () => {
     }
   });
 
+  it('serves extension methods beside a fallback and handlers the author installed first', async () => {
+    const composed = composeServer([fakeServer()], { logger: silentLogger });
+    const handler = createMcpHandler(() => {
+      const server = new McpServer({ name: 's', version: '0' });
+      server.server.fallbackRequestHandler = (request) => Promise.resolve({ fallback: request.method });
+      server.server.setRequestHandler(`${FAKE}/fail`, { params: z.looseObject({}) }, () => ({ overridden: true }));
+      extendServer(server, composed);
+      return server;
+    });
+    const client = new Client({ name: 'c', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const extended = extendClient(client, [fakeClient()]);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://mcp.test/mcp'), { fetch: (url, init) => handler.fetch(new Request(url, init)) }),
+    );
+    try {
+      await expect(extended.request(`${FAKE}/echo`, { value: 'hello' })).resolves.toMatchObject({ echoed: 'hello', negotiated: FAKE, era: 'modern' });
+      await expect(extended.request(`${FAKE}/no-such-verb`)).resolves.toMatchObject({ fallback: `${FAKE}/no-such-verb` });
+      await expect(extended.request(`${FAKE}/fail`)).resolves.toMatchObject({ overridden: true });
+    } finally {
+      await client.close();
+      await handler.close();
+    }
+  });
+
   it('accepts a composition made once and shares its default store (CORE-19)', () => {
     const composed = composeServer([fakeServer()], { logger: silentLogger });
     const first = extendServer(new McpServer({ name: 's', version: '0' }), composed);

@@ -2,6 +2,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
+  ProtocolErrorCode,
   type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
@@ -21,6 +22,8 @@ import type { Store } from '../store.js';
 import type {
   AuthInfo,
   ConnectionChannel,
+  MethodHandler,
+  RequestContext,
   ElicitationRequest,
   ElicitationResponse,
   InferOutput,
@@ -30,7 +33,7 @@ import type {
   ToolHandler,
   ToolInfo,
 } from '../types.js';
-import { anyObject, asRecord } from './shared.js';
+import { asRecord } from './shared.js';
 
 /** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
 type Server = McpServer['server'];
@@ -210,6 +213,68 @@ function routeWireErrors(inner: Server): WeakMap<ServerContext, WireError> {
   return parked;
 }
 
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+// What a composition advertises, made once and frozen: every per-request
+// server of the 2026-07-28 era holds the same object.
+const advertisements = new WeakMap<ComposedServer, NonNullable<ServerCapabilities['extensions']>>();
+
+function advertised(composed: ComposedServer): NonNullable<ServerCapabilities['extensions']> {
+  let extensions = advertisements.get(composed);
+  if (extensions === undefined) {
+    // A copy: the settings objects belong to the extensions, which are not ours to freeze.
+    extensions = deepFreeze(structuredClone(composed.capabilities()) as NonNullable<ServerCapabilities['extensions']>);
+    advertisements.set(composed, extensions);
+  }
+  return extensions;
+}
+
+// The extension methods of a composition, by method name; built once.
+const methodTables = new WeakMap<ComposedServer, ReadonlyMap<string, MethodHandler>>();
+
+function methodTable(composed: ComposedServer): ReadonlyMap<string, MethodHandler> {
+  let table = methodTables.get(composed);
+  if (table === undefined) {
+    table = new Map(composed.methods.map((entry) => [entry.method, entry.handler]));
+    methodTables.set(composed, table);
+  }
+  return table;
+}
+
+/**
+ * Serves the composition's methods through one fallback handler that looks
+ * the method up, instead of one `setRequestHandler` per method: the
+ * 2026-07-28 era builds a server for every request, and registering each
+ * extension method (16 with every package composed) on each of them cost
+ * more than looking one up. A handler the author registers for a method
+ * still wins (the SDK consults its own table first); a fallback installed
+ * before this one still answers the methods the composition does not serve.
+ */
+function serveMethods(inner: Server, composed: ComposedServer, contextFor: (ctx: ServerContext) => RequestContext): void {
+  const table = methodTable(composed);
+  if (table.size === 0) return;
+  const previous = inner.fallbackRequestHandler;
+  inner.fallbackRequestHandler = async (request, ctx) => {
+    const handler = table.get(request.method);
+    if (handler === undefined) {
+      if (previous !== undefined) return previous(request, ctx);
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+    }
+    try {
+      // Extension payloads are validated by the extension itself (TypeBox, at its boundary).
+      return (await handler({ ...asRecord(request.params) }, contextFor(ctx))) as Awaited<ReturnType<NonNullable<Server['fallbackRequestHandler']>>>;
+    } catch (error) {
+      throw toProtocolError(error);
+    }
+  };
+}
+
 interface JsonSchemaCarrier {
   readonly '~standard': { readonly jsonSchema?: { readonly input: (options: { target: string }) => Record<string, unknown> } };
 }
@@ -266,21 +331,13 @@ export function extendServer(
       : composeServer(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds });
   const store = options.store ?? defaultStore(composed);
   const inner = server.server;
-  inner.registerCapabilities({ extensions: composed.capabilities() as NonNullable<ServerCapabilities['extensions']> });
+  inner.registerCapabilities({ extensions: advertised(composed) });
   const parked = routeWireErrors(inner);
   const connection = trackConnection(inner);
   // The SDK keeps the identity private; the manifest needs it.
   const serving: ServingServer = { composed, identity: readServerIdentity(Reflect.get(inner, '_serverInfo')) };
 
-  for (const entry of composed.methods) {
-    inner.setRequestHandler(entry.method, { params: anyObject }, async (params, ctx) => {
-      try {
-        return await entry.handler(params, createRequestContext(requestFacts(inner, ctx, composed, store, options, connection(), serving)));
-      } catch (error) {
-        throw toProtocolError(error);
-      }
-    });
-  }
+  serveMethods(inner, composed, (ctx) => createRequestContext(requestFacts(inner, ctx, composed, store, options, connection(), serving)));
 
   const runTool = async (
     tool: ToolInfo,
