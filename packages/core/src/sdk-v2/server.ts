@@ -268,7 +268,7 @@ function serveMethods(inner: Server, composed: ComposedServer, contextFor: (ctx:
     }
     try {
       // Extension payloads are validated by the extension itself (TypeBox, at its boundary).
-      return (await handler({ ...asRecord(request.params) }, contextFor(ctx))) as Awaited<ReturnType<NonNullable<Server['fallbackRequestHandler']>>>;
+      return await handler({ ...asRecord(request.params) }, contextFor(ctx));
     } catch (error) {
       throw toProtocolError(error);
     }
