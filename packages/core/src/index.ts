@@ -17,6 +17,7 @@ export {
   toWireError,
 } from './errors.js';
 export type { ErrorCategory, StructuredError, ExtensionErrorOptions } from './errors.js';
+export { StructuredErrorSchema } from './structured-error-schema.js';
 export { PIPELINE_STAGES, mandatory } from './extension.js';
 export type { PipelineStage, AdvertisedSettings, ServerExtension, ClientExtension, OutgoingCall } from './extension.js';
 export { composeServer, composeClient } from './compose.js';

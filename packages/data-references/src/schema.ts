@@ -1,4 +1,4 @@
-import { extensionId } from '@ext/core';
+import { extensionId, StructuredErrorSchema } from '@ext/core';
 import Type, { type Static } from 'typebox';
 
 /** The extension identifier: `io.github.mcp-ext/data-references`. */
@@ -55,24 +55,6 @@ const dataReference = (options: Record<string, string> = {}) =>
 export const DataReferenceSchema = dataReference({ $id: `${SCHEMA_BASE}/data-reference.json`, title: 'DataReference' });
 export type DataReference = Static<typeof DataReferenceSchema>;
 
-/** The structured error object of `@ext/errors` (seed `error.json`), as it appears inside an import response. */
-const structuredError = () =>
-  Type.Object({
-    code: Type.String(),
-    message: Type.String(),
-    category: Type.Union([
-      Type.Literal('transient'),
-      Type.Literal('permanent'),
-      Type.Literal('auth_required'),
-      Type.Literal('invalid_input'),
-      Type.Literal('rate_limited'),
-    ]),
-    retry_after_seconds: Type.Optional(Type.Integer({ minimum: 0 })),
-    user_actionable: Type.Optional(Type.Boolean()),
-    suggestion: Type.Optional(Type.String()),
-    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    documentation_url: Type.Optional(Type.String({ format: 'uri' })),
-  });
 
 /**
  * Params of `<id>/import` (seed `ImportFromRefRequest`): the seed's
@@ -106,7 +88,7 @@ export const ImportFromRefResponseSchema = Type.Object(
     size_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
     /** The importing server's own reference to the copy, when it serves one. */
     reference: Type.Optional(dataReference()),
-    error: Type.Optional(structuredError()),
+    error: Type.Optional(StructuredErrorSchema),
   },
   { $id: `${SCHEMA_BASE}/import-response.json`, title: 'ImportFromRefResponse' },
 );

@@ -1,4 +1,4 @@
-import { ERROR_CATEGORIES, extensionId, type StructuredError } from '@ext/core';
+import { extensionId, StructuredErrorSchema as CoreStructuredErrorSchema, type StructuredError } from '@ext/core';
 import Type, { type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 
@@ -33,38 +33,15 @@ export type ErrorsSettings = Static<typeof ErrorsSettingsSchema>;
 
 /**
  * The structured error object (`result._meta[id]` of a failed tool call,
- * `data` of a failed extension method). Same shape as the seed schema
- * `error.json`: unknown extra fields are allowed, as there.
+ * `data` of a failed extension method): the core's schema, published here
+ * under this package's `$id`. Same shape as the seed schema `error.json`:
+ * unknown extra fields are allowed, as there.
  */
-export const StructuredErrorSchema = Type.Object(
-  {
-    code: Type.String({ description: 'Machine-readable error code, UPPER_SNAKE_CASE.' }),
-    message: Type.String({ description: 'Human-readable error description.' }),
-    category: Type.Enum([...ERROR_CATEGORIES], {
-      type: 'string',
-      description: 'Drives client behaviour: retry, re-authenticate, fix parameters, wait.',
-    }),
-    retry_after_seconds: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Seconds to wait before retrying (transient, rate_limited).' }),
-    ),
-    user_actionable: Type.Optional(
-      Type.Boolean({
-        default: false,
-        description: 'Whether the error should be surfaced to the user rather than handled silently.',
-      }),
-    ),
-    suggestion: Type.Optional(Type.String({ description: 'A concrete next step; never security guidance.' })),
-    details: Type.Optional(Type.Object({}, { description: 'Additional structured context; varies by code.' })),
-    documentation_url: Type.Optional(
-      Type.String({ format: 'uri', description: 'An https link explaining this error.' }),
-    ),
-  },
-  {
-    $id: 'https://mcp-ext.github.io/schemas/errors/1.0/structured-error.json',
-    title: 'StructuredError',
-    description: 'A categorized MCP tool error clients can act on: retry, inform the user, or fix the input.',
-  },
-);
+export const StructuredErrorSchema = Type.Object(CoreStructuredErrorSchema.properties, {
+  $id: 'https://mcp-ext.github.io/schemas/errors/1.0/structured-error.json',
+  title: 'StructuredError',
+  description: 'A categorized MCP tool error clients can act on: retry, inform the user, or fix the input.',
+});
 
 /** The JSON Schema 2020-12 document of {@link StructuredErrorSchema}, as plain JSON (also shipped as `schema.json`). */
 export const structuredErrorJsonSchema: Readonly<Record<string, unknown>> = toJsonSchemaDocument(StructuredErrorSchema);

@@ -1,6 +1,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { ExtensionError, VENDOR_PREFIX } from '@ext/core';
+import { ExtensionError, StructuredErrorSchema, VENDOR_PREFIX } from '@ext/core';
 
 /** The identifier this package serves (SEP-2133). */
 export const EXTENSION_ID = `${VENDOR_PREFIX}/transactions`;
@@ -52,23 +52,7 @@ export const StepRequestMeta = Type.Object({
 });
 export type StepRequestMeta = Static<typeof StepRequestMeta>;
 
-/** The structured error object (seed `error.json`), as this package emits it. */
-export const StructuredErrorSchema = Type.Object({
-  code: Type.String({ minLength: 1 }),
-  message: Type.String(),
-  category: Type.Union([
-    Type.Literal('transient'),
-    Type.Literal('permanent'),
-    Type.Literal('auth_required'),
-    Type.Literal('invalid_input'),
-    Type.Literal('rate_limited'),
-  ]),
-  retry_after_seconds: Type.Optional(Type.Integer({ minimum: 0 })),
-  user_actionable: Type.Optional(Type.Boolean()),
-  suggestion: Type.Optional(Type.String()),
-  details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  documentation_url: Type.Optional(Type.String({ format: 'uri' })),
-});
+/** The structured error object (seed `error.json`), as the core defines it. */
 export type StructuredErrorObject = Static<typeof StructuredErrorSchema>;
 
 /** What the server will do on rollback (seed `TransactionStepResult.compensation`). */
