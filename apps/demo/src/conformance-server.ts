@@ -5,6 +5,7 @@
  * judges the composed extension stack. Port from `--port`, `PORT`, default 3334.
  */
 import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixture.js';
+import { closeOnStop, runMain } from './lifecycle.js';
 import { resolvePort, startHttpServer } from './node-http.js';
 
 async function main(): Promise<void> {
@@ -16,20 +17,7 @@ async function main(): Promise<void> {
     },
   });
   console.error(`tracker: conformance fixtures over Streamable HTTP at ${running.url.href}`);
-  const stop = (): void => {
-    running.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('tracker: shutdown failed', error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnStop('tracker', () => running.close());
 }
 
-main().catch((error: unknown) => {
-  console.error('tracker:', error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain('tracker', main);

@@ -6,6 +6,7 @@
  * (comma-separated, e.g. the tracker's reference origin
  * `http://127.0.0.1:4100`). Stops cleanly on SIGINT / SIGTERM.
  */
+import { closeOnStop, runMain } from './lifecycle.js';
 import { resolvePort } from './node-http.js';
 import { startSheetsServer } from './sheets.js';
 
@@ -21,21 +22,7 @@ async function main(): Promise<void> {
   const port = argv.some((arg) => arg.startsWith('--port')) || process.env.PORT !== undefined ? resolvePort(argv, process.env) : DEFAULT_SHEETS_PORT;
   const running = await startSheetsServer({ port, allowedOrigins });
   console.error(`sheets: MCP over Streamable HTTP at ${running.url.href}; imports from ${allowedOrigins.join(', ') || '(nowhere)'}`);
-  const stop = (signal: NodeJS.Signals): void => {
-    console.error(`sheets: ${signal} received, shutting down`);
-    running.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('sheets: shutdown failed', error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  closeOnStop('sheets', () => running.close(), { announce: true });
 }
 
-main().catch((error: unknown) => {
-  console.error('sheets:', error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runMain('sheets', main);

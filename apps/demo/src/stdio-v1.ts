@@ -5,6 +5,7 @@
  * goes to stdout; diagnostics go to stderr.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { closeOnStop } from './lifecycle.js';
 import { composeTracker, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
 import { createTrackerServerV1 } from './server-v1.js';
 
@@ -18,19 +19,11 @@ server.server.onerror = (error) => {
 };
 await server.connect(new StdioServerTransport());
 
-let stopping = false;
-const stop = (): void => {
-  if (stopping) return;
-  stopping = true;
-  Promise.all([server.close(), origin.close()]).then(() => store.close()).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error('tracker (v1): shutdown failed', error);
-      process.exit(1);
-    },
-  );
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
-// The host closing our stdin is the usual way a stdio server is told to stop.
-process.stdin.once('end', stop);
+closeOnStop(
+  'tracker (v1)',
+  async () => {
+    await Promise.all([server.close(), origin.close()]);
+    await store.close();
+  },
+  { stdin: true },
+);

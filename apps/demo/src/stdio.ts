@@ -6,6 +6,7 @@
  * diagnostics go to stderr.
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { closeOnStop } from './lifecycle.js';
 import { composeTracker, createTrackerServer, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
 
 const store = await openStore();
@@ -18,19 +19,11 @@ const handle = serveStdio(() => createTrackerServer({ composed, store, exportPac
   },
 });
 
-let stopping = false;
-const stop = (): void => {
-  if (stopping) return;
-  stopping = true;
-  Promise.all([handle.close(), origin.close()]).then(() => store.close()).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error('tracker: shutdown failed', error);
-      process.exit(1);
-    },
-  );
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
-// The host closing our stdin is the usual way a stdio server is told to stop.
-process.stdin.once('end', stop);
+closeOnStop(
+  'tracker',
+  async () => {
+    await Promise.all([handle.close(), origin.close()]);
+    await store.close();
+  },
+  { stdin: true },
+);
