@@ -237,6 +237,20 @@ export function createRequestListener(
 }
 
 /** Starts the tracker on Streamable HTTP; resolves once it listens. */
+/** Stops a node:http server that serves an MCP handler, and the handler. */
+export async function stopServing(server: Server, handler: { close(): Promise<void> }): Promise<void> {
+  const stopped = new Promise<void>((resolve, reject) => {
+    server.close((error) => {
+      if (error) reject(error);
+      else resolve();
+    });
+  });
+  // Open SSE streams would keep server.close() waiting forever.
+  await handler.close();
+  server.closeAllConnections();
+  await stopped;
+}
+
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const logger = options.logger ?? consoleLogger;
   const store = options.store ?? createStore();
@@ -281,16 +295,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     cardUrl: new URL(`${MCP_PATH}/server-card`, `http://${authority}`),
     close() {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve, reject) => {
-          server.close((error) => {
-            if (error) reject(error);
-            else resolve();
-          });
-        });
-        // Open SSE streams would keep server.close() waiting forever.
-        await handler.close();
-        server.closeAllConnections();
-        await stopped;
+        await stopServing(server, handler);
         await origin?.close();
         await store.close();
       })();

@@ -15,7 +15,7 @@ import type { OriginPolicy } from '@ext/data-references';
 import { errorsServer } from '@ext/errors/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { createRequestListener } from './node-http.js';
+import { createRequestListener, stopServing } from './node-http.js';
 import { parseCsv } from './report.js';
 
 export const SHEETS_INFO = { name: 'sheets', version: '0.0.0' } as const;
@@ -111,15 +111,7 @@ export async function startSheetsServer(options: SheetsServerOptions): Promise<R
     server,
     close() {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve, reject) => {
-          server.close((error) => {
-            if (error) reject(error);
-            else resolve();
-          });
-        });
-        await handler.close();
-        server.closeAllConnections();
-        await stopped;
+        await stopServing(server, handler);
         await origin.close();
         await store.close();
       })();
