@@ -236,7 +236,6 @@ export function createRequestListener(
   };
 }
 
-/** Starts the tracker on Streamable HTTP; resolves once it listens. */
 /** Stops a node:http server that serves an MCP handler, and the handler. */
 export async function stopServing(server: Server, handler: { close(): Promise<void> }): Promise<void> {
   const stopped = new Promise<void>((resolve, reject) => {
@@ -251,6 +250,7 @@ export async function stopServing(server: Server, handler: { close(): Promise<vo
   await stopped;
 }
 
+/** Starts the tracker on Streamable HTTP; resolves once it listens. */
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const logger = options.logger ?? consoleLogger;
   const store = options.store ?? createStore();

@@ -237,10 +237,15 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
     return undo;
   }
 
-  /** Releases a claim that will not run (the record budget refused it), waking any duplicate waiting on it. */
-  async function giveBack(store: Store, storeKey: string, claim: InFlightRecord, claimJson: JsonValue): Promise<void> {
+  /** Frees a claimed key, unless another claim replaced it, so a retry with the key can run. */
+  async function releaseClaim(store: Store, storeKey: string, claim: InFlightRecord, claimJson: JsonValue): Promise<void> {
     const released = releaseRecord(claim, claim.claim_id);
     if (released) await store.compareAndSet(storeKey, claimJson, recordToJson(released), { ttlMs: config.leaseMs });
+  }
+
+  /** Releases a claim that will not run (the record budget refused it), waking any duplicate waiting on it. */
+  async function giveBack(store: Store, storeKey: string, claim: InFlightRecord, claimJson: JsonValue): Promise<void> {
+    await releaseClaim(store, storeKey, claim, claimJson);
     await store.publish(settledChannel(storeKey), 'released');
   }
 
@@ -279,10 +284,7 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
       });
     };
     const release = async (): Promise<void> => {
-      const released = releaseRecord(claim, claim.claim_id);
-      if (released) {
-        await store.compareAndSet(storeKey, claimJson, recordToJson(released), { ttlMs: config.leaseMs });
-      }
+      await releaseClaim(store, storeKey, claim, claimJson);
       await undoBudget();
       await announce('released');
     };

@@ -38,18 +38,22 @@ import { asRecord } from './shared.js';
 /** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
 type Server = McpServer['server'];
 
-// Per-request servers (createMcpHandler) share the composition, so they must
-// share its default store too, or state would vanish between requests.
-const defaultStores = new WeakMap<ComposedServer, Store>();
-
-function defaultStore(composed: ComposedServer): Store {
-  let store = defaultStores.get(composed);
-  if (!store) {
-    store = new MemoryStore();
-    defaultStores.set(composed, store);
-  }
-  return store;
+/**
+ * What is made once per composition and shared by every server built from
+ * it: the 2026-07-28 era builds a server per request (createMcpHandler).
+ */
+function perComposition<T>(make: (composed: ComposedServer) => T): (composed: ComposedServer) => T {
+  const made = new WeakMap<ComposedServer, T>();
+  return (composed) => {
+    if (made.has(composed)) return made.get(composed) as T;
+    const value = make(composed);
+    made.set(composed, value);
+    return value;
+  };
 }
+
+// Shared, or state would vanish between per-request servers.
+const defaultStore = perComposition((): Store => new MemoryStore());
 
 function toProtocolError(error: unknown): ProtocolError {
   const wire = toWireError(error);
@@ -221,31 +225,16 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-// What a composition advertises, made once and frozen: every per-request
-// server of the 2026-07-28 era holds the same object.
-const advertisements = new WeakMap<ComposedServer, NonNullable<ServerCapabilities['extensions']>>();
+// What a composition advertises, frozen, as every server built from it holds the same object.
+// A copy: the settings objects belong to the extensions, which are not ours to freeze.
+const advertised = perComposition((composed) =>
+  deepFreeze(structuredClone(composed.capabilities()) as NonNullable<ServerCapabilities['extensions']>),
+);
 
-function advertised(composed: ComposedServer): NonNullable<ServerCapabilities['extensions']> {
-  let extensions = advertisements.get(composed);
-  if (extensions === undefined) {
-    // A copy: the settings objects belong to the extensions, which are not ours to freeze.
-    extensions = deepFreeze(structuredClone(composed.capabilities()) as NonNullable<ServerCapabilities['extensions']>);
-    advertisements.set(composed, extensions);
-  }
-  return extensions;
-}
-
-// The extension methods of a composition, by method name; built once.
-const methodTables = new WeakMap<ComposedServer, ReadonlyMap<string, MethodHandler>>();
-
-function methodTable(composed: ComposedServer): ReadonlyMap<string, MethodHandler> {
-  let table = methodTables.get(composed);
-  if (table === undefined) {
-    table = new Map(composed.methods.map((entry) => [entry.method, entry.handler]));
-    methodTables.set(composed, table);
-  }
-  return table;
-}
+// The extension methods of a composition, by method name.
+const methodTable = perComposition(
+  (composed): ReadonlyMap<string, MethodHandler> => new Map(composed.methods.map((entry) => [entry.method, entry.handler])),
+);
 
 /**
  * Serves the composition's methods through one fallback handler that looks
