@@ -186,7 +186,10 @@ ${inProcess.table}
 **Over HTTP**: a real \`node:http\` server on 127.0.0.1 in a child process
 (core's \`createHttpHandler\`, both eras), the SDK's
 \`StreamableHTTPClientTransport\` in this process; ${levels} calls in flight
-on one client, each level measured for the same time as the other cases,
+on one client, a fresh client (and session) for each measurement: the SDK
+client adds an abort listener per request to one transport-wide signal, and
+slows down as they pile up over thousands of calls on one transport; each
+level measured for the same time as the other cases,
 ${result.httpRounds === 1 ? 'once' : `${String(result.httpRounds)} rounds alternating bare and full, the round with the most calls/s of each kept`}.
 p50 / p99 include queueing behind the other calls in flight.
 

@@ -154,6 +154,23 @@ async function httpPair(server: ServerProcess, stack: StackKind, era: HttpEra): 
   };
 }
 
+/**
+ * A fresh client (and, in the 2025-11-25 era, a fresh session) for one
+ * measurement. The SDK client hands its transport-wide abort signal to every
+ * `fetch`, and undici adds a listener to it per request that is only dropped
+ * when the request is collected: one client kept across thousands of calls
+ * slows down as the listeners pile up (Node warns past 1,500), whichever
+ * stack it talks to.
+ */
+async function withPair<T>(server: ServerProcess, stack: 'bare' | 'full', era: HttpEra, measure: (pair: Pair) => Promise<T>): Promise<T> {
+  const pair = await httpPair(server, stack === 'bare' ? BARE : FULL, era);
+  try {
+    return await measure(pair);
+  } finally {
+    await pair.close();
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Memory
 // ---------------------------------------------------------------------------
@@ -350,36 +367,33 @@ async function httpSuite(options: FullStackOptions, rounds: number, memoryCalls:
   const memoryInFlight = Math.max(...options.concurrency);
   try {
     for (const era of ['legacy', 'modern'] as const) {
-      const pairs = { bare: await httpPair(servers.bare, BARE, era), full: await httpPair(servers.full, FULL, era) };
-      try {
-        for (const stack of ['bare', 'full'] as const) {
-          const server = servers[stack];
-          const memory = await leftBehind(() => pairs[stack].call(), memoryCalls, memoryInFlight, async () => ({ server: await server.memory(), client: localUsage() }));
-          memoryRows.push({ era, stack, inFlight: memoryInFlight, ...memory });
-        }
-        for (const inFlight of options.concurrency) {
-          const best: Partial<Record<'bare' | 'full', Measurement>> = {};
-          for (let round = 0; round < rounds; round++) {
-            const order = round % 2 === 0 ? (['bare', 'full'] as const) : (['full', 'bare'] as const);
-            for (const stack of order) {
-              const measurement = await measureConcurrent(`${era} ${stack} ${String(inFlight)}`, () => pairs[stack].call(), inFlight, options.run);
-              const previous = best[stack];
-              if (previous === undefined || measurement.opsPerSec > previous.opsPerSec) best[stack] = measurement;
-            }
-          }
-          for (const stack of ['bare', 'full'] as const) {
-            const measurement = best[stack];
-            if (measurement === undefined) throw new Error('full stack: no round measured');
-            options.progress(
-              `full stack HTTP ${era.padEnd(6)} ${stack.padEnd(4)} ${String(inFlight).padStart(2)} in flight ${formatRate(measurement.opsPerSec).padStart(7)} calls/s, median ${formatDuration(measurement.medianMs)}`,
+      for (const stack of ['bare', 'full'] as const) {
+        const server = servers[stack];
+        const memory = await withPair(server, stack, era, (pair) =>
+          leftBehind(() => pair.call(), memoryCalls, memoryInFlight, async () => ({ server: await server.memory(), client: localUsage() })),
+        );
+        memoryRows.push({ era, stack, inFlight: memoryInFlight, ...memory });
+      }
+      for (const inFlight of options.concurrency) {
+        const best: Partial<Record<'bare' | 'full', Measurement>> = {};
+        for (let round = 0; round < rounds; round++) {
+          const order = round % 2 === 0 ? (['bare', 'full'] as const) : (['full', 'bare'] as const);
+          for (const stack of order) {
+            const measurement = await withPair(servers[stack], stack, era, (pair) =>
+              measureConcurrent(`${era} ${stack} ${String(inFlight)}`, () => pair.call(), inFlight, options.run),
             );
-            rows.push({ era, stack, inFlight, measurement });
+            const previous = best[stack];
+            if (previous === undefined || measurement.opsPerSec > previous.opsPerSec) best[stack] = measurement;
           }
         }
-
-      } finally {
-        await pairs.bare.close();
-        await pairs.full.close();
+        for (const stack of ['bare', 'full'] as const) {
+          const measurement = best[stack];
+          if (measurement === undefined) throw new Error('full stack: no round measured');
+          options.progress(
+            `full stack HTTP ${era.padEnd(6)} ${stack.padEnd(4)} ${String(inFlight).padStart(2)} in flight ${formatRate(measurement.opsPerSec).padStart(7)} calls/s, median ${formatDuration(measurement.medianMs)}`,
+          );
+          rows.push({ era, stack, inFlight, measurement });
+        }
       }
     }
   } finally {
