@@ -156,11 +156,8 @@ async function httpPair(server: ServerProcess, stack: StackKind, era: HttpEra): 
 
 /**
  * A fresh client (and, in the 2025-11-25 era, a fresh session) for one
- * measurement. The SDK client hands its transport-wide abort signal to every
- * `fetch`, and undici adds a listener to it per request that is only dropped
- * when the request is collected: one client kept across thousands of calls
- * slows down as the listeners pile up (Node warns past 1,500), whichever
- * stack it talks to.
+ * measurement: an SDK client slows down over thousands of calls as the abort
+ * listeners described in `main` pile up, whichever stack it talks to.
  */
 async function withPair<T>(server: ServerProcess, stack: 'bare' | 'full', era: HttpEra, measure: (pair: Pair) => Promise<T>): Promise<T> {
   const pair = await httpPair(server, stack === 'bare' ? BARE : FULL, era);
