@@ -47,7 +47,7 @@ function pipelineCall(extensions: readonly ServerExtension[], store: Store, keye
       era: 'legacy',
       protocolVersion: '2025-11-25',
       authInfo: undefined,
-      sessionId: undefined,
+      identity: { principal: 'local', source: 'local' },
       peerExtensions,
       negotiation: composed.negotiate(peerExtensions),
       signal: neverAborted,

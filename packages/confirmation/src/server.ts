@@ -559,6 +559,7 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
 
   return {
     side: 'server',
+    keepsCallerState: true,
     name: CONFIRMATION_PACKAGE,
     ids: [CONFIRMATION_ID],
     settings,

@@ -26,7 +26,7 @@ function context(settings: Record<string, unknown> | undefined, logger: Logger =
     era: 'modern',
     protocolVersion: '2026-07-28',
     authInfo: undefined,
-    sessionId: undefined,
+    identity: { principal: 'local', source: 'local' },
     peerExtensions: settings === undefined ? {} : { [id]: settings },
     negotiation,
     signal: new AbortController().signal,

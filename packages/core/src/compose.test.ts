@@ -29,7 +29,7 @@ function context(negotiation: NegotiationTable, peerExtensions: Record<string, u
     era: 'modern',
     protocolVersion: '2026-07-28',
     authInfo: undefined,
-    sessionId: undefined,
+    identity: { principal: 'local', source: 'local' },
     peerExtensions,
     negotiation,
     signal: new AbortController().signal,

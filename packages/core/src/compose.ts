@@ -1,4 +1,4 @@
-import { ConfigurationError, ErrorCodes, WireError } from './errors.js';
+import { ConfigurationError, ErrorCodes, ExtensionError, WireError } from './errors.js';
 import type { ClientExtension, PipelineStage, ServerExtension } from './extension.js';
 import { PIPELINE_STAGES } from './extension.js';
 import { jsonEqual } from './canonical.js';
@@ -7,7 +7,7 @@ import { markHandlerStarted } from './execution.js';
 import { checkOwnIdentifier, parseExtensionId, pickCommonIdentifier } from './identifiers.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { parseSettingsVersion, readSettings, type SettingsSpec } from './settings.js';
-import type { CallContext, MethodHandler, NegotiatedExtension, ToolCall, ToolHandler, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
+import type { CallContext, MethodHandler, RequestContext, NegotiatedExtension, ToolCall, ToolHandler, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
 
 type Maybe<T> = T | false | null | undefined;
 
@@ -217,6 +217,14 @@ export interface ComposedServer {
   /** `Tool._meta` and annotations for a tool, with every extension's contribution merged in. */
   decorateTool(tool: ToolInfo): { _meta: Record<string, unknown>; annotations: Record<string, unknown> | undefined };
   readonly methods: readonly ComposedMethod[];
+  /** Package names of the composed extensions that key records by the caller (`keepsCallerState`). */
+  readonly callerState: readonly string[];
+  /**
+   * Throws the `CALLER_UNIDENTIFIED` error when the request's caller is
+   * unknown (an HTTP request nothing identifies) and an extension keeps
+   * per-caller state; runs before every method and tool call.
+   */
+  assertCallerKnown(ctx: RequestContext): void;
   /** Negotiates every extension against the peer's `capabilities.extensions`. */
   negotiate(peerExtensions: unknown): NegotiationTable;
   /** Identifiers marked mandatory that the peer lacks (empty when the peer is unknown). */
@@ -321,11 +329,18 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
     return { _meta: meta, annotations };
   };
 
+  const callerState = ordered.filter((half) => half.keepsCallerState === true).map((half) => half.name);
+  const assertCallerKnown = (ctx: RequestContext): void => {
+    if (ctx.identity === undefined && callerState.length > 0) throw unidentifiedCaller(callerState);
+  };
+
   const composed: ComposedServer = {
     extensions: ordered,
     pipeline,
     logger,
     methods,
+    callerState,
+    assertCallerKnown,
     tools,
     internTool(tool) {
       const known = tools.get(tool.name);
@@ -395,9 +410,14 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
         }
       }
       const steps = [...middlewares];
+      const underErrors = pipeline[0]?.stage === 'errors' ? 1 : 0;
       if (validate) {
         const validation: ToolMiddleware = async (current, _ctx, next) => next({ ...current, arguments: await validate(current.arguments) });
-        steps.splice(pipeline[0]?.stage === 'errors' ? 1 : 0, 0, validation);
+        steps.splice(underErrors, 0, validation);
+      }
+      if (ctx.identity === undefined && callerState.length > 0) {
+        // Under the errors stage, so the refusal reaches the client as a structured error.
+        steps.splice(underErrors, 0, () => Promise.reject(unidentifiedCaller(callerState)));
       }
       const dispatch = async (index: number, current: ToolCall): Promise<ToolResult> => {
         const middleware = steps[index];
@@ -422,6 +442,20 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
     },
   };
   return composed;
+}
+
+/** The refusal of a request whose caller cannot be told apart from others (core SPEC, IDENT-5). */
+function unidentifiedCaller(extensions: readonly string[]): ExtensionError {
+  return new ExtensionError(
+    'auth_required',
+    'CALLER_UNIDENTIFIED',
+    'This server cannot tell its callers apart, so it refuses requests that would touch per-caller state.',
+    {
+      userActionable: false,
+      suggestion: 'Ask the server operator to authenticate callers; the request itself cannot fix this.',
+      details: { extensions: [...extensions] },
+    },
+  );
 }
 
 /** The client side after composition. */

@@ -1,4 +1,5 @@
 import type { NegotiationTable } from './compose.js';
+import { ANONYMOUS_PRINCIPAL, type CallerIdentity } from './identity.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store.js';
 import type {
@@ -22,7 +23,6 @@ export interface RequestFacts {
   readonly era: ProtocolEra;
   readonly protocolVersion: string | undefined;
   readonly authInfo: AuthInfo | undefined;
-  readonly sessionId: string | undefined;
   readonly peerExtensions: Readonly<Record<string, unknown>> | undefined;
   readonly negotiation: NegotiationTable;
   readonly signal: AbortSignal;
@@ -37,22 +37,21 @@ export interface RequestFacts {
   readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
   /** Multi-round-trip input (2026-07-28 era, client can elicit); absent elsewhere. */
   readonly inputRound?: InputRound | undefined;
-  readonly principal?: ((info: { authInfo: AuthInfo | undefined; sessionId: string | undefined }) => string) | undefined;
-}
-
-/** The default principal: OAuth client id, else session id, else `"anonymous"`. */
-export function defaultPrincipal(info: { authInfo: AuthInfo | undefined; sessionId: string | undefined }): string {
-  return info.authInfo?.clientId ?? (info.sessionId !== undefined ? `session:${info.sessionId}` : 'anonymous');
+  /** The SDK's own context of the request (see `RequestContext.sdkContext`). */
+  readonly sdkContext?: unknown;
+  /** The caller, resolved by `resolveCaller`; `undefined` for an HTTP request nothing identifies. */
+  readonly identity: CallerIdentity | undefined;
 }
 
 /** Builds the SDK-neutral context every middleware and method handler receives. */
 export function createRequestContext(facts: RequestFacts): RequestContext {
-  const resolve = facts.principal ?? defaultPrincipal;
   return {
     sdk: facts.sdk,
     era: facts.era,
     protocolVersion: facts.protocolVersion,
-    principal: resolve({ authInfo: facts.authInfo, sessionId: facts.sessionId }),
+    // Unidentified callers reach no extension that keeps per-caller state (the core refuses them first).
+    principal: facts.identity?.principal ?? ANONYMOUS_PRINCIPAL,
+    identity: facts.identity,
     authInfo: facts.authInfo,
     peerExtensions: facts.peerExtensions,
     negotiated: ((name: string) => facts.negotiation.get(name)) as RequestContext['negotiated'],
@@ -65,6 +64,7 @@ export function createRequestContext(facts: RequestFacts): RequestContext {
     progressToken: facts.progressToken,
     elicit: facts.elicit,
     inputRound: facts.inputRound,
+    sdkContext: facts.sdkContext,
     locals: new Map(),
   };
 }

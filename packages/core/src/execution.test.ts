@@ -14,7 +14,7 @@ function context(): CallContext {
     era: 'modern',
     protocolVersion: '2026-07-28',
     authInfo: undefined,
-    sessionId: undefined,
+    identity: { principal: 'local', source: 'local' },
     peerExtensions: {},
     negotiation: new Map(),
     signal: new AbortController().signal,

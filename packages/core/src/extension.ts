@@ -59,6 +59,13 @@ interface ExtensionHalf {
 /** The server half of an extension: a plain descriptor a factory returns. */
 export interface ServerExtension extends ExtensionHalf {
   readonly side: 'server';
+  /**
+   * Keys records by the caller (tokens, grants, quotas, checkpoints,
+   * subscriptions, uploads). The core refuses requests whose caller it cannot
+   * tell apart from others while such an extension is composed, and an HTTP
+   * handler refuses to start without a stated way to identify callers.
+   */
+  readonly keepsCallerState?: boolean | undefined;
   /** Refuse tool calls from clients that lack it (-32021). Set with {@link mandatory}. */
   readonly mandatory?: boolean | undefined;
   /** Where its middleware runs; required when `middleware` is given. */

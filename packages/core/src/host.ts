@@ -3,7 +3,6 @@ import type { ClientExtension, ServerExtension } from './extension.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store.js';
 import type {
-  AuthInfo,
   InferOutput,
   NegotiatedExtension,
   ProtocolEra,
@@ -31,12 +30,6 @@ export interface ServerAdapterOptions {
   /** Where extensions keep state. Default: a new `MemoryStore`. */
   readonly store?: Store | undefined;
   readonly logger?: Logger | undefined;
-  /**
-   * Derives the principal that keys per-caller state. Default: the OAuth
-   * client id when the transport authenticated one, else the session id,
-   * else `"anonymous"`.
-   */
-  readonly principal?: ((info: { authInfo: AuthInfo | undefined; sessionId: string | undefined }) => string) | undefined;
   /** Also accepted for composition: reserved identifiers an extension may serve (content-negotiation's alias). */
   readonly allowReservedIds?: readonly string[] | undefined;
 }

@@ -50,7 +50,20 @@ export type {
   MethodHandler,
 } from './types.js';
 export type { ExtendedServer, ExtendedClient, ToolConfig, CallToolOptions, ServerAdapterOptions, ClientAdapterOptions } from './host.js';
-export { createRequestContext, createCallContext, defaultPrincipal, readServerIdentity } from './context.js';
+export { createRequestContext, createCallContext, readServerIdentity } from './context.js';
+export {
+  ANONYMOUS_PRINCIPAL,
+  LOCAL_PRINCIPAL,
+  MAX_PRINCIPAL_LENGTH,
+  isPrincipalName,
+  principalFromAuthInfo,
+  readIdentifyResult,
+  resolveCaller,
+  stampIdentity,
+  stampedIdentity,
+} from './identity.js';
+export type { CallerFacts, CallerIdentity, IdentifyResult, PrincipalSource } from './identity.js';
+export type { HttpIdentityOptions, SdkAuthInfo } from './http-identity.js';
 export type { RequestFacts } from './context.js';
 export type { ServerExtensionList, ClientExtensionList } from './host.js';
 export { validateArguments, issuePointer } from './validate.js';

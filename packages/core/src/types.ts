@@ -1,5 +1,6 @@
 import type { ComposedServer } from './compose.js';
 import type { Logger } from './logger.js';
+import type { CallerIdentity } from './identity.js';
 import type { Store } from './store.js';
 
 /** The Standard Schema interface (zod v4 implements it), enough to infer a tool's argument type. */
@@ -137,8 +138,18 @@ export interface RequestContext {
   readonly sdk: SdkLine;
   readonly era: ProtocolEra;
   readonly protocolVersion: string | undefined;
-  /** Stable caller identity used to key state; `"anonymous"` when none is known. */
+  /**
+   * The caller's principal: the key of every per-caller record. Resolved by
+   * the core (see `identity`); never read from `_meta` or tool arguments.
+   */
   readonly principal: string;
+  /**
+   * Who is calling and how that is known (OAuth token, the server author's
+   * `identify` hook, a local link, or the shared anonymous caller).
+   * `undefined` for an HTTP request nothing identifies: the core then
+   * refuses it wherever an extension keeps per-caller state.
+   */
+  readonly identity: CallerIdentity | undefined;
   readonly authInfo: AuthInfo | undefined;
   /** The peer's `capabilities.extensions`, or `undefined` when it cannot be known (legacy stateless HTTP). */
   readonly peerExtensions: Readonly<Record<string, unknown>> | undefined;
@@ -175,6 +186,12 @@ export interface RequestContext {
    * user and retries the same call carrying the answers, read here.
    */
   readonly inputRound: InputRound | undefined;
+  /**
+   * The SDK's own context of this request, for what the core does not model
+   * (a legacy-era sampling request, say): v2's `ServerContext`, v1's
+   * `RequestHandlerExtra`. Tied to one SDK line; extensions never read it.
+   */
+  readonly sdkContext: unknown;
   /** Scratch space for extensions to share per-request data, keyed by symbol. */
   readonly locals: Map<symbol, unknown>;
 }

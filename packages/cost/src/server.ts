@@ -352,6 +352,7 @@ export function costServer(options: CostServerOptions = {}): ServerExtension {
 
   return {
     side: 'server',
+    keepsCallerState: true,
     name: COST_PACKAGE,
     ids: [COST_ID],
     settings: { version: COST_WIRE_VERSION },

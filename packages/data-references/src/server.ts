@@ -218,6 +218,7 @@ export function dataReferencesServer(options: DataReferencesServerOptions = {}):
 
   return {
     side: 'server',
+    keepsCallerState: true,
     name: DATA_REFERENCES_PACKAGE,
     ids: [DATA_REFERENCES_ID],
     settings: { version: DATA_REFERENCES_WIRE_VERSION, ...settings },

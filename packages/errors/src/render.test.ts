@@ -79,7 +79,7 @@ describe('errorResult with a presentation', () => {
       era: 'modern',
       protocolVersion: '2026-07-28',
       authInfo: undefined,
-      sessionId: undefined,
+      identity: { principal: 'local', source: 'local' },
       peerExtensions: {},
       negotiation: new Map(),
       signal: new AbortController().signal,

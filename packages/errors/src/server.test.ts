@@ -27,7 +27,7 @@ function context(negotiated: boolean, logger: Logger = { warn: vi.fn() }): CallC
     era: 'legacy',
     protocolVersion: '2025-11-25',
     authInfo: undefined,
-    sessionId: undefined,
+    identity: { principal: 'local', source: 'local' },
     peerExtensions: negotiated ? { [ERRORS_EXTENSION_ID]: { version: '1.0' } } : {},
     negotiation: table,
     signal: new AbortController().signal,

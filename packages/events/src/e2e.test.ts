@@ -214,13 +214,13 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
     const subscription = track(
       await subscribeEvents(fixture.pair.client, { events: ['ticket_updated'], onEvent: () => undefined, onTerminated: (notice) => void notices.push(notice) }),
     );
-    const ended = await fixture.events.terminate(fixture.store, { principal: 'alice', subscriptionId: subscription.id }, 'revoked', 'Project archived');
+    const ended = await fixture.events.terminate(fixture.store, { principal: 'client:alice', subscriptionId: subscription.id }, 'revoked', 'Project archived');
     expect(ended).toBe(true);
     expect(await subscription.ended()).toEqual({ state: 'terminated', reason: 'revoked' });
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ subscription_id: subscription.id, reason: 'revoked', message: 'Project archived' });
     expect(typeof notices[0]?.cursor).toBe('string');
-    expect(await fixture.events.terminate(fixture.store, { principal: 'alice', subscriptionId: subscription.id })).toBe(false);
+    expect(await fixture.events.terminate(fixture.store, { principal: 'client:alice', subscriptionId: subscription.id })).toBe(false);
   });
 
   it('EVT-13 EVT-16: unsubscribe stops delivery and is keyed by principal', async () => {

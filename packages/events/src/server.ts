@@ -869,6 +869,7 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
 
   return {
     side: 'server',
+    keepsCallerState: true,
     name: EVENTS_PACKAGE,
     ids: [EVENTS_ID],
     settings,

@@ -25,7 +25,7 @@ function contextFor(store: Store, options: { principal?: string; tool?: ToolInfo
     era: 'legacy',
     protocolVersion: undefined,
     authInfo: { clientId: options.principal ?? 'p1' },
-    sessionId: undefined,
+    identity: { principal: `client:${options.principal ?? 'p1'}`, source: 'oauth' },
     peerExtensions: negotiated ? { [IDEMPOTENCY_ID]: { version: '1.0' } } : {},
     negotiation: new Map(negotiated ? [[IDEMPOTENCY_PACKAGE, { id: IDEMPOTENCY_ID, settings: { version: '1.0' } }]] : []),
     signal: new AbortController().signal,

@@ -419,6 +419,7 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
 
   return {
     side: 'server',
+    keepsCallerState: true,
     name: IDEMPOTENCY_PACKAGE,
     ids: [IDEMPOTENCY_ID],
     settings: {

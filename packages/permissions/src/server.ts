@@ -235,6 +235,7 @@ export function permissionsServer(options: PermissionsServerOptions = {}): Serve
 
   return {
     side: 'server',
+    keepsCallerState: true,
     name: PERMISSIONS_PACKAGE,
     ids: [PERMISSIONS_ID],
     settings: { version: PERMISSIONS_WIRE_VERSION, ...settings },

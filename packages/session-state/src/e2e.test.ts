@@ -425,15 +425,17 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
   });
 });
 
-describe('SS-7 on sessionful HTTP without authentication', () => {
-  it('binds tokens to the transport session by default; a new session starts afresh after one refusal', async () => {
+describe('SS-7 across sessions of the legacy era', () => {
+  it('binds tokens to the principal, not the transport session: another caller starts afresh after one refusal', async () => {
     const fixture = new Fixture();
     const jar = createTokenJar();
-    const first = await pair('v2-legacy', fixture, { client: { jar } });
+    const first = await pair('v2-legacy', fixture, { client: { jar }, authInfo: ALICE });
     await first.client.callTool('counter');
-    const second = await pair('v2-legacy', fixture, { client: { jar } });
-    expect(getStructuredError(await second.client.callTool('counter'))).toMatchObject({ details: { reason: 'not_authentic' } });
-    expect(textOf(await second.client.callTool('counter'))).toBe('1');
+    const again = await pair('v2-legacy', fixture, { client: { jar }, authInfo: ALICE });
+    expect(textOf(await again.client.callTool('counter'))).toBe('2');
+    const other = await pair('v2-legacy', fixture, { client: { jar }, authInfo: BOB });
+    expect(getStructuredError(await other.client.callTool('counter'))).toMatchObject({ details: { reason: 'not_authentic' } });
+    expect(textOf(await other.client.callTool('counter'))).toBe('1');
   });
 
   it('keeps state across sessions when the server binds to another subject', async () => {

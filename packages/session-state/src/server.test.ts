@@ -38,7 +38,7 @@ function contextFor(options: ContextOptions = {}): CallContext {
     era: 'legacy',
     protocolVersion: undefined,
     authInfo: { clientId: options.principal ?? 'alice' },
-    sessionId: undefined,
+    identity: { principal: `client:${options.principal ?? 'alice'}`, source: 'oauth' },
     peerExtensions: peer === 'unknown' ? undefined : peer === 'yes' ? { [SESSION_STATE_ID]: settings } : {},
     negotiation: new Map([
       ...(peer === 'yes' ? [[SESSION_STATE_PACKAGE, { id: SESSION_STATE_ID, settings }] as const] : []),

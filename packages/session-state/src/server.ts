@@ -43,8 +43,8 @@ export interface SessionStateServerOptions {
   readonly schema?: TSchema | undefined;
   /**
    * Who a token belongs to: a token opens only for the caller it was sealed
-   * for. Default: the core's principal (`ctx.principal`: the OAuth client
-   * id, else the transport session id, else `"anonymous"`).
+   * for. Default: the core's principal (`ctx.principal`, which the core
+   * resolves from the caller's authentication; see its SPEC, IDENT-1).
    */
   readonly subject?: ((ctx: CallContext) => string) | undefined;
   /** Wall clock in milliseconds (tests). Default `Date.now`. */
@@ -238,6 +238,7 @@ export function sessionStateServer(options: SessionStateServerOptions): ServerEx
 
   return {
     side: 'server',
+    keepsCallerState: true,
     name: SESSION_STATE_PACKAGE,
     ids: [SESSION_STATE_ID],
     settings,

@@ -26,7 +26,7 @@ function context(options: { tool?: ToolInfo; negotiated?: boolean; progressToken
     era: 'modern',
     protocolVersion: '2026-07-28',
     authInfo: undefined,
-    sessionId: undefined,
+    identity: { principal: 'local', source: 'local' },
     peerExtensions: {},
     negotiation,
     signal: new AbortController().signal,

@@ -518,6 +518,7 @@ export function streamingServer(options: StreamingServerOptions = {}): ServerExt
 
   return {
     side: 'server',
+    keepsCallerState: true,
     name: STREAMING_PACKAGE,
     ids: [STREAMING_ID],
     settings,

@@ -226,6 +226,7 @@ export function transactionsServer(options: TransactionsServerOptions = {}): Tra
 
   return {
     side: 'server',
+    keepsCallerState: true,
     name: PACKAGE_NAME,
     ids: [EXTENSION_ID],
     settings,

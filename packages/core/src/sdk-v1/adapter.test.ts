@@ -1,7 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -142,7 +141,7 @@ describe('sdk-v1 adapter: advertisement and negotiation', () => {
     expect(client.serverExtensions()).toEqual({ [ID]: { version: '1.0', role: 'server' } });
     await client.callTool('inspect');
     expect(seen.ctx?.peerExtensions).toEqual({ [ID]: { version: '1.0', role: 'client' } });
-    expect(seen.ctx).toMatchObject({ sdk: 'v1', era: 'legacy', principal: 'anonymous' });
+    expect(seen.ctx).toMatchObject({ sdk: 'v1', era: 'legacy', principal: 'local', identity: { principal: 'local', source: 'local' } });
     expect(seen.ctx?.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
@@ -327,23 +326,10 @@ describe('sdk-v1 adapter: tools and pipeline', () => {
     await expect(client.callTool('inspect')).resolves.toMatchObject({ content: [{ type: 'text', text: 'inspected' }] });
   });
 
-  it('keeps tools registered directly on the McpServer working', async () => {
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  it('refuses to extend an McpServer that already serves tools (CORE-10)', () => {
     const mcpServer = new McpServer({ name: 'mixed', version: '0.0.0' });
     mcpServer.registerTool('plain', {}, () => ({ content: [{ type: 'text', text: 'plain' }] }));
-    setupTools({})(extendServer(mcpServer, [mandatory(probeServer())]));
-    const client = new Client({ name: 'c', version: '0.0.0' });
-    await mcpServer.connect(serverTransport);
-    await client.connect(clientTransport);
-    try {
-      await expect(client.callTool({ name: 'plain', arguments: {} })).resolves.toMatchObject({ content: [{ text: 'plain' }] });
-      const refused = await client.callTool({ name: 'inspect', arguments: {} }).catch((error: unknown) => error);
-      expect(refused).toBeInstanceOf(McpError);
-      expect((refused as McpError).code).toBe(-32021);
-    } finally {
-      await client.close();
-      await mcpServer.close();
-    }
+    expect(() => extendServer(mcpServer, [probeServer()])).toThrow(expect.objectContaining({ code: 'TOOLS_REGISTERED_TOO_EARLY' }));
   });
 });
 
@@ -354,7 +340,7 @@ describe('sdk-v1 adapter: methods, context and client helpers', () => {
       clientExtensions: [probeClient()],
       authInfo: { clientId: 'client-7', scopes: ['read'] },
     });
-    await expect(client.request(`${ID}/echo`, { a: 1 })).resolves.toEqual({ echoed: { a: 1 }, principal: 'client-7' });
+    await expect(client.request(`${ID}/echo`, { a: 1 })).resolves.toEqual({ echoed: { a: 1 }, principal: 'client:client-7' });
   });
 
   it.each([
@@ -396,7 +382,8 @@ describe('sdk-v1 adapter: methods, context and client helpers', () => {
     });
     client.onNotification(`notifications/${ID}/event`, (params) => events.push(params));
     await client.callTool('work', {}, { onProgress: (update) => progress.push(update.progress) });
-    expect(seen.ctx?.principal).toBe('client-9');
+    expect(seen.ctx?.principal).toBe('client:client-9');
+    expect(seen.ctx?.identity).toEqual({ principal: 'client:client-9', source: 'oauth' });
     expect(seen.ctx?.authInfo).toMatchObject({ clientId: 'client-9', scopes: ['a', 'b'] });
     expect(progress).toEqual([1]);
     await expect.poll(() => events).toEqual([{ n: 1 }]);

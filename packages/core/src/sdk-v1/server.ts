@@ -15,6 +15,7 @@ import * as z from 'zod';
 import { composeServer, type ComposedServer, type NegotiationTable } from '../compose.js';
 import { createCallContext, createRequestContext, readServerIdentity } from '../context.js';
 import { ConfigurationError, toWireError, WireError } from '../errors.js';
+import { resolveCaller } from '../identity.js';
 import { validateArguments } from '../validate.js';
 import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../host.js';
 import type { Logger } from '../logger.js';
@@ -94,6 +95,66 @@ function installedHandler(server: McpServer['server'], method: string): RawHandl
   return handler as RawHandler;
 }
 
+/** The error for a tool registered past the pipeline (core SPEC, CORE-27). */
+function rawRegistration(what: string): ConfigurationError {
+  return new ConfigurationError(
+    'RAW_TOOL_REGISTRATION',
+    `${what} on an extended McpServer would serve a tool past every extension (no confirmation, no permissions): register tools on the server extendServer returned (extended.registerTool)`,
+  );
+}
+
+/** The method a v1 request schema is for (`shape.method.value`, zod v3 and v4 alike). */
+function methodOf(schema: unknown): unknown {
+  const shape = asRecord(asRecord(schema)?.shape);
+  return asRecord(shape?.method)?.value;
+}
+
+/**
+ * Tools already registered on the McpServer would be served past the
+ * pipeline: refuse to extend it (core SPEC, CORE-27).
+ */
+function assertNoToolsYet(server: McpServer): void {
+  const registered = asRecord(Reflect.get(server, '_registeredTools')) ?? {};
+  if (Object.keys(registered).length > 0 || Reflect.get(server, '_toolHandlersInitialized') === true) {
+    throw new ConfigurationError(
+      'TOOLS_REGISTERED_TOO_EARLY',
+      `extendServer must be called before any tool is registered on the McpServer (already registered: ${Object.keys(registered).join(', ') || 'the tools/call handler'})`,
+    );
+  }
+}
+
+/**
+ * Closes the raw McpServer's ways to serve a tool once it is extended
+ * (`registerTool`, `tool`, and `tools/call` on the low-level server): each
+ * throws at once. Returns the original `registerTool` and a guard under
+ * which the adapter itself installs handlers.
+ */
+function guardRawRegistration(server: McpServer): { readonly register: McpServer['registerTool']; readonly allowing: <T>(run: () => T) => T } {
+  const original = server.registerTool.bind(server);
+  const setRequestHandler = server.server.setRequestHandler.bind(server.server);
+  let depth = 0;
+  const allowing = <T>(run: () => T): T => {
+    depth++;
+    try {
+      return run();
+    } finally {
+      depth--;
+    }
+  };
+  const register = ((...args: unknown[]) => allowing(() => Reflect.apply(original, undefined, args) as unknown)) as McpServer['registerTool'];
+  const refuse = (what: string) => (): never => {
+    throw rawRegistration(what);
+  };
+  Object.defineProperty(server, 'registerTool', { value: refuse('McpServer.registerTool'), configurable: true, writable: true });
+  Object.defineProperty(server, 'tool', { value: refuse('McpServer.tool'), configurable: true, writable: true });
+  const guarded = (schema: unknown, handler: unknown): void => {
+    if (methodOf(schema) === 'tools/call' && depth === 0) throw rawRegistration('server.server.setRequestHandler(CallToolRequestSchema)');
+    Reflect.apply(setRequestHandler, undefined, [schema, handler]);
+  };
+  Object.defineProperty(server.server, 'setRequestHandler', { value: guarded, configurable: true, writable: true });
+  return { register, allowing };
+}
+
 interface ServerState {
   readonly server: McpServer;
   readonly composed: ComposedServer;
@@ -108,6 +169,8 @@ interface ServerState {
   readonly serving: ServingServer;
   /** Tools registered through the extended server: their calls bypass McpServer's own argument check. */
   readonly tools: Map<string, (args: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>>;
+  /** The raw McpServer's registration, which only the adapter may use. */
+  readonly raw: ReturnType<typeof guardRawRegistration>;
 }
 
 /** Negotiates against the client's `initialize` capabilities, once per capabilities object. */
@@ -135,12 +198,14 @@ function elicitFor(state: ServerState, extra: Extra): RequestContext['elicit'] {
 function requestContext(state: ServerState, extra: Extra): RequestContext {
   const { peer, table } = negotiation(state);
   const progressToken = asRecord(extra._meta)?.progressToken;
+  const authInfo = toAuthInfo(extra.authInfo);
   return createRequestContext({
     sdk: 'v1',
     era: 'legacy',
     protocolVersion: state.protocolVersion,
-    authInfo: toAuthInfo(extra.authInfo),
-    sessionId: extra.sessionId,
+    authInfo,
+    // The SDK's HTTP transports attach `requestInfo` (the request's headers) to every message; stdio and in-memory links do not.
+    identity: resolveCaller({ rawAuthInfo: extra.authInfo, authInfo, overHttp: extra.requestInfo !== undefined }),
     peerExtensions: peer,
     negotiation: table,
     signal: extra.signal,
@@ -152,7 +217,7 @@ function requestContext(state: ServerState, extra: Extra): RequestContext {
     // Only a client seen at `initialize` is on a connection that outlives the request (not stateless HTTP).
     connection: peer === undefined ? undefined : state.connection,
     server: state.serving,
-    principal: state.options.principal,
+    sdkContext: extra,
   });
 }
 
@@ -186,7 +251,9 @@ function registerMethods(state: ServerState): void {
   for (const { method, handler } of state.composed.methods) {
     state.server.server.setRequestHandler(methodSchema(method), async (request, extra) => {
       try {
-        return await handler(request.params ?? {}, requestContext(state, extra));
+        const context = requestContext(state, extra);
+        state.composed.assertCallerKnown(context);
+        return await handler(request.params ?? {}, context);
       } catch (error) {
         const wire = toWireError(error);
         throw new McpError(wire.code, wire.message, wire.data);
@@ -266,7 +333,7 @@ function registerTool(state: ServerState, name: string, config: ToolConfig, hand
   // McpServer calls `(args, extra)` when the tool has an input schema and `(extra)` alone otherwise.
   const callback = (args: unknown, extra?: Extra) =>
     extra === undefined ? run({}, args as Extra) : run(asRecord(args) ?? {}, extra);
-  state.server.registerTool(
+  state.raw.register(
     name,
     {
       title: config.title,
@@ -281,10 +348,20 @@ function registerTool(state: ServerState, name: string, config: ToolConfig, hand
   state.composed.recordTool(info);
   // McpServer installs its tools/call handler with the first tool; wrap it once, right after.
   if (!toolsWrapped.has(state.server)) {
-    wrapToolsCall(state);
+    state.raw.allowing(() => {
+      wrapToolsCall(state);
+    });
     toolsWrapped.add(state.server);
   }
   return info;
+}
+
+// The composition each extended McpServer serves, for the HTTP handler's startup check.
+const compositions = new WeakMap<McpServer, ComposedServer>();
+
+/** The composition `extendServer` attached to this McpServer, if any. */
+export function compositionOf(server: McpServer): ComposedServer | undefined {
+  return compositions.get(server);
 }
 
 /**
@@ -301,6 +378,7 @@ export function extendServer(
   if (server.isConnected()) {
     throw new ConfigurationError('ALREADY_CONNECTED', 'extendServer: call it before server.connect(transport)');
   }
+  assertNoToolsYet(server);
   const composed =
     'runToolCall' in extensions
       ? extensions
@@ -317,8 +395,10 @@ export function extendServer(
     // The SDK keeps the identity private; the manifest needs it.
     serving: { composed, identity: readServerIdentity(Reflect.get(server.server, '_serverInfo')) },
     tools: new Map(),
+    raw: guardRawRegistration(server),
   };
   server.server.registerCapabilities({ extensions: composed.capabilities() });
+  compositions.set(server, composed);
   registerMethods(state);
   trackProtocolVersion(state);
   trackConnection(state);

@@ -297,7 +297,7 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
 
   it('passes authInfo through as the principal (CORE-19)', async () => {
     const p = await pair({ line, serverExtensions: [fakeServer()], authInfo: { clientId: 'alice', scopes: ['read'] }, setup: inspectTool });
-    expect((parsed(await p.client.callTool('inspect')) as { principal: string }).principal).toBe('alice');
+    expect((parsed(await p.client.callTool('inspect')) as { principal: string }).principal).toBe('client:alice');
   });
 
   it('delivers progress and notifications/<id>/<event> of a call (CORE-13)', async () => {

@@ -20,6 +20,8 @@ function echoHandler(options: Parameters<typeof createHttpHandler>[1] = {}): { h
     }));
     return mcp;
   }, options);
+  // Without a stated identity choice the handler builds one server at creation (IDENT-7); count what requests build.
+  built = 0;
   return { handler, built: () => built };
 }
 

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { assertIdentityStated, createCallerGate, principalOf, statesIdentity, warnIfShared, type HttpIdentityOptions } from '../http-identity.js';
+import { consoleLogger, type Logger } from '../logger.js';
+import { compositionOf } from './server.js';
 import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
@@ -11,7 +14,9 @@ import {
 /** The SDK's default bound on a request body: 4 MiB. */
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
 
-export interface HttpHandlerOptions {
+export interface HttpHandlerOptions extends HttpIdentityOptions<AuthInfo> {
+  /** Where the start-up warning of `anonymous: 'shared'` goes. Default: stderr. */
+  readonly logger?: Logger | undefined;
   /** Reports out-of-band errors of the SDK's handler. */
   readonly onerror?: ((error: Error) => void) | undefined;
   /**
@@ -23,6 +28,7 @@ export interface HttpHandlerOptions {
 }
 
 export interface HttpRequestOptions {
+  /** The caller, when authentication ran in front of the handler (takes precedence over `identify` and `authenticate`). */
   readonly authInfo?: AuthInfo | undefined;
   /**
    * The body, already parsed, when something in front of the handler read
@@ -105,21 +111,25 @@ export function createHttpHandler(factory: () => Promise<McpServer> | McpServer,
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
     throw new RangeError(`createHttpHandler: maxRequestBodyBytes must be a positive integer, got ${String(options.maxRequestBodyBytes)}`);
   }
-  const build = async (): Promise<McpServer> => factory();
+  const gate = createCallerGate(options, 'createHttpHandler');
+  const build = checkedFactory(factory, options);
+  warnIfShared(options, options.logger ?? consoleLogger, 'createHttpHandler');
   const modern = createMcpHandler(build, { legacy: 'reject', onerror: options.onerror });
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const sessions = new Map<string, { readonly transport: WebStandardStreamableHTTPServerTransport; readonly principal: string | undefined }>();
 
   const legacy = async (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> => {
     const forward = { authInfo, ...(parsedBody !== undefined && { parsedBody }) };
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const existing = sessions.get(id);
-      return existing ? existing.handleRequest(request, forward) : new Response('Unknown session', { status: 404 });
+      // A session serves the caller that opened it; to anyone else it does not exist.
+      if (existing === undefined || existing.principal !== principalOf(authInfo)) return new Response('Unknown session', { status: 404 });
+      return existing.transport.handleRequest(request, forward);
     }
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, transport);
+        sessions.set(sessionId, { transport, principal: principalOf(authInfo) });
       },
       onsessionclosed: (sessionId) => {
         sessions.delete(sessionId);
@@ -137,8 +147,9 @@ export function createHttpHandler(factory: () => Promise<McpServer> | McpServer,
 
   return {
     async fetch(request, requestOptions = {}) {
-      const { authInfo } = requestOptions;
-      if (requestOptions.parsedBody !== undefined || !isJsonPost(request)) return route(request, authInfo, requestOptions.parsedBody);
+      const caller = await gate(request, requestOptions.authInfo);
+      if (caller instanceof Response) return caller;
+      if (requestOptions.parsedBody !== undefined || !isJsonPost(request)) return route(request, caller, requestOptions.parsedBody);
       // The body is read once here and handed on parsed: routing and serving then neither clone nor re-read it.
       const read = await readBody(request, maxBytes);
       if (read.kind === 'too-large') return jsonRpcError(413, -32000, `Payload Too Large: Request body must not exceed ${String(maxBytes)} bytes`);
@@ -150,13 +161,40 @@ export function createHttpHandler(factory: () => Promise<McpServer> | McpServer,
         parsed = undefined;
       }
       // Empty or not JSON: the SDK answers that, from a copy of the bytes.
-      if (parsed === undefined) return route(new Request(request, { body: read.text }), authInfo, undefined);
-      return route(request, authInfo, parsed);
+      if (parsed === undefined) return route(new Request(request, { body: read.text }), caller, undefined);
+      return route(request, caller, parsed);
     },
     async close() {
-      await Promise.all([...sessions.values()].map((transport) => transport.close()));
+      await Promise.all([...sessions.values()].map(({ transport }) => transport.close()));
       sessions.clear();
       await modern.close();
     },
   };
+}
+
+/**
+ * The factory, with the start-up check of IDENT-7 on the servers it
+ * builds. Unless the author stated how callers are identified, a
+ * synchronous factory is called once right away, so a composition that
+ * keeps per-caller state fails here, at start; an asynchronous one is
+ * checked as it builds (every request then fails until the option is set).
+ */
+function checkedFactory(factory: () => Promise<McpServer> | McpServer, options: HttpHandlerOptions): () => Promise<McpServer> {
+  if (statesIdentity(options)) return async () => factory();
+  const check = (server: McpServer): McpServer => {
+    assertIdentityStated(compositionOf(server), options, 'createHttpHandler');
+    return server;
+  };
+  const probe = factory();
+  if (!(probe instanceof Promise)) {
+    try {
+      check(probe);
+    } finally {
+      probe.close().catch(() => undefined);
+    }
+  } else {
+    // Not awaited here: its failure is the first build's failure below.
+    probe.then((server) => server.close(), () => undefined).catch(() => undefined);
+  }
+  return async () => check(await factory());
 }

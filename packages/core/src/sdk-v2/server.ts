@@ -15,6 +15,7 @@ import {
 import { composeServer, type ComposedServer } from '../compose.js';
 import { createCallContext, createRequestContext, readServerIdentity, type RequestFacts } from '../context.js';
 import { ConfigurationError, WireError, toWireError } from '../errors.js';
+import { resolveCaller } from '../identity.js';
 import { validateArguments } from '../validate.js';
 import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../host.js';
 import { MemoryStore } from '../memory-store.js';
@@ -90,7 +91,7 @@ function readPeer(inner: Server, ctx: ServerContext): PeerView {
 
 function toAuthInfo(ctx: ServerContext): AuthInfo | undefined {
   const info = ctx.http?.authInfo;
-  return info && { clientId: info.clientId, scopes: info.scopes, extra: info.extra };
+  return info && { clientId: info.clientId === '' ? undefined : info.clientId, scopes: info.scopes, extra: info.extra };
 }
 
 function elicitFor(ctx: ServerContext, peer: PeerView): RequestFacts['elicit'] {
@@ -124,12 +125,14 @@ function requestFacts(
   const peer = readPeer(inner, ctx);
   const peerExtensions = peer.capabilities === undefined ? undefined : (asRecord(peer.capabilities.extensions) ?? {});
   const token = ctx.mcpReq._meta?.progressToken;
+  const authInfo = toAuthInfo(ctx);
   return {
     sdk: 'v2',
     era: peer.era,
     protocolVersion: peer.protocolVersion,
-    authInfo: toAuthInfo(ctx),
-    sessionId: ctx.sessionId,
+    authInfo,
+    // The SDK sets `ctx.http` for every request that came over HTTP, and only for those.
+    identity: resolveCaller({ rawAuthInfo: ctx.http?.authInfo, authInfo, overHttp: ctx.http !== undefined }),
     peerExtensions,
     negotiation: composed.negotiate(peerExtensions),
     signal: ctx.mcpReq.signal,
@@ -142,18 +145,29 @@ function requestFacts(
     // Only a legacy-era client seen at `initialize` is on a connection that outlives the request.
     connection: peer.era === 'legacy' && peer.capabilities !== undefined ? connection : undefined,
     server: serving,
-    principal: options.principal,
+    sdkContext: ctx,
   };
+}
+
+/** What `trackConnection` learns about the instance's link. */
+interface ConnectionView {
+  /** The connection, once `connect` ran. */
+  current(): ConnectionChannel | undefined;
+  /** The method of the request being dispatched right now, synchronously (see `serveMethods`). */
+  dispatching(): string | undefined;
 }
 
 /**
  * Gives each connection of this instance a channel for notifications tied to
  * no request and a signal aborted when it closes. The Protocol keeps a
  * transport `onclose` set before `connect` and calls it first, so chaining
- * it there sees every close, whoever closes.
+ * it there sees every close, whoever closes. It also notes the method of
+ * each inbound request while the SDK dispatches it: the SDK looks its
+ * handler up synchronously inside the transport's `onmessage`.
  */
-function trackConnection(inner: Server): () => ConnectionChannel | undefined {
+function trackConnection(inner: Server): ConnectionView {
   let current: ConnectionChannel | undefined;
+  let dispatching: string | undefined;
   const connect = inner.connect.bind(inner);
   const tracked: typeof inner.connect = async (transport) => {
     // Made only when someone reads the signal: the 2026-07-28 era connects a
@@ -177,9 +191,19 @@ function trackConnection(inner: Server): () => ConnectionChannel | undefined {
       notify: (method, params) => inner.notification({ method, params }),
     };
     await connect(transport);
+    const onmessage = transport.onmessage;
+    if (onmessage === undefined) return;
+    transport.onmessage = (message, extra) => {
+      dispatching = 'method' in message && typeof message.method === 'string' ? message.method : undefined;
+      try {
+        onmessage.call(transport, message, extra);
+      } finally {
+        dispatching = undefined;
+      }
+    };
   };
   Object.defineProperty(inner, 'connect', { value: tracked, configurable: true, writable: true });
-  return () => current;
+  return { current: () => current, dispatching: () => dispatching };
 }
 
 type ToolsCallHandler = (request: CallToolRequest, ctx: ServerContext) => Promise<CallToolResult>;
@@ -192,7 +216,7 @@ type ToolsCallHandler = (request: CallToolRequest, ctx: ServerContext) => Promis
  * is installed where McpServer registers that handler (lazily, on its first
  * tool), so everything else McpServer does on `tools/call` is kept.
  */
-function routeWireErrors(inner: Server): WeakMap<ServerContext, WireError> {
+function routeWireErrors(inner: Server, allowed: () => boolean): WeakMap<ServerContext, WireError> {
   const parked = new WeakMap<ServerContext, WireError>();
   try {
     inner.assertCanSetRequestHandler('tools/call');
@@ -210,11 +234,48 @@ function routeWireErrors(inner: Server): WeakMap<ServerContext, WireError> {
     return result;
   };
   const patched = (method: string, ...rest: unknown[]): void => {
+    if (method === 'tools/call' && !allowed()) throw rawRegistration('server.server.setRequestHandler("tools/call")');
     if (method === 'tools/call' && typeof rest[0] === 'function') rest[0] = wrap(rest[0] as ToolsCallHandler);
     Reflect.apply(original, undefined, [method, ...rest]);
   };
   Object.defineProperty(inner, 'setRequestHandler', { value: patched, configurable: true, writable: true });
   return parked;
+}
+
+/** The error for a tool registered past the pipeline (core SPEC, CORE-27). */
+function rawRegistration(what: string): ConfigurationError {
+  return new ConfigurationError(
+    'RAW_TOOL_REGISTRATION',
+    `${what} on an extended McpServer would serve a tool past every extension (no confirmation, no permissions): register tools on the server extendServer returned (extended.registerTool)`,
+  );
+}
+
+/**
+ * Closes the raw McpServer's ways to register a tool once it is extended
+ * (its `registerTool`, and `tools/call` on the low-level server): each
+ * throws at once. Returns the original `registerTool` and a guard under
+ * which the adapter itself registers.
+ */
+function guardRawRegistration(server: McpServer): {
+  readonly register: McpServer['registerTool'];
+  readonly allowed: () => boolean;
+} {
+  // Taken untyped: the typed method carries a deprecated overload the adapter never calls.
+  const original = Reflect.get(server, 'registerTool') as (...args: unknown[]) => unknown;
+  let depth = 0;
+  const register = ((...args: unknown[]) => {
+    depth++;
+    try {
+      return Reflect.apply(original, server, args);
+    } finally {
+      depth--;
+    }
+  }) as McpServer['registerTool'];
+  const refuse = (): never => {
+    throw rawRegistration('McpServer.registerTool');
+  };
+  Object.defineProperty(server, 'registerTool', { value: refuse, configurable: true, writable: true });
+  return { register, allowed: () => depth > 0 };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -243,25 +304,50 @@ const methodTable = perComposition(
  * extension method (16 with every package composed) on each of them cost
  * more than looking one up. A handler the author registers for a method
  * still wins (the SDK consults its own table first); a fallback installed
- * before this one still answers the methods the composition does not serve.
+ * before or after this one still answers the methods the composition does
+ * not serve.
+ *
+ * The fallback is offered only while a method the composition serves is
+ * being dispatched: for any other method the SDK then finds no handler and
+ * answers -32601 itself, before dispatch, which on 2026-07-28 HTTP is a
+ * 404 (core SPEC, CORE-28), as from a server with nothing composed.
  */
-function serveMethods(inner: Server, composed: ComposedServer, contextFor: (ctx: ServerContext) => RequestContext): void {
+function serveMethods(
+  inner: Server,
+  composed: ComposedServer,
+  contextFor: (ctx: ServerContext) => RequestContext,
+  dispatching: () => string | undefined,
+): void {
   const table = methodTable(composed);
   if (table.size === 0) return;
-  const previous = inner.fallbackRequestHandler;
-  inner.fallbackRequestHandler = async (request, ctx) => {
+  let other = inner.fallbackRequestHandler;
+  const ours: NonNullable<Server['fallbackRequestHandler']> = async (request, ctx) => {
     const handler = table.get(request.method);
     if (handler === undefined) {
-      if (previous !== undefined) return previous(request, ctx);
+      if (other !== undefined) return other(request, ctx);
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
     }
     try {
+      const context = contextFor(ctx);
+      composed.assertCallerKnown(context);
       // Extension payloads are validated by the extension itself (TypeBox, at its boundary).
-      return await handler({ ...asRecord(request.params) }, contextFor(ctx));
+      return await handler({ ...asRecord(request.params) }, context);
     } catch (error) {
       throw toProtocolError(error);
     }
   };
+  Object.defineProperty(inner, 'fallbackRequestHandler', {
+    configurable: true,
+    get: () => {
+      const method = dispatching();
+      // Outside a dispatch (someone reading the property) the whole fallback is the honest answer.
+      if (method === undefined || table.has(method)) return ours;
+      return other;
+    },
+    set: (handler: Server['fallbackRequestHandler']) => {
+      other = handler;
+    },
+  });
 }
 
 interface JsonSchemaCarrier {
@@ -302,6 +388,14 @@ function listedOnly(schema: StandardSchemaWithJSON): StandardSchemaWithJSON {
   return { '~standard': { ...standard, validate: (value: unknown) => ({ value }) } };
 }
 
+// The composition each extended McpServer serves, for the HTTP handler's startup check.
+const compositions = new WeakMap<McpServer, ComposedServer>();
+
+/** The composition `extendServer` attached to this McpServer, if any. */
+export function compositionOf(server: McpServer): ComposedServer | undefined {
+  return compositions.get(server);
+}
+
 /**
  * Attaches composed server extensions to a v2 `McpServer`: advertises them in
  * `capabilities.extensions` (both `initialize` and `server/discover`), serves
@@ -321,12 +415,16 @@ export function extendServer(
   const store = options.store ?? defaultStore(composed);
   const inner = server.server;
   inner.registerCapabilities({ extensions: advertised(composed) });
-  const parked = routeWireErrors(inner);
+  const raw = guardRawRegistration(server);
+  const parked = routeWireErrors(inner, raw.allowed);
+  compositions.set(server, composed);
   const connection = trackConnection(inner);
   // The SDK keeps the identity private; the manifest needs it.
   const serving: ServingServer = { composed, identity: readServerIdentity(Reflect.get(inner, '_serverInfo')) };
 
-  serveMethods(inner, composed, (ctx) => createRequestContext(requestFacts(inner, ctx, composed, store, options, connection(), serving)));
+  const contextFor = (ctx: ServerContext): RequestContext =>
+    createRequestContext(requestFacts(inner, ctx, composed, store, options, connection.current(), serving));
+  serveMethods(inner, composed, contextFor, () => connection.dispatching());
 
   const runTool = async (
     tool: ToolInfo,
@@ -335,7 +433,7 @@ export function extendServer(
     ctx: ServerContext,
     inputSchema: StandardSchemaV1 | undefined,
   ): Promise<CallToolResult> => {
-    const request = createRequestContext(requestFacts(inner, ctx, composed, store, options, connection(), serving));
+    const request = contextFor(ctx);
     const call = { name: tool.name, arguments: args, meta: ctx.mcpReq._meta ?? {} };
     try {
       const validate = (input: Record<string, unknown>) => validateArguments(tool.name, inputSchema, input);
@@ -376,9 +474,9 @@ export function extendServer(
       };
       const inputSchema = withJsonSchema(name, 'inputSchema', config.inputSchema);
       if (inputSchema === undefined) {
-        server.registerTool(name, sdkConfig, (ctx) => runTool(tool, run, {}, ctx, undefined));
+        raw.register(name, sdkConfig, (ctx) => runTool(tool, run, {}, ctx, undefined));
       } else {
-        server.registerTool(name, { ...sdkConfig, inputSchema: listedOnly(inputSchema) }, (args, ctx) =>
+        raw.register(name, { ...sdkConfig, inputSchema: listedOnly(inputSchema) }, (args, ctx) =>
           runTool(tool, run, asRecord(args) ?? {}, ctx, config.inputSchema),
         );
       }

@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport, type ElicitRequest, type ElicitR
 import { McpServer, type AuthInfo as SdkAuthInfo } from '@modelcontextprotocol/server';
 import { composeServer } from '../compose.js';
 import type { ExtendedServer } from '../host.js';
+import { silentLogger } from '../logger.js';
 import { MemoryStore } from '../memory-store.js';
 import { createHttpHandler, extendClient, extendServer } from '../sdk-v2/index.js';
 import type { AuthInfo, ElicitationRequest, ElicitationResponse } from '../types.js';
@@ -54,7 +55,8 @@ export async function createV2Pair(options: TestPairOptions): Promise<TestPair> 
   };
 
   const authInfo = toSdkAuthInfo(options.authInfo);
-  const handler = createHttpHandler(factory);
+  // A pair with no caller serves every request as the shared anonymous one, as a local experiment would.
+  const handler = createHttpHandler(factory, { anonymous: authInfo === undefined ? 'shared' : 'refuse', logger: silentLogger });
   const fetch = (url: string | URL, init?: RequestInit): Promise<Response> => handler.fetch(new Request(url, init), { authInfo });
 
   const client = new Client(
