@@ -139,6 +139,12 @@ describe('the fetch-style card handler', () => {
     expect(handler.card()).toMatchObject({ name: 'shop', _meta: { [MANIFEST_ID]: { manifest_version: '0.1.0' } } });
   });
 
+  it('says on the card when the endpoint does not tell callers apart (core IDENT-7)', () => {
+    const composed = composition();
+    expect(manifestOf(createServerCardHandler({ composed, serverInfo: SERVER_INFO, sharedCallers: true }).card()).auth?.methods).toEqual(['none']);
+    expect(manifestOf(createServerCardHandler({ composed, serverInfo: SERVER_INFO }).card()).auth?.methods).toBeUndefined();
+  });
+
   it('MAN-14: refuses a configuration it cannot serve, naming the option', () => {
     const composed = composition();
     expect(() => createServerCardHandler({ composed: composeServer([], { logger: silentLogger }), serverInfo: SERVER_INFO })).toThrow(/compose manifestServer\(\)/);

@@ -23,6 +23,12 @@ export interface ServerCardOptions {
   readonly endpointUrl?: string | undefined;
   /** Protocol revisions the endpoint serves, listed in `remotes`. */
   readonly supportedProtocolVersions?: readonly string[] | undefined;
+  /**
+   * The endpoint serves unidentified callers as one shared principal (core's
+   * `anonymous: 'shared'`); the card's manifest then lists the auth method
+   * `none`. Default `false`.
+   */
+  readonly sharedCallers?: boolean | undefined;
 }
 
 /** A framework-neutral answer: status, headers and body (absent for 304, HEAD and OPTIONS). */
@@ -92,7 +98,7 @@ export function createServerCardHandler(options: ServerCardOptions): ServerCardH
   const paths = [`${mcpPath}/server-card`, ...(options.wellKnown === false ? [] : [WELL_KNOWN_SERVER_CARD_PATH])];
 
   const current = (): { card: ServerCard; etag: string; ttlSeconds: number } => {
-    const { manifest, ttlSeconds } = getServiceManifest({ composed, identity });
+    const { manifest, ttlSeconds } = getServiceManifest({ composed, identity }, undefined, options.sharedCallers === true);
     const card: ServerCard = {
       name: identity.name,
       version: identity.version,

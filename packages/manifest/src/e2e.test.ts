@@ -59,9 +59,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((pair) => pair.close()));
 });
 
-async function pair(line: TestLine, withClient: boolean): Promise<TestPair> {
+async function pair(line: TestLine, withClient: boolean, authenticated = true): Promise<TestPair> {
   const created = await createTestPair({
     line,
+    // Authenticated unless a test says otherwise: the manifest below says `bearer_token`.
+    authInfo: authenticated ? { clientId: 'reader' } : undefined,
     serverExtensions: [
       errorsServer(),
       manifestServer({ ttlSeconds: 60, auth: { methods: ['bearer_token'] }, rateLimits: { requests_per_minute: 60 }, recommendations: [RECOMMENDATION] }),
@@ -102,6 +104,14 @@ describe.each(TEST_LINES)('manifest end to end on %s', (line) => {
     const { client } = await pair(line, true);
     expect(getManifestSettings(client.serverExtensions())).toEqual({ version: '1.0', ttl_seconds: 60 });
     expect(client.negotiated(manifestClient())?.id).toBe(MANIFEST_ID);
+  });
+
+  it('says callers are not told apart (auth method none) only to callers of an anonymous shared endpoint (core IDENT-7)', async () => {
+    const shared = ((await fetchManifest((await pair(line, true, false)).client))?.manifest as ServiceManifest).auth?.methods;
+    // The v1 pair is an in-process link: one local caller, no shared endpoint.
+    expect(shared).toEqual(line === 'v1' ? ['bearer_token'] : ['bearer_token', 'none']);
+    const named = ((await fetchManifest((await pair(line, true)).client))?.manifest as ServiceManifest).auth?.methods;
+    expect(named).toEqual(['bearer_token']);
   });
 
   it('MAN-2 to MAN-9: get returns a seed-valid manifest assembled from every registered tool and extension', async () => {

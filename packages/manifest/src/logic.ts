@@ -221,6 +221,12 @@ export interface ManifestSource {
   readonly capabilities: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** The protocol revision of the request the manifest answers, when known. */
   readonly protocolVersion?: string | undefined;
+  /**
+   * The endpoint serves every unidentified caller as one shared principal
+   * (core's `anonymous: 'shared'`): the manifest then lists the auth method
+   * `none`, saying callers are not told apart.
+   */
+  readonly sharedCallers?: boolean | undefined;
 }
 
 export interface BuiltManifest {
@@ -237,6 +243,7 @@ function authOf(source: ManifestSource, config: ManifestConfig): AuthCapabilitie
   }
   const auth: AuthCapabilities = {};
   const methods = (config.auth?.methods ?? []).filter((method) => oneOf(AUTH_METHODS, method) !== undefined);
+  if (source.sharedCallers === true && !methods.includes('none')) methods.push('none');
   if (methods.length > 0) auth.methods = [...methods];
   if (scopes.length > 0) auth.scopes = scopes;
   const ttl = config.auth?.session_ttl_seconds ?? fromPermissions.sessionTtlSeconds;

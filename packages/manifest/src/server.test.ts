@@ -61,7 +61,7 @@ describe('manifestServer options', () => {
       era: 'legacy',
       protocolVersion: undefined,
       authInfo: undefined,
-      sessionId: undefined,
+      identity: { principal: 'local', source: 'local' },
       peerExtensions: {},
       negotiation: new Map(),
       signal: new AbortController().signal,

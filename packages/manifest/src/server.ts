@@ -118,7 +118,7 @@ export function manifestServer(options: ManifestServerOptions = {}): ManifestSer
   const warned = new Set<string>();
   const watches = new WeakMap<ConnectionChannel, Watch>();
 
-  const currentManifest = (server: ServingServer, protocolVersion?: string, logger: Logger = server.composed.logger): CurrentManifest => {
+  const currentManifest = (server: ServingServer, protocolVersion?: string, sharedCallers = false, logger: Logger = server.composed.logger): CurrentManifest => {
     const built = buildServiceManifest(
       {
         identity: server.identity,
@@ -126,6 +126,7 @@ export function manifestServer(options: ManifestServerOptions = {}): ManifestSer
         decorate: (tool) => server.composed.decorateTool(tool),
         capabilities: server.composed.capabilities(),
         protocolVersion,
+        sharedCallers,
       },
       config,
     );
@@ -153,7 +154,7 @@ export function manifestServer(options: ManifestServerOptions = {}): ManifestSer
     const recheck = (): void => {
       pending = false;
       if (connection.signal.aborted) return;
-      const next = currentManifest(server, ctx.protocolVersion, ctx.logger).etag;
+      const next = currentManifest(server, ctx.protocolVersion, ctx.identity?.source === 'anonymous', ctx.logger).etag;
       if (next === state.lastEtag) return;
       state.lastEtag = next;
       const params: ManifestChangedParams = { etag: next };
@@ -177,7 +178,7 @@ export function manifestServer(options: ManifestServerOptions = {}): ManifestSer
     ids: [MANIFEST_ID],
     settings,
     peerSettings: ManifestClientSettingsSchema,
-    currentManifest: (server, protocolVersion) => currentManifest(server, protocolVersion),
+    currentManifest: (server, protocolVersion, sharedCallers) => currentManifest(server, protocolVersion, sharedCallers),
     toolMeta(tool) {
       // Validates the author's entry at registration, so a mistake fails at startup.
       const parsed = parseManifestToolMeta(tool._meta?.[MANIFEST_ID]);
@@ -205,7 +206,7 @@ export function manifestServer(options: ManifestServerOptions = {}): ManifestSer
             userActionable: false,
           });
         }
-        const current = currentManifest(server, ctx.protocolVersion, ctx.logger);
+        const current = currentManifest(server, ctx.protocolVersion, ctx.identity?.source === 'anonymous', ctx.logger);
         watch(ctx, server, current.etag);
         return getAnswer(current.manifest, current.etag, ttlSeconds, parsed.value.etag);
       },
