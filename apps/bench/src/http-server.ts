@@ -54,12 +54,16 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 
 async function serve(stack: StackKind): Promise<void> {
   const built: BuiltStack | undefined = stack.kind === 'bare' ? undefined : buildStack(stack);
-  const handler = createHttpHandler(() => {
-    const mcp = new McpServer(SERVER_INFO);
-    if (built === undefined) mcp.registerTool(TOOL, { inputSchema: INPUT }, echo);
-    else extendServer(mcp, built.composed, { store: built.store, logger: silentLogger }).registerTool(TOOL, { inputSchema: INPUT, _meta: TOOL_META }, echo);
-    return mcp;
-  });
+  // The benchmark's one client is every caller: it runs as the one shared principal.
+  const handler = createHttpHandler(
+    () => {
+      const mcp = new McpServer(SERVER_INFO);
+      if (built === undefined) mcp.registerTool(TOOL, { inputSchema: INPUT }, echo);
+      else extendServer(mcp, built.composed, { store: built.store, logger: silentLogger }).registerTool(TOOL, { inputSchema: INPUT, _meta: TOOL_META }, echo);
+      return mcp;
+    },
+    { anonymous: 'shared', logger: silentLogger },
+  );
   const server = createServer((req, res) => {
     toRequest(req, base)
       .then((request) => handler.fetch(request))

@@ -1,4 +1,4 @@
-import { composeServer, MemoryStore, type ExtendedClient, type ServerExtension, type Store, type ToolResult } from '@ext/core';
+import { composeServer, MemoryStore, silentLogger, type ExtendedClient, type ServerExtension, type Store, type ToolResult } from '@ext/core';
 import { extendClient as extendClientV1, extendServer as extendServerV1 } from '@ext/core/sdk-v1';
 import { extendClient as extendClientV2 } from '@ext/core/sdk-v2/client';
 import { createHttpHandler, extendServer as extendServerV2 } from '@ext/core/sdk-v2/server';
@@ -191,11 +191,15 @@ async function v2ModernPair(scenario: Scenario, stores: { sqlite: () => Store })
   } else {
     const chosen = stackFor(scenario, stores);
     const composed = composeServer(chosen.server);
-    handler = createHttpHandler(() => {
-      const mcp = new McpServerV2(SERVER_INFO);
-      extendServerV2(mcp, composed, { store: chosen.store }).registerTool(TOOL, { inputSchema: z.object(INPUT) }, echo);
-      return mcp;
-    });
+    // The benchmark's one client is every caller: it runs as the one shared principal.
+    handler = createHttpHandler(
+      () => {
+        const mcp = new McpServerV2(SERVER_INFO);
+        extendServerV2(mcp, composed, { store: chosen.store }).registerTool(TOOL, { inputSchema: z.object(INPUT) }, echo);
+        return mcp;
+      },
+      { anonymous: 'shared', logger: silentLogger },
+    );
     extended = extendClientV2(client, chosen.client);
     stack = chosen;
   }
