@@ -136,6 +136,20 @@ async function watchEvents(client: Client): Promise<void> {
   }, every);
 }
 
+/**
+ * The bearer token this page signs in with: the link the server prints
+ * carries it in the URL fragment (never sent in a request); it is kept for
+ * this tab and taken out of the address bar.
+ */
+function bearerToken(): string | undefined {
+  const fromLink = new URLSearchParams(window.location.hash.slice(1)).get('token');
+  if (fromLink !== null && fromLink !== '') {
+    window.sessionStorage.setItem('tracker-token', fromLink);
+    window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  }
+  return window.sessionStorage.getItem('tracker-token') ?? undefined;
+}
+
 async function connect(): Promise<Client> {
   const client = new Client(
     { name: 'tracker-console', version: '0.0.0' },
@@ -163,7 +177,9 @@ async function connect(): Promise<Client> {
     logNotification(notification.method, notification.params);
     return Promise.resolve();
   };
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', window.location.origin)));
+  const token = bearerToken();
+  const headers = token === undefined ? undefined : { authorization: `Bearer ${token}` };
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', window.location.origin), { requestInit: { headers } }));
   return client;
 }
 
@@ -288,6 +304,9 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   const status = element('status');
-  status.textContent = `Could not connect: ${String(error)}`;
+  const unauthorized = /\b401\b|Unauthorized|invalid_token/i.test(String(error));
+  status.textContent = unauthorized
+    ? 'The tracker does not know who you are: open the console link it printed at start (it carries your bearer token).'
+    : `Could not connect: ${String(error)}`;
   status.dataset.state = 'failed';
 });

@@ -6,7 +6,7 @@
  * `test_sampling`, which needs the SDK's own request context.
  */
 import type { ExtendedServer } from '@ext/core';
-import { McpServer, ResourceTemplate, completable, fromJsonSchema } from '@modelcontextprotocol/server';
+import { McpServer, ResourceTemplate, completable, fromJsonSchema, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 // A 1x1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
@@ -161,14 +161,15 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
     return text('Reconnection test completed');
   });
 
-  // Sampling needs the SDK's request context, which the extension pipeline does not expose.
-  server.registerTool(
+  // Sampling is a request of the SDK's own: the pipeline hands the SDK's request context through as `sdkContext`.
+  extended.registerTool(
     'test_sampling',
     { description: 'Asks the client to sample an LLM with the prompt.', inputSchema: z.object({ prompt: z.string() }) },
     async ({ prompt }, ctx) => {
+      const sdk = ctx.sdkContext as ServerContext;
       // The 0.1.13 suite speaks the legacy era, where a server asks the client to sample with a request of its own.
       // eslint-disable-next-line @typescript-eslint/no-deprecated
-      const answer = await ctx.mcpReq.requestSampling({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+      const answer = await sdk.mcpReq.requestSampling({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
       const content = Array.isArray(answer.content) ? answer.content[0] : answer.content;
       return text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`);
     },

@@ -17,7 +17,7 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 export type Era = 'modern' | 'legacy';
 
 export type Target =
-  | { readonly kind: 'http'; readonly url: URL }
+  | { readonly kind: 'http'; readonly url: URL; /** The caller's bearer token, when the server authenticates. */ readonly token?: string | undefined }
   | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env?: Readonly<Record<string, string>> | undefined };
 
 export interface ConnectOptions {
@@ -40,7 +40,10 @@ export interface Connection {
 }
 
 function transportFor(target: Target): Transport {
-  if (target.kind === 'http') return new StreamableHTTPClientTransport(target.url);
+  if (target.kind === 'http') {
+    const headers = target.token === undefined ? undefined : { authorization: `Bearer ${target.token}` };
+    return new StreamableHTTPClientTransport(target.url, { requestInit: { headers } });
+  }
   return new StdioClientTransport({
     command: target.command,
     args: [...target.args],

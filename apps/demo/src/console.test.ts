@@ -29,13 +29,29 @@ describe('the web console in headless Chromium', () => {
     running = await startHttpServer({ port: 0, logger: silentLogger });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
-    await page.goto(new URL('/console/', running.url).href);
+    // Signed in as alice: the link the server prints carries her token in the fragment.
+    await page.goto(running.consoleUrl('alice').href);
     await page.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
   });
 
   afterAll(async () => {
     await browser.close();
     await running.close();
+  });
+
+  it('takes the token out of the address bar once it has it', () => {
+    expect(page.url()).toBe(new URL('/console/', running.url).href);
+  });
+
+  it('tells a visitor without a token how to sign in, and the server refuses it', async () => {
+    const stranger = await browser.newPage();
+    try {
+      await stranger.goto(new URL('/console/', running.url).href);
+      await stranger.locator('#status[data-state="failed"]').waitFor({ timeout: 30_000 });
+      await expect(stranger.locator('#status').textContent()).resolves.toContain('open the console link it printed at start');
+    } finally {
+      await stranger.close();
+    }
   });
 
   it('connects from the page and shows what the server advertises', async () => {
@@ -105,7 +121,9 @@ describe('the web console in headless Chromium', () => {
   it('polls for events with the subscription cursor when opened with ?delivery=poll', async () => {
     const polling = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
     try {
-      await polling.goto(new URL('/console/?delivery=poll', running.url).href);
+      const url = running.consoleUrl('alice');
+      url.search = '?delivery=poll';
+      await polling.goto(url.href);
       await polling.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
       await polling.locator('#ticket-events-status', { hasText: 'delivered by poll' }).waitFor();
       await polling.getByRole('button', { name: 'Create a ticket' }).click();

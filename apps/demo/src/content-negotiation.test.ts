@@ -21,7 +21,7 @@ describe('the tracker answers agents with JSON and people with markdown, from th
   });
 
   async function withClient<T>(era: Era, features: readonly string[] | undefined, use: (connection: Connection) => Promise<T>): Promise<T> {
-    const connection = await connect({ kind: 'http', url: running.url }, { era, features });
+    const connection = await connect(running.as(), { era, features });
     try {
       return await use(connection);
     } finally {

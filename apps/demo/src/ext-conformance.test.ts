@@ -27,9 +27,13 @@ describe('@ext/conformance judges the tracker', () => {
     await running.close();
   });
 
-  for (const protocolVersion of ['2026-07-28', '2025-11-25']) {
+  // One user per era: each run uses exports, and a caller's export quota spans both eras.
+  for (const [protocolVersion, user] of [
+    ['2026-07-28', 'alice'],
+    ['2025-11-25', 'bob'],
+  ] as const) {
     it(`over Streamable HTTP on ${protocolVersion}: every advertised extension conforms`, async () => {
-      const outcome = await runConformance({ target: { kind: 'http', url: running.url.href }, protocolVersion, allowEffects: true });
+      const outcome = await runConformance({ target: { kind: 'http', url: running.url.href, headers: { authorization: `Bearer ${running.tokens![user]}` } }, protocolVersion, allowEffects: true });
       expect(verdict(outcome)).toEqual([]);
       expect(outcome.exitCode).toBe(0);
       // Every extension the tracker composes has its suite run, and passing checks in it.

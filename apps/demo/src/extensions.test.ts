@@ -45,7 +45,7 @@ describe.each(['modern', 'legacy'] as const satisfies readonly Era[])('the track
   beforeAll(async () => {
     running = await startHttpServer({ port: 0, logger: silentLogger });
     connection = await connect(
-      { kind: 'http', url: running.url },
+      running.as(),
       { era, extensions: [idempotencyClient(), transactionsClient(), sessionStateClient(), provenanceClient(), intentClient(), streamingClient(), costClient()] },
     );
   });
@@ -146,7 +146,7 @@ describe('an interrupted export', () => {
   beforeAll(async () => {
     // A pause between rows, so the call is still running when the client walks away.
     running = await startHttpServer({ port: 0, logger: silentLogger, exportPaceMs: 25 });
-    connection = await connect({ kind: 'http', url: running.url }, { era: 'modern', extensions: [streamingClient(), costClient()] });
+    connection = await connect(running.as(), { era: 'modern', extensions: [streamingClient(), costClient()] });
   });
 
   afterAll(async () => {

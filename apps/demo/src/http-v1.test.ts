@@ -30,7 +30,7 @@ describe('the tracker on SDK v1 over Streamable HTTP', () => {
 
   beforeAll(async () => {
     running = await startHttpServer({ port: 0, sdk: 'v1', logger: silentLogger });
-    connection = await connect({ kind: 'http', url: running.url }, { era: 'legacy', extensions: [confirmationClient(), streamingClient(), costClient()] });
+    connection = await connect(running.as(), { era: 'legacy', extensions: [confirmationClient(), streamingClient(), costClient()] });
   });
 
   afterAll(async () => {
@@ -54,7 +54,12 @@ describe('the tracker on SDK v1 over Streamable HTTP', () => {
   it('answers a request for an unknown session with 404 and a foreign Host with 403', async () => {
     const unknown = await fetch(running.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'no-such-session' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': 'no-such-session',
+        authorization: `Bearer ${running.tokens!.alice}`,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     });
     expect(unknown.status).toBe(404);
@@ -64,6 +69,27 @@ describe('the tracker on SDK v1 over Streamable HTTP', () => {
       body: '{}',
     });
     expect(foreign.status).toBe(403);
+  });
+
+  it("refuses a caller without a token with the SDK's 401 challenge, and hides alice's session from bob", async () => {
+    const anonymous = await fetch(running.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    const asBob = await fetch(running.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': connection.wire.sessionId!,
+        authorization: `Bearer ${running.tokens!.bob}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(asBob.status).toBe(404);
   });
 
   it('streams an export and meters it, as on v2', async () => {

@@ -7,7 +7,7 @@ import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
 import { ERRORS_EXTENSION_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Era } from './connect.js';
+import { connect, type Era, type Target } from './connect.js';
 import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './test-support.js';
 import { DEFAULT_PORT, resolvePort, startHttpServer, type RunningHttpServer } from './node-http.js';
 
@@ -81,7 +81,7 @@ describe('the tracker over Streamable HTTP', () => {
   for (const era of ERAS) {
     describe(`on the ${era} era`, () => {
       it('shows negotiation on the wire: both sides advertise io.github.mcp-ext/errors', async () => {
-        const connection = await connect({ kind: 'http', url: running.url }, { era });
+        const connection = await connect(running.as(), { era });
         try {
           expect(connection.extended?.era).toBe(era);
           const handshake = connection.wire.exchange(era === 'modern' ? 'server/discover' : 'initialize');
@@ -101,7 +101,7 @@ describe('the tracker over Streamable HTTP', () => {
       });
 
       it('serves the four tools end to end', async () => {
-        const connection = await connect({ kind: 'http', url: running.url }, { era });
+        const connection = await connect(running.as(), { era });
         const client = connection.extended!;
         try {
           expect((await client.listTools()).map((tool) => tool.name).sort()).toEqual(TRACKER_TOOLS);
@@ -121,7 +121,7 @@ describe('the tracker over Streamable HTTP', () => {
       });
 
       it('returns a structured permanent RESOURCE_NOT_FOUND for an unknown ticket', async () => {
-        const connection = await connect({ kind: 'http', url: running.url }, { era });
+        const connection = await connect(running.as(), { era });
         try {
           const result = await connection.extended!.callTool('get_ticket', { id: 'T-99999' });
           expect(result.isError).toBe(true);
@@ -140,7 +140,7 @@ describe('the tracker over Streamable HTTP', () => {
       });
 
       it('returns invalid_input naming the field for a bad value', async () => {
-        const connection = await connect({ kind: 'http', url: running.url }, { era });
+        const connection = await connect(running.as(), { era });
         try {
           const result = await connection.extended!.callTool('create_ticket', { title: '   ' });
           expect(getStructuredError(result)).toMatchObject({ category: 'invalid_input', details: { field: 'title', pointer: '/title' } });
@@ -152,7 +152,7 @@ describe('the tracker over Streamable HTTP', () => {
       });
 
       it('degrades to a plain MCP error result for a client without the extension', async () => {
-        const connection = await connect({ kind: 'http', url: running.url }, { era, withErrors: false });
+        const connection = await connect(running.as(), { era, withErrors: false });
         try {
           const result = (await connection.client.callTool({ name: 'get_ticket', arguments: { id: 'T-99999' } })) as ToolResult;
           expect(result.isError).toBe(true);
@@ -166,8 +166,8 @@ describe('the tracker over Streamable HTTP', () => {
   }
 
   it('shares one store across eras and requests', async () => {
-    const modern = await connect({ kind: 'http', url: running.url }, { era: 'modern' });
-    const legacy = await connect({ kind: 'http', url: running.url }, { era: 'legacy' });
+    const modern = await connect(running.as(), { era: 'modern' });
+    const legacy = await connect(running.as(), { era: 'legacy' });
     try {
       const created = await modern.extended!.callTool('create_ticket', { title: 'Seen by both' });
       const id = (created.structuredContent?.ticket as { id: string }).id;
@@ -182,8 +182,16 @@ describe('the tracker over Streamable HTTP', () => {
     const refused = await rawPost(running.url, { origin: 'http://evil.example' }, INITIALIZE);
     expect(refused.status).toBe(403);
     expect(refused.body).toContain('Invalid Origin');
-    const local = await rawPost(running.url, { origin: `http://localhost:${running.url.port}` }, INITIALIZE);
+    const local = await rawPost(running.url, { origin: `http://localhost:${running.url.port}`, authorization: `Bearer ${running.tokens!.alice}` }, INITIALIZE);
     expect(local.status).toBe(200);
+  });
+
+  it("refuses a caller without a valid token with the SDK's 401 challenge", async () => {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer forged-token-of-no-one' }, { authorization: `Basic ${running.tokens!.alice}` }]) {
+      const refused = await rawPost(running.url, headers, INITIALIZE);
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatch(/invalid_token|Unauthorized|invalid_request/);
+    }
   });
 
   it('refuses a foreign Host header with 403', async () => {
@@ -215,7 +223,7 @@ describe('shutdown', () => {
   it('close() ends open SSE streams and frees the port', async () => {
     const running = await startHttpServer({ port: 0 });
     // A legacy-era client keeps a GET event stream open for server notifications.
-    const connection = await connect({ kind: 'http', url: running.url }, { era: 'legacy' });
+    const connection = await connect(running.as(), { era: 'legacy' });
     await connection.extended!.callTool('list_tickets', {});
     await running.close();
     expect(running.server.listening).toBe(false);
@@ -229,17 +237,18 @@ describe('shutdown', () => {
     try {
       let stderr = '';
       child.stderr.setEncoding('utf8');
-      const url = await new Promise<URL>((resolve, reject) => {
+      const target = await new Promise<Target>((resolve, reject) => {
         child.stderr.on('data', (chunk: string) => {
           stderr += chunk;
-          const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-          if (match?.[1] !== undefined) resolve(new URL(match[1]));
+          const url = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1];
+          const token = /^ {2}alice +(\S+)/m.exec(stderr)?.[1];
+          if (url !== undefined && token !== undefined) resolve({ kind: 'http', url: new URL(url), token });
         });
         child.once('exit', (code) => {
           reject(new Error(`tracker-http exited early (${String(code)}): ${stderr}`));
         });
       });
-      const connection = await connect({ kind: 'http', url }, { era: 'modern' });
+      const connection = await connect(target, { era: 'modern' });
       expect((await connection.extended!.callTool('create_ticket', { title: 'Before shutdown' })).isError).toBeUndefined();
       await connection.close();
       const exited = once(child, 'exit');

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { consoleLogger, type ComposedServer, type Logger, type Store } from '@ext/core';
 import type { ReferenceOrigin } from '@ext/data-references/server';
 import { createServerCardHandler, type ServerCardHandler } from '@ext/manifest/server';
-import { createHttpHandler, type DualEraHttpHandler } from '@ext/core/sdk-v2';
+import { createHttpHandler as createV1HttpHandler } from '@ext/core/sdk-v1';
+import { createHttpHandler } from '@ext/core/sdk-v2';
 import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   hostHeaderValidationResponse,
@@ -17,8 +18,8 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
-import { defaultConsoleDir, serveConsole } from './console-files.js';
-import { createV1HttpHandler } from './http-v1.js';
+import type { Target } from './connect.js';
+import { CONSOLE_PATH, defaultConsoleDir, serveConsole } from './console-files.js';
 import {
   composeTracker,
   createStore,
@@ -29,6 +30,7 @@ import {
   type TrackerServerOptions,
 } from './server.js';
 import { createTrackerServerV1 } from './server-v1.js';
+import { createDemoTokens, demoAuthenticate, type DemoTokens, type DemoUser } from './users.js';
 
 export const DEFAULT_PORT = 3333;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -166,6 +168,16 @@ export interface HttpServerOptions {
    * reference, images may be uploaded out of band). Default `true`.
    */
   readonly references?: boolean | undefined;
+  /**
+   * `true`: serve every unauthenticated caller as the one shared principal
+   * (local experiments, outside test suites that send no credentials).
+   * Default `false`: every request needs a demo user's bearer token.
+   */
+  readonly anonymous?: boolean | undefined;
+  /** The demo users' bearer tokens. Default: new random ones. */
+  readonly tokens?: DemoTokens | undefined;
+  /** With the tracker's own composition: the session-state secret (`composeTracker({ sessionSecret })`), so instances share it. */
+  readonly sessionSecret?: string | undefined;
 }
 
 export interface RunningHttpServer {
@@ -178,13 +190,19 @@ export interface RunningHttpServer {
   readonly origin: ReferenceOrigin | undefined;
   /** The server card: `GET /mcp/server-card` and `GET /.well-known/mcp/server-card.json`. */
   readonly cardUrl: URL;
+  /** The demo users' bearer tokens; `undefined` when callers are anonymous. */
+  readonly tokens: DemoTokens | undefined;
+  /** Where a client connects as `user` (default alice; no token when anonymous). */
+  readonly as: (user?: DemoUser) => Target;
+  /** The web console, signed in as `user` (the token rides in the URL's fragment, which no request carries). */
+  readonly consoleUrl: (user?: DemoUser) => URL;
   /** Stops accepting connections, closes every MCP session, then the store. */
   close(): Promise<void>;
 }
 
 /** The request listener: DNS-rebinding checks, routing to `/mcp`, and the bridge. */
 export function createRequestListener(
-  handler: DualEraHttpHandler,
+  handler: { fetch(request: Request): Promise<Response> },
   origin: () => string,
   logger: Logger,
   consoleDir = defaultConsoleDir(),
@@ -255,14 +273,18 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const logger = options.logger ?? consoleLogger;
   const store = options.store ?? createStore();
   const origin = options.composed === undefined && options.references !== false ? await startReferenceOrigin(store, { logger }) : undefined;
-  const composed = options.composed ?? composeTracker({ logger, origin, index: await loadTrackerIndex(logger) });
+  const composed = options.composed ?? composeTracker({ logger, origin, index: await loadTrackerIndex(logger), sessionSecret: options.sessionSecret });
   const host = options.host ?? DEFAULT_HOST;
   const buildV1 = () => createTrackerServerV1({ composed, store, logger, exportPaceMs: options.exportPaceMs });
   const buildV2 = () => createTrackerServer({ composed, store, logger, extend: options.extend, exportPaceMs: options.exportPaceMs });
+  const tokens = options.anonymous === true ? undefined : (options.tokens ?? createDemoTokens());
+  const identity = tokens === undefined ? { anonymous: 'shared' as const } : { authenticate: demoAuthenticate(tokens) };
   const handler =
     options.sdk === 'v1'
-      ? createV1HttpHandler(buildV1)
+      ? createV1HttpHandler(buildV1, { ...identity, logger })
       : createHttpHandler(buildV2, {
+          ...identity,
+          logger,
           onerror: (error) => {
             logger.warn('tracker: MCP handler error', { error: error.message });
           },
@@ -283,6 +305,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     serverInfo: { ...SERVER_INFO, description: 'A small project tracker composing every mcp-ext extension.' },
     endpointUrl: url.href,
     supportedProtocolVersions: options.sdk === 'v1' ? ['2025-11-25'] : ['2025-11-25', '2026-07-28'],
+    sharedCallers: tokens === undefined,
   });
 
   let closing: Promise<void> | undefined;
@@ -293,6 +316,9 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     server,
     origin,
     cardUrl: new URL(`${MCP_PATH}/server-card`, `http://${authority}`),
+    tokens,
+    as: (user = 'alice') => ({ kind: 'http', url, token: tokens?.[user] }),
+    consoleUrl: (user = 'alice') => new URL(`${CONSOLE_PATH}${tokens === undefined ? '' : `#token=${tokens[user]}`}`, `http://${authority}`),
     close() {
       closing ??= (async () => {
         await stopServing(server, handler);

@@ -37,6 +37,7 @@ describe('the official MCP conformance suite (@modelcontextprotocol/conformance 
     running = await startHttpServer({
       port: 0,
       logger: silentLogger,
+      anonymous: true,
       extend: (server, extended) => {
         server.server.registerCapabilities(CONFORMANCE_CAPABILITIES);
         registerConformanceFixtures(server, extended);

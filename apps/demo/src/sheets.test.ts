@@ -40,7 +40,7 @@ describe('sheets imports a tracker export by reference', () => {
     const origin = new URL(tracker.origin?.baseUrl ?? 'http://unset').origin;
     trusting = await startSheetsServer({ allowedOrigins: [origin], logger: silentLogger });
     wary = await startSheetsServer({ allowedOrigins: ['http://127.0.0.1:1'], logger: silentLogger });
-    client = await connect({ kind: 'http', url: tracker.url }, { era: 'modern', extensions: [dataReferencesClient()] });
+    client = await connect(tracker.as(), { era: 'modern', extensions: [dataReferencesClient()] });
   });
 
   afterAll(async () => {

@@ -97,7 +97,9 @@ export async function startSheetsServer(options: SheetsServerOptions): Promise<R
       },
     );
     return mcp;
-  });
+  },
+  // Sheets keeps only what it imported, and serves whoever runs on this machine: one shared caller.
+  { anonymous: 'shared', logger });
   let authority = '127.0.0.1';
   const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger, undefined));
   server.listen(options.port ?? 0, '127.0.0.1');

@@ -36,6 +36,7 @@ const HEADINGS = [
   '== 15. Data references ==',
   '== 16. Multimodal ==',
   '== 17. Discovery ==',
+  '== 18. Two users ==',
 ];
 
 describe('the tour', () => {
@@ -50,6 +51,12 @@ describe('the tour', () => {
       expect(stderr).toBe('');
       expect(code).toBe(0);
       for (const heading of HEADINGS) expect(stdout).toContain(heading);
+      if (how.includes('HTTP')) {
+        expect(stdout).toContain("the same call with alice's token: CONFIRMATION_PRINCIPAL_MISMATCH");
+        expect(stdout).toContain("list_tickets with alice's session state: SESSION_STATE_INVALID");
+      } else {
+        expect(stdout).toContain('there is no second caller to show');
+      }
       if (how.includes('SDK v1')) {
         expect(stdout).toContain('on SDK v1 (@modelcontextprotocol/sdk)');
         expect(stdout).toContain('every client below uses initialize');

@@ -13,7 +13,7 @@ import { MemoryStore, silentLogger, type ComposedServer, type ToolResult } from 
 import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
 import { getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
 import { CONFIRMATION_ID } from '@ext/confirmation';
-import { callWithConfirmation, confirmationClient } from '@ext/confirmation/client';
+import { callWithConfirmation, confirmationClient, getConfirmationRequired } from '@ext/confirmation/client';
 import { COST_ID } from '@ext/cost';
 import { DATA_REFERENCES_ID, type DataReference } from '@ext/data-references';
 import { dataReferencesClient, importReference, referencesIn } from '@ext/data-references/client';
@@ -45,6 +45,7 @@ import { parseCsv } from './report.js';
 import { ADMIN_SCOPE, composeTracker, exportPaceFrom, SHEETS_PEER } from './server.js';
 import { startSheetsServer, type RunningSheetsServer } from './sheets.js';
 import { EXPORT_QUOTA } from './tools.js';
+import { demoPrincipal, type DemoUser } from './users.js';
 
 const UNKNOWN_ID = 'T-404';
 const LABEL_WIDTH = 18;
@@ -86,6 +87,8 @@ interface TourTarget {
   readonly sheets: URL;
   /** The tracker's server card, when it runs on HTTP. */
   readonly cardUrl?: URL | undefined;
+  /** Where each demo user connects, when the server authenticates its callers (HTTP). */
+  readonly as?: ((user: DemoUser) => Target) | undefined;
 }
 
 function open(tour: TourTarget, options: Omit<ConnectOptions, 'era'>): Promise<Connection> {
@@ -596,6 +599,55 @@ const MANIFEST_METHOD = 'io.github.mcp-ext/manifest/get';
 const EVENTS_PREFIX = 'io.github.mcp-ext/events';
 const DISCOVERY_METHOD = 'io.github.mcp-ext/discovery/recommend';
 
+/** The error code of a refused call, or `undefined` when it was not refused. */
+function refusal(result: ToolResult): string | undefined {
+  return result.isError === true ? getStructuredError(result)?.code : undefined;
+}
+
+/** Bob tries alice's confirmation token and session state, and exports on his own quota. */
+async function twoUsers(tour: TourTarget, as: (user: DemoUser) => Target): Promise<void> {
+  const extensions = [confirmationClient(), sessionStateClient(), streamingClient(), costClient()];
+  const alice = await connect(as('alice'), { era: tour.era, extensions, name: 'alice-client' });
+  const bob = await connect(as('bob'), { era: tour.era, extensions, name: 'bob-client' });
+  try {
+    const [a, b] = [alice.extended, bob.extended];
+    expect(a !== undefined && b !== undefined, 'the two clients have no extensions attached');
+    row('callers', `alice is ${demoPrincipal('alice')}, bob is ${demoPrincipal('bob')} (from their bearer tokens)`);
+
+    const created = await a.callTool('create_ticket', { title: "Alice's draft" });
+    const id = String(dig(created.structuredContent, 'ticket', 'id'));
+    const held = getConfirmationRequired(await a.callTool('delete_ticket', { id }));
+    expect(held !== undefined, 'delete_ticket was not held for confirmation');
+    row('alice', `delete_ticket ${id}: held; her confirmation_token ${shorten(held.confirmation_token)}`);
+    const stolen = await b.callTool('delete_ticket', { id }, { meta: { [CONFIRMATION_ID]: { confirmation_token: held.confirmation_token } } });
+    row('bob', `the same call with alice's token: ${String(refusal(stolen))}`);
+    expect(refusal(stolen) === 'CONFIRMATION_PRINCIPAL_MISMATCH', `bob's use of alice's token was not refused: ${compact(stolen)}`);
+    const still = await a.callTool('get_ticket', { id });
+    expect(still.isError !== true, 'the ticket is gone although nobody approved its deletion');
+
+    const view = getSessionStateMeta(await a.callTool('set_view', { status: 'closed' }));
+    const sealed = dig(view, 'session_state');
+    expect(typeof sealed === 'string', 'set_view issued no session state');
+    const replayed = await b.callTool('list_tickets', {}, { meta: { [SESSION_STATE_ID]: { session_state: sealed } } });
+    row('bob', `list_tickets with alice's session state: ${String(refusal(replayed))} (${String(dig(getStructuredError(replayed)?.details, 'reason'))})`);
+    expect(refusal(replayed) === 'SESSION_STATE_INVALID', `bob read alice's session state: ${compact(replayed)}`);
+
+    const remaining = async (client: NonNullable<Connection['extended']>): Promise<number | undefined> => {
+      let result: ToolResult | undefined;
+      for await (const update of streamCall(client, 'export_report', {}, { timeoutMs: 120_000 })) if (update.type === 'result') result = update.result;
+      return result === undefined ? undefined : getCostInfo(result)?.quota?.remaining;
+    };
+    const left = { alice: await remaining(a), bob: await remaining(b) };
+    row('quota', `after one more export each: alice has ${String(left.alice)} left, bob ${String(left.bob)} of ${String(EXPORT_QUOTA)}`);
+    expect(left.bob === EXPORT_QUOTA - 1 && left.alice !== undefined && left.alice < left.bob, 'bob shares alice\'s export quota');
+    print();
+    ok('each caller keeps its own tokens, state and quota: what alice holds is useless to bob.');
+  } finally {
+    await alice.close();
+    await bob.close();
+  }
+}
+
 async function tour(tour: TourTarget, composed: ComposedServer, where: string): Promise<void> {
   const eraNote = tour.sdk === 'v1' ? ' The v1 SDK speaks the 2025 protocol only, so every client below uses initialize.' : '';
   section('1. Negotiation', `SEP-2133: each side lists the extensions it speaks in capabilities.extensions; one is used only when both list it.${eraNote}`);
@@ -658,6 +710,10 @@ async function tour(tour: TourTarget, composed: ComposedServer, where: string): 
 
   section('17. Discovery', 'The tracker does no spreadsheets; the client asks it which server does.');
   await discoveryStep(tour);
+
+  section('18. Two users', 'Every caller is a principal of its own: here alice and bob, each with a bearer token.');
+  if (tour.as === undefined) row('', style.dim('Over stdio the server serves one client per process: there is no second caller to show.'));
+  else await twoUsers(tour, tour.as);
 }
 
 const SDK_NAMES = { v1: 'SDK v1 (@modelcontextprotocol/sdk)', v2: 'SDK v2 (@modelcontextprotocol/server)' } as const;
@@ -692,7 +748,7 @@ async function main(): Promise<number> {
     print(style.dim(`Each client below spawns its own server: node ${target.args.map((arg) => relative(process.cwd(), arg)).join(' ')}`));
   } else {
     running = await startHttpServer({ port: 0, sdk, exportPaceMs: exportPaceFrom() });
-    target = { kind: 'http', url: running.url };
+    target = running.as('alice');
     composed = running.composed;
     where = 'this server';
     print(style.bold(`Project tracker tour: MCP extensions over Streamable HTTP at ${running.url.href}, on ${SDK_NAMES[sdk]}`));
@@ -707,7 +763,7 @@ async function main(): Promise<number> {
       logger: silentLogger,
     });
     print(style.dim(`The sheets server (a second MCP server) listens at ${sheets.url.href}.`));
-    await tour({ target, era: sdk === 'v1' ? 'legacy' : 'modern', sdk, sheets: sheets.url, cardUrl: running?.cardUrl }, composed, where);
+    await tour({ target, era: sdk === 'v1' ? 'legacy' : 'modern', sdk, sheets: sheets.url, cardUrl: running?.cardUrl, as: running?.as }, composed, where);
   } catch (error) {
     if (!(error instanceof UnexpectedOutcome)) throw error;
     print();
