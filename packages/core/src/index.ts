@@ -24,7 +24,7 @@ export { composeServer, composeClient } from './compose.js';
 export type { ComposeOptions, ComposedServer, ComposedClient, ComposedMethod, NegotiationTable } from './compose.js';
 export { MemoryStore } from './memory-store.js';
 export type { MemoryStoreOptions } from './memory-store.js';
-export type { Store, SetOptions, StreamEntry, ReadOptions, AppendOptions, Unsubscribe } from './store.js';
+export type { Store, StoreHealth, SetOptions, StreamEntry, ReadOptions, AppendOptions, Unsubscribe } from './store.js';
 export type {
   StandardSchemaV1,
   InferOutput,

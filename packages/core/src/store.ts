@@ -33,6 +33,14 @@ export type Unsubscribe = () => Promise<void>;
  * are JSON. Every operation is atomic on its own. Implementations: memory
  * (here), SQLite, Redis; all pass `runStoreContract` from `@ext/core/testing`.
  */
+/** What a store says about itself, for readiness checks. */
+export interface StoreHealth {
+  /** `true` when the store serves reads and writes now. */
+  readonly ok: boolean;
+  /** Why not, or what it runs on (e.g. the file, the server). */
+  readonly detail?: string | undefined;
+}
+
 export interface Store {
   get(key: string): Promise<JsonValue | undefined>;
   set(key: string, value: JsonValue, options?: SetOptions): Promise<void>;
@@ -56,5 +64,7 @@ export interface Store {
   publish(channel: string, message: JsonValue): Promise<void>;
   /** Listens on a channel; resolves once the subscription is active. */
   subscribe(channel: string, listener: (message: JsonValue) => void): Promise<Unsubscribe>;
+  /** Whether the store can serve now (a readiness probe); a store that cannot tell leaves it out. */
+  health?(): Promise<StoreHealth>;
   close(): Promise<void>;
 }
