@@ -1,0 +1,149 @@
+#!/usr/bin/env node
+/**
+ * `pnpm test`: sets up what the end-to-end tests need, then runs every
+ * check. On a Debian or Ubuntu machine where it may install packages (root,
+ * or password-less sudo) it installs Chromium and redis-server; it starts a
+ * throwaway Redis on a free loopback port unless `REDIS_URL` names one, and
+ * stops it afterwards. Elsewhere it says what is missing and which test
+ * files therefore skip their cases. With `CI` set, anything missing is an error.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** What the tests use from the machine, the Debian package that provides it, and how a test file shows it needs it. */
+const TOOLS = [
+  { name: 'Chromium', debian: 'chromium', present: () => existsSync(CHROMIUM), marker: /CHROMIUM_PATH/ },
+  { name: 'redis-server', debian: 'redis-server', present: () => onPath('redis-server'), marker: /REDIS_URL|redis-server/ },
+];
+
+function onPath(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+function say(line) {
+  console.error(`test: ${line}`);
+}
+
+/** `sudo` when needed and allowed without a password; `undefined` when packages cannot be installed here. */
+function installer() {
+  if (!onPath('apt-get')) return undefined;
+  if (process.getuid?.() === 0) return [];
+  if (onPath('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0) return ['sudo'];
+  return undefined;
+}
+
+function installMissing() {
+  const missing = TOOLS.filter((tool) => !tool.present());
+  const prefix = installer();
+  if (missing.length === 0 || prefix === undefined) return;
+  const packages = missing.map((tool) => tool.debian);
+  say(`installing ${packages.join(', ')} from Debian's packages`);
+  const apt = (...args) => {
+    const [command, ...rest] = [...prefix, 'apt-get', ...args];
+    execFileSync(command, rest, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  };
+  try {
+    apt('update', '-qq');
+    apt('install', '-y', '-qq', ...packages);
+  } catch (error) {
+    say(`could not install ${packages.join(', ')}: ${error.message.split('\n')[0]}`);
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once Redis answers PING on `port`, or rejects after about five seconds. */
+async function waitForRedis(port) {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const answered = await new Promise((resolve) => {
+      const socket = createConnection({ host: '127.0.0.1', port }, () => socket.write('PING\r\n'));
+      socket.once('data', (data) => {
+        socket.destroy();
+        resolve(data.toString().startsWith('+PONG'));
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (answered) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`redis-server did not answer on 127.0.0.1:${port}`);
+}
+
+/** A throwaway Redis for this run (nothing saved to disk), unless `REDIS_URL` is set or there is no redis-server. */
+async function startRedis() {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: () => {} };
+  if (!onPath('redis-server')) return undefined;
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  await waitForRedis(port);
+  say(`Redis for the tests on 127.0.0.1:${port}`);
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+/** Test files that mention `marker` (they skip their cases when what it names is not there). */
+function testsUsing(marker) {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.test\.ts$/.test(entry.name) && marker.test(readFileSync(path, 'utf8'))) found.push(relative(ROOT, path));
+    }
+  };
+  for (const top of ['packages', 'apps']) walk(join(ROOT, top));
+  return found.sort();
+}
+
+function run(command, args, env) {
+  return spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env }).status ?? 1;
+}
+
+async function main() {
+  for (const check of ['scripts/check-packages.mjs', 'scripts/check-changesets.mjs']) {
+    if (run(process.execPath, [check], process.env) !== 0) return 1;
+  }
+  installMissing();
+  const missing = TOOLS.filter((tool) => !tool.present());
+  if (missing.length > 0 && process.env.CI) {
+    say(`missing in CI: ${missing.map((tool) => tool.name).join(', ')}; install ${missing.map((tool) => tool.debian).join(' ')}`);
+    return 1;
+  }
+  const redis = await startRedis();
+  try {
+    const env = { ...process.env, ...(redis === undefined ? {} : { REDIS_URL: redis.url }) };
+    const status = run('pnpm', ['exec', 'turbo', 'run', 'typecheck', 'lint', 'test', 'check', '--concurrency=3'], env);
+    for (const tool of missing) {
+      say(`${tool.name} is not installed (Debian package ${tool.debian}); these test files skipped the cases that need it:`);
+      for (const file of testsUsing(tool.marker)) console.error(`  ${file}`);
+    }
+    return status;
+  } finally {
+    redis?.stop();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);
