@@ -358,6 +358,59 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     expect(fixture.ran).toEqual([]);
   });
 
+  it('CONF-9a: an entry with no token ({}), a token of the wrong type, an unknown field or both fields is refused naming the field; nothing runs or is issued', async () => {
+    const fixture = new Fixture();
+    const store = new MemoryStore();
+    const { client } = await pair(line, fixture, { store });
+    const entry = (value: unknown): { meta: Record<string, unknown> } => ({ meta: { [CONFIRMATION_ID]: value } });
+    const pointer = (field: string): string => `/_meta/io.github.mcp-ext~1confirmation${field}`;
+    const cases: [unknown, string][] = [
+      [{}, pointer('/confirmation_token')],
+      [{ confirmation_token: 42 }, pointer('/confirmation_token')],
+      [{ confirmation_token: null }, pointer('/confirmation_token')],
+      [{ confirmation_tokn: 'A'.repeat(43) }, pointer('/confirmation_tokn')],
+      [{ confirmation_token: 'A'.repeat(43), approved: true }, pointer('/approved')],
+      [{ confirmation_token: 'A'.repeat(43), grant_id: 'B'.repeat(43) }, pointer('/grant_id')],
+      [[], pointer('')],
+    ];
+    for (const [value, expected] of cases) {
+      const result = await client.callTool('delete_repo', { repo: 'prod' }, entry(value));
+      expect(errorCode(result), JSON.stringify(value)).toBe('INVALID_INPUT');
+      expect(getStructuredError(result), JSON.stringify(value)).toMatchObject({ category: 'invalid_input', details: { pointer: expected } });
+      expect(getConfirmationRequired(result)).toBeUndefined();
+    }
+    expect(fixture.ran).toEqual([]);
+    expect(await readConfirmationAudit(store)).toEqual([]);
+    // A well-behaved client without a token sends no entry at all, and is asked.
+    const token = await held(client, 'delete_repo', { repo: 'prod' });
+    expect(textOf(await client.callTool('delete_repo', { repo: 'prod' }, tokenMeta(token)))).toBe('deleted prod');
+    expect(fixture.ran).toEqual(['delete_repo:prod']);
+  });
+
+  it('CONF-4a: control, bidi and invisible characters in an argument reach the person as visible escapes', async () => {
+    const repo = 'test\u001b[2J\r\n\nRisk level: safe.\u202Eexe.\u200b';
+    const shown = 'Permanently delete repository test\\u001b[2J\\r\\n\\nRisk level: safe.\\u202eexe.\\u200b?';
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what must never reach the person
+    const forbidden = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/;
+    const fixture = new Fixture();
+    const { client } = await pair(line, fixture);
+    const result = await client.callTool('delete_repo', { repo });
+    expect(getConfirmationRequired(result)?.message).toBe(shown);
+    expect(textOf(result)).not.toMatch(forbidden);
+    expect(textOf(result).split('\n')[0]).toBe(`Confirmation required (destructive): ${shown}`);
+    const asked: string[] = [];
+    const inBand = await pair(line, fixture, {
+      client: false,
+      onElicit: (request) => {
+        asked.push(request.message);
+        return Promise.resolve({ action: 'decline' });
+      },
+    });
+    expect(errorCode(await inBand.client.callTool('delete_repo', { repo }))).toBe('CONFIRMATION_DECLINED');
+    expect(asked).toEqual([`${shown}\n\nRisk level: destructive.`]);
+    expect(fixture.ran).toEqual([]);
+  });
+
   it('CONF-12 CONF-13: fifty deletions are one dialog, approved in one request, executed once each, and audited', async () => {
     const fixture = new Fixture();
     const store = new MemoryStore();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ConfigurationError, ExtensionError, type JsonValue, type ToolInfo, type ToolResult } from '@ext/core';
+import { displayText } from './display.js';
 import { RISK_LEVELS, TOKEN_PATTERN_SOURCE, type ConfirmationToolMeta, type RiskLevel } from './schema.js';
 
 /** Longest rendering of one argument inside a confirmation message. */
@@ -69,15 +70,17 @@ export function toolMetaOf(gate: ToolGate): ConfirmationToolMeta {
   return meta;
 }
 
+/** A caller's value as shown in a message: on one line, nothing hidden, at most 200 characters (CONF-4a). */
 function renderArgument(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_PLACEHOLDER_LENGTH ? `${text.slice(0, MAX_PLACEHOLDER_LENGTH - 1)}…` : text;
+  return displayText(typeof value === 'string' ? value : JSON.stringify(value), MAX_PLACEHOLDER_LENGTH);
 }
 
 /**
  * Fills `{param}` placeholders with the call's arguments (CONF-4): strings
- * as they are, other values as JSON, each cut at 200 characters. A
- * placeholder naming no argument stays as written so the user sees the gap.
+ * as they are, other values as JSON, each with its control, line-break,
+ * bidi and invisible characters shown as escapes and cut at 200 characters
+ * (CONF-4a). A placeholder naming no argument stays as written so the user
+ * sees the gap. The template is the tool author's and stays as written.
  */
 export function fillMessage(template: string, args: Readonly<Record<string, unknown>>): string {
   return template.replace(PLACEHOLDER, (whole, name: string) =>

@@ -35,13 +35,17 @@ export const ConfirmationToolMetaSchema = Type.Object(
 );
 export type ConfirmationToolMeta = Static<typeof ConfirmationToolMetaSchema>;
 
-/** `params._meta[CONFIRMATION_ID]` on a retry: the token the user approved, or a grant to draw on. */
+/**
+ * `params._meta[CONFIRMATION_ID]` on a retry: the token the user approved,
+ * or a grant to draw on. Closed, with exactly one of the two (CONF-9a): a
+ * client with neither sends no entry at all.
+ */
 export const ConfirmationRequestMetaSchema = Type.Object(
   {
     confirmation_token: Type.Optional(Type.String({ pattern: TOKEN_PATTERN_SOURCE })),
     grant_id: Type.Optional(Type.String({ pattern: GRANT_PATTERN_SOURCE })),
   },
-  { $id: `${SCHEMA_BASE}/request-meta.json`, title: 'ConfirmationRequestMeta' },
+  { $id: `${SCHEMA_BASE}/request-meta.json`, title: 'ConfirmationRequestMeta', additionalProperties: false, minProperties: 1, maxProperties: 1 },
 );
 export type ConfirmationRequestMeta = Static<typeof ConfirmationRequestMetaSchema>;
 

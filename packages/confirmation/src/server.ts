@@ -45,13 +45,13 @@ import {
   type TokenRecord,
   type ToolGate,
 } from './logic.js';
+import { readRequestMeta } from './request-meta.js';
 import {
   ApproveParamsSchema,
   CONFIRMATION_ID,
   CONFIRMATION_PACKAGE,
   CONFIRMATION_WIRE_VERSION,
   ConfirmationClientSettingsSchema,
-  ConfirmationRequestMetaSchema,
   GrantParamsSchema,
   type ApproveResult,
   type ConfirmationRequiredMeta,
@@ -151,7 +151,6 @@ function newSecret(): string {
 }
 
 // Compiled on first use: keeps import free of work.
-let requestMetaValidator: ReturnType<typeof Compile<typeof ConfirmationRequestMetaSchema>> | undefined;
 let approveValidator: ReturnType<typeof Compile<typeof ApproveParamsSchema>> | undefined;
 let grantValidator: ReturnType<typeof Compile<typeof GrantParamsSchema>> | undefined;
 
@@ -400,25 +399,23 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     if (negotiated !== undefined) {
       const id = negotiated.id;
       const raw = call.meta[id];
+      // Only an absent entry asks for a token; any entry sent must be a valid one (CONF-9a).
       if (raw !== undefined) {
-        requestMetaValidator ??= Compile(ConfirmationRequestMetaSchema);
-        if (!requestMetaValidator.Check(raw)) {
-          const issue = firstIssue(requestMetaValidator.Errors(raw));
-          throw new ExtensionError('invalid_input', 'INVALID_INPUT', `params._meta["${id}"]${issue.path} ${issue.message}`, {
+        const reading = readRequestMeta(raw);
+        if (reading.kind === 'invalid') {
+          throw new ExtensionError('invalid_input', 'INVALID_INPUT', `params._meta["${id}"]${reading.path} ${reading.message}; nothing was executed`, {
             userActionable: false,
-            suggestion: 'Send the confirmation_token exactly as the server issued it.',
-            details: { pointer: pointerOf(issue.path, id) },
+            suggestion: 'Send the confirmation_token (or grant_id) exactly as the server issued it, or leave the entry out to get a new token.',
+            details: { pointer: pointerOf(reading.path, id) },
           });
         }
-        if (raw.confirmation_token !== undefined) {
-          await redeemToken(call, ctx, raw.confirmation_token);
+        if (reading.kind === 'token') {
+          await redeemToken(call, ctx, reading.token);
           return withResultMeta(await next(), id, { status: 'confirmed', via: 'token' } satisfies ConfirmedMeta);
         }
-        if (raw.grant_id !== undefined) {
-          const remaining = await drawGrant(call, ctx, raw.grant_id);
-          const meta: ConfirmedMeta = { status: 'confirmed', via: 'grant', grant_calls_remaining: remaining };
-          return withResultMeta(await next(), id, meta);
-        }
+        const remaining = await drawGrant(call, ctx, reading.grantId);
+        const meta: ConfirmedMeta = { status: 'confirmed', via: 'grant', grant_calls_remaining: remaining };
+        return withResultMeta(await next(), id, meta);
       }
       if (!(config.prefer === 'elicitation' && (ctx.elicit !== undefined || ctx.inputRound !== undefined))) return issueToken(call, ctx, id, gate, message);
     }
