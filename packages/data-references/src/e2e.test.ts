@@ -58,6 +58,10 @@ function exporterTools(server: ExtendedServer): void {
     for await (const chunk of await referencesOf(ctx).open(ref_id)) hash.update(chunk as Buffer);
     return { content: [{ type: 'text', text: hash.digest('hex') }] };
   });
+  server.registerTool('import_here', { description: 'Imports a reference the caller passes', inputSchema: z.object({ reference: z.record(z.string(), z.unknown()) }) }, async ({ reference }, ctx) => {
+    const response = await referencesOf(ctx).importReference(reference as DataReference);
+    return { content: [{ type: 'text', text: response.status }], structuredContent: { ...response } };
+  });
 }
 
 interface World {
@@ -151,6 +155,17 @@ describe.each(TEST_LINES)('data references end to end on %s', (line) => {
     const foreign = new URL(reference?.access_url ?? '');
     foreign.hostname = 'localhost';
     expect(await importReference(b.client, { ...(reference as DataReference), access_url: foreign.href })).toMatchObject({ status: 'failed', error: { code: 'ORIGIN_NOT_ALLOWED' } });
+  });
+
+  it('DREF-12a: a server without an import policy answers a tool\'s import of another server\'s reference as failed ORIGIN_NOT_ALLOWED', async () => {
+    const { a, originB } = await world(line);
+    const foreign = { ref_id: 'ref-elsewhere', origin_server: 'importer', mime_type: 'image/png', access_url: `${originB.baseUrl}/ref-elsewhere?expires=1&sig=x` };
+    const result = await a.client.callTool('import_here', { reference: foreign });
+    expect(result.isError).not.toBe(true);
+    const response = result.structuredContent;
+    expect(response).toMatchObject({ status: 'failed', error: { code: 'ORIGIN_NOT_ALLOWED', category: 'permanent', details: { ref_id: 'ref-elsewhere', origin_server: 'importer' } } });
+    expect(validImport(response).errors).toBe('');
+    expect(validError((response as { error?: unknown }).error).errors).toBe('');
   });
 
   it('DREF-6 DREF-17: once the origin\'s URL has expired, the origin refuses it and the import fails', async () => {

@@ -198,6 +198,18 @@ export function importFailure(
   return new ExtensionError(category, code, message, { userActionable: options.userActionable ?? false, suggestion: options.suggestion, details: options.details });
 }
 
+/**
+ * Why a server without an import policy fetches nothing (DREF-12a): its
+ * allow-list is empty, so every origin is refused, as `ORIGIN_NOT_ALLOWED`.
+ */
+export function importsNothing(reference: { readonly ref_id: string; readonly origin_server: string }): ExtensionError {
+  return importFailure('permanent', 'ORIGIN_NOT_ALLOWED', `This server imports no data from other servers, so it cannot read a reference of "${reference.origin_server}"`, {
+    userActionable: true,
+    suggestion: 'Send the data inline, or upload it to this server and pass the reference it returns.',
+    details: { ref_id: reference.ref_id, origin_server: reference.origin_server },
+  });
+}
+
 export type UrlDecision = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly error: ExtensionError };
 
 /** Whether a reference's `access_url` may be fetched: http(s), no credentials, an allowed origin. Never throws. */

@@ -9,7 +9,7 @@ import {
   type ToolResult,
 } from '@ext/core';
 import { importFromReference, resolveImportPolicy, type ImportPolicy, type ResolvedImportPolicy, type SinkFactory } from './importer.js';
-import { isMimeType, parseImportRequest, parseUploadRequest, type Parsed } from './logic.js';
+import { importsNothing, isMimeType, parseImportRequest, parseUploadRequest, type Parsed } from './logic.js';
 import type { CreateReferenceOptions, LocalReference, ReferenceOrigin, ReferenceSource } from './origin.js';
 import {
   DATA_REFERENCES_ID,
@@ -164,10 +164,9 @@ export function dataReferencesServer(options: DataReferencesServerOptions = {}):
     return origin;
   };
 
-  const runImport = (request: ImportFromRefRequest, ctx: RequestContext, sink: SinkFactory | undefined): Promise<ImportFromRefResponse> => {
-    if (policy === undefined) {
-      throw new ConfigurationError('MISSING_IMPORT_POLICY', 'importReference: this server imports nothing; pass dataReferencesServer({ import: { allowedOrigins } })');
-    }
+  const runImport = async (request: ImportFromRefRequest, ctx: RequestContext, sink: SinkFactory | undefined): Promise<ImportFromRefResponse> => {
+    // The reference comes from the caller, so a server that imports nothing refuses it as input, not as a setup fault (DREF-12a).
+    if (policy === undefined) return { status: 'failed', error: importsNothing(request).toStructured() };
     const target = sink ?? importSink;
     if (target === undefined) throw new ConfigurationError('MISSING_SINK', 'importReference: give a sink');
     return importFromReference(request, policy, target, { principal: ctx.principal, ctx, signal: ctx.signal, logger: ctx.logger });

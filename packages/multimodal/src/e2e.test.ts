@@ -157,6 +157,29 @@ describe.each(TEST_LINES)('multimodal end to end on %s', (line) => {
     expect(fixture.runs).toBe(0);
   });
 
+  it('MM-10: another server\'s reference on a server that imports nothing is refused with the data-references error naming the argument', async () => {
+    const fixture = new Fixture();
+    const { pair: { client } } = await pair(line, fixture);
+    const foreign = { ref_id: 'ref-elsewhere', origin_server: 'elsewhere', mime_type: 'image/png', size_bytes: 10, access_url: 'https://files.example.com/ref-elsewhere' };
+    for (const image of [foreign, { ref_id: 'ref-elsewhere', origin_server: 'elsewhere', mime_type: 'image/png' }]) {
+      const result = await client.callTool('analyze_image', { image });
+      expect(result.isError).toBe(true);
+      const error = getStructuredError(result);
+      expect(error).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED', category: 'permanent', details: { pointer: '/arguments/image', ref_id: 'ref-elsewhere' } });
+      expect(validError(error).errors).toBe('');
+    }
+  });
+
+  it('MM-7: a malformed reference is refused as invalid_input naming the field, and the tool never runs', async () => {
+    const fixture = new Fixture();
+    const { pair: { client } } = await pair(line, fixture);
+    const image = { ref_id: `ref-${'A'.repeat(300)}`, origin_server: 'vision', mime_type: 'image/png' };
+    const error = getStructuredError(await client.callTool('analyze_image', { image }));
+    expect(error).toMatchObject({ code: 'INVALID_INPUT', category: 'invalid_input', details: { pointer: '/arguments/image/ref_id', field: 'ref_id' } });
+    expect(validError(error).errors).toBe('');
+    expect(fixture.runs).toBe(0);
+  });
+
   it('MM-11: a server without out-of-band transport gets inline base64', async () => {
     const { pair: { client } } = await pair(line, new Fixture(), { outOfBand: false });
     expect(getMultimodalSettings(client)?.binary_transport).toEqual(['base64']);

@@ -24,4 +24,4 @@ export {
   checkInputs,
   inlineInput,
 } from './logic.js';
-export type { BinaryInput, BinaryInputKind, FoundInputs } from './logic.js';
+export type { BinaryInput, BinaryInputKind, FoundInputs, InvalidInput } from './logic.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ConfigurationError } from '@ext/core';
 import { describe, expect, it } from 'vitest';
-import { accepted, base64Length, checkInputs, findBinaryInputs, inlineInput, isMediaRange, matchesMediaRange, toolDeclaration, type BinaryInput } from './logic.js';
+import { accepted, base64Length, checkInputs, findBinaryInputs, inlineInput, isMediaRange, locateInput, matchesMediaRange, toolDeclaration, type BinaryInput } from './logic.js';
 import { MULTIMODAL_ID, type MultimodalToolMeta } from './schema.js';
 
 const png = (bytes: number): Record<string, unknown> => ({ type: 'image', data: Buffer.alloc(bytes, 1).toString('base64'), mimeType: 'image/png' });
@@ -61,8 +61,38 @@ describe('finding binary inputs (MM-3)', () => {
     expect(findBinaryInputs({ picture: { type: 'image', data: 'not base64!', mimeType: 'image/png' } })).toEqual({
       ok: false,
       pointer: '/arguments/picture',
+      field: 'data',
       message: '/arguments/picture/data is not base64',
     });
+  });
+
+  it('MM-7: a value claiming to be a data reference that is not a valid one is reported with the pointer of the faulty field', () => {
+    const reference = { ref_id: 'ref-1', origin_server: 'vision', mime_type: 'image/png' };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...reference, ref_id: `ref-${'A'.repeat(300)}` }, 'ref_id'],
+      [{ ...reference, ref_id: 7 }, 'ref_id'],
+      [{ ...reference, origin_server: '' }, 'origin_server'],
+      [{ ...reference, size_bytes: -1 }, 'size_bytes'],
+      [{ ...reference, expires_at: 'tomorrow' }, 'expires_at'],
+      [{ ...reference, checksum: { algorithm: 'sha256', value: 'not hex' } }, 'checksum.value'],
+    ];
+    for (const [image, field] of cases) {
+      const found = findBinaryInputs({ image });
+      expect(found, field).toMatchObject({ ok: false, field, pointer: `/arguments/image/${field.replace('.', '/')}` });
+      expect(!found.ok && found.message, field).toContain(`/arguments/image/${field.replace('.', '/')}`);
+    }
+    // An object that does not carry all three fields of a reference claims nothing and is not a binary input.
+    expect(findBinaryInputs({ note: { ref_id: 7, origin_server: 'vision' } })).toEqual({ ok: true, inputs: [] });
+  });
+
+  it('MM-10: an input read by value is located where the multimodal stage found it', () => {
+    const reference = { ref_id: 'ref-1', origin_server: 'vision', mime_type: 'image/png' };
+    const found = findBinaryInputs({ first: png(3), pictures: [reference] });
+    const known = found.ok ? found.inputs : [];
+    const asRead: BinaryInput = { pointer: '', kind: 'reference', mimeType: 'image/png', sizeBytes: undefined, reference: { ...reference } };
+    expect(locateInput(asRead, known, '/arguments').pointer).toBe('/arguments/pictures/0');
+    expect(locateInput({ ...asRead, reference: { ...reference, ref_id: 'ref-2' } }, known, '/arguments').pointer).toBe('/arguments');
+    expect(locateInput({ pointer: '', kind: 'image', mimeType: 'image/png', sizeBytes: 3, data: 'AQEB' }, known, '/arguments').pointer).toBe('/arguments/first');
   });
 
   it('MM-3: any JSON arguments are walked without throwing, in bounded work (property)', () => {

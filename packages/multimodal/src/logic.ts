@@ -1,5 +1,5 @@
 import { ConfigurationError, ExtensionError, type ToolInfo } from '@ext/core';
-import { essenceOf, isDataReference, type DataReference } from '@ext/data-references';
+import { DataReferenceSchema, essenceOf, isDataReference, type DataReference } from '@ext/data-references';
 import { Compile } from 'typebox/compile';
 import { MEDIA_RANGE_PATTERN_SOURCE, MultimodalToolDeclarationSchema, type BinaryTransport, type MultimodalToolMeta } from './schema.js';
 
@@ -83,9 +83,20 @@ export interface BinaryInput {
   readonly reference?: DataReference | undefined;
 }
 
+/**
+ * Why a value that is meant as a binary input is not a valid one: `pointer`
+ * locates the fault, `field` names it inside the input (`data`, `ref_id`,
+ * `checksum.value`).
+ */
+export interface InvalidInput {
+  readonly invalid: string;
+  readonly pointer: string;
+  readonly field: string;
+}
+
 export type FoundInputs =
   | { readonly ok: true; readonly inputs: BinaryInput[] }
-  | { readonly ok: false; readonly pointer: string; readonly message: string };
+  | { readonly ok: false; readonly pointer: string; readonly field: string; readonly message: string };
 
 const MAX_DEPTH = 16;
 const MAX_NODES = 10_000;
@@ -106,30 +117,66 @@ export function base64Length(text: string): number | undefined {
   return (text.length / 4) * 3 - padding;
 }
 
+let referenceValidator: ReturnType<typeof Compile<typeof DataReferenceSchema>> | undefined;
+
+/** The fields every `DataReference` carries: a value with all of them claims to be one. */
+const REFERENCE_KEYS = ['ref_id', 'origin_server', 'mime_type'] as const;
+
+/**
+ * Why a value that claims to be a data reference (it has `ref_id`,
+ * `origin_server` and `mime_type`) is not a valid one, or `undefined` when
+ * it is valid or claims nothing (MM-7).
+ */
+export function invalidReference(value: Record<string, unknown>, pointer: string): InvalidInput | undefined {
+  if (!REFERENCE_KEYS.every((key) => Object.hasOwn(value, key))) return undefined;
+  referenceValidator ??= Compile(DataReferenceSchema);
+  if (referenceValidator.Check(value)) return undefined;
+  const first = referenceValidator.Errors(value)[0];
+  const at = first?.instancePath ?? '';
+  const field = at.split('/').slice(1).map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+  return { invalid: `${pointer}${at} ${first?.message ?? 'is invalid'}: not a valid data reference`, pointer: `${pointer}${at}`, field };
+}
+
 /** What one value is, when it is a binary input (MCP image, audio or blob content, or a data reference). */
-export function detectInput(value: unknown, pointer: string): BinaryInput | { readonly invalid: string } | undefined {
+export function detectInput(value: unknown, pointer: string): BinaryInput | InvalidInput | undefined {
   if (!isRecord(value)) return undefined;
   if ((value.type === 'image' || value.type === 'audio') && typeof value.data === 'string' && typeof value.mimeType === 'string') {
     const size = base64Length(value.data);
-    if (size === undefined) return { invalid: `${pointer}/data is not base64` };
+    if (size === undefined) return { invalid: `${pointer}/data is not base64`, pointer, field: 'data' };
     return { pointer, kind: value.type, mimeType: value.mimeType, sizeBytes: size, data: value.data };
   }
   if (value.type === 'resource' && isRecord(value.resource) && typeof value.resource.blob === 'string') {
     const size = base64Length(value.resource.blob);
-    if (size === undefined) return { invalid: `${pointer}/resource/blob is not base64` };
+    if (size === undefined) return { invalid: `${pointer}/resource/blob is not base64`, pointer, field: 'data' };
     const mimeType = typeof value.resource.mimeType === 'string' ? value.resource.mimeType : 'application/octet-stream';
     return { pointer, kind: 'blob', mimeType, sizeBytes: size, data: value.resource.blob };
   }
   if (isDataReference(value)) {
     return { pointer, kind: 'reference', mimeType: value.mime_type, sizeBytes: value.size_bytes, reference: value };
   }
-  return undefined;
+  return invalidReference(value, pointer);
+}
+
+function sameInput(a: BinaryInput, b: BinaryInput): boolean {
+  if (a.kind !== b.kind) return false;
+  if (a.reference === undefined || b.reference === undefined) return a.data === b.data;
+  return a.reference.ref_id === b.reference.ref_id && a.reference.origin_server === b.reference.origin_server;
+}
+
+/**
+ * `input` at the place the multimodal stage found it in the call's
+ * arguments (`known`), so a refusal names the argument; `fallback` when it
+ * was not found there.
+ */
+export function locateInput(input: BinaryInput, known: readonly BinaryInput[], fallback: string): BinaryInput {
+  return { ...input, pointer: known.find((candidate) => sameInput(candidate, input))?.pointer ?? fallback };
 }
 
 /**
  * Every binary input in a call's arguments, at any depth up to 16, in
  * document order. Bounded work: at most 10,000 values are visited. Never
- * throws; malformed base64 in an input is reported with its pointer.
+ * throws; malformed base64 in an input, or a malformed data reference, is
+ * reported with its pointer and field.
  */
 export function findBinaryInputs(args: Readonly<Record<string, unknown>>): FoundInputs {
   const inputs: BinaryInput[] = [];
@@ -140,7 +187,7 @@ export function findBinaryInputs(args: Readonly<Record<string, unknown>>): Found
     if (item === undefined) break;
     const found = item.depth === 0 ? undefined : detectInput(item.value, item.pointer);
     if (found !== undefined) {
-      if ('invalid' in found) return { ok: false, pointer: item.pointer, message: found.invalid };
+      if ('invalid' in found) return { ok: false, pointer: found.pointer, field: found.field, message: found.invalid };
       inputs.push(found);
       continue;
     }

@@ -3,7 +3,7 @@ import { ConfigurationError, ExtensionError, type CallContext, type ServerExtens
 import { DATA_REFERENCES_PACKAGE } from '@ext/data-references';
 import { referencesFor, type CallReferences } from '@ext/data-references/server';
 import * as z from 'zod';
-import { checkInputs, detectInput, findBinaryInputs, isMediaRange, toolDeclaration, type BinaryInput } from './logic.js';
+import { checkInputs, detectInput, findBinaryInputs, isMediaRange, locateInput, toolDeclaration, type BinaryInput } from './logic.js';
 import {
   MULTIMODAL_ID,
   MULTIMODAL_PACKAGE,
@@ -65,10 +65,15 @@ function referenceNotFound(input: BinaryInput): ExtensionError {
  * ```
  */
 export async function openInput(ctx: Pick<CallContext, 'locals'>, value: unknown): Promise<Readable> {
-  const input = detectInput(value, '/arguments');
-  if (input === undefined || 'invalid' in input) {
+  // Only the value is given: a fault inside it is named by its field, and a refusal by where the multimodal stage found it.
+  const detected = detectInput(value, '');
+  if (detected === undefined) {
     throw new ExtensionError('invalid_input', 'INVALID_INPUT', 'The value is not a binary input (image, audio, blob or data reference)');
   }
+  if ('invalid' in detected) {
+    throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid binary input: ${detected.invalid}`, { details: { field: detected.field } });
+  }
+  const input = locateInput(detected, inputsOf(ctx), '/arguments');
   if (input.data !== undefined) return Readable.from([Buffer.from(input.data, 'base64')]);
   const references = referencesFor(ctx);
   const reference = input.reference;
@@ -79,10 +84,12 @@ export async function openInput(ctx: Pick<CallContext, 'locals'>, value: unknown
     if ((await references.lookup(reference.ref_id)) === undefined) throw referenceNotFound(input);
     return references.open(reference.ref_id);
   }
+  // Another server's reference: read only through an import, whose refusal (e.g. ORIGIN_NOT_ALLOWED on a server that imports nothing) is the answer.
   const imported = await references.importReference(reference);
   if (imported.status !== 'imported' || imported.reference === undefined) {
     const error = imported.error;
     throw new ExtensionError(error?.category ?? 'permanent', error?.code ?? 'REFERENCE_NOT_READABLE', error?.message ?? 'The referenced input could not be imported', {
+      suggestion: error?.suggestion,
       details: { pointer: input.pointer, ref_id: reference.ref_id },
     });
   }
@@ -144,7 +151,7 @@ export function multimodalServer(options: MultimodalServerOptions = {}): ServerE
     if (declaration === undefined && defaultMax === undefined) return next();
     const found = findBinaryInputs(call.arguments);
     if (!found.ok) {
-      throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid binary input: ${found.message}`, { details: { pointer: found.pointer, field: 'data' } });
+      throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid binary input: ${found.message}`, { details: { pointer: found.pointer, field: found.field } });
     }
     const references = referencesFor(ctx);
     const inputs: BinaryInput[] = [];
