@@ -83,6 +83,14 @@ describe('parseFeatures: properties', () => {
   });
 });
 
+describe('parseFeatureTag: names Object.prototype carries', () => {
+  it.each(['constructor', 'constructor=x', 'toString', 'hasOwnProperty=1', 'valueOf'])('reads %j as an unknown tag, without throwing', (input) => {
+    const check = parseFeatureTag(input);
+    expect(check.ok).toBe(true);
+    expect(check.ok && formatFeatureTag(check.tag)).toBe(input.toLowerCase());
+  });
+});
+
 describe('parseFeatureTag: the grammar (CN-2, CN-3)', () => {
   it.each([
     ['agent', 'agent'],

@@ -80,7 +80,8 @@ export function parseFeatureTag(input: unknown): TagCheck {
   if (tag.name === VENDOR_PREFIX) {
     return { ok: false, reason: 'a vendor tag needs a name after "x-"' };
   }
-  const allowed = VALUED_FEATURES[tag.name];
+  // The name comes from the peer: an own-property check, so `constructor` or `toString` is just an unknown tag.
+  const allowed = Object.hasOwn(VALUED_FEATURES, tag.name) ? VALUED_FEATURES[tag.name] : undefined;
   if (BOOLEAN_SET.has(tag.name) && tag.value !== undefined) {
     return { ok: false, reason: `"${tag.name}" takes no value` };
   }

@@ -5,8 +5,11 @@ import { jsonEqual } from './canonical.js';
 import { assertApproved } from './approval.js';
 import { markHandlerStarted } from './execution.js';
 import { checkOwnIdentifier, parseExtensionId, pickCommonIdentifier } from './identifiers.js';
+import { answerMethodFailure, logInternalError, newCorrelationId } from './internal-errors.js';
 import { consoleLogger, type Logger } from './logger.js';
+import { methodOutcome, toolCallOutcome } from './semconv.js';
 import { parseSettingsVersion, readSettings, type SettingsSpec } from './settings.js';
+import { observeOperation, type ServerOperation } from './telemetry.js';
 import type { CallContext, MethodHandler, RequestContext, NegotiatedExtension, ToolCall, ToolHandler, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
 
 type Maybe<T> = T | false | null | undefined;
@@ -16,6 +19,12 @@ export interface ComposeOptions {
   readonly logger?: Logger | undefined;
   /** Reserved-prefix identifiers an extension may serve anyway (content-negotiation's draft alias). */
   readonly allowReservedIds?: readonly string[] | undefined;
+  /**
+   * OpenTelemetry spans and metrics through `@opentelemetry/api`, when the
+   * application installed it and registered an SDK. Default `true`; `false`
+   * turns them off for this composition.
+   */
+  readonly telemetry?: boolean | undefined;
 }
 
 function settingsSpec(half: ServerExtension | ClientExtension): SettingsSpec {
@@ -212,6 +221,8 @@ export interface ComposedServer {
   /** The middleware order actually in effect, outermost first. */
   readonly pipeline: readonly { readonly stage: PipelineStage; readonly extension: string }[];
   readonly logger: Logger;
+  /** Whether requests are traced and timed through OpenTelemetry (`ComposeOptions.telemetry`). */
+  readonly telemetry: boolean;
   /** `capabilities.extensions` to advertise. */
   capabilities(): Record<string, Record<string, unknown>>;
   /** `Tool._meta` and annotations for a tool, with every extension's contribution merged in. */
@@ -241,6 +252,18 @@ export interface ComposedServer {
     handler: ToolHandler,
     validate?: (args: Record<string, unknown>) => Promise<Record<string, unknown>>,
   ): Promise<ToolResult>;
+  /**
+   * Runs an extension method's handler as adapters serve it: the caller
+   * check first (IDENT-5), traced like a tool call, and an internal error
+   * logged and answered with its correlation id (OBS-3). Adapters turn what
+   * it throws into the JSON-RPC error with `toWireError`.
+   */
+  runMethod(
+    method: string,
+    params: Record<string, unknown>,
+    ctx: RequestContext,
+    handler: MethodHandler,
+  ): Promise<Record<string, unknown>>;
   /** The pipeline as text, one stage a line. */
   describe(): string;
   /** Registered tools (adapters record them; the manifest reads them). */
@@ -273,6 +296,7 @@ export interface ComposedServer {
  */
 export function composeServer(input: readonly Maybe<ServerExtension>[], options: ComposeOptions = {}): ComposedServer {
   const logger = options.logger ?? consoleLogger;
+  const telemetry = options.telemetry !== false;
   const halves = validateHalves(input, 'server', options);
   const stageOf = (half: ServerExtension): number =>
     half.stage === undefined ? PIPELINE_STAGES.length : PIPELINE_STAGES.indexOf(half.stage);
@@ -299,7 +323,9 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
   const pipeline = ordered
     .filter((half) => half.middleware && half.stage !== undefined)
     .map((half) => ({ stage: half.stage as PipelineStage, extension: half.name }));
-  const middlewares = ordered.flatMap((half) => (half.middleware ? [half.middleware] : []));
+  const stages = ordered.flatMap((half) =>
+    half.middleware && half.stage !== undefined ? [{ stage: half.stage, extension: half.name, middleware: half.middleware }] : [],
+  );
 
   const methods: ComposedMethod[] = [];
   const seenMethods = new Set<string>();
@@ -333,11 +359,13 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
   const assertCallerKnown = (ctx: RequestContext): void => {
     if (ctx.identity === undefined && callerState.length > 0) throw unidentifiedCaller(callerState);
   };
+  const parts: Pipeline = { halves: ordered, stages, callerState };
 
   const composed: ComposedServer = {
     extensions: ordered,
     pipeline,
     logger,
+    telemetry,
     methods,
     callerState,
     assertCallerKnown,
@@ -383,57 +411,24 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
     },
     negotiate: negotiator(ordered, logger),
     missingMandatory(isNegotiated, peerKnown) {
-      if (!peerKnown) return [];
-      return ordered
-        .filter((half) => half.mandatory === true && !isNegotiated(half.name))
-        .flatMap((half) => half.ids.slice(-1));
+      return missingMandatory(ordered, isNegotiated, peerKnown);
     },
-    async runToolCall(call, ctx, handler, validate) {
-      const missing = composed.missingMandatory(
-        (name) => ctx.negotiated(name) !== undefined,
-        ctx.peerExtensions !== undefined,
-      );
-      if (missing.length > 0) {
-        throw new WireError(
-          ErrorCodes.MissingRequiredClientCapability,
-          `This server requires the client to support: ${missing.join(', ')}`,
-          { requiredCapabilities: { extensions: Object.fromEntries(missing.map((id) => [id, {}])) } },
-        );
-      }
-      for (const half of ordered) {
-        if (half.beginCall === undefined) continue;
+    runToolCall(call, ctx, handler, validate) {
+      const run = (operation: ServerOperation | undefined) => runLogged(parts, call, ctx, handler, validate, operation);
+      if (!telemetry) return run(undefined);
+      return observeOperation({ method: 'tools/call', tool: call.name, meta: call.meta, ctx }, run, toolCallOutcome);
+    },
+    runMethod(method, params, ctx, handler) {
+      const run = async (): Promise<Record<string, unknown>> => {
         try {
-          half.beginCall(call, ctx);
+          assertCallerKnown(ctx);
+          return await handler(params, ctx);
         } catch (error) {
-          // A preparation hook may not refuse a call; refusing is a middleware's job.
-          ctx.logger.warn(`${half.name}: beginCall threw; the call proceeds without it`, { tool: call.name, error: String(error) });
+          throw answerMethodFailure(error, method, ctx);
         }
-      }
-      const steps = [...middlewares];
-      const underErrors = pipeline[0]?.stage === 'errors' ? 1 : 0;
-      if (validate) {
-        const validation: ToolMiddleware = async (current, _ctx, next) => next({ ...current, arguments: await validate(current.arguments) });
-        steps.splice(underErrors, 0, validation);
-      }
-      if (ctx.identity === undefined && callerState.length > 0) {
-        // Under the errors stage, so the refusal reaches the client as a structured error.
-        steps.splice(underErrors, 0, () => Promise.reject(unidentifiedCaller(callerState)));
-      }
-      const dispatch = async (index: number, current: ToolCall): Promise<ToolResult> => {
-        const middleware = steps[index];
-        if (!middleware) {
-          assertApproved(ctx);
-          markHandlerStarted(ctx);
-          return handler(current.arguments, ctx);
-        }
-        let called = false;
-        return middleware(current, ctx, (replacement) => {
-          if (called) throw new Error('next() called twice by a tool-call middleware');
-          called = true;
-          return dispatch(index + 1, replacement ?? current);
-        });
       };
-      return dispatch(0, call);
+      if (!telemetry) return run();
+      return observeOperation({ method, meta: params._meta, ctx }, run, (_result, error) => methodOutcome(error));
     },
     describe() {
       const lines = pipeline.map((entry, index) => `${String(index + 1).padStart(2)}. ${entry.stage.padEnd(20)} ${entry.extension}`);
@@ -442,6 +437,121 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
     },
   };
   return composed;
+}
+
+/** Identifiers marked mandatory that the peer lacks (empty when the peer is unknown). */
+function missingMandatory(halves: readonly ServerExtension[], isNegotiated: (extensionName: string) => boolean, peerKnown: boolean): string[] {
+  if (!peerKnown) return [];
+  return halves.filter((half) => half.mandatory === true && !isNegotiated(half.name)).flatMap((half) => half.ids.slice(-1));
+}
+
+/** What running a tool call needs of a composition. */
+interface Pipeline {
+  /** The extensions, in pipeline order. */
+  readonly halves: readonly ServerExtension[];
+  /** The middlewares, outermost first, with their stage and the package serving it. */
+  readonly stages: readonly { readonly stage: PipelineStage; readonly extension: string; readonly middleware: ToolMiddleware }[];
+  readonly callerState: readonly string[];
+}
+
+type Validate = (args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/** Refuses a call from a client known to lack a mandatory extension with -32021 (CORE-11). */
+function assertMandatoryNegotiated(parts: Pipeline, ctx: CallContext): void {
+  const missing = missingMandatory(parts.halves, (name) => ctx.negotiated(name) !== undefined, ctx.peerExtensions !== undefined);
+  if (missing.length > 0) {
+    throw new WireError(
+      ErrorCodes.MissingRequiredClientCapability,
+      `This server requires the client to support: ${missing.join(', ')}`,
+      { requiredCapabilities: { extensions: Object.fromEntries(missing.map((id) => [id, {}])) } },
+    );
+  }
+}
+
+/** Runs every `beginCall` hook in pipeline order (CORE-21). */
+function beginCall(parts: Pipeline, call: ToolCall, ctx: CallContext): void {
+  for (const half of parts.halves) {
+    if (half.beginCall === undefined) continue;
+    try {
+      half.beginCall(call, ctx);
+    } catch (error) {
+      // A preparation hook may not refuse a call; refusing is a middleware's job.
+      ctx.logger.warn(`${half.name}: beginCall threw; the call proceeds without it`, { tool: call.name, error: String(error) });
+    }
+  }
+}
+
+/**
+ * The steps of one call, outermost first: the stages (each under a span of
+ * its own when the call is traced), with the caller check and the argument
+ * validation just under the errors stage.
+ */
+function pipelineSteps(parts: Pipeline, ctx: CallContext, validate: Validate | undefined, operation: ServerOperation | undefined): ToolMiddleware[] {
+  const steps = parts.stages.map((entry) => (operation?.recording === true ? operation.stage(entry.middleware, entry) : entry.middleware));
+  const underErrors = parts.stages[0]?.stage === 'errors' ? 1 : 0;
+  if (validate) {
+    const validation: ToolMiddleware = async (current, _ctx, next) => next({ ...current, arguments: await validate(current.arguments) });
+    steps.splice(underErrors, 0, validation);
+  }
+  if (ctx.identity === undefined && parts.callerState.length > 0) {
+    // Under the errors stage, so the refusal reaches the client as a structured error.
+    const callerState = parts.callerState;
+    steps.splice(underErrors, 0, () => Promise.reject(unidentifiedCaller(callerState)));
+  }
+  return steps;
+}
+
+/** Runs a tool call through the pipeline and then the handler. */
+async function runPipeline(
+  parts: Pipeline,
+  call: ToolCall,
+  ctx: CallContext,
+  handler: ToolHandler,
+  validate: Validate | undefined,
+  operation: ServerOperation | undefined,
+): Promise<ToolResult> {
+  assertMandatoryNegotiated(parts, ctx);
+  beginCall(parts, call, ctx);
+  const steps = pipelineSteps(parts, ctx, validate, operation);
+  const dispatch = async (index: number, current: ToolCall): Promise<ToolResult> => {
+    const middleware = steps[index];
+    if (!middleware) {
+      assertApproved(ctx);
+      markHandlerStarted(ctx);
+      // The handler's own calls belong to the request's span, not to the innermost stage's.
+      return operation === undefined ? handler(current.arguments, ctx) : operation.inRequest(() => handler(current.arguments, ctx));
+    }
+    let called = false;
+    return middleware(current, ctx, (replacement) => {
+      if (called) throw new Error('next() called twice by a tool-call middleware');
+      called = true;
+      return dispatch(index + 1, replacement ?? current);
+    });
+  };
+  return dispatch(0, call);
+}
+
+/**
+ * {@link runPipeline}, logging an internal error that reaches the core: one
+ * no `@ext/errors` stage answered (OBS-2). Deliberate failures (`WireError`,
+ * `ExtensionError`) are the caller's business, not the log's.
+ */
+async function runLogged(
+  parts: Pipeline,
+  call: ToolCall,
+  ctx: CallContext,
+  handler: ToolHandler,
+  validate: Validate | undefined,
+  operation: ServerOperation | undefined,
+): Promise<ToolResult> {
+  try {
+    return await runPipeline(parts, call, ctx, handler, validate, operation);
+  } catch (error) {
+    if (!WireError.isInstance(error) && !ExtensionError.isInstance(error)) {
+      logInternalError(ctx.logger, { correlationId: newCorrelationId(), method: 'tools/call', tool: call.name, principal: ctx.principal, error });
+    }
+    throw error;
+  }
 }
 
 /** The refusal of a request whose caller cannot be told apart from others (core SPEC, IDENT-5). */
@@ -462,6 +572,8 @@ function unidentifiedCaller(extensions: readonly string[]): ExtensionError {
 export interface ComposedClient {
   readonly extensions: readonly ClientExtension[];
   readonly logger: Logger;
+  /** Whether requests are traced and carry their trace context (`ComposeOptions.telemetry`). */
+  readonly telemetry: boolean;
   capabilities(): Record<string, Record<string, unknown>>;
   negotiate(peerExtensions: unknown): NegotiationTable;
 }
@@ -473,6 +585,7 @@ export function composeClient(input: readonly Maybe<ClientExtension>[], options:
   return {
     extensions: halves,
     logger,
+    telemetry: options.telemetry !== false,
     capabilities() {
       const out: Record<string, Record<string, unknown>> = {};
       for (const half of halves) for (const id of half.ids) out[id] = { ...half.settings };

@@ -22,6 +22,10 @@ export interface RequestFacts {
   readonly sdk: SdkLine;
   readonly era: ProtocolEra;
   readonly protocolVersion: string | undefined;
+  /** The JSON-RPC `id` of the request (see `RequestContext.requestId`). */
+  readonly requestId?: string | number | undefined;
+  /** The transport's session id, when there is one (see `RequestContext.sessionId`). */
+  readonly sessionId?: string | undefined;
   readonly authInfo: AuthInfo | undefined;
   readonly peerExtensions: Readonly<Record<string, unknown>> | undefined;
   readonly negotiation: NegotiationTable;
@@ -49,6 +53,8 @@ export function createRequestContext(facts: RequestFacts): RequestContext {
     sdk: facts.sdk,
     era: facts.era,
     protocolVersion: facts.protocolVersion,
+    requestId: facts.requestId,
+    sessionId: facts.sessionId,
     // Unidentified callers reach no extension that keeps per-caller state (the core refuses them first).
     principal: facts.identity?.principal ?? ANONYMOUS_PRINCIPAL,
     identity: facts.identity,

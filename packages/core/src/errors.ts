@@ -91,6 +91,72 @@ export class ExtensionError extends Error {
   }
 }
 
+/** The code a {@link StoreUnavailableError} travels with. */
+export const STORE_UNAVAILABLE_CODE = 'SERVICE_UNAVAILABLE';
+
+/**
+ * Why a store cannot serve now (`StoreUnavailableError.reason`, sent as
+ * `details.reason`): its server does not answer or the connection dropped
+ * (`unreachable`), an operation exceeded the store's bound (`timeout`),
+ * another writer holds the lock (`busy`), the storage refuses writes
+ * (`read_only`, `full`, `io_error`), or the file under a running store was
+ * deleted or swapped for another (`file_deleted`, `file_replaced`).
+ */
+export const STORE_UNAVAILABLE_REASONS = [
+  'unreachable',
+  'timeout',
+  'busy',
+  'read_only',
+  'full',
+  'io_error',
+  'file_deleted',
+  'file_replaced',
+] as const;
+export type StoreUnavailableReason = (typeof STORE_UNAVAILABLE_REASONS)[number];
+
+export interface StoreUnavailableErrorOptions {
+  /** Default `unreachable`. */
+  readonly reason?: StoreUnavailableReason | undefined;
+  /** What the client is told to wait before retrying, in seconds. Default 1. */
+  readonly retryAfterSeconds?: number | undefined;
+  /** The store's own error, for logs; it never travels. */
+  readonly cause?: unknown;
+}
+
+/**
+ * A store cannot serve now. Any store throws it for an outage of what is
+ * under it (a server down or frozen, a dropped connection, an operation past
+ * its time bound, a file gone, read-only or full), so that every extension
+ * and `@ext/errors` see one error whatever the store: it travels as
+ * `transient` / `SERVICE_UNAVAILABLE` with `retry_after_seconds`, because the
+ * call itself was fine and the same call can succeed once the store is back.
+ * Never `permanent`: a well-behaved client would then give up for good. The
+ * message is written for the peer and names nothing internal (no address, no
+ * path); the store's own error is the `cause`, for the server's logs.
+ */
+export class StoreUnavailableError extends ExtensionError {
+  static override readonly brand: string = 'StoreUnavailableError';
+  readonly reason: StoreUnavailableReason;
+
+  constructor(options: StoreUnavailableErrorOptions = {}) {
+    const reason = options.reason ?? 'unreachable';
+    super('transient', STORE_UNAVAILABLE_CODE, 'The server cannot use its data store right now.', {
+      retryAfterSeconds: options.retryAfterSeconds ?? 1,
+      userActionable: false,
+      suggestion: 'Try again shortly.',
+      details: { reason },
+      cause: options.cause,
+    });
+    this.name = 'StoreUnavailableError';
+    this.reason = reason;
+    addBrand(this, StoreUnavailableError.brand);
+  }
+
+  static override isInstance(value: unknown): value is StoreUnavailableError {
+    return hasBrand(value, StoreUnavailableError.brand);
+  }
+}
+
 /**
  * A JSON-RPC error with a numeric code and typed `data`, for failures that
  * must not be a tool result (e.g. -32021 for a missing mandatory extension).

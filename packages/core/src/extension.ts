@@ -1,4 +1,6 @@
 import type { TSchema } from 'typebox';
+import type { Logger } from './logger.js';
+import type { Store } from './store.js';
 import type { CallContext, MethodHandler, NegotiatedExtension, ToolCall, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
 
 /**
@@ -56,6 +58,12 @@ interface ExtensionHalf {
   readonly requires?: readonly string[] | undefined;
 }
 
+/** What `ServerExtension.attach` is given: the server's store and logger. */
+export interface ServerAttachment {
+  readonly store: Store;
+  readonly logger: Logger;
+}
+
 /** The server half of an extension: a plain descriptor a factory returns. */
 export interface ServerExtension extends ExtensionHalf {
   readonly side: 'server';
@@ -90,6 +98,16 @@ export interface ServerExtension extends ExtensionHalf {
    * throw is logged and ignored).
    */
   readonly beginCall?: ((call: ToolCall, ctx: CallContext) => void) | undefined;
+  /**
+   * Runs once when the composition is first attached to a server with a
+   * given store (`extendServer`), before any request: the place for work that
+   * must not wait for a client, such as finishing what a previous run of the
+   * server left undone on that store. It runs once per composition and store,
+   * however many servers are built from them (one per request on 2026-07-28).
+   * It must not block: a throw or a rejection is logged and the server
+   * serves anyway.
+   */
+  readonly attach?: ((host: ServerAttachment) => void | Promise<void>) | undefined;
 }
 
 /** A tool call as a client half sees it before it is sent. */

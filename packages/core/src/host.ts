@@ -32,6 +32,8 @@ export interface ServerAdapterOptions {
   readonly logger?: Logger | undefined;
   /** Also accepted for composition: reserved identifiers an extension may serve (content-negotiation's alias). */
   readonly allowReservedIds?: readonly string[] | undefined;
+  /** Also accepted for composition: `false` turns OpenTelemetry spans and metrics off (`ComposeOptions.telemetry`). */
+  readonly telemetry?: boolean | undefined;
 }
 
 /** A server with extensions attached, whatever the SDK line. */
@@ -51,6 +53,8 @@ export interface ClientAdapterOptions {
   readonly logger?: Logger | undefined;
   /** Also accepted for composition: reserved identifiers a client half may advertise (e.g. to act as a draft-only client in tests). */
   readonly allowReservedIds?: readonly string[] | undefined;
+  /** `false`: no CLIENT spans, and no trace context written into `params._meta` (`ComposeOptions.telemetry`). */
+  readonly telemetry?: boolean | undefined;
 }
 
 export interface CallToolOptions {

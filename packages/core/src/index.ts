@@ -4,27 +4,34 @@ export { SETTINGS_VERSION_PATTERN, parseSettingsVersion, parseSettings, readSett
 export type { SettingsVersion, SettingsSpec, SettingsResult } from './settings.js';
 export { canonicalJson, canonicalHash, jsonEqual } from './canonical.js';
 export type { JsonValue } from './canonical.js';
-export { consoleLogger, silentLogger } from './logger.js';
-export type { Logger } from './logger.js';
+export { consoleLogger, silentLogger, logError, pinoLogger } from './logger.js';
+export type { Logger, ObjectFirstLogger } from './logger.js';
+export { newCorrelationId, logInternalError, withCorrelationId } from './internal-errors.js';
+export type { InternalErrorReport } from './internal-errors.js';
 export {
   ERROR_CATEGORIES,
   ExtensionError,
   WireError,
   ConfigurationError,
   ErrorCodes,
+  STORE_UNAVAILABLE_CODE,
+  STORE_UNAVAILABLE_REASONS,
+  StoreUnavailableError,
   brandError,
   isBrandedError,
   toWireError,
 } from './errors.js';
-export type { ErrorCategory, StructuredError, ExtensionErrorOptions } from './errors.js';
+export type { ErrorCategory, StructuredError, ExtensionErrorOptions, StoreUnavailableErrorOptions, StoreUnavailableReason } from './errors.js';
 export { StructuredErrorSchema } from './structured-error-schema.js';
 export { PIPELINE_STAGES, mandatory } from './extension.js';
-export type { PipelineStage, AdvertisedSettings, ServerExtension, ClientExtension, OutgoingCall } from './extension.js';
+export type { PipelineStage, AdvertisedSettings, ServerAttachment, ServerExtension, ClientExtension, OutgoingCall } from './extension.js';
 export { composeServer, composeClient } from './compose.js';
 export type { ComposeOptions, ComposedServer, ComposedClient, ComposedMethod, NegotiationTable } from './compose.js';
 export { MemoryStore } from './memory-store.js';
 export type { MemoryStoreOptions } from './memory-store.js';
 export type { Store, StoreHealth, SetOptions, StreamEntry, ReadOptions, AppendOptions, Unsubscribe } from './store.js';
+export { StoreAvailability } from './store-availability.js';
+export type { StoreOutage } from './store-availability.js';
 export type {
   StandardSchemaV1,
   InferOutput,

@@ -138,6 +138,10 @@ export interface RequestContext {
   readonly sdk: SdkLine;
   readonly era: ProtocolEra;
   readonly protocolVersion: string | undefined;
+  /** The JSON-RPC `id` of the request; both adapters set it. `undefined` only in contexts built by hand. */
+  readonly requestId?: string | number | undefined;
+  /** The transport's session id (a legacy-era Streamable HTTP session), when there is one. */
+  readonly sessionId?: string | undefined;
   /**
    * The caller's principal: the key of every per-caller record. Resolved by
    * the core (see `identity`); never read from `_meta` or tool arguments.

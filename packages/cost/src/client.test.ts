@@ -40,6 +40,8 @@ describe('costGuard options (COST-15)', () => {
     expect(() => costGuard(unusedClient, { budget: 1, unknownCost: 'maybe' as 'allow' })).toThrow(/unknownCost/);
     expect(costGuard(unusedClient, { budget: { credits: 3 } }).remaining('credits')).toBe(3);
     expect(costGuard(unusedClient, { budget: { credits: 3 } }).remaining('API calls')).toBe(0);
+    // A unit label the server names like an Object.prototype member is a unit without budget, not a function.
+    for (const label of ['constructor', 'toString', '__proto__']) expect(costGuard(unusedClient, { budget: { credits: 3 } }).remaining(label)).toBe(0);
     expect(costGuard(unusedClient, { budget: 4 }).remaining('anything')).toBe(4);
   });
 });

@@ -170,7 +170,8 @@ export function costGuard(client: ExtendedClient, options: CostGuardOptions): Co
   let tools: Map<string, CostToolMeta | undefined> | undefined;
 
   const account = (label: string | undefined): string => (typeof budget === 'number' ? ANY_UNIT : (label ?? 'units'));
-  const limitOf = (key: string): number => (typeof budget === 'number' ? budget : (budget[key] ?? 0));
+  // Unit labels come from the server's tool metadata: only the budget's own entries are limits.
+  const limitOf = (key: string): number => (typeof budget === 'number' ? budget : Object.hasOwn(budget, key) ? (budget[key] ?? 0) : 0);
   const remainingOf = (key: string): number => limitOf(key) - (spent.get(key) ?? 0) - (pending.get(key) ?? 0);
   const add = (map: Map<string, number>, key: string, units: number): void => {
     map.set(key, (map.get(key) ?? 0) + units);

@@ -35,5 +35,7 @@ export function parseRecommendRequest(params: unknown): Parsed<RecommendRequest>
     if (missing !== undefined) pointer = `${pointer}/${missing}`;
   }
   const field = pointer.split('/').filter(Boolean)[0] ?? 'capability_needed';
-  return { ok: false, field, pointer, message: `Invalid recommend request: ${field} ${PROBLEMS[field] ?? 'is malformed'}` };
+  // `field` comes from the request's own keys: only PROBLEMS' own entries name a problem.
+  const problem = Object.hasOwn(PROBLEMS, field) ? PROBLEMS[field] : undefined;
+  return { ok: false, field, pointer, message: `Invalid recommend request: ${field} ${problem ?? 'is malformed'}` };
 }

@@ -1,11 +1,11 @@
-import { ERROR_CATEGORIES, WireError, type ErrorCategory, type ExtendedServer, type OutgoingCall, type StructuredError } from '@ext/core';
+import { ERROR_CATEGORIES, WireError, type ErrorCategory, type ExtendedServer, type Logger, type OutgoingCall, type StructuredError } from '@ext/core';
 import { createTestPair, TEST_LINES, type TestPair, type TestPairOptions } from '@ext/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ERROR_CLASSES } from './classes.js';
 import { errorsClient, getStructuredError, isRetryable, withRetry } from './client.js';
 import { seedValidators } from '@ext/core/testing';
-import { ERRORS_EXTENSION_ID } from './schema.js';
+import { ERRORS_EXTENSION_ID, isStructuredError } from './schema.js';
 import { errorsServer } from './server.js';
 
 const seed = seedValidators().check('error');
@@ -101,6 +101,34 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
       expectSeedValid(result._meta?.[ERRORS_EXTENSION_ID]);
       expect(getStructuredError(result)).toMatchObject({ category: 'permanent', code: 'INTERNAL_ERROR' });
       expect(JSON.stringify(result)).not.toContain('/srv/app');
+      expect(JSON.stringify(result)).not.toContain('ENOENT');
+    });
+
+    it('an internal error: the id the client gets is the id of the one log line with the stack (ERR-29, ERR-30)', async () => {
+      const lines: { level: string; message: string; details: Record<string, unknown> | undefined }[] = [];
+      const logger: Logger = {
+        warn: (message, details) => lines.push({ level: 'warn', message, details }),
+        error: (message, details) => lines.push({ level: 'error', message, details }),
+      };
+      const { client } = await open({
+        serverExtensions: [errorsServer()],
+        clientExtensions: [errorsClient()],
+        serverOptions: { logger },
+        setup: withTools,
+      });
+      const result = await client.callTool('fail_foreign');
+      const structured = getStructuredError(result);
+      // Still valid against the published schema and the seed (ERR-3).
+      expectSeedValid(result._meta?.[ERRORS_EXTENSION_ID]);
+      expect(isStructuredError(result._meta?.[ERRORS_EXTENSION_ID])).toBe(true);
+      const id = structured?.details?.correlation_id;
+      expect(id).toMatch(/^[0-9a-f]{16}$/);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 'error', details: { correlation_id: id, method: 'tools/call', tool: 'fail_foreign' } });
+      expect(typeof lines[0]?.details?.principal).toBe('string');
+      expect(lines[0]?.message).toContain(String(id));
+      expect(lines[0]?.details?.stack).toEqual(expect.stringContaining('ENOENT: no such file'));
+      expect(lines[0]?.details?.stack).toEqual(expect.stringContaining('e2e.test.ts'));
       expect(JSON.stringify(result)).not.toContain('ENOENT');
     });
 

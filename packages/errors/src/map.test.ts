@@ -1,4 +1,4 @@
-import { brandError, ExtensionError, WireError } from '@ext/core';
+import { brandError, ExtensionError, StoreUnavailableError, WireError } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -135,6 +135,62 @@ describe('mapError: foreign errors (ERR-10, ERR-11)', () => {
     const out = mapError(error, { exposeMessages: true });
     expect(out).toMatchObject({ category: 'transient', code: 'SERVER_UNAVAILABLE' });
     expect(JSON.stringify(out)).not.toContain('10.1.2.3');
+  });
+
+  it('ERR-28: a store outage (core StoreUnavailableError) becomes transient SERVICE_UNAVAILABLE with a wait, never permanent', () => {
+    const error = new StoreUnavailableError({ reason: 'timeout', retryAfterSeconds: 2, cause: new Error('redis 10.0.0.7:6379 stalled') });
+    const out = mapError(error, { exposeMessages: true });
+    expectValid(out);
+    expect(out).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      category: 'transient',
+      message: 'The server cannot use its data store right now.',
+      retry_after_seconds: 2,
+      user_actionable: false,
+      suggestion: 'Try again shortly.',
+      details: { reason: 'timeout' },
+    });
+    // An extension that wraps what its store threw does not turn the outage into an internal error.
+    const wrapped = new Error('saving the grant failed', { cause: new Error('store call failed', { cause: error }) });
+    expect(mapError(wrapped)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', category: 'transient', retry_after_seconds: 2 });
+  });
+
+  it('ERR-28: node-redis connection and timeout errors that leak map to SERVICE_UNAVAILABLE too', () => {
+    // Look-alikes of node-redis's classes: their `name` stays `Error`, only the class name says what happened.
+    class ClientOfflineError extends Error {}
+    class SocketClosedUnexpectedlyError extends Error {}
+    class TimeoutError extends Error {}
+    const samples: [Error, string][] = [
+      [new ClientOfflineError('The client is offline'), 'unreachable'],
+      [new SocketClosedUnexpectedlyError('Socket closed unexpectedly'), 'unreachable'],
+      [new TimeoutError(), 'timeout'],
+      [new Error('write failed', { cause: new ClientOfflineError('The client is offline') }), 'unreachable'],
+    ];
+    for (const [error, reason] of samples) {
+      const out = mapError(error);
+      expectValid(out);
+      expect(out).toMatchObject({ code: 'SERVICE_UNAVAILABLE', category: 'transient', retry_after_seconds: 1, details: { reason } });
+    }
+    // A timeout that names itself (DOMException, AbortSignal.timeout) stays a generic OPERATION_TIMEOUT.
+    expect(mapError(new DOMException('x', 'TimeoutError')).code).toBe('OPERATION_TIMEOUT');
+  });
+
+  it('ERR-28: SQLite errors that say the database cannot take writes map to SERVICE_UNAVAILABLE', () => {
+    const sqlite = (code: string) => Object.assign(new Error(`${code}: /srv/data/app.db`), { name: 'SqliteError', code });
+    const samples: [string, string][] = [
+      ['SQLITE_BUSY', 'busy'],
+      ['SQLITE_FULL', 'full'],
+      ['SQLITE_READONLY', 'read_only'],
+      ['SQLITE_READONLY_DBMOVED', 'read_only'],
+      ['SQLITE_IOERR_WRITE', 'io_error'],
+    ];
+    for (const [code, reason] of samples) {
+      const out = mapError(sqlite(code), { exposeMessages: true });
+      expect(out).toMatchObject({ code: 'SERVICE_UNAVAILABLE', category: 'transient', details: { reason } });
+      expect(JSON.stringify(out)).not.toContain('/srv/data');
+    }
+    // A constraint violation is a bug, not an outage.
+    expect(mapError(sqlite('SQLITE_CONSTRAINT_UNIQUE'))).toMatchObject({ code: 'INTERNAL_ERROR', category: 'permanent' });
   });
 
   it('never leaks the stack, even with exposeMessages', () => {

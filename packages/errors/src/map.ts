@@ -1,4 +1,13 @@
-import { ERROR_CATEGORIES, ErrorCodes, ExtensionError, WireError, type ErrorCategory, type StructuredError } from '@ext/core';
+import {
+  ERROR_CATEGORIES,
+  ErrorCodes,
+  ExtensionError,
+  StoreUnavailableError,
+  WireError,
+  type ErrorCategory,
+  type StoreUnavailableReason,
+  type StructuredError,
+} from '@ext/core';
 import { DEFAULT_CODES } from './classes.js';
 import { readProperty } from './read.js';
 import {
@@ -40,6 +49,37 @@ const TIMEOUT_CODES = new Set(['ABORT_ERR', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND
 const UNAVAILABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTFOUND', 'UND_ERR_SOCKET']);
 /** JSON-RPC request timeout as both MCP SDK lines define it. */
 const REQUEST_TIMEOUT = -32001;
+
+/**
+ * node-redis's own connection and timeout errors, by class name: their
+ * `name` is a plain `Error`, and this package must not depend on a store.
+ * Stores convert them to core's `StoreUnavailableError`; these are for one
+ * that leaks from code using node-redis directly.
+ */
+const REDIS_UNAVAILABLE_CLASSES: ReadonlyMap<string, StoreUnavailableReason> = new Map([
+  ['ClientOfflineError', 'unreachable'],
+  ['ClientClosedError', 'unreachable'],
+  ['SocketClosedUnexpectedlyError', 'unreachable'],
+  ['ReconnectStrategyError', 'unreachable'],
+  ['DisconnectsClientError', 'unreachable'],
+  ['ConnectionTimeoutError', 'timeout'],
+  ['SocketTimeoutError', 'timeout'],
+  ['SocketTimeoutDuringMaintenanceError', 'timeout'],
+  ['CommandTimeoutDuringMaintenanceError', 'timeout'],
+  // node-redis's command timeout; a `TimeoutError` named as such (DOMException) is an OPERATION_TIMEOUT below.
+  ['TimeoutError', 'timeout'],
+]);
+
+/** SQLite result codes (better-sqlite3's `code`) that say the database cannot take writes now. */
+const SQLITE_UNAVAILABLE: readonly (readonly [RegExp, StoreUnavailableReason])[] = [
+  [/^SQLITE_(BUSY|LOCKED)/, 'busy'],
+  [/^SQLITE_FULL/, 'full'],
+  [/^SQLITE_READONLY/, 'read_only'],
+  [/^SQLITE_(IOERR|CANTOPEN)/, 'io_error'],
+];
+
+/** How deep `cause` chains are followed looking for a store outage. */
+const MAX_CAUSE_DEPTH = 4;
 
 type Candidate = Partial<Record<keyof StructuredError, unknown>>;
 
@@ -153,6 +193,38 @@ function fromZod(issue: { path: unknown[]; message: unknown; code: unknown }, op
   );
 }
 
+/** The store outage a foreign error stands for, judged by its class name or its code. */
+function storeReason(error: unknown): StoreUnavailableReason | undefined {
+  const code = read(error, 'code');
+  if (typeof code === 'string') {
+    const found = SQLITE_UNAVAILABLE.find(([pattern]) => pattern.test(code));
+    if (found) return found[1];
+  }
+  const className = read(read(error, 'constructor'), 'name');
+  if (typeof className !== 'string') return undefined;
+  // node-redis leaves `name` as `Error`; a timeout that names itself is a generic one.
+  if (className === 'TimeoutError' && read(error, 'name') === className) return undefined;
+  return REDIS_UNAVAILABLE_CLASSES.get(className);
+}
+
+/**
+ * A store outage anywhere in a foreign error's `cause` chain (an extension
+ * may wrap what its store threw): core's `StoreUnavailableError` as it is,
+ * or a store client's own connection, timeout or storage error. Without
+ * this, a retryable outage would go out as a permanent INTERNAL_ERROR and
+ * well-behaved clients would never retry.
+ */
+function storeOutage(error: unknown, options: MapErrorOptions): StructuredError | undefined {
+  let current = error;
+  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
+    if (StoreUnavailableError.isInstance(current)) return fromExtensionError(current, options);
+    const reason = storeReason(current);
+    if (reason !== undefined) return fromExtensionError(new StoreUnavailableError({ reason }), options);
+    current = read(current, 'cause');
+  }
+  return undefined;
+}
+
 function foreignMessage(error: unknown, category: ErrorCategory, options: MapErrorOptions): string {
   if (options.exposeMessages !== true) return GENERIC_MESSAGES[category];
   const message = typeof error === 'string' ? error : read(error, 'message');
@@ -194,6 +266,9 @@ function mapUnsafe(error: unknown, options: MapErrorOptions): StructuredError {
   const issues = zodIssues(error);
   if (issues?.[0] !== undefined) return fromZod(issues[0], options);
 
+  const outage = storeOutage(error, options);
+  if (outage !== undefined) return outage;
+
   if ((typeof name === 'string' && TIMEOUT_NAMES.has(name)) || (typeof code === 'string' && TIMEOUT_CODES.has(code))) {
     return normalizeStructured(
       {
@@ -232,8 +307,11 @@ const LAST_RESORT: StructuredError = {
  * Maps anything thrown to a structured error that is safe to send: an
  * `ExtensionError` to its own structured object, a zod error to
  * `invalid_input` naming the first field, a JSON-RPC -32602 to
- * `invalid_input`, aborts and timeouts to `transient` `OPERATION_TIMEOUT`,
- * network failures to `transient` `SERVER_UNAVAILABLE`, everything else to
+ * `invalid_input`, a store outage (core's `StoreUnavailableError`, also
+ * inside a `cause` chain, or node-redis's and SQLite's own errors) to
+ * `transient` `SERVICE_UNAVAILABLE` with `retry_after_seconds`, aborts and
+ * timeouts to `transient` `OPERATION_TIMEOUT`, network failures to
+ * `transient` `SERVER_UNAVAILABLE`, everything else to
  * `permanent` `INTERNAL_ERROR` with a generic message. Never throws; the
  * result always validates against the schema.
  */

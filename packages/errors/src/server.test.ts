@@ -136,15 +136,55 @@ describe('errorsServer middleware', () => {
       throw new Error('Order store rejected the write to /var/lib/orders.db');
     };
     const hidden = await run(thrower);
+    const sent = hidden._meta?.[ERRORS_EXTENSION_ID] as { details?: { correlation_id?: string } } | undefined;
     expect(hidden._meta?.[ERRORS_EXTENSION_ID]).toEqual({
       code: 'INTERNAL_ERROR',
       message: 'The tool failed because of an internal error.',
       category: 'permanent',
+      details: { correlation_id: sent?.details?.correlation_id },
     });
+    expect(sent?.details?.correlation_id).toMatch(/^[0-9a-f]{16}$/);
     const shown = await run(thrower, { server: { exposeMessages: true } });
     const text = JSON.stringify(shown);
     expect(text).toContain('Order store rejected the write');
     expect(text).not.toContain('/var/lib');
+  });
+
+  it('gives an internal error a correlation id, in the answer and in one error log line with the stack (ERR-29, ERR-30)', async () => {
+    const logger = { warn: vi.fn(), error: vi.fn() };
+    const reports: ErrorReport[] = [];
+    const original = new Error('Order store rejected the write to /var/lib/orders.db');
+    const result = await run(() => Promise.reject(original), { logger, server: { onError: (report) => void reports.push(report) } });
+    const sent = result._meta?.[ERRORS_EXTENSION_ID] as { details: { correlation_id: string } };
+    const id = sent.details.correlation_id;
+    expect(logger.error).toHaveBeenCalledTimes(1);
+    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining(id), {
+      correlation_id: id,
+      method: 'tools/call',
+      tool: 'tool',
+      principal: 'local',
+      error: original.message,
+      error_type: 'Error',
+      stack: original.stack,
+    });
+    expect(logger.warn).not.toHaveBeenCalled();
+    expect(reports[0]?.correlationId).toBe(id);
+    // The text a person reads is unchanged (ERR-2), and nothing internal travels (ERR-6).
+    expect(result.content[0]).toEqual({ type: 'text', text: 'The tool failed because of an internal error.' });
+    expect(JSON.stringify(result)).not.toContain('/var/lib');
+  });
+
+  it('logs nothing and adds no id for errors written for the peer (ERR-29)', async () => {
+    const logger = { warn: vi.fn(), error: vi.fn() };
+    const reports: ErrorReport[] = [];
+    const refused = await run(() => Promise.reject(toolError.invalidInput({ code: 'TOO_LONG', message: 'Too long.' })), {
+      logger,
+      server: { onError: (report) => void reports.push(report) },
+    });
+    expect(refused._meta?.[ERRORS_EXTENSION_ID]).toEqual({ code: 'TOO_LONG', message: 'Too long.', category: 'invalid_input' });
+    expect(reports[0]?.correlationId).toBeUndefined();
+    expect(logger.error).not.toHaveBeenCalled();
+    expect(logger.warn).not.toHaveBeenCalled();
   });
 
   it('calls onError with the original error, and survives a failing hook (ERR-10)', async () => {

@@ -12,6 +12,7 @@ import {
   type ToolResult,
 } from '@ext/core';
 import { resolveErrorsIdentifiers, type ErrorsIdentifier } from './identifiers.js';
+import { traceableError } from './internal-errors.js';
 import { mapError, normalizeStructured, type MapErrorOptions } from './map.js';
 import { plainErrorText, renderErrorText } from './render.js';
 import {
@@ -29,6 +30,12 @@ export interface ErrorReport {
   readonly error: unknown;
   /** What the client receives (in `_meta` when negotiated, as text in every case). */
   readonly structured: StructuredError;
+  /**
+   * For an internal error (`INTERNAL_ERROR`), the id it is known by: in
+   * `structured.details.correlation_id` and in the line the server logged
+   * (ERR-29). `undefined` for every other error.
+   */
+  readonly correlationId?: string | undefined;
   readonly call: ToolCall;
   readonly ctx: CallContext;
 }
@@ -41,7 +48,11 @@ export interface ErrorsServerOptions {
   readonly exposeMessages?: boolean | undefined;
   /** https base URL; the code is appended to make `documentation_url` for errors that carry none. */
   readonly documentationBaseUrl?: string | undefined;
-  /** Called with the original error of every failed call, for server-side logging. */
+  /**
+   * Called with the original error of every failed call, for reporting of
+   * your own (an error tracker). Internal errors are already logged once
+   * through the server's logger, with their correlation id (ERR-30).
+   */
   readonly onError?: ((report: ErrorReport) => void | Promise<void>) | undefined;
   /**
    * Maps a domain error before the built-in rules (e.g. a database's unique
@@ -159,10 +170,10 @@ export function errorsServer(options?: ErrorsServerOptions): ServerExtension {
       result = await next();
     } catch (error) {
       if (WireError.isInstance(error)) throw error;
-      const structured = toStructured(error, ctx);
+      const { structured, correlationId } = traceableError(error, toStructured(error, ctx), ctx);
       if (resolved.onError) {
         try {
-          await resolved.onError({ error, structured, call, ctx });
+          await resolved.onError({ error, structured, correlationId, call, ctx });
         } catch (hookFailure) {
           ctx.logger.warn(`${ERRORS_PACKAGE_NAME}: the "onError" hook threw`, {
             tool: ctx.tool.name,

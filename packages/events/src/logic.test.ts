@@ -95,6 +95,13 @@ describe('the default filter match', () => {
     );
   });
 
+  it('EVT-12: a filter field the payload does not own never matches, even one Object.prototype carries', () => {
+    for (const field of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(defaultMatch(JSON.parse(`{"${field}":"x"}`) as Record<string, unknown>, { id: 'T-1' })).toBe(false);
+    }
+    expect(defaultMatch(JSON.parse('{"__proto__":"x"}') as Record<string, unknown>, JSON.parse('{"__proto__":"x"}') as Record<string, unknown>)).toBe(true);
+  });
+
   it('EVT-12: an array filter value matches any of its items; a missing field never matches', () => {
     fc.assert(
       fc.property(scalar, fc.array(scalar, { maxLength: 4 }), (value, options) => {

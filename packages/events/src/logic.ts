@@ -123,7 +123,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function defaultMatch(filter: Readonly<Record<string, unknown>>, payload: Readonly<Record<string, unknown>>): boolean {
   for (const [field, wanted] of Object.entries(filter)) {
-    const actual = payload[field];
+    // The filter's fields are the subscriber's: a name the payload does not own (`constructor`) matches nothing.
+    const actual = Object.hasOwn(payload, field) ? payload[field] : undefined;
     if (actual === undefined) return false;
     const actualJson = canonicalJson(actual);
     if (Array.isArray(wanted) && !Array.isArray(actual)) {
@@ -232,7 +233,8 @@ function parseWith<T>(schema: TSchema & { $id?: string }, params: Readonly<Recor
   if (validator.Check(body)) return { ok: true, value: body };
   const violation = firstViolation(validator.Errors(body));
   const field = violation.pointer.split('/').filter(Boolean)[0] ?? 'params';
-  const hint = FIELD_HINTS[field] ?? violation.message;
+  // `field` comes from the request's own keys: only FIELD_HINTS' own entries are hints.
+  const hint = (Object.hasOwn(FIELD_HINTS, field) ? FIELD_HINTS[field] : undefined) ?? violation.message;
   return {
     ok: false,
     failure: { code: 'INVALID_INPUT', field, pointer: violation.pointer, message: `Invalid ${what}: ${field} ${hint}` },

@@ -110,6 +110,17 @@ describe('subscriptions on the server', () => {
     expect(await request('three')).toMatchObject({ status: 'active' });
   });
 
+  it('EVT-19: subscription ids named like Object.prototype members count against the maximum like any other', async () => {
+    const fixture = await open('v1', { server: fixtureServer({ maxSubscriptionsPerPrincipal: 2 }) });
+    const request = (id: string): Promise<Record<string, unknown>> =>
+      fixture.pair.client.request(`${EVENTS_ID}/subscribe`, { subscription_id: id, events: ['ticket_updated'], delivery: 'poll' });
+    expect(await request('__proto__')).toMatchObject({ status: 'active' });
+    expect(await request('constructor')).toMatchObject({ status: 'active' });
+    expect(await request('toString')).toMatchObject({ status: 'denied' });
+    await fixture.pair.client.request(`${EVENTS_ID}/unsubscribe`, { subscription_id: '__proto__' });
+    expect(await request('toString')).toMatchObject({ status: 'active' });
+  });
+
   it('EVT-10: a poll returns at most `limit` events and says when more are waiting', async () => {
     const fixture = await open('v1');
     await fixture.pair.client.request(`${EVENTS_ID}/subscribe`, { subscription_id: 'p', events: ['build_finished'], delivery: 'poll' });

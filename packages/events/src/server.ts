@@ -659,15 +659,16 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
     const key = principalIndexKey(config.keyPrefix, principal);
     for (let attempt = 0; attempt < 50; attempt++) {
       const raw = await store.get(key);
-      let live = parsePrincipalIndex(raw, config.now());
-      if (expiresMs === undefined) live = Object.fromEntries(Object.entries(live).filter(([id]) => id !== subscriptionId));
+      // A Map: the id is the client's, and `__proto__` or `constructor` must count as the ids they are.
+      const live = new Map(Object.entries(parsePrincipalIndex(raw, config.now())));
+      if (expiresMs === undefined) live.delete(subscriptionId);
       else {
-        if (!(subscriptionId in live) && Object.keys(live).length >= config.maxSubscriptionsPerPrincipal) return false;
-        live[subscriptionId] = expiresMs;
+        if (!live.has(subscriptionId) && live.size >= config.maxSubscriptionsPerPrincipal) return false;
+        live.set(subscriptionId, expiresMs);
       }
-      const longest = Math.max(0, ...Object.values(live));
+      const longest = Math.max(0, ...live.values());
       const ttlMs = Math.max(1, longest - config.now()) + config.graceSeconds * 1000;
-      if (await store.compareAndSet(key, raw, live, { ttlMs })) return true;
+      if (await store.compareAndSet(key, raw, Object.fromEntries(live), { ttlMs })) return true;
     }
     throw new ExtensionError('transient', 'EVENTS_BUSY', 'Too many concurrent subscription changes for this caller', {
       retryAfterSeconds: 1,

@@ -152,7 +152,9 @@ export function parseNegotiationRequest(params: Readonly<Record<string, unknown>
     ttl_seconds: 'must be a positive integer',
     justification: 'must be a string of at most 2000 characters',
   };
-  return { ok: false, pointer, field, message: `Invalid scope negotiation: ${field} ${what[field] ?? 'is malformed'}` };
+  // `field` comes from the request's own keys: only `what`'s own entries name a problem.
+  const problem = Object.hasOwn(what, field) ? what[field] : undefined;
+  return { ok: false, pointer, field, message: `Invalid scope negotiation: ${field} ${problem ?? 'is malformed'}` };
 }
 
 function withoutMeta(params: Readonly<Record<string, unknown>>): Record<string, unknown> {

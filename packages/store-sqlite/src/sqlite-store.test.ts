@@ -1,14 +1,12 @@
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
-import ts from 'typescript';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runStoreContract } from '@ext/core/testing';
 import type { JsonValue } from '@ext/core';
+import { openDatabase } from './driver.js';
 import { SCHEMA_VERSION, createSqliteStore, type SqliteStore } from './index.js';
+import { childModule, removeChildModule, runNode } from './test-support/child-store.js';
 
 async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'store-sqlite-'));
@@ -27,58 +25,9 @@ runStoreContract('SqliteStore (file, pubsub: poll) [SQLITE-3, SQLITE-8]', async 
 
 runStoreContract('SqliteStore (:memory:) [SQLITE-8]', () => Promise.resolve({ store: createSqliteStore({ path: ':memory:' }) }));
 
-const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-
-/**
- * The child process runs this package's real `SqliteStore`. Node 20 cannot load
- * TypeScript, so the source is transpiled (types stripped) into the package's
- * node_modules/.cache, where `better-sqlite3` and `@ext/core` resolve as usual.
- */
-let compiled: Promise<string> | undefined;
-
-function childModule(): Promise<string> {
-  compiled ??= compileChildModule();
-  return compiled;
-}
-
-async function compileChildModule(): Promise<string> {
-  const source = await readFile(join(packageRoot, 'src', 'sqlite-store.ts'), 'utf8');
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
-  });
-  const dir = join(packageRoot, 'node_modules', '.cache', 'store-sqlite-tests');
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, `sqlite-store-${process.pid}.mjs`);
-  await writeFile(file, outputText);
-  return pathToFileURL(file).href;
-}
-
 afterAll(async () => {
-  if (compiled) await rm(fileURLToPath(await compiled), { force: true });
+  await removeChildModule();
 });
-
-interface ChildResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function runNode(script: string, args: readonly string[]): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, '--', ...args], {
-      cwd: packageRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 // argv: module URL, database path, mode. Prints one JSON line.
 const CHILD = `
@@ -215,7 +164,7 @@ describe('SqliteStore durability', () => {
     const store = openStore();
     await store.set('k', { b: [2, { d: 1, c: 0 }], a: 'x' });
     await store.close();
-    const db = new Database(join(dir, 'state.db'));
+    const db = openDatabase(join(dir, 'state.db'));
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.prepare('SELECT version FROM store_schema').all()).toEqual([{ version: SCHEMA_VERSION }]);
@@ -226,7 +175,7 @@ describe('SqliteStore durability', () => {
   });
 
   it('SQLITE-5: refuses a file written by a newer schema version', () => {
-    const db = new Database(join(dir, 'state.db'));
+    const db = openDatabase(join(dir, 'state.db'));
     db.exec('CREATE TABLE store_schema (version INTEGER NOT NULL)');
     db.prepare('INSERT INTO store_schema (version) VALUES (?)').run(SCHEMA_VERSION + 1);
     db.close();
@@ -244,7 +193,7 @@ describe('SqliteStore durability', () => {
     expect(store.sweep()).toBe(4);
     expect(store.sweep()).toBe(0);
     expect(await store.get('kept')).toBe(1);
-    const db = new Database(join(dir, 'state.db'));
+    const db = openDatabase(join(dir, 'state.db'));
     try {
       expect(db.prepare('SELECT key FROM store_kv').all()).toEqual([{ key: 'kept' }]);
       expect(db.prepare('SELECT COUNT(*) AS n FROM store_stream_entries').get()).toEqual({ n: 0 });

@@ -1,6 +1,20 @@
-import Database from 'better-sqlite3';
-import { canonicalJson, consoleLogger } from '@ext/core';
-import type { AppendOptions, JsonValue, Logger, ReadOptions, SetOptions, Store, StreamEntry, Unsubscribe } from '@ext/core';
+import type Database from 'better-sqlite3';
+import { canonicalJson, consoleLogger, StoreAvailability, StoreUnavailableError } from '@ext/core';
+import type {
+  AppendOptions,
+  JsonValue,
+  Logger,
+  ReadOptions,
+  SetOptions,
+  Store,
+  StoreHealth,
+  StoreUnavailableReason,
+  StreamEntry,
+  Unsubscribe,
+} from '@ext/core';
+import { DatabaseFile } from './database-file.js';
+import { openDatabase } from './driver.js';
+import { describeReason, isPermanentLoss, retryAfterSeconds, sqliteReason } from './sqlite-faults.js';
 
 /** The schema this version writes; a file from a newer version is refused rather than misread. */
 export const SCHEMA_VERSION = 1;
@@ -22,7 +36,13 @@ export interface SqliteStoreOptions {
   readonly pollIntervalMs?: number | undefined;
   /** How long published messages stay in the table for `pubsub: 'poll'`, in ms. Default 60000. */
   readonly messageRetentionMs?: number | undefined;
-  /** Where listener failures are reported. Default: stderr. */
+  /**
+   * The most the database may grow to, in bytes (SQLite's `max_page_count`);
+   * a write past it is refused like one on a full disk. Default: no limit
+   * but the disk's.
+   */
+  readonly maxSizeBytes?: number | undefined;
+  /** Where outages (once each) and listener failures are reported. Default: stderr. */
   readonly logger?: Logger | undefined;
   /** Clock in ms since the epoch, for tests. Default `Date.now`. */
   readonly now?: (() => number) | undefined;
@@ -106,6 +126,7 @@ function prepareStatements(db: Database.Database) {
     lastMessage: db.prepare<[], { readonly id: number | null }>('SELECT MAX(id) AS id FROM store_messages'),
     messagesAfter: db.prepare<[number], MessageRow>('SELECT id, channel, message FROM store_messages WHERE id > ? ORDER BY id LIMIT 1000'),
     sweepMessages: db.prepare<[number]>('DELETE FROM store_messages WHERE created_at <= ?'),
+    schemaVersion: db.prepare<[], { readonly version: number }>('SELECT version FROM store_schema'),
   };
 }
 
@@ -129,6 +150,12 @@ function nonNegative(name: string, value: number): number {
   return value;
 }
 
+function positiveSize(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError('SqliteStore: maxSizeBytes must be a positive number');
+  return value;
+}
+
 function parseCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   if (!/^\d{1,16}$/.test(cursor)) throw new RangeError(`read: "${cursor}" is not a cursor of this store`);
@@ -143,7 +170,8 @@ function settle<T>(operation: () => T): Promise<T> {
 }
 
 /**
- * Creates a durable store in one SQLite file (WAL mode), on better-sqlite3.
+ * Creates a durable store in one SQLite file (WAL mode), on better-sqlite3
+ * (13 on Node >= 22.14, 12 on older Nodes: driver.ts).
  * Several processes may open the same file; their writes are serialized by
  * SQLite's lock. Pub/sub stays inside the process unless `pubsub: 'poll'`.
  */
@@ -161,6 +189,11 @@ export class SqliteStore implements Store {
   readonly #retentionMs: number;
   readonly #channels = new Map<string, Set<Listener>>();
   readonly #sweepTimer: NodeJS.Timeout | undefined;
+  /** `undefined` for `':memory:'`: no file to lose. */
+  readonly #file: DatabaseFile | undefined;
+  readonly #availability: StoreAvailability;
+  /** Set once the file this connection writes to is gone: no write can be kept until the store is reopened. */
+  #lost: StoreUnavailableReason | undefined;
   #pollTimer: NodeJS.Timeout | undefined;
   #lastMessageId = 0;
   #closed = false;
@@ -170,6 +203,7 @@ export class SqliteStore implements Store {
     if (typeof options.path !== 'string' || options.path === '') throw new TypeError('SqliteStore: path must be a non-empty string');
     const sweepIntervalMs = nonNegative('sweepIntervalMs', options.sweepIntervalMs ?? 60_000);
     const busyTimeoutMs = nonNegative('busyTimeoutMs', options.busyTimeoutMs ?? 5000);
+    const maxSizeBytes = positiveSize(options.maxSizeBytes);
     this.#pollIntervalMs = nonNegative('pollIntervalMs', options.pollIntervalMs ?? 50);
     this.#retentionMs = nonNegative('messageRetentionMs', options.messageRetentionMs ?? 60_000);
     // Checked at run time too: JavaScript callers get no help from the type.
@@ -178,31 +212,45 @@ export class SqliteStore implements Store {
     this.#pubsub = pubsub;
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger ?? consoleLogger;
+    this.#availability = new StoreAvailability('SqliteStore', this.#logger, this.#now);
 
-    this.#db = new Database(options.path, { timeout: busyTimeoutMs });
+    this.#db = openDatabase(options.path, { timeout: busyTimeoutMs });
     try {
       this.#db.pragma('journal_mode = WAL');
       // WAL with NORMAL survives a process crash; only an OS crash can lose the last transactions.
       this.#db.pragma('synchronous = NORMAL');
       this.#migrate();
+      if (maxSizeBytes !== undefined) this.#limitSize(maxSizeBytes);
+      this.#file = options.path === ':memory:' ? undefined : new DatabaseFile(options.path);
     } catch (error) {
       this.#db.close();
       throw error;
     }
 
     this.#sql = prepareStatements(this.#db);
+    this.#sweepTimer = sweepIntervalMs > 0 ? this.#startSweeping(sweepIntervalMs) : undefined;
+  }
 
-    if (sweepIntervalMs > 0) {
-      this.#sweepTimer = setInterval(() => {
-        try {
-          this.sweep();
-        } catch (error) {
+  #limitSize(maxSizeBytes: number): void {
+    const pageSize = Number(this.#db.pragma('page_size', { simple: true }));
+    // SQLite never shrinks the limit below the current size, so an existing file keeps working.
+    this.#db.pragma(`max_page_count = ${Math.max(1, Math.floor(maxSizeBytes / pageSize))}`);
+  }
+
+  #startSweeping(intervalMs: number): NodeJS.Timeout {
+    const timer = setInterval(() => {
+      try {
+        this.sweep();
+      } catch (error) {
+        // An outage is logged once by the availability; anything else each time.
+        if (!StoreUnavailableError.isInstance(error)) {
           this.#logger.warn('SqliteStore: expiry sweep failed; it will be retried', { error: String(error) });
         }
-      }, sweepIntervalMs);
-      // The sweep is housekeeping: it must not keep the process alive.
-      this.#sweepTimer.unref();
-    }
+      }
+    }, intervalMs);
+    // The sweep is housekeeping: it must not keep the process alive.
+    timer.unref();
+    return timer;
   }
 
   #migrate(): void {
@@ -227,13 +275,73 @@ export class SqliteStore implements Store {
     if (this.#closed) throw new Error('SqliteStore is closed');
   }
 
+  /** An outage error for `reason`, recorded (the first of an outage is logged). */
+  #unavailable(reason: StoreUnavailableReason, cause?: unknown): StoreUnavailableError {
+    if (isPermanentLoss(reason)) this.#lost ??= reason;
+    const error = new StoreUnavailableError({
+      reason,
+      retryAfterSeconds: retryAfterSeconds(reason),
+      cause: cause ?? new Error(`SqliteStore: ${describeReason(reason)} (${this.#file?.path ?? ':memory:'})`),
+    });
+    return this.#availability.failed(error);
+  }
+
+  /** A database error as the caller should see it: an outage as `StoreUnavailableError`, anything else unchanged. */
+  #failure(error: unknown): unknown {
+    const reason = sqliteReason(error);
+    return reason === undefined ? error : this.#unavailable(reason, error);
+  }
+
+  /** Refuses a write the file could not keep: it is known to be gone, or it is read-only now. */
+  #guard(): void {
+    if (this.#lost !== undefined) throw this.#unavailable(this.#lost);
+    if (this.#file !== undefined && !this.#file.writable()) throw this.#unavailable('read_only');
+  }
+
+  /**
+   * Every write. Writability is checked before it starts: a write to a file
+   * made read-only would go through the open handle, and must not be both
+   * applied and reported as failed. Identity is checked after it committed
+   * (that one check also covers a file that went away just before): a write
+   * that landed in a file no longer at the path would vanish at the next
+   * restart, so it is refused, and so is every later one. Only a write that
+   * went through ends an outage, and not the sweep's: deleting rows proves
+   * nothing about a full disk.
+   */
+  #write<T>(work: () => T): Promise<T> {
+    return settle(() => this.#writeNow(work));
+  }
+
+  #writeNow<T>(work: () => T, endsOutage = true): T {
+    this.#assertOpen();
+    this.#guard();
+    let result: T;
+    try {
+      result = work();
+    } catch (error) {
+      throw this.#failure(error);
+    }
+    const moved = this.#file?.moved();
+    if (moved !== undefined) throw this.#unavailable(moved);
+    if (endsOutage) this.#availability.recovered();
+    return result;
+  }
+
+  #readNow<T>(work: () => T): Promise<T> {
+    return settle(() => {
+      this.#assertOpen();
+      try {
+        return work();
+      } catch (error) {
+        throw this.#failure(error);
+      }
+    });
+  }
+
   // Read-modify-write operations run as IMMEDIATE transactions: the write lock is
   // taken before the read, so another process cannot change the row in between.
   #atomic<T>(work: () => T): Promise<T> {
-    return settle(() => {
-      this.#assertOpen();
-      return this.#db.transaction(work).immediate();
-    });
+    return this.#write(() => this.#db.transaction(work).immediate());
   }
 
   #read(key: string): ValueRow | undefined {
@@ -241,16 +349,14 @@ export class SqliteStore implements Store {
   }
 
   get(key: string): Promise<JsonValue | undefined> {
-    return settle(() => {
-      this.#assertOpen();
+    return this.#readNow(() => {
       const row = this.#read(key);
       return row === undefined ? undefined : (JSON.parse(row.value) as JsonValue);
     });
   }
 
   set(key: string, value: JsonValue, options?: SetOptions): Promise<void> {
-    return settle(() => {
-      this.#assertOpen();
+    return this.#write(() => {
       this.#sql.put.run(key, canonicalJson(value), expiry(this.#now(), options));
     });
   }
@@ -322,8 +428,7 @@ export class SqliteStore implements Store {
   }
 
   read(stream: string, options?: ReadOptions): Promise<StreamEntry[]> {
-    return settle(() => {
-      this.#assertOpen();
+    return this.#readNow(() => {
       positiveInteger('limit', options?.limit);
       const after = parseCursor(options?.after);
       if (this.#sql.streamAlive.get(stream, this.#now()) === undefined) return [];
@@ -334,11 +439,12 @@ export class SqliteStore implements Store {
   }
 
   publish(channel: string, message: JsonValue): Promise<void> {
+    const text = canonicalJson(message);
+    // With 'poll' a message is a row: a write like any other.
+    if (this.#pubsub === 'poll') return this.#write(() => void this.#sql.addMessage.run(channel, text, this.#now()));
     return settle(() => {
       this.#assertOpen();
-      const text = canonicalJson(message);
-      if (this.#pubsub === 'poll') this.#sql.addMessage.run(channel, text, this.#now());
-      else this.#deliver(channel, text);
+      this.#deliver(channel, text);
     });
   }
 
@@ -392,7 +498,11 @@ export class SqliteStore implements Store {
           this.#deliver(row.channel, row.message);
         }
       } catch (error) {
-        this.#logger.warn('SqliteStore: polling for messages failed; it will be retried', { error: String(error) });
+        // An outage is logged once (by #failure); anything else each time, as before.
+        const failure = this.#failure(error);
+        if (!StoreUnavailableError.isInstance(failure)) {
+          this.#logger.warn('SqliteStore: polling for messages failed; it will be retried', { error: String(error) });
+        }
       }
       this.#pollTimer = setTimeout(poll, this.#pollIntervalMs);
       this.#pollTimer.unref();
@@ -406,17 +516,51 @@ export class SqliteStore implements Store {
     this.#pollTimer = undefined;
   }
 
-  /** Deletes every expired value, stream and old message now; returns how many rows went. */
+  /**
+   * Deletes every expired value, stream and old message now; returns how many
+   * rows went. A write like the others (refused when the file cannot keep
+   * it), so the timer also notices a file lost while no one writes.
+   */
   sweep(): number {
-    this.#assertOpen();
     const now = this.#now();
-    return this.#db.transaction(() => {
-      let removed = this.#sql.sweepKeys.run(now).changes;
-      removed += this.#sql.sweepEntries.run(now).changes;
-      removed += this.#sql.sweepStreams.run(now).changes;
-      removed += this.#sql.sweepMessages.run(now - this.#retentionMs).changes;
-      return removed;
-    })();
+    return this.#writeNow(() =>
+      this.#db.transaction(() => {
+        let removed = this.#sql.sweepKeys.run(now).changes;
+        removed += this.#sql.sweepEntries.run(now).changes;
+        removed += this.#sql.sweepStreams.run(now).changes;
+        removed += this.#sql.sweepMessages.run(now - this.#retentionMs).changes;
+        return removed;
+      })(),
+      false,
+    );
+  }
+
+  /**
+   * Whether the store can take writes now, for a readiness check: the file is
+   * the one opened and writable, it can be read, and no write has failed
+   * since the last one that went through (a full disk shows only on a write).
+   * The detail names the problem, never the path.
+   */
+  health(): Promise<StoreHealth> {
+    return settle(() => this.#healthNow());
+  }
+
+  #healthNow(): StoreHealth {
+    if (this.#closed) return { ok: false, detail: 'SqliteStore is closed' };
+    try {
+      const moved = this.#file?.moved();
+      if (moved !== undefined) throw this.#unavailable(moved);
+      this.#guard();
+      this.#sql.schemaVersion.get();
+    } catch (error) {
+      const failure = this.#failure(error);
+      return { ok: false, detail: StoreUnavailableError.isInstance(failure) ? describeReason(failure.reason) : String(failure) };
+    }
+    const outage = this.#availability.outage;
+    // The guard has just found the file writable again: that outage is over.
+    if (outage?.reason === 'read_only') this.#availability.recovered();
+    else if (outage !== undefined) return { ok: false, detail: `the last write failed: ${describeReason(outage.reason)}` };
+    return { ok: true, detail: this.#file === undefined ? 'sqlite in memory' : 'sqlite file in place and writable' };
   }
 
   close(): Promise<void> {

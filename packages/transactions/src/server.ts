@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ConfigurationError,
   ExtensionError,
+  StoreUnavailableError,
   consoleLogger,
   registerMethodTools,
   type CallContext,
@@ -59,8 +60,10 @@ export interface TransactionsServerOptions extends RawEngineOptions {
   readonly exposeAsTools?: boolean | undefined;
   /**
    * How often the sweeper looks for timed-out transactions and abandoned
-   * rollbacks, once started (lazily on first use, or by `start(store)`).
-   * `0` disables the timer: call `sweep(store)` yourself. Default 5000 ms.
+   * rollbacks. It starts, with a first pass at once, when the extension is
+   * attached to a server and its store (`extendServer`), before any request.
+   * `0` disables it: call `start(store)` or `sweep(store)` yourself.
+   * Default 5000 ms.
    */
   readonly sweepIntervalMs?: number | undefined;
 }
@@ -70,7 +73,11 @@ const ENGINE = Symbol.for('io.github.mcp-ext/transactions/engine');
 /** The server half: a plain descriptor plus the sweeper's controls. */
 export interface TransactionsServerExtension extends ServerExtension {
   readonly exposeAsTools: boolean;
-  /** Runs one recovery pass now and starts the sweeper timer for `store`. Call it at server start. */
+  /**
+   * Runs one recovery pass now and starts the sweeper timer for `store`.
+   * `extendServer` already does both when the extension is attached; call it
+   * to wait for the pass and read its report (or with `sweepIntervalMs: 0`).
+   */
   start(store: Store, logger?: Logger): Promise<RecoveryReport>;
   /** One recovery pass: rolls back timed-out transactions, finishes abandoned rollbacks. */
   sweep(store: Store, logger?: Logger): Promise<RecoveryReport>;
@@ -125,7 +132,10 @@ export function transactionsServer(options: TransactionsServerOptions = {}): Tra
     if (sweepIntervalMs === 0 || timers.has(store)) return;
     const run = (): void => {
       sweep(store, logger).catch((error: unknown) => {
-        logger.warn('transactions: sweeper pass failed', { error: error instanceof Error ? error.message : String(error) });
+        const details = { error: error instanceof Error ? error.message : String(error) };
+        // A store outage is logged by the store, once; a line per pass would bury it.
+        if (StoreUnavailableError.isInstance(error)) logger.debug?.('transactions: sweeper pass skipped: the store is unavailable', details);
+        else logger.warn('transactions: sweeper pass failed', details);
       });
     };
     const timer = setInterval(run, sweepIntervalMs);
@@ -242,6 +252,12 @@ export function transactionsServer(options: TransactionsServerOptions = {}): Tra
       return meta;
     },
     exposeAsTools,
+    // Startup recovery (TXN-22): what a previous run left active past its
+    // timeout is rolled back now, not when some later request happens to
+    // start the sweeper.
+    attach: ({ store, logger }) => {
+      ensureSweeper(store, logger);
+    },
     async start(store, logger) {
       const log = logger ?? engine.options.logger ?? consoleLogger;
       const report = await sweep(store, log);

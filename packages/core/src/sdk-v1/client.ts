@@ -5,6 +5,8 @@ import { composeClient, type ComposedClient, type NegotiationTable } from '../co
 import { ConfigurationError } from '../errors.js';
 import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../host.js';
 import type { OutgoingCall } from '../extension.js';
+import { clientCallOutcome } from '../semconv.js';
+import { observeClientCall, paramsWithMeta } from '../telemetry.js';
 import type { ToolResult } from '../types.js';
 import { anyResult, asRecord, fromMcpError, methodSchema } from './shared.js';
 
@@ -51,8 +53,21 @@ async function callTool(
   options: CallToolOptions,
 ): Promise<ToolResult> {
   const call: OutgoingCall = { name, arguments: args, meta: { ...(options.meta ?? {}) } };
+  const send = () => sendCall(client, composed, table, call, options);
+  if (!composed.telemetry) return send();
+  return observeClientCall({ method: 'tools/call', tool: name, meta: call.meta }, send, clientCallOutcome);
+}
+
+/** The call through every client half, sent. */
+async function sendCall(
+  client: Client,
+  composed: ComposedClient,
+  table: NegotiationTable,
+  call: OutgoingCall,
+  options: CallToolOptions,
+): Promise<ToolResult> {
   for (const half of composed.extensions) await half.prepareCall?.(call, table.get(half.name));
-  const params = { name, arguments: call.arguments, ...(Object.keys(call.meta).length > 0 ? { _meta: call.meta } : {}) };
+  const params = { name: call.name, arguments: call.arguments, ...(Object.keys(call.meta).length > 0 ? { _meta: call.meta } : {}) };
   const result = (await translated(() => client.callTool(params, undefined, requestOptions(options)))) as ToolResult;
   for (const half of composed.extensions) half.onResult?.(result, call, table.get(half.name));
   return result;
@@ -78,7 +93,7 @@ export function extendClient(client: Client, extensions: ClientExtensionList, op
   if (client.transport !== undefined) {
     throw new ConfigurationError('ALREADY_CONNECTED', 'extendClient: call it before client.connect(transport)');
   }
-  const composed = composeClient(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds });
+  const composed = composeClient(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds, telemetry: options.telemetry });
   client.registerCapabilities({ extensions: composed.capabilities() });
   const negotiation = negotiator(client, composed);
   return {
@@ -89,8 +104,12 @@ export function extendClient(client: Client, extensions: ClientExtensionList, op
     negotiated: ((extension: string | { name: string }) =>
       negotiation().get(typeof extension === 'string' ? extension : extension.name)) as ExtendedClient['negotiated'],
     callTool: (name, args = {}, callOptions = {}) => callTool(client, composed, negotiation(), name, args, callOptions),
-    request: (method, params = {}, requestOpts = {}) =>
-      translated(() => client.request({ method, params }, anyResult, requestOptions(requestOpts))),
+    request: (method, params = {}, requestOpts = {}) => {
+      const send = (sent: Record<string, unknown>) => translated(() => client.request({ method, params: sent }, anyResult, requestOptions(requestOpts)));
+      if (!composed.telemetry) return send(params);
+      const meta = { ...asRecord(params._meta) };
+      return observeClientCall({ method, meta }, () => send(paramsWithMeta(params, meta)), clientCallOutcome);
+    },
     listTools: () => listTools(client),
     onNotification: (method, handler) => {
       client.setNotificationHandler(methodSchema(method), (notification) => {

@@ -1,19 +1,31 @@
 /**
  * Streamable HTTP for the v1 SDK line: the SDK's web-standard transport,
  * one session (and one server instance) per `initialize`, behind a
- * fetch-shaped handler that identifies each caller first.
+ * fetch-shaped handler that identifies each caller first, reads each body
+ * once as strict UTF-8, bounds and expires the sessions, and cancels the
+ * calls of a client that went away.
  */
 import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { assertIdentityStated, createCallerGate, principalOf, statesIdentity, warnIfShared, type HttpIdentityOptions } from '../http-identity.js';
+import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, jsonRpcError, opensSession, readJsonBody } from '../http-body.js';
+import { followExchange } from '../http-exchange.js';
+import { resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { compositionOf } from './server.js';
 
 export interface HttpHandlerOptions extends HttpIdentityOptions<AuthInfo> {
   /** Where the start-up warning of `anonymous: 'shared'` goes. Default: stderr. */
   readonly logger?: Logger | undefined;
+  /**
+   * Bounds on the sessions (core SPEC, CORE-32): at most `max` open at once
+   * (default 1,000; a further `initialize` gets `503` with `Retry-After`),
+   * each closed and forgotten after `idleTimeoutMs` without a request
+   * (default 15 minutes).
+   */
+  readonly sessions?: SessionLimits | undefined;
 }
 
 export interface HttpRequestOptions {
@@ -28,10 +40,6 @@ export interface HttpHandler {
   close(): Promise<void>;
 }
 
-function jsonRpcError(status: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status });
-}
-
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: McpServer;
@@ -39,14 +47,31 @@ interface Session {
   readonly principal: string | undefined;
 }
 
+/** A request as the transport gets it: the body read once (strict UTF-8, CORE-33) and handed on parsed. */
+type Incoming = { readonly request: Request; readonly body: unknown };
+
+async function readIncoming(request: Request): Promise<Incoming | Response> {
+  if (!isJsonPost(request)) return { request, body: undefined };
+  const read = await readJsonBody(request, DEFAULT_MAX_REQUEST_BODY_BYTES);
+  if (read instanceof Response) return read;
+  // Empty or not JSON: the SDK answers that, from a copy of the bytes.
+  return 'text' in read ? { request: new Request(request, { body: read.text }), body: undefined } : { request, body: read.parsed };
+}
+
+function forwarded(authInfo: AuthInfo | undefined, body: unknown): { authInfo?: AuthInfo; parsedBody?: unknown } {
+  return { authInfo, ...(body !== undefined && { parsedBody: body }) };
+}
+
 /**
  * Serves v1 servers built by `factory` (call `extendServer` in it with a
- * composition made once), one per session. The caller is identified as
- * the options say (core SPEC, IDENT-6); unless they say how, `factory` is
- * called once right away and a composition that keeps per-caller state is
- * refused (IDENT-7).
+ * composition made once), one per session, at most `sessions.max` at once,
+ * each closed once idle (CORE-32). The caller is identified as the options
+ * say (core SPEC, IDENT-6); unless they say how, `factory` is called once
+ * right away and a composition that keeps per-caller state is refused
+ * (IDENT-7).
  */
 export function createHttpHandler(factory: () => McpServer, options: HttpHandlerOptions = {}): HttpHandler {
+  const limits = resolveSessionLimits(options.sessions, 'createHttpHandler');
   const gate = createCallerGate(options, 'createHttpHandler');
   if (!statesIdentity(options)) {
     const probe = factory();
@@ -57,43 +82,81 @@ export function createHttpHandler(factory: () => McpServer, options: HttpHandler
     }
   }
   warnIfShared(options, options.logger ?? consoleLogger, 'createHttpHandler');
-  const sessions = new Map<string, Session>();
+  const sessions = new SessionTable<Session>(limits, (session) => {
+    session.server.close().catch(() => undefined);
+  });
+  const open = opener(factory, sessions);
 
-  const open = async (request: Request, authInfo: AuthInfo | undefined): Promise<Response> => {
-    if (request.method !== 'POST') return jsonRpcError(400, 'Start a session with initialize first');
-    const server = factory();
-    const principal = principalOf(authInfo);
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { transport, server, principal });
-      },
-      onsessionclosed: (sessionId) => {
-        sessions.delete(sessionId);
-      },
+  const existing = async (id: string, { request, body }: Incoming, authInfo: AuthInfo | undefined): Promise<Response> => {
+    const session = sessions.get(id);
+    // A session serves the caller that opened it; to anyone else it does not exist.
+    if (session === undefined || session.principal !== principalOf(authInfo)) return jsonRpcError(404, -32000, 'Unknown session');
+    sessions.enter(id);
+    let response: Response;
+    try {
+      response = await session.transport.handleRequest(request, forwarded(authInfo, body));
+    } catch (error) {
+      sessions.leave(id);
+      throw error;
+    }
+    return followExchange({ request, body, response, transport: session.transport, authInfo }, () => {
+      sessions.leave(id);
     });
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { authInfo });
-    // Anything but an initialize leaves no session behind: release its server now.
-    if (transport.sessionId === undefined) await server.close();
-    return response;
   };
 
   return {
     async fetch(request, requestOptions = {}) {
       const caller = await gate(request, requestOptions.authInfo);
       if (caller instanceof Response) return caller;
+      const incoming = await readIncoming(request);
+      if (incoming instanceof Response) return incoming;
       const id = request.headers.get('mcp-session-id');
-      if (id === null) return open(request, caller);
-      const session = sessions.get(id);
-      // A session serves the caller that opened it; to anyone else it does not exist.
-      if (session === undefined || session.principal !== principalOf(caller)) return jsonRpcError(404, 'Unknown session');
-      return session.transport.handleRequest(request, { authInfo: caller });
+      return id === null ? open(incoming, caller) : existing(id, incoming, caller);
     },
     async close() {
-      const all = [...sessions.values()];
-      sessions.clear();
-      await Promise.all(all.map(({ server }) => server.close()));
+      await Promise.all(sessions.clear().map(({ server }) => server.close()));
     },
+  };
+}
+
+/** Opens a session for an `initialize` (a server and a transport of its own), or answers 503 when the table is full. */
+function opener(factory: () => McpServer, sessions: SessionTable<Session>) {
+  return async ({ request, body }: Incoming, authInfo: AuthInfo | undefined): Promise<Response> => {
+    if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Start a session with initialize first');
+    const opening = opensSession(body);
+    // Only an initialize opens a session; anything else is refused by the SDK and its server released below.
+    const reservation = opening ? sessions.reserve() : undefined;
+    if (opening && reservation === undefined) return sessions.fullResponse();
+    const server = factory();
+    const principal = principalOf(authInfo);
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (sessionId) => {
+        reservation?.open(sessionId, { transport, server, principal });
+      },
+      onsessionclosed: (sessionId) => {
+        sessions.delete(sessionId);
+      },
+    });
+    let response: Response;
+    try {
+      await server.connect(transport);
+      response = await transport.handleRequest(request, forwarded(authInfo, body));
+    } catch (error) {
+      // A session opened before the failure would otherwise count as busy for ever, never expiring.
+      if (transport.sessionId !== undefined) sessions.leave(transport.sessionId);
+      throw error;
+    } finally {
+      reservation?.release();
+    }
+    const sessionId = transport.sessionId;
+    // Anything but an initialize leaves no session behind: release its server now.
+    if (sessionId === undefined) {
+      await server.close();
+      return response;
+    }
+    return followExchange({ request, body, response, transport, authInfo }, () => {
+      sessions.leave(sessionId);
+    });
   };
 }

@@ -12,6 +12,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { attachExtensions } from '../attach.js';
 import { composeServer, type ComposedServer, type NegotiationTable } from '../compose.js';
 import { createCallContext, createRequestContext, readServerIdentity } from '../context.js';
 import { ConfigurationError, toWireError, WireError } from '../errors.js';
@@ -203,6 +204,8 @@ function requestContext(state: ServerState, extra: Extra): RequestContext {
     sdk: 'v1',
     era: 'legacy',
     protocolVersion: state.protocolVersion,
+    requestId: extra.requestId,
+    sessionId: extra.sessionId,
     authInfo,
     // The SDK's HTTP transports attach `requestInfo` (the request's headers) to every message; stdio and in-memory links do not.
     identity: resolveCaller({ rawAuthInfo: extra.authInfo, authInfo, overHttp: extra.requestInfo !== undefined }),
@@ -251,9 +254,7 @@ function registerMethods(state: ServerState): void {
   for (const { method, handler } of state.composed.methods) {
     state.server.server.setRequestHandler(methodSchema(method), async (request, extra) => {
       try {
-        const context = requestContext(state, extra);
-        state.composed.assertCallerKnown(context);
-        return await handler(request.params ?? {}, context);
+        return await state.composed.runMethod(method, request.params ?? {}, requestContext(state, extra), handler);
       } catch (error) {
         const wire = toWireError(error);
         throw new McpError(wire.code, wire.message, wire.data);
@@ -382,7 +383,7 @@ export function extendServer(
   const composed =
     'runToolCall' in extensions
       ? extensions
-      : composeServer(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds });
+      : composeServer(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds, telemetry: options.telemetry });
   const state: ServerState = {
     server,
     composed,
@@ -399,6 +400,7 @@ export function extendServer(
   };
   server.server.registerCapabilities({ extensions: composed.capabilities() });
   compositions.set(server, composed);
+  attachExtensions(composed, state.store, state.logger);
   registerMethods(state);
   trackProtocolVersion(state);
   trackConnection(state);

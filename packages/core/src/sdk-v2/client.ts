@@ -3,6 +3,8 @@ import { composeClient, type NegotiationTable } from '../compose.js';
 import { ConfigurationError, WireError } from '../errors.js';
 import type { OutgoingCall } from '../extension.js';
 import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../host.js';
+import { clientCallOutcome } from '../semconv.js';
+import { observeClientCall, paramsWithMeta } from '../telemetry.js';
 import type { NegotiatedExtension, ToolResult } from '../types.js';
 import { anyObject, asRecord } from './shared.js';
 
@@ -72,7 +74,7 @@ function progressOptions(options: CallToolOptions): RequestOptions {
  * client extension helpers take. Call it before `connect`.
  */
 export function extendClient(client: Client, extensions: ClientExtensionList, options: ClientAdapterOptions = {}): ExtendedClient {
-  const composed = composeClient(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds });
+  const composed = composeClient(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds, telemetry: options.telemetry });
   client.registerCapabilities({ extensions: composed.capabilities() as NonNullable<ClientCapabilities['extensions']> });
 
   // Server capabilities are fixed per connection: negotiate once per object
@@ -99,18 +101,25 @@ export function extendClient(client: Client, extensions: ClientExtensionList, op
       const name = typeof extension === 'string' ? extension : extension.name;
       return negotiation().get(name) as NegotiatedExtension<S> | undefined;
     },
-    async callTool(name, args = {}, callOptions = {}) {
-      const table = negotiation();
+    callTool(name, args = {}, callOptions = {}) {
       const call: OutgoingCall = { name, arguments: { ...args }, meta: { ...callOptions.meta } };
-      for (const half of composed.extensions) await half.prepareCall?.(call, table.get(half.name));
-      const result = (await wireErrors(() =>
-        client.callTool({ name: call.name, arguments: call.arguments, _meta: call.meta }, progressOptions(callOptions)),
-      )) as ToolResult;
-      for (const half of composed.extensions) half.onResult?.(result, call, table.get(half.name));
-      return result;
+      const send = async (): Promise<ToolResult> => {
+        const table = negotiation();
+        for (const half of composed.extensions) await half.prepareCall?.(call, table.get(half.name));
+        const result = (await wireErrors(() =>
+          client.callTool({ name: call.name, arguments: call.arguments, _meta: call.meta }, progressOptions(callOptions)),
+        )) as ToolResult;
+        for (const half of composed.extensions) half.onResult?.(result, call, table.get(half.name));
+        return result;
+      };
+      if (!composed.telemetry) return send();
+      return observeClientCall({ method: 'tools/call', tool: name, meta: call.meta }, send, clientCallOutcome);
     },
     request(method, params = {}, requestOpts = {}) {
-      return wireErrors(() => client.request({ method, params }, anyObject, requestOptions(requestOpts)));
+      const send = (sent: Record<string, unknown>) => wireErrors(() => client.request({ method, params: sent }, anyObject, requestOptions(requestOpts)));
+      if (!composed.telemetry) return send(params);
+      const meta = { ...asRecord(params._meta) };
+      return observeClientCall({ method, meta }, () => send(paramsWithMeta(params, meta)), clientCallOutcome);
     },
     async listTools() {
       const { tools } = await wireErrors(() => client.listTools());

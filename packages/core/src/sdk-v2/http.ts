@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { assertIdentityStated, createCallerGate, principalOf, statesIdentity, warnIfShared, type HttpIdentityOptions } from '../http-identity.js';
+import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, opensSession, readJsonBody } from '../http-body.js';
+import { followExchange } from '../http-exchange.js';
+import { resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { compositionOf } from './server.js';
 import {
@@ -11,8 +14,7 @@ import {
   type McpServer,
 } from '@modelcontextprotocol/server';
 
-/** The SDK's default bound on a request body: 4 MiB. */
-export const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_MAX_REQUEST_BODY_BYTES };
 
 export interface HttpHandlerOptions extends HttpIdentityOptions<AuthInfo> {
   /** Where the start-up warning of `anonymous: 'shared'` goes. Default: stderr. */
@@ -25,6 +27,13 @@ export interface HttpHandlerOptions extends HttpIdentityOptions<AuthInfo> {
    * without being read further.
    */
   readonly maxRequestBodyBytes?: number | undefined;
+  /**
+   * Bounds on the legacy-era sessions (core SPEC, CORE-32): at most `max`
+   * open at once (default 1,000; a further `initialize` gets `503` with
+   * `Retry-After`), each closed and forgotten after `idleTimeoutMs` without
+   * a request (default 15 minutes).
+   */
+  readonly sessions?: SessionLimits | undefined;
 }
 
 export interface HttpRequestOptions {
@@ -44,40 +53,6 @@ export interface DualEraHttpHandler {
   close(): Promise<void>;
 }
 
-type BodyRead = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'too-large' } | { readonly kind: 'unreadable' };
-
-/** Reads a body as UTF-8 text, stopping as soon as it grows past `maxBytes`. */
-async function readBody(request: Request, maxBytes: number): Promise<BodyRead> {
-  if (Number(request.headers.get('content-length')) > maxBytes) return { kind: 'too-large' };
-  if (request.body === null) return { kind: 'text', text: '' };
-  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  let received = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      received += value.byteLength;
-      if (received > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return { kind: 'too-large' };
-      }
-      parts.push(decoder.decode(value, { stream: true }));
-    }
-  } catch {
-    return { kind: 'unreadable' };
-  } finally {
-    reader.releaseLock();
-  }
-  parts.push(decoder.decode());
-  return { kind: 'text', text: parts.join('') };
-}
-
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
-}
-
 /**
  * A message that names a method other than `initialize` and carries the
  * 2026-07-28 envelope claim (the protocol-version key in `params._meta`) is
@@ -93,8 +68,82 @@ function claimsModernEra(body: unknown): boolean {
   return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
-function isJsonPost(request: Request): boolean {
-  return request.method.toUpperCase() === 'POST' && /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '');
+/** A legacy-era session: its transport (which holds its server) and the caller that opened it. */
+interface LegacySession {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly principal: string | undefined;
+}
+
+type Sessions = SessionTable<LegacySession>;
+
+/** A request of an open session; to any caller but the one that opened it, the session does not exist. */
+async function serveSession(table: Sessions, id: string, request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> {
+  const session = table.get(id);
+  if (session === undefined || session.principal !== principalOf(authInfo)) return new Response('Unknown session', { status: 404 });
+  table.enter(id);
+  let response: Response;
+  try {
+    response = await session.transport.handleRequest(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
+  } catch (error) {
+    table.leave(id);
+    throw error;
+  }
+  return followExchange({ request, body: parsedBody, response, transport: session.transport, authInfo }, () => {
+    table.leave(id);
+  });
+}
+
+/** A request without a session: an `initialize` opens one if the table has room (503 otherwise); anything else the SDK refuses. */
+async function openSession(table: Sessions, build: () => Promise<McpServer>, request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> {
+  const opening = opensSession(parsedBody);
+  const reservation = opening ? table.reserve() : undefined;
+  if (opening && reservation === undefined) return table.fullResponse();
+  const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: randomUUID,
+    onsessioninitialized: (sessionId) => {
+      reservation?.open(sessionId, { transport, principal: principalOf(authInfo) });
+    },
+    onsessionclosed: (sessionId) => {
+      table.delete(sessionId);
+    },
+  });
+  let response: Response;
+  try {
+    const server = await build();
+    await server.connect(transport);
+    response = await transport.handleRequest(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
+  } catch (error) {
+    // A session opened before the failure would otherwise count as busy for ever, never expiring.
+    if (transport.sessionId !== undefined) table.leave(transport.sessionId);
+    throw error;
+  } finally {
+    reservation?.release();
+  }
+  const sessionId = transport.sessionId;
+  if (sessionId === undefined) return response;
+  return followExchange({ request, body: parsedBody, response, transport, authInfo }, () => {
+    table.leave(sessionId);
+  });
+}
+
+/**
+ * The 2025-era leg: a sessionful transport per `initialize`, at most
+ * `limits.max` of them, each closed once idle (CORE-32); a client that goes
+ * away cancels the calls it was waiting for (CORE-34).
+ */
+function legacySessions(build: () => Promise<McpServer>, limits: { readonly max: number; readonly idleTimeoutMs: number }) {
+  const table: Sessions = new SessionTable<LegacySession>(limits, (session) => {
+    session.transport.close().catch(() => undefined);
+  });
+  return {
+    serve: (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> => {
+      const id = request.headers.get('mcp-session-id');
+      return id === null ? openSession(table, build, request, authInfo, parsedBody) : serveSession(table, id, request, authInfo, parsedBody);
+    },
+    close: async (): Promise<void> => {
+      await Promise.all(table.clear().map(({ transport }) => transport.close()));
+    },
+  };
 }
 
 /**
@@ -111,38 +160,16 @@ export function createHttpHandler(factory: () => Promise<McpServer> | McpServer,
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
     throw new RangeError(`createHttpHandler: maxRequestBodyBytes must be a positive integer, got ${String(options.maxRequestBodyBytes)}`);
   }
+  const limits = resolveSessionLimits(options.sessions, 'createHttpHandler');
   const gate = createCallerGate(options, 'createHttpHandler');
   const build = checkedFactory(factory, options);
   warnIfShared(options, options.logger ?? consoleLogger, 'createHttpHandler');
   const modern = createMcpHandler(build, { legacy: 'reject', onerror: options.onerror });
-  const sessions = new Map<string, { readonly transport: WebStandardStreamableHTTPServerTransport; readonly principal: string | undefined }>();
-
-  const legacy = async (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> => {
-    const forward = { authInfo, ...(parsedBody !== undefined && { parsedBody }) };
-    const id = request.headers.get('mcp-session-id');
-    if (id !== null) {
-      const existing = sessions.get(id);
-      // A session serves the caller that opened it; to anyone else it does not exist.
-      if (existing === undefined || existing.principal !== principalOf(authInfo)) return new Response('Unknown session', { status: 404 });
-      return existing.transport.handleRequest(request, forward);
-    }
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { transport, principal: principalOf(authInfo) });
-      },
-      onsessionclosed: (sessionId) => {
-        sessions.delete(sessionId);
-      },
-    });
-    const server = await build();
-    await server.connect(transport);
-    return transport.handleRequest(request, forward);
-  };
+  const legacy = legacySessions(build, limits);
 
   const route = async (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> =>
     !claimsModernEra(parsedBody) && (await isLegacyRequest(request, parsedBody))
-      ? legacy(request, authInfo, parsedBody)
+      ? legacy.serve(request, authInfo, parsedBody)
       : modern.fetch(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
 
   return {
@@ -151,22 +178,14 @@ export function createHttpHandler(factory: () => Promise<McpServer> | McpServer,
       if (caller instanceof Response) return caller;
       if (requestOptions.parsedBody !== undefined || !isJsonPost(request)) return route(request, caller, requestOptions.parsedBody);
       // The body is read once here and handed on parsed: routing and serving then neither clone nor re-read it.
-      const read = await readBody(request, maxBytes);
-      if (read.kind === 'too-large') return jsonRpcError(413, -32000, `Payload Too Large: Request body must not exceed ${String(maxBytes)} bytes`);
-      if (read.kind === 'unreadable') return jsonRpcError(400, -32700, 'Parse error: the request body could not be read');
-      let parsed: unknown;
-      try {
-        parsed = read.text === '' ? undefined : JSON.parse(read.text);
-      } catch {
-        parsed = undefined;
-      }
+      const read = await readJsonBody(request, maxBytes);
+      if (read instanceof Response) return read;
       // Empty or not JSON: the SDK answers that, from a copy of the bytes.
-      if (parsed === undefined) return route(new Request(request, { body: read.text }), caller, undefined);
-      return route(request, caller, parsed);
+      if ('text' in read) return route(new Request(request, { body: read.text }), caller, undefined);
+      return route(request, caller, read.parsed);
     },
     async close() {
-      await Promise.all([...sessions.values()].map(({ transport }) => transport.close()));
-      sessions.clear();
+      await legacy.close();
       await modern.close();
     },
   };

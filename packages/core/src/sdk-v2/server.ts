@@ -12,6 +12,7 @@ import {
   type ServerContext,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
+import { attachExtensions } from '../attach.js';
 import { composeServer, type ComposedServer } from '../compose.js';
 import { createCallContext, createRequestContext, readServerIdentity, type RequestFacts } from '../context.js';
 import { ConfigurationError, WireError, toWireError } from '../errors.js';
@@ -130,6 +131,8 @@ function requestFacts(
     sdk: 'v2',
     era: peer.era,
     protocolVersion: peer.protocolVersion,
+    requestId: ctx.mcpReq.id,
+    sessionId: ctx.sessionId,
     authInfo,
     // The SDK sets `ctx.http` for every request that came over HTTP, and only for those.
     identity: resolveCaller({ rawAuthInfo: ctx.http?.authInfo, authInfo, overHttp: ctx.http !== undefined }),
@@ -328,10 +331,8 @@ function serveMethods(
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
     }
     try {
-      const context = contextFor(ctx);
-      composed.assertCallerKnown(context);
       // Extension payloads are validated by the extension itself (TypeBox, at its boundary).
-      return await handler({ ...asRecord(request.params) }, context);
+      return await composed.runMethod(request.method, { ...asRecord(request.params) }, contextFor(ctx), handler);
     } catch (error) {
       throw toProtocolError(error);
     }
@@ -411,8 +412,9 @@ export function extendServer(
   const composed =
     'runToolCall' in extensions
       ? extensions
-      : composeServer(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds });
+      : composeServer(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds, telemetry: options.telemetry });
   const store = options.store ?? defaultStore(composed);
+  attachExtensions(composed, store, options.logger ?? composed.logger);
   const inner = server.server;
   inner.registerCapabilities({ extensions: advertised(composed) });
   const raw = guardRawRegistration(server);

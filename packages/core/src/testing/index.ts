@@ -20,3 +20,5 @@ export async function createTestPair(options: TestPairOptions): Promise<TestPair
 }
 export { SEED_SCHEMAS, seedValidators } from './seed.js';
 export type { SeedCheck, SeedSchemaName, SeedValidators } from './seed.js';
+export { redisServerUnavailable, startRedisServer } from './redis-server.js';
+export type { RedisServerOptions, RedisServerProcess } from './redis-server.js';

@@ -43,6 +43,7 @@ export async function createV2Pair(options: TestPairOptions): Promise<TestPair> 
   const composed = composeServer(options.serverExtensions ?? [], {
     logger: serverOptions.logger,
     allowReservedIds: serverOptions.allowReservedIds,
+    telemetry: serverOptions.telemetry,
   });
   const store = serverOptions.store ?? new MemoryStore();
   let latest: ExtendedServer | undefined;
