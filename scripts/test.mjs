@@ -6,12 +6,16 @@
  * throwaway Redis on a free loopback port unless `REDIS_URL` names one, and
  * stops it afterwards. Elsewhere it says what is missing and which test
  * files therefore skip their cases. With `CI` set, anything missing is an error.
+ *
+ * The tests then run a second time on Node 24 (the active LTS; the first
+ * pass runs on the machine's Node). `TEST_NODE24=0` skips that pass.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
-import { join, relative } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { node24Binary, node24Home } from '../tools/node24/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -114,6 +118,26 @@ function run(command, args, env) {
   return spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env }).status ?? 1;
 }
 
+/** The environment that makes `node`, and native addon builds, Node 24's. */
+function node24Env(env) {
+  return { ...env, PATH: `${dirname(node24Binary)}${delimiter}${env.PATH ?? ''}`, npm_config_nodedir: node24Home };
+}
+
+/**
+ * The tests again on Node 24 (the SQLite store loads the better-sqlite3
+ * build that fits the running Node, so nothing is rebuilt). `--force`:
+ * turbo's cache does not know which Node ran a task.
+ */
+function testOnNode24(env) {
+  if (process.env.TEST_NODE24 === '0') return 0;
+  if (node24Binary === undefined || process.versions.node.startsWith('24.')) {
+    say(node24Binary === undefined ? 'no Node 24 for this platform (@ext/node24): the Node 24 pass is skipped' : 'already on Node 24: no second pass');
+    return 0;
+  }
+  say(`the tests again on Node ${spawnSync(node24Binary, ['--version']).stdout.toString().trim()}`);
+  return run('pnpm', ['exec', 'turbo', 'run', 'test', '--force', '--concurrency=3'], node24Env(env));
+}
+
 async function main() {
   for (const check of ['scripts/check-packages.mjs', 'scripts/check-changesets.mjs']) {
     if (run(process.execPath, [check], process.env) !== 0) return 1;
@@ -127,7 +151,8 @@ async function main() {
   const redis = await startRedis();
   try {
     const env = { ...process.env, ...(redis === undefined ? {} : { REDIS_URL: redis.url }) };
-    const status = run('pnpm', ['exec', 'turbo', 'run', 'typecheck', 'lint', 'test', 'check', '--concurrency=3'], env);
+    const first = run('pnpm', ['exec', 'turbo', 'run', 'typecheck', 'lint', 'test', 'check', '--concurrency=3'], env);
+    const status = first === 0 ? testOnNode24(env) : first;
     for (const tool of missing) {
       say(`${tool.name} is not installed (Debian package ${tool.debian}); these test files skipped the cases that need it:`);
       for (const file of testsUsing(tool.marker)) console.error(`  ${file}`);

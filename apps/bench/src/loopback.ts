@@ -5,9 +5,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { composeServer, silentLogger, type ClientExtension, type ExtendedClient, type ExtendedServer, type ServerExtension, type Store } from '@ext/core';
 import { extendClient } from '@ext/core/sdk-v2/client';
-import { extendServer } from '@ext/core/sdk-v2/server';
+import { createHttpHandler, extendServer } from '@ext/core/sdk-v2/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 
 // Real HTTP on loopback, shared by the transfer and multimodal benchmarks.
 
@@ -87,13 +87,14 @@ export function mcpEndpoint(
   maxRequestBodySize?: number,
 ): McpEndpoint {
   const composed = composeServer(extensions, { logger: silentLogger });
-  const handler = createMcpHandler(
+  // Core's handler, so callers are identified: the benchmark's one client is every caller, the one shared principal.
+  const handler = createHttpHandler(
     () => {
       const mcp = new McpServer({ name: 'bench-server', version: '0.0.0' });
       setup(extendServer(mcp, composed, { store, logger: silentLogger }));
       return mcp;
     },
-    { legacy: 'reject', maxRequestBodySize },
+    { anonymous: 'shared', logger: silentLogger, maxRequestBodyBytes: maxRequestBodySize },
   );
   return {
     handle(req, res, base) {

@@ -5,6 +5,7 @@ import {
   consoleLogger,
   createCallContext,
   createRequestContext,
+  MemoryStore,
   type ServerExtension,
   type Store,
   type ToolCall,
@@ -14,6 +15,7 @@ import {
 import { IDEMPOTENCY_ID } from '@ext/idempotency';
 import { idempotencyClient } from '@ext/idempotency/client';
 import { idempotencyServer } from '@ext/idempotency/server';
+import { trace } from '@opentelemetry/api';
 import { measureSequential, type Measurement, type RunOptions } from './measure.js';
 
 export interface MiddlewareRow {
@@ -27,7 +29,18 @@ export interface MiddlewareRow {
 export interface MiddlewareResult {
   readonly baseline: MiddlewareRow;
   readonly rows: readonly MiddlewareRow[];
+  /**
+   * The pipeline with no extension, `@opentelemetry/api` installed and no
+   * SDK registered: telemetry off (`telemetry: false`) and on (the default),
+   * the best of alternating rounds each. Also among `rows`.
+   */
+  readonly telemetry: { readonly off: MiddlewareRow; readonly on: MiddlewareRow };
+  /** How many alternating rounds the telemetry pair ran. */
+  readonly telemetryRounds: number;
 }
+
+/** Rounds of the telemetry pair, alternating which runs first; the lowest median of each is kept. */
+const TELEMETRY_ROUNDS = 3;
 
 const TOOL: ToolInfo = { name: 'echo' };
 const handler: ToolHandler = (args) => ({ content: [{ type: 'text', text: String(args.text) }] });
@@ -38,8 +51,8 @@ const neverAborted = new AbortController().signal;
  * negotiation against the client's advertised extensions, the request and
  * call contexts, and the call itself (with a fresh key when `keyed`).
  */
-function pipelineCall(extensions: readonly ServerExtension[], store: Store, keyed: boolean): () => Promise<unknown> {
-  const composed = composeServer(extensions);
+function pipelineCall(extensions: readonly ServerExtension[], store: Store, keyed: boolean, telemetry = true): () => Promise<unknown> {
+  const composed = composeServer(extensions, { telemetry });
   const peerExtensions = composeClient([idempotencyClient()]).capabilities();
   return async () => {
     const request = createRequestContext({
@@ -99,9 +112,47 @@ export async function runMiddleware(
 
   const [first] = stores;
   if (first === undefined) throw new Error('middleware: no store to run on');
-  const baseline = await measure('no extension', first, false, false);
-  const rows: MiddlewareRow[] = [baseline];
+  const telemetry = await measureTelemetry(options, progress);
+  const baseline = telemetry.on;
+  const rows: MiddlewareRow[] = [baseline, telemetry.off];
   rows.push(await measure('idempotency composed, call without key', first, true, false));
   for (const store of stores) rows.push(await measure('idempotency, fresh key per call', store, true, true));
-  return { baseline, rows };
+  return { baseline, rows, telemetry, telemetryRounds: TELEMETRY_ROUNDS };
+}
+
+/**
+ * The cost of the core's telemetry when the application installed
+ * `@opentelemetry/api` but registered no SDK: the bare pipeline with
+ * telemetry on (the default) against `telemetry: false`, in alternating
+ * rounds, keeping each one's lowest median (a difference of a fraction of a
+ * microsecond drowns in one round's noise otherwise).
+ */
+async function measureTelemetry(options: RunOptions, progress: (text: string) => void): Promise<MiddlewareResult['telemetry']> {
+  // The premise of the row: the API answers, and nothing records.
+  if (trace.getTracer('bench').startSpan('probe').isRecording()) throw new Error('middleware: an OpenTelemetry SDK is registered');
+  const store = new MemoryStore();
+  const cases = [
+    { label: 'no extension', on: true },
+    { label: 'no extension, telemetry off (`telemetry: false`)', on: false },
+  ];
+  const best = new Map<boolean, Measurement>();
+  try {
+    for (let round = 0; round < TELEMETRY_ROUNDS; round++) {
+      for (const item of round % 2 === 0 ? cases : [...cases].reverse()) {
+        const fn = await checked(pipelineCall([], store, false, item.on), false);
+        const measurement = await measureSequential(item.label, fn, options);
+        const kept = best.get(item.on);
+        if (kept === undefined || measurement.medianMs < kept.medianMs) best.set(item.on, measurement);
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  const row = (on: boolean): MiddlewareRow => {
+    const measurement = best.get(on);
+    if (measurement === undefined) throw new Error('middleware: telemetry case not measured');
+    progress(`middleware ${measurement.name.padEnd(40)} median ${(measurement.medianMs * 1000).toFixed(3)} µs`);
+    return { label: measurement.name, store: 'memory', idempotent: false, measurement };
+  };
+  return { on: row(true), off: row(false) };
 }

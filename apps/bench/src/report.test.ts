@@ -8,6 +8,7 @@ function measurement(medianMs: number): Measurement {
 
 function report(sqliteMedianMs: number): Report {
   const baseline = { label: 'no extension', store: 'memory', idempotent: false, measurement: measurement(0.001) };
+  const telemetryOff = { label: 'no extension, telemetry off (`telemetry: false`)', store: 'memory', idempotent: false, measurement: measurement(0.00085) };
   return {
     environment: {
       date: '2026-01-02T03:04:05.000Z',
@@ -35,11 +36,14 @@ function report(sqliteMedianMs: number): Report {
     ],
     middleware: {
       baseline,
-      rows: [baseline, { label: 'idempotency, fresh key per call', store: 'SQLite', idempotent: true, measurement: measurement(sqliteMedianMs) }],
+      rows: [baseline, telemetryOff, { label: 'idempotency, fresh key per call', store: 'SQLite', idempotent: true, measurement: measurement(sqliteMedianMs) }],
+      telemetry: { on: baseline, off: telemetryOff },
+      telemetryRounds: 3,
     },
     stores: [{ store: 'memory', op: 'get', sequential: measurement(0.002), concurrent: measurement(0.1) }],
     inFlight: 64,
     targetMs: 0.2,
+    telemetryTargetMs: 0.001,
     sqliteStore: 'SQLite',
     sections: [],
   };
@@ -94,6 +98,16 @@ describe('renderReport', () => {
     expect(text).toContain('**Target met: the idempotency layer on the SQLite store adds 50.0 µs median per call in process (target: under 200 µs).**');
     expect(text).toContain('SDK v1 +85.0 µs');
     expect(text).toContain('not measured (`REDIS_URL` unset)');
+  });
+
+  it('states what telemetry adds with no OpenTelemetry SDK registered, against its 1 µs target', () => {
+    const text = renderReport(report(0.051));
+    expect(text).toContain('| no extension, telemetry off (`telemetry: false`) | - | 0.85 µs |');
+    expect(text).toContain(
+      "**Target met: with `@opentelemetry/api` installed and no SDK registered, the core's telemetry adds +0.15 µs median per call (1.00 µs on, 0.85 µs with `telemetry: false`; target: under 1.00 µs).**",
+    );
+    expect(text).toContain('| 2 | OpenTelemetry with no SDK registered adds under 1.00 µs median per pipeline call | +0.15 µs | met |');
+    expect(text).toContain('best of\n3 alternating rounds each');
   });
 
   it('says plainly when the target is missed', () => {

@@ -48,6 +48,8 @@ export interface Report {
   readonly inFlight: number;
   /** The idempotency budget per call on the SQLite store, in milliseconds. */
   readonly targetMs: number;
+  /** What telemetry may add per pipeline call with no OpenTelemetry SDK registered, in milliseconds. */
+  readonly telemetryTargetMs: number;
   /** Name of the SQLite row in the middleware suite. */
   readonly sqliteStore: string;
   /** Further sections, numbered after the three above, in this order. */
@@ -191,7 +193,7 @@ function middlewareSection(report: Report): string {
     ? `**Target ${outcome}: the idempotency layer on the SQLite store adds ${formatDuration(extra)} median per call in process ` +
       `(target: under ${target}).**`
     : `**Target not measured: no SQLite row (target: under ${target} median per call in process).**`;
-  const lines = [table, '', statement];
+  const lines = [table, '', statement, '', telemetryStatement(report)];
   if (endToEnd.length > 0) {
     lines.push(
       '',
@@ -200,6 +202,22 @@ function middlewareSection(report: Report): string {
     );
   }
   return lines.join('\n');
+}
+
+/** What the core's telemetry adds per call with `@opentelemetry/api` installed and no SDK registered: on minus off. */
+function telemetryCost(report: Report): number {
+  const { on, off } = report.middleware.telemetry;
+  return on.measurement.medianMs - off.measurement.medianMs;
+}
+
+function telemetryStatement(report: Report): string {
+  const { on, off } = report.middleware.telemetry;
+  const cost = telemetryCost(report);
+  return (
+    `**Target ${verdict(cost, report.telemetryTargetMs)}: with \`@opentelemetry/api\` installed and no SDK registered, the core's telemetry ` +
+    `adds ${formatOverhead(cost)} median per call (${formatDuration(on.measurement.medianMs)} on, ${formatDuration(off.measurement.medianMs)} ` +
+    `with \`telemetry: false\`; target: under ${formatDuration(report.telemetryTargetMs)}).**`
+  );
 }
 
 function storeSection(rows: readonly StoreRow[], inFlight: number): string {
@@ -228,6 +246,13 @@ function targetsSection(report: Report): string {
     `idempotency on SQLite adds under ${formatDuration(report.targetMs)} median per call in process`,
     Number.isFinite(extra) ? formatOverhead(extra) : 'not measured',
     verdict(extra, report.targetMs),
+  ]);
+  const telemetry = telemetryCost(report);
+  rows.push([
+    '2',
+    `OpenTelemetry with no SDK registered adds under ${formatDuration(report.telemetryTargetMs)} median per pipeline call`,
+    formatOverhead(telemetry),
+    verdict(telemetry, report.telemetryTargetMs),
   ]);
   report.sections.forEach((section, index) => {
     for (const target of section.targets) rows.push([String(index + FIRST_EXTRA_SECTION), target.name, target.detail, target.met ? 'met' : 'not met']);
@@ -287,7 +312,7 @@ call, so every call claims the key, runs the tool and records its result.
 
 ${roundTripSection(report.roundTrips)}
 
-## 2. Idempotency overhead in the pipeline
+## 2. Idempotency and telemetry overhead in the pipeline
 
 \`composed.runToolCall(call, ctx, handler)\` called directly (core's
 \`composeServer\`, \`createRequestContext\`, \`createCallContext\`), with what
@@ -296,7 +321,11 @@ advertised extensions and both contexts. No transport, no SDK. A fresh key per
 call is the expensive path: read the record, count the caller's budget, claim
 the key, run the tool, store the result. (The per-caller record budget,
 \`maxKeysPerPrincipal\`, is raised here and in section 1 so that the many keys
-of one run are not refused.)
+of one run are not refused.) \`@opentelemetry/api\` is installed and no
+OpenTelemetry SDK is registered, as in an application that has not turned
+tracing on: every row runs with the core's telemetry on (the default) except
+the one composed with \`telemetry: false\`; those two are the best of
+${String(report.middleware.telemetryRounds)} alternating rounds each.
 
 ${middlewareSection(report)}
 

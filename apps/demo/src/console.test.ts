@@ -23,20 +23,33 @@ describe.skipIf(!existsSync(CHROMIUM))(`the web console in headless Chromium${ex
   let running: RunningHttpServer;
   let browser: Browser;
   let page: Page;
+  /** What Chromium said about the page's Content-Security-Policy, and the headers the page came with. */
+  const violations: string[] = [];
+  let pageHeaders: Record<string, string> = {};
 
   beforeAll(async () => {
     // The tracker as served: delete_ticket is destructive, so the confirmation gate asks first.
     running = await startHttpServer({ port: 0, logger: silentLogger });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+    page.on('console', (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
+    });
     // Signed in as alice: the link the server prints carries her token in the fragment.
-    await page.goto(running.consoleUrl('alice').href);
+    pageHeaders = (await page.goto(running.consoleUrl('alice').href))?.headers() ?? {};
     await page.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
   });
 
   afterAll(async () => {
     await browser.close();
     await running.close();
+  });
+
+  it('runs under its Content-Security-Policy, unframeable, without a violation', () => {
+    expect(pageHeaders['content-security-policy']).toContain("script-src 'self'");
+    expect(pageHeaders['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(pageHeaders['x-frame-options']).toBe('DENY');
+    expect(violations).toEqual([]);
   });
 
   it('takes the token out of the address bar once it has it', () => {
@@ -137,6 +150,10 @@ describe.skipIf(!existsSync(CHROMIUM))(`the web console in headless Chromium${ex
     } finally {
       await polling.close();
     }
+  });
+
+  it('met no Content-Security-Policy violation in any step', () => {
+    expect(violations).toEqual([]);
   });
 
   it('serves only the console files, never other paths', async () => {

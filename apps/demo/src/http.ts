@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 /**
  * `tracker-http`: the tracker on Streamable HTTP at
- * http://127.0.0.1:<port>/mcp (port from `--port`, `PORT`, default 3333),
+ * http://127.0.0.1:<port>/mcp (port from `--port`, `PORT`, default 3333;
+ * the reference origin's from `TRACKER_REFS_PORT`, default a free one),
  * both protocol eras; `--sdk v1` serves the v1 SDK's server instead (the
  * 2025 era only). Callers sign in as the demo users alice or bob with the
  * bearer tokens it prints (`TRACKER_ALICE_TOKEN` / `TRACKER_BOB_TOKEN` fix
  * them); `--anonymous` serves every caller as one shared principal instead.
- * Stops cleanly on SIGINT / SIGTERM.
+ * Logs go to stderr as JSON lines (pino, `createDemoLogger`). Stops cleanly
+ * on SIGINT / SIGTERM.
  */
+import { sourceMapsFrom } from './console-files.js';
 import { closeOnStop, runMain } from './lifecycle.js';
-import { resolvePort, resolveSdk, startHttpServer } from './node-http.js';
+import { createDemoLogger } from './logging.js';
+import { resolvePort, resolveRefsPort, resolveSdk, startHttpServer } from './node-http.js';
 import { exportPaceFrom, openStore } from './server.js';
 import { createDemoTokens, DEMO_USERS } from './users.js';
 
@@ -18,8 +22,20 @@ async function main(): Promise<void> {
   const sdk = resolveSdk(argv);
   const anonymous = argv.includes('--anonymous');
   const tokens = anonymous ? undefined : createDemoTokens(process.env);
-  const running = await startHttpServer({ port: resolvePort(argv, process.env), sdk, store: await openStore(), exportPaceMs: exportPaceFrom(), anonymous, tokens });
+  const logger = createDemoLogger();
+  const running = await startHttpServer({
+    port: resolvePort(argv, process.env),
+    refsPort: resolveRefsPort(process.env),
+    consoleSourceMaps: sourceMapsFrom(process.env),
+    sdk,
+    store: await openStore(),
+    exportPaceMs: exportPaceFrom(),
+    anonymous,
+    tokens,
+    logger,
+  });
   console.error(`tracker: MCP over Streamable HTTP at ${running.url.href}, SDK ${sdk} (pipeline: ${running.composed.pipeline.map((entry) => entry.stage).join(' > ')} > tool handler)`);
+  if (running.origin !== undefined) console.error(`tracker: data references served at ${running.origin.baseUrl}`);
   if (tokens === undefined) console.error('tracker: --anonymous: every caller is the one principal "anonymous"');
   else {
     console.error('tracker: callers sign in with a bearer token (Authorization: Bearer <token>):');

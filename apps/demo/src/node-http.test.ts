@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ToolResult } from '@ext/core';
 import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
@@ -9,7 +10,7 @@ import { getStructuredError } from '@ext/errors/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Era, type Target } from './connect.js';
 import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './test-support.js';
-import { DEFAULT_PORT, resolvePort, startHttpServer, type RunningHttpServer } from './node-http.js';
+import { DEFAULT_PORT, resolvePort, resolveRefsPort, startHttpServer, type RunningHttpServer } from './node-http.js';
 
 const ERAS: readonly Era[] = ['modern', 'legacy'];
 
@@ -58,6 +59,73 @@ describe('resolvePort', () => {
     expect(() => resolvePort(['--port', 'http'], {})).toThrow(/"http"/);
     expect(() => resolvePort([], { PORT: '70000' })).toThrow(RangeError);
     expect(() => resolvePort(['--port', '-1'], {})).toThrow(RangeError);
+  });
+});
+
+describe('resolveRefsPort (TRACKER_REFS_PORT)', () => {
+  it('reads the variable like PORT; unset or empty: a free port', () => {
+    expect(resolveRefsPort({})).toBeUndefined();
+    expect(resolveRefsPort({ TRACKER_REFS_PORT: '' })).toBeUndefined();
+    expect(resolveRefsPort({ TRACKER_REFS_PORT: '4100' })).toBe(4100);
+    expect(resolveRefsPort({ TRACKER_REFS_PORT: '0' })).toBe(0);
+  });
+
+  it('refuses a malformed value naming the variable', () => {
+    for (const raw of ['http', '-1', '70000', '41.5', ' 4100']) {
+      expect(() => resolveRefsPort({ TRACKER_REFS_PORT: raw })).toThrow(/TRACKER_REFS_PORT must be an integer from 0 to 65535/);
+    }
+  });
+});
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Runs tracker-http until its stderr matches `until` (or it exits); then stops it. */
+async function runTrackerHttp(env: Record<string, string>, until: RegExp): Promise<{ stderr: string; code: number | null; match: RegExpExecArray | null }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../dist/http.js', import.meta.url)), '--port', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, TRACKER_DB: ':memory:', REDIS_URL: '', ...env },
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  try {
+    return await new Promise((resolve) => {
+      child.stderr.on('data', (chunk: string) => {
+        stderr += chunk;
+        const match = until.exec(stderr);
+        if (match !== null) resolve({ stderr, code: null, match });
+      });
+      child.once('exit', (code) => {
+        resolve({ stderr, code, match: until.exec(stderr) });
+      });
+    });
+  } finally {
+    if (child.exitCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
+describe('tracker-http and TRACKER_REFS_PORT', () => {
+  it('serves the reference origin on the port the variable names', async () => {
+    const port = await freePort();
+    const { match, stderr } = await runTrackerHttp({ TRACKER_REFS_PORT: String(port) }, /data references served at (http:\/\/127\.0\.0\.1:(\d+)\/refs)/);
+    expect(match?.[2], stderr).toBe(String(port));
+  });
+
+  it('refuses to start with a malformed value, naming the variable', async () => {
+    const { code, stderr } = await runTrackerHttp({ TRACKER_REFS_PORT: 'eighty' }, /TRACKER_REFS_PORT must be/);
+    expect(stderr).toContain('TRACKER_REFS_PORT must be an integer from 0 to 65535, got "eighty"');
+    expect(code === null || code === 1).toBe(true);
   });
 });
 
@@ -198,6 +266,23 @@ describe('the tracker over Streamable HTTP', () => {
     const refused = await rawPost(running.url, { host: `evil.example:${running.url.port}` }, INITIALIZE);
     expect(refused.status).toBe(403);
     expect(refused.body).toContain('Invalid Host');
+  });
+
+  it('answers 4xx, never 5xx, to targets and methods a fetch Request cannot carry', async () => {
+    const raw = (method: string, path: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest({ host: running.url.hostname, port: running.url.port, method, path, agent: false }, (res) => {
+          resolve(res.statusCode ?? 0);
+          res.resume();
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    // `//user@host` would be another authority with credentials, which fetch refuses to build.
+    expect(await raw('GET', '//a@a?exp=1')).toBe(404);
+    expect(await raw('GET', `http://evil.example/console/`)).toBe(200);
+    expect(await raw('TRACE', '/mcp')).toBe(405);
+    expect(await raw('GET', '/readyz')).toBe(200);
   });
 
   it('answers 404 outside /mcp', async () => {

@@ -19,7 +19,8 @@ import {
   originValidationResponse,
 } from '@modelcontextprotocol/server';
 import type { Target } from './connect.js';
-import { CONSOLE_PATH, defaultConsoleDir, serveConsole } from './console-files.js';
+import { CONSOLE_PATH, defaultConsoleDir, serveConsole, type ConsoleFiles } from './console-files.js';
+import { checkReadiness, healthResponse, type ReadinessAnswer } from './readiness.js';
 import {
   composeTracker,
   createStore,
@@ -36,6 +37,15 @@ export const DEFAULT_PORT = 3333;
 export const DEFAULT_HOST = '127.0.0.1';
 export const MCP_PATH = '/mcp';
 
+/** A port number from configuration: an integer from 0 to 65535 (0 picks a free one); throws naming `what` otherwise. */
+export function parsePort(raw: string, what: string): number {
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new RangeError(`${what} must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
+  }
+  return port;
+}
+
 /** The port from `--port <n>` / `--port=<n>`, else `PORT`, else 3333; throws on a malformed value. */
 export function resolvePort(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): number {
   let raw: string | undefined;
@@ -46,11 +56,13 @@ export function resolvePort(argv: readonly string[], env: Readonly<Record<string
   }
   raw ??= env.PORT;
   if (raw === undefined || raw === '') return DEFAULT_PORT;
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new RangeError(`port must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
-  }
-  return port;
+  return parsePort(raw, 'port');
+}
+
+/** The reference origin's port from `TRACKER_REFS_PORT`, validated like `PORT`; `undefined` (a free port) when unset. */
+export function resolveRefsPort(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const raw = env.TRACKER_REFS_PORT;
+  return raw === undefined || raw === '' ? undefined : parsePort(raw, 'TRACKER_REFS_PORT');
 }
 
 /** The SDK line from `--sdk v1|v2` / `--sdk=<line>`, default v2; throws on anything else. */
@@ -66,23 +78,54 @@ export function resolveSdk(argv: readonly string[]): 'v1' | 'v2' {
   throw new RangeError(`--sdk must be v1 or v2, got ${JSON.stringify(raw)}`);
 }
 
-class BodyTooLargeError extends Error {}
+/** A request refused before it becomes a fetch `Request`: answered with `status` and a JSON-RPC error. */
+class RefusedRequest extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Methods a fetch `Request` cannot carry: nothing here serves them. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 async function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new BodyTooLargeError(`request body exceeds ${limit} bytes`);
+    if (size > limit) throw new RefusedRequest(413, `request body exceeds ${limit} bytes`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
 }
 
 /**
+ * The request's URL on this server. Only the target's path and query count:
+ * an origin-form target is appended to our origin as text, so `//host/x` or
+ * `//user@host` stays a path instead of naming another authority (which
+ * fetch refuses to construct); an absolute-form target keeps its path and
+ * query, the Host header (checked later) saying whom it was for.
+ */
+function requestUrl(req: IncomingMessage, origin: string): URL {
+  const target = req.url ?? '/';
+  try {
+    if (target.startsWith('/')) return new URL(`${origin}${target}`);
+    const absolute = new URL(target);
+    return new URL(`${origin}${absolute.pathname}${absolute.search}`);
+  } catch {
+    throw new RefusedRequest(400, 'Bad request: the request target is not a URL');
+  }
+}
+
+/**
  * Node request -> fetch `Request`. The body is read in full first (MCP
  * messages are small JSON, and a cap keeps a hostile client from streaming
- * forever); `signal` aborts when the client goes away.
+ * forever); `signal` aborts when the client goes away. A method or target
+ * fetch cannot represent is refused here (405, 400), not failed later.
  */
 export async function toFetchRequest(
   req: IncomingMessage,
@@ -90,14 +133,16 @@ export async function toFetchRequest(
   signal: AbortSignal,
   maxBodyBytes = DEFAULT_MAX_REQUEST_BODY_SIZE,
 ): Promise<Request> {
+  const method = req.method ?? 'GET';
+  if (FORBIDDEN_METHODS.has(method.toUpperCase())) throw new RefusedRequest(405, `Method not allowed: ${method}`, { allow: 'GET, HEAD, POST, DELETE' });
+  const url = requestUrl(req, origin);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  const method = req.method ?? 'GET';
   const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, maxBodyBytes);
-  return new Request(new URL(req.url ?? '/', origin), { method, headers, body, signal });
+  return new Request(url, { method, headers, body, signal });
 }
 
 /**
@@ -138,8 +183,8 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
   res.end();
 }
 
-function jsonRpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Readonly<Record<string, string>> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
@@ -178,6 +223,12 @@ export interface HttpServerOptions {
   readonly tokens?: DemoTokens | undefined;
   /** With the tracker's own composition: the session-state secret (`composeTracker({ sessionSecret })`), so instances share it. */
   readonly sessionSecret?: string | undefined;
+  /** With the tracker's own composition: the key that signs data-reference URLs (`startReferenceOrigin({ secret })`). */
+  readonly refsSecret?: string | undefined;
+  /** With the tracker's own composition: the reference origin's port (`TRACKER_REFS_PORT`). Default: a free one. */
+  readonly refsPort?: number | undefined;
+  /** Serve the console bundle's source map (`TRACKER_CONSOLE_SOURCEMAP=1`). Default `false`. */
+  readonly consoleSourceMaps?: boolean | undefined;
 }
 
 export interface RunningHttpServer {
@@ -200,16 +251,54 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-/** The request listener: DNS-rebinding checks, routing to `/mcp`, and the bridge. */
+/** What a request listener serves beside the MCP endpoint. */
+export interface ListenerRoutes {
+  /** The web console's files (`/console/*`). Default: none, every console path is a 404. */
+  readonly console?: ConsoleFiles | undefined;
+  /** The server card's paths, once known. */
+  readonly card?: (() => ServerCardHandler | undefined) | undefined;
+  /** `/readyz` answers this (and `/healthz` is served) when given. */
+  readonly readiness?: (() => Promise<ReadinessAnswer>) | undefined;
+}
+
+/** Everything but the bridge: the Host/Origin checks, then the route the path names. */
+async function route(request: Request, res: ServerResponse, handler: { fetch(request: Request): Promise<Response> }, routes: ListenerRoutes): Promise<void> {
+  // A page on another site can reach 127.0.0.1 through the browser; only
+  // local Host names and Origins (or none, for non-browser clients) pass.
+  const refused = hostHeaderValidationResponse(request, ALLOWED_HOSTS) ?? originValidationResponse(request, ALLOWED_ORIGINS);
+  if (refused !== undefined) {
+    await writeFetchResponse(refused, res);
+    return;
+  }
+  const pathname = new URL(request.url).pathname;
+  const cards = routes.card?.();
+  if (cards?.paths.includes(pathname) === true) {
+    await writeFetchResponse(await cards.fetch(request), res);
+    return;
+  }
+  const health = routes.readiness === undefined ? undefined : await healthResponse(pathname, request.method, routes.readiness);
+  if (health !== undefined) {
+    await writeFetchResponse(health, res);
+    return;
+  }
+  if (request.method === 'GET' && serveConsole(pathname, routes.console ?? { dir: undefined }, res)) return;
+  if (pathname !== MCP_PATH) {
+    jsonRpcError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+    return;
+  }
+  await writeFetchResponse(await handler.fetch(request), res);
+}
+
+const ALLOWED_HOSTS = localhostAllowedHostnames();
+const ALLOWED_ORIGINS = localhostAllowedOrigins();
+
+/** The request listener: the bridge, DNS-rebinding checks, and routing to `/mcp`, the card, the health paths and the console. */
 export function createRequestListener(
   handler: { fetch(request: Request): Promise<Response> },
   origin: () => string,
   logger: Logger,
-  consoleDir = defaultConsoleDir(),
-  card?: () => ServerCardHandler | undefined,
+  routes: ListenerRoutes = {},
 ) {
-  const allowedHosts = localhostAllowedHostnames();
-  const allowedOrigins = localhostAllowedOrigins();
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const aborter = new AbortController();
     res.once('close', () => {
@@ -219,31 +308,13 @@ export function createRequestListener(
     try {
       request = await toFetchRequest(req, origin(), aborter.signal);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) {
-        jsonRpcError(res, 413, error.message);
+      if (error instanceof RefusedRequest) {
+        jsonRpcError(res, error.status, error.message, error.headers);
         return;
       }
       throw error;
     }
-    // A page on another site can reach 127.0.0.1 through the browser; only
-    // local Host names and Origins (or none, for non-browser clients) pass.
-    const refused = hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
-    if (refused !== undefined) {
-      await writeFetchResponse(refused, res);
-      return;
-    }
-    const pathname = new URL(request.url).pathname;
-    const cards = card?.();
-    if (cards?.paths.includes(pathname) === true) {
-      await writeFetchResponse(await cards.fetch(request), res);
-      return;
-    }
-    if (request.method === 'GET' && serveConsole(pathname, consoleDir, res)) return;
-    if (pathname !== MCP_PATH) {
-      jsonRpcError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
-      return;
-    }
-    await writeFetchResponse(await handler.fetch(request), res);
+    await route(request, res, handler, routes);
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
     serve(req, res).catch((error: unknown) => {
@@ -272,7 +343,7 @@ export async function stopServing(server: Server, handler: { close(): Promise<vo
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const logger = options.logger ?? consoleLogger;
   const store = options.store ?? createStore();
-  const origin = options.composed === undefined && options.references !== false ? await startReferenceOrigin(store, { logger }) : undefined;
+  const origin = options.composed === undefined && options.references !== false ? await startReferenceOrigin(store, { logger, port: options.refsPort, secret: options.refsSecret }) : undefined;
   const composed = options.composed ?? composeTracker({ logger, origin, index: await loadTrackerIndex(logger), sessionSecret: options.sessionSecret });
   const host = options.host ?? DEFAULT_HOST;
   const buildV1 = () => createTrackerServerV1({ composed, store, logger, exportPaceMs: options.exportPaceMs });
@@ -294,7 +365,13 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   let authority = host;
   // The card names the endpoint, known once the server listens.
   const card: { current?: ServerCardHandler } = {};
-  const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger, defaultConsoleDir(), () => card.current));
+  const server = createServer(
+    createRequestListener(handler, () => `http://${authority}`, logger, {
+      console: { dir: defaultConsoleDir(), sourceMaps: options.consoleSourceMaps },
+      card: () => card.current,
+      readiness: () => checkReadiness(store, logger),
+    }),
+  );
   server.listen(options.port ?? DEFAULT_PORT, host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

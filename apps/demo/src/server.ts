@@ -96,17 +96,33 @@ export async function loadTrackerIndex(logger: Logger = consoleLogger, path = RE
 }
 
 /**
+ * A secret from `given`, else the environment variable `name`, else a random
+ * one made for this process only, which is said once through `logger`:
+ * what it protects does not survive a restart, nor is it shared with
+ * another instance, and the operator should know which variable fixes it.
+ */
+export function secretFrom(given: string | undefined, name: string, protects: string, logger: Logger = consoleLogger): string {
+  const configured = given ?? process.env[name];
+  if (configured !== undefined && configured !== '') return configured;
+  logger.warn(
+    `tracker: ${name} is not set: ${protects} use a random secret made for this process only, so they stop working when it restarts and another instance cannot check them; set ${name} (32 bytes or more) to keep them`,
+  );
+  return randomBytes(32).toString('base64url');
+}
+
+/**
  * Serves the bytes of the tracker's data references (report exports, image
- * uploads) on a port of its own on 127.0.0.1 (`TRACKER_REFS_PORT`, default
- * a free one), at signed, expiring URLs. Its secret is
- * `TRACKER_REFS_SECRET`, else random per process (URLs then die with it).
+ * uploads) on a port of its own on 127.0.0.1 (`port`: the entry points pass
+ * `TRACKER_REFS_PORT`; default a free one), at signed, expiring URLs. Its
+ * secret is `TRACKER_REFS_SECRET`, else random per process (URLs then die
+ * with it; said once through the logger).
  */
 export async function startReferenceOrigin(
   store: Store,
   options: { readonly serverName?: string | undefined; readonly port?: number | undefined; readonly secret?: string | undefined; readonly logger?: Logger | undefined } = {},
 ): Promise<ReferenceOrigin> {
   const origin = createReferenceOrigin({
-    secret: options.secret ?? process.env.TRACKER_REFS_SECRET ?? randomBytes(32).toString('base64url'),
+    secret: secretFrom(options.secret, 'TRACKER_REFS_SECRET', 'data-reference URLs', options.logger),
     store,
     serverName: options.serverName ?? SERVER_INFO.name,
     uploads: { maxBytes: MAX_ATTACHMENT_BYTES },
@@ -128,7 +144,8 @@ export interface ComposeTrackerOptions {
   /**
    * Secret that seals session-state tokens (32 bytes or more). Default:
    * `TRACKER_SESSION_SECRET`, else a random one per process (tokens then do
-   * not survive a restart, which only costs the remembered view).
+   * not survive a restart, which only costs the remembered view; said once
+   * through the logger).
    */
   readonly sessionSecret?: string | undefined;
 }
@@ -139,7 +156,7 @@ export interface ComposeTrackerOptions {
  * core orders them by its fixed pipeline, whatever the order here.
  */
 export function composeTracker(options: ComposeTrackerOptions = {}): ComposedServer {
-  const secret = options.sessionSecret ?? process.env.TRACKER_SESSION_SECRET ?? randomBytes(32).toString('base64url');
+  const secret = secretFrom(options.sessionSecret, 'TRACKER_SESSION_SECRET', 'session-state tokens', options.logger);
   const events = options.events ?? createTrackerEvents();
   const composed = composeServer(
     [

@@ -26,6 +26,13 @@ describe('summarizeCsv', () => {
     });
     expect(summarizeCsv('')).toEqual({ columns: [], rows: 0, preview: [] });
   });
+
+  it('counts statuses named like Object.prototype members as plain values', () => {
+    const csv = 'id,status\nT-1,__proto__\nT-2,constructor\nT-3,constructor\nT-4,toString\n';
+    const byStatus = summarizeCsv(csv).by_status ?? {};
+    expect(JSON.parse(JSON.stringify(byStatus))).toEqual(JSON.parse('{"__proto__":1,"constructor":2,"toString":1}'));
+    expect(Object.getPrototypeOf(byStatus)).toBe(Object.prototype);
+  });
 });
 
 describe('sheets imports a tracker export by reference', () => {

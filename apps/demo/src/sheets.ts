@@ -15,6 +15,7 @@ import type { OriginPolicy } from '@ext/data-references';
 import { errorsServer } from '@ext/errors/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { defaultConsoleDir } from './console-files.js';
 import { createRequestListener, stopServing } from './node-http.js';
 import { parseCsv } from './report.js';
 
@@ -55,12 +56,13 @@ export function summarizeCsv(text: string): { columns: string[]; rows: number; p
     preview: rows.slice(0, PREVIEW_ROWS),
   };
   if (statusColumn !== -1) {
-    const counts: Record<string, number> = {};
+    // The values come from the imported file: counted in a Map, so one named `__proto__` or `constructor` is counted like any other.
+    const counts = new Map<string, number>();
     for (const row of rows) {
       const value = row[statusColumn] ?? '';
-      counts[value] = (counts[value] ?? 0) + 1;
+      counts.set(value, (counts.get(value) ?? 0) + 1);
     }
-    summary.by_status = counts;
+    summary.by_status = Object.fromEntries(counts);
   }
   return summary;
 }
@@ -101,7 +103,7 @@ export async function startSheetsServer(options: SheetsServerOptions): Promise<R
   // Sheets keeps only what it imported, and serves whoever runs on this machine: one shared caller.
   { anonymous: 'shared', logger });
   let authority = '127.0.0.1';
-  const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger, undefined));
+  const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger, { console: { dir: defaultConsoleDir() } }));
   server.listen(options.port ?? 0, '127.0.0.1');
   await once(server, 'listening');
   authority = `127.0.0.1:${String((server.address() as AddressInfo).port)}`;

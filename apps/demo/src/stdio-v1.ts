@@ -2,18 +2,20 @@
 /**
  * `tracker-stdio-v1`: the tracker on the v1 SDK over stdio, for hosts that
  * launch servers as child processes (legacy era: `initialize`). Only MCP
- * goes to stdout; diagnostics go to stderr.
+ * goes to stdout; diagnostics go to stderr (JSON lines, pino: `createDemoLogger`).
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { closeOnStop } from './lifecycle.js';
+import { createDemoLogger } from './logging.js';
 import { composeTracker, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
 import { createTrackerServerV1 } from './server-v1.js';
 
+const logger = createDemoLogger({ name: 'tracker (v1)' });
 const store = await openStore();
 // Report exports and image uploads are served from a port of their own (TRACKER_REFS_PORT, default a free one).
-const origin = await startReferenceOrigin(store, { port: process.env.TRACKER_REFS_PORT === undefined ? undefined : Number(process.env.TRACKER_REFS_PORT) });
-const composed = composeTracker({ origin, index: await loadTrackerIndex() });
-const server = createTrackerServerV1({ composed, store, exportPaceMs: exportPaceFrom() });
+const origin = await startReferenceOrigin(store, { port: process.env.TRACKER_REFS_PORT === undefined ? undefined : Number(process.env.TRACKER_REFS_PORT), logger });
+const composed = composeTracker({ origin, index: await loadTrackerIndex(logger), logger });
+const server = createTrackerServerV1({ composed, store, logger, exportPaceMs: exportPaceFrom() });
 server.server.onerror = (error) => {
   console.error('tracker (v1): stdio error', error.message);
 };

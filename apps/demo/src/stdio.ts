@@ -3,17 +3,19 @@
  * `tracker-stdio`: the tracker over stdio, for hosts that launch servers as
  * child processes. The opening message picks the era (`server/discover` for
  * 2026-07-28, `initialize` for the legacy era). Only MCP goes to stdout;
- * diagnostics go to stderr.
+ * diagnostics go to stderr (JSON lines, pino: `createDemoLogger`).
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { closeOnStop } from './lifecycle.js';
+import { createDemoLogger } from './logging.js';
 import { composeTracker, createTrackerServer, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
 
+const logger = createDemoLogger();
 const store = await openStore();
 // Report exports and image uploads are served from a port of their own (TRACKER_REFS_PORT, default a free one).
-const origin = await startReferenceOrigin(store, { port: process.env.TRACKER_REFS_PORT === undefined ? undefined : Number(process.env.TRACKER_REFS_PORT) });
-const composed = composeTracker({ origin, index: await loadTrackerIndex() });
-const handle = serveStdio(() => createTrackerServer({ composed, store, exportPaceMs: exportPaceFrom() }), {
+const origin = await startReferenceOrigin(store, { port: process.env.TRACKER_REFS_PORT === undefined ? undefined : Number(process.env.TRACKER_REFS_PORT), logger });
+const composed = composeTracker({ origin, index: await loadTrackerIndex(logger), logger });
+const handle = serveStdio(() => createTrackerServer({ composed, store, logger, exportPaceMs: exportPaceFrom() }), {
   onerror: (error) => {
     console.error('tracker: stdio error', error.message);
   },

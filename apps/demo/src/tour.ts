@@ -736,18 +736,23 @@ async function main(): Promise<number> {
   let target: Target;
   let composed: ComposedServer;
   let where: string;
+  // Secrets made for this tour on purpose: it keeps nothing across runs, so the servers need not warn about them.
+  const secrets = { TRACKER_SESSION_SECRET: randomBytes(32).toString('base64url'), TRACKER_REFS_SECRET: randomBytes(32).toString('base64url') };
   if (useStdio) {
     const entry = sdk === 'v1' ? './stdio-v1.js' : './stdio.js';
     // A throwaway database, so every tour starts from an empty tracker.
-    target = { kind: 'stdio', command: process.execPath, args: [fileURLToPath(new URL(entry, import.meta.url))], env: { TRACKER_DB: ':memory:', REDIS_URL: '' } };
+    target = { kind: 'stdio', command: process.execPath, args: [fileURLToPath(new URL(entry, import.meta.url))], env: { TRACKER_DB: ':memory:', REDIS_URL: '', ...secrets } };
     // The stdio server runs in its own process; this is the same composition its code builds
     // (an origin that never listens stands in for the one each stdio server starts).
-    composed = composeTracker({ origin: createReferenceOrigin({ secret: randomBytes(32), store: new MemoryStore(), serverName: 'tracker' }) });
+    composed = composeTracker({
+      origin: createReferenceOrigin({ secret: secrets.TRACKER_REFS_SECRET, store: new MemoryStore(), serverName: 'tracker' }),
+      sessionSecret: secrets.TRACKER_SESSION_SECRET,
+    });
     where = 'as composed by the stdio server';
     print(style.bold(`Project tracker tour: MCP extensions over stdio, on ${SDK_NAMES[sdk]}`));
     print(style.dim(`Each client below spawns its own server: node ${target.args.map((arg) => relative(process.cwd(), arg)).join(' ')}`));
   } else {
-    running = await startHttpServer({ port: 0, sdk, exportPaceMs: exportPaceFrom() });
+    running = await startHttpServer({ port: 0, sdk, exportPaceMs: exportPaceFrom(), sessionSecret: secrets.TRACKER_SESSION_SECRET, refsSecret: secrets.TRACKER_REFS_SECRET });
     target = running.as('alice');
     composed = running.composed;
     where = 'this server';
