@@ -7,13 +7,14 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { closeOnStop } from './lifecycle.js';
 import { createDemoLogger } from './logging.js';
+import { resolveRefsPort } from './node-http.js';
 import { composeTracker, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
 import { createTrackerServerV1 } from './server-v1.js';
 
 const logger = createDemoLogger({ name: 'tracker (v1)' });
 const store = await openStore();
 // Report exports and image uploads are served from a port of their own (TRACKER_REFS_PORT, default a free one).
-const origin = await startReferenceOrigin(store, { port: process.env.TRACKER_REFS_PORT === undefined ? undefined : Number(process.env.TRACKER_REFS_PORT), logger });
+const origin = await startReferenceOrigin(store, { port: resolveRefsPort(process.env), logger });
 const composed = composeTracker({ origin, index: await loadTrackerIndex(logger), logger });
 const server = createTrackerServerV1({ composed, store, logger, exportPaceMs: exportPaceFrom() });
 server.server.onerror = (error) => {

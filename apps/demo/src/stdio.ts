@@ -8,12 +8,13 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { closeOnStop } from './lifecycle.js';
 import { createDemoLogger } from './logging.js';
+import { resolveRefsPort } from './node-http.js';
 import { composeTracker, createTrackerServer, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
 
 const logger = createDemoLogger();
 const store = await openStore();
 // Report exports and image uploads are served from a port of their own (TRACKER_REFS_PORT, default a free one).
-const origin = await startReferenceOrigin(store, { port: process.env.TRACKER_REFS_PORT === undefined ? undefined : Number(process.env.TRACKER_REFS_PORT), logger });
+const origin = await startReferenceOrigin(store, { port: resolveRefsPort(process.env), logger });
 const composed = composeTracker({ origin, index: await loadTrackerIndex(logger), logger });
 const handle = serveStdio(() => createTrackerServer({ composed, store, logger, exportPaceMs: exportPaceFrom() }), {
   onerror: (error) => {
