@@ -31,7 +31,11 @@ describe('release setup', () => {
   });
 
   it('`pnpm test` runs the changeset gate before the tasks', () => {
-    expect(scripts.test).toMatch(/node scripts\/check-changesets\.mjs && turbo run /);
+    expect(scripts.test).toBe('node scripts/test.mjs');
+    const runner = read('scripts/test.mjs');
+    const gate = runner.indexOf("'scripts/check-changesets.mjs'");
+    expect(gate).toBeGreaterThan(0);
+    expect(runner.indexOf("'turbo', 'run', 'typecheck'", gate)).toBeGreaterThan(gate);
   });
 
   it('the release workflow runs CI, then the changesets action with provenance', () => {
