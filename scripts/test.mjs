@@ -60,15 +60,23 @@ function installMissing() {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
+/** Redis's port for the tests when it is free: the same REDIS_URL from run to run lets turbo reuse test results. */
+const PREFERRED_REDIS_PORT = 6390;
+
+/** Binds `port` (0: any) on loopback and gives it back; `undefined` when it is taken. */
+function tryPort(port) {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const bound = server.address().port;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+async function freePort() {
+  return (await tryPort(PREFERRED_REDIS_PORT)) ?? (await tryPort(0));
 }
 
 /** Resolves once Redis answers PING on `port`, or rejects after about five seconds. */
