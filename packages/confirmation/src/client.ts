@@ -9,7 +9,7 @@ import {
   type StructuredError,
   type ToolResult,
 } from '@ext/core';
-import { isTokenShaped } from './logic.js';
+import { isRecord, isTokenShaped } from './logic.js';
 import {
   CONFIRMATION_ID,
   CONFIRMATION_PACKAGE,
@@ -51,10 +51,6 @@ export function confirmationClient(): ClientExtension {
     settings: { version: CONFIRMATION_WIRE_VERSION },
     peerSettings: ConfirmationServerSettingsSchema,
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The `confirmation_required` entry of a result, or `undefined` when the call was not held. */

@@ -1,4 +1,4 @@
-import { isTokenShaped } from './logic.js';
+import { isRecord, isTokenShaped } from './logic.js';
 
 /**
  * What a call's `params._meta[id]` asks for (CONF-9a): redeem a token, draw
@@ -11,10 +11,6 @@ export type RequestMetaReading =
   | { readonly kind: 'invalid'; readonly path: string; readonly message: string };
 
 const FIELDS = ['confirmation_token', 'grant_id'] as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function escapePointer(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
