@@ -22,10 +22,11 @@ const pause = (ms: number): Promise<void> =>
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
 /** Capabilities the fixtures need beyond what the tracker declares. */
-export const CONFORMANCE_CAPABILITIES = { logging: {}, completions: {}, resources: { subscribe: true } } as const;
+const CONFORMANCE_CAPABILITIES = { logging: {}, completions: {}, resources: { subscribe: true } } as const;
 
-/** Registers the conformance suite's fixtures on one server instance. */
+/** Registers the conformance suite's fixtures, and the capabilities they need, on one server instance. */
 export function registerConformanceFixtures(server: McpServer, extended: ExtendedServer): void {
+  server.server.registerCapabilities(CONFORMANCE_CAPABILITIES);
   extended.registerTool('test_simple_text', { description: 'Returns a fixed text block.' }, () =>
     text('This is a simple text response for testing.'),
   );

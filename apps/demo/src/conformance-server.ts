@@ -4,7 +4,7 @@
  * official MCP conformance suite calls added to every instance, so the suite
  * judges the composed extension stack. Port from `--port`, `PORT`, default 3334.
  */
-import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixture.js';
+import { registerConformanceFixtures } from './conformance-fixture.js';
 import { closeOnStop, runMain } from './lifecycle.js';
 import { resolvePort, startHttpServer } from './node-http.js';
 
@@ -13,10 +13,7 @@ async function main(): Promise<void> {
     port: resolvePort(process.argv.slice(2), { PORT: process.env.PORT ?? '3334' }),
     // The official suite sends no credentials: its callers are one shared principal.
     anonymous: true,
-    extend: (server, extended) => {
-      server.server.registerCapabilities(CONFORMANCE_CAPABILITIES);
-      registerConformanceFixtures(server, extended);
-    },
+    extend: registerConformanceFixtures,
   });
   console.error(`tracker: conformance fixtures over Streamable HTTP at ${running.url.href}`);
   closeOnStop('tracker', () => running.close());

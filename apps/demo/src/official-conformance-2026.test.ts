@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { silentLogger } from '@ext/core';
 import { node24Binary } from '@ext/node24';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixture.js';
+import { registerConformanceFixtures } from './conformance-fixture.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 
 const run = promisify(execFile);
@@ -58,10 +58,7 @@ describe('the official MCP conformance suite (0.2.0-alpha.12), 2026-07-28, again
       logger: silentLogger,
       // The suite sends no credentials.
       anonymous: true,
-      extend: (server, extended) => {
-        server.server.registerCapabilities(CONFORMANCE_CAPABILITIES);
-        registerConformanceFixtures(server, extended);
-      },
+      extend: registerConformanceFixtures,
     });
   });
 

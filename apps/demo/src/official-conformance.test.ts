@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { silentLogger } from '@ext/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixture.js';
+import { registerConformanceFixtures } from './conformance-fixture.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 
 /** The official suite's CLI, as installed for this package. */
@@ -38,10 +38,7 @@ describe('the official MCP conformance suite (@modelcontextprotocol/conformance 
       port: 0,
       logger: silentLogger,
       anonymous: true,
-      extend: (server, extended) => {
-        server.server.registerCapabilities(CONFORMANCE_CAPABILITIES);
-        registerConformanceFixtures(server, extended);
-      },
+      extend: registerConformanceFixtures,
     });
   });
 
