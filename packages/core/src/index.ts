@@ -1,4 +1,13 @@
-export { VENDOR_PREFIX, RESERVED_SECOND_LABELS, MAX_IDENTIFIER_LENGTH, parseExtensionId, isExtensionId, extensionId, checkOwnIdentifier, pickCommonIdentifier } from './identifiers.js';
+export {
+  VENDOR_PREFIX,
+  RESERVED_SECOND_LABELS,
+  MAX_IDENTIFIER_LENGTH,
+  parseExtensionId,
+  isExtensionId,
+  extensionId,
+  checkOwnIdentifier,
+  pickCommonIdentifier,
+} from './identifiers.js';
 export type { ParsedExtensionId, IdentifierCheck } from './identifiers.js';
 export { SETTINGS_VERSION_PATTERN, parseSettingsVersion, parseSettings, readSettings } from './settings.js';
 export type { SettingsVersion, SettingsSpec, SettingsResult } from './settings.js';
@@ -21,10 +30,23 @@ export {
   isBrandedError,
   toWireError,
 } from './errors.js';
-export type { ErrorCategory, StructuredError, ExtensionErrorOptions, StoreUnavailableErrorOptions, StoreUnavailableReason } from './errors.js';
+export type {
+  ErrorCategory,
+  StructuredError,
+  ExtensionErrorOptions,
+  StoreUnavailableErrorOptions,
+  StoreUnavailableReason,
+} from './errors.js';
 export { StructuredErrorSchema } from './structured-error-schema.js';
 export { PIPELINE_STAGES, mandatory } from './extension.js';
-export type { PipelineStage, AdvertisedSettings, ServerAttachment, ServerExtension, ClientExtension, OutgoingCall } from './extension.js';
+export type {
+  PipelineStage,
+  AdvertisedSettings,
+  ServerAttachment,
+  ServerExtension,
+  ClientExtension,
+  OutgoingCall,
+} from './extension.js';
 export { composeServer, composeClient } from './compose.js';
 export type { ComposeOptions, ComposedServer, ComposedClient, ComposedMethod, NegotiationTable } from './compose.js';
 export { MemoryStore } from './memory-store.js';
@@ -56,7 +78,14 @@ export type {
   ToolMiddleware,
   MethodHandler,
 } from './types.js';
-export type { ExtendedServer, ExtendedClient, ToolConfig, CallToolOptions, ServerAdapterOptions, ClientAdapterOptions } from './host.js';
+export type {
+  ExtendedServer,
+  ExtendedClient,
+  ToolConfig,
+  CallToolOptions,
+  ServerAdapterOptions,
+  ClientAdapterOptions,
+} from './host.js';
 export { createRequestContext, createCallContext, readServerIdentity } from './context.js';
 export {
   ANONYMOUS_PRINCIPAL,
@@ -74,11 +103,45 @@ export type { HttpIdentityOptions, SdkAuthInfo } from './http-identity.js';
 export type { RequestFacts } from './context.js';
 export type { ServerExtensionList, ClientExtensionList } from './host.js';
 export { validateArguments, issuePointer } from './validate.js';
-export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES, getCallPresentation, setCallPresentation } from './presentation.js';
+export {
+  PRESENTATION_FORMATS,
+  PRESENTATION_VERBOSITIES,
+  getCallPresentation,
+  setCallPresentation,
+} from './presentation.js';
 export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './presentation.js';
 export { requireApproval, approvalRequirements, grantApproval, assertApproved } from './approval.js';
 export type { ApprovalRequirement } from './approval.js';
 export { handlerStarted } from './execution.js';
 export { registerMethodTools } from './method-tools.js';
 export type { MethodTool } from './method-tools.js';
-export { inputRequiredResult, isInputRequiredResult, elicitationAnswer, type InputRequiredOptions } from './input-round.js';
+export {
+  inputRequiredResult,
+  isInputRequiredResult,
+  elicitationAnswer,
+  type InputRequiredOptions,
+} from './input-round.js';
+export {
+  positiveIntegerOption,
+  nonNegativeNumberOption,
+  isRecord,
+  escapePointerSegment,
+  jsonPointer,
+  metaPointer,
+  firstViolation,
+  pointerField,
+  lazyValidator,
+  defineLocal,
+  invalidInputError,
+  readMetaEntry,
+  settingsReader,
+} from './kit/index.js';
+export type {
+  SchemaViolation,
+  ViolationSite,
+  CompiledValidator,
+  LocalSlot,
+  InputFault,
+  Parsed,
+  MetaFaultMessage,
+} from './kit/index.js';
