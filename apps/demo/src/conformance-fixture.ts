@@ -6,7 +6,13 @@
  * `test_sampling`, which needs the SDK's own request context.
  */
 import type { ExtendedServer } from '@ext/core';
-import { McpServer, ResourceTemplate, completable, fromJsonSchema, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  ResourceTemplate,
+  completable,
+  fromJsonSchema,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 // A 1x1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
@@ -37,34 +43,63 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
     content: [{ type: 'audio', data: SILENT_WAV, mimeType: 'audio/wav' }],
   }));
   extended.registerTool('test_embedded_resource', { description: 'Returns an embedded text resource.' }, () => ({
-    content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }],
-  }));
-  extended.registerTool('test_multiple_content_types', { description: 'Returns text, an image and a resource.' }, () => ({
     content: [
-      { type: 'text', text: 'Multiple content types test:' },
-      { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
-      { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://embedded-resource',
+          mimeType: 'text/plain',
+          text: 'This is an embedded resource content.',
+        },
+      },
     ],
   }));
-  extended.registerTool('test_tool_with_logging', { description: 'Sends three log messages while it runs.' }, async (_args, ctx) => {
-    const log = (data: string) => ctx.notify('notifications/message', { level: 'info', data });
-    await log('Tool execution started');
-    await pause(50);
-    await log('Tool processing data');
-    await pause(50);
-    await log('Tool execution completed');
-    return text('Logging test completed');
-  });
+  extended.registerTool(
+    'test_multiple_content_types',
+    { description: 'Returns text, an image and a resource.' },
+    () => ({
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: '{"test":"data","value":123}',
+          },
+        },
+      ],
+    }),
+  );
+  extended.registerTool(
+    'test_tool_with_logging',
+    { description: 'Sends three log messages while it runs.' },
+    async (_args, ctx) => {
+      const log = (data: string) => ctx.notify('notifications/message', { level: 'info', data });
+      await log('Tool execution started');
+      await pause(50);
+      await log('Tool processing data');
+      await pause(50);
+      await log('Tool execution completed');
+      return text('Logging test completed');
+    },
+  );
   extended.registerTool('test_error_handling', { description: 'Always fails.' }, () => {
     throw new Error('This tool intentionally returns an error for testing');
   });
-  extended.registerTool('test_tool_with_progress', { description: 'Reports progress 0, 50, 100 of 100.' }, async (_args, ctx) => {
-    for (const progress of [0, 50, 100]) {
-      if (ctx.progressToken !== undefined) await ctx.notify('notifications/progress', { progressToken: ctx.progressToken, progress, total: 100 });
-      if (progress < 100) await pause(50);
-    }
-    return text('Progress test completed');
-  });
+  extended.registerTool(
+    'test_tool_with_progress',
+    { description: 'Reports progress 0, 50, 100 of 100.' },
+    async (_args, ctx) => {
+      for (const progress of [0, 50, 100]) {
+        if (ctx.progressToken !== undefined)
+          await ctx.notify('notifications/progress', { progressToken: ctx.progressToken, progress, total: 100 });
+        if (progress < 100) await pause(50);
+      }
+      return text('Progress test completed');
+    },
+  );
   extended.registerTool(
     'test_elicitation',
     { description: 'Asks the user for a user name and e-mail.', inputSchema: z.object({ message: z.string() }) },
@@ -84,65 +119,86 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
       return text(`User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
     },
   );
-  extended.registerTool('test_elicitation_sep1034_defaults', { description: 'Elicitation with a default for every primitive type.' }, async (_args, ctx) => {
-    if (!ctx.elicit) throw new Error('The client does not support elicitation');
-    const answer = await ctx.elicit({
-      message: 'Please review and update the form fields with defaults',
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          name: { type: 'string', description: 'User name', default: 'John Doe' },
-          age: { type: 'integer', description: 'User age', default: 30 },
-          score: { type: 'number', description: 'User score', default: 95.5 },
-          status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
-          verified: { type: 'boolean', description: 'Verification status', default: true },
+  extended.registerTool(
+    'test_elicitation_sep1034_defaults',
+    { description: 'Elicitation with a default for every primitive type.' },
+    async (_args, ctx) => {
+      if (!ctx.elicit) throw new Error('The client does not support elicitation');
+      const answer = await ctx.elicit({
+        message: 'Please review and update the form fields with defaults',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', description: 'User name', default: 'John Doe' },
+            age: { type: 'integer', description: 'User age', default: 30 },
+            score: { type: 'number', description: 'User score', default: 95.5 },
+            status: {
+              type: 'string',
+              description: 'User status',
+              enum: ['active', 'inactive', 'pending'],
+              default: 'active',
+            },
+            verified: { type: 'boolean', description: 'Verification status', default: true },
+          },
+          required: [],
         },
-        required: [],
-      },
-    });
-    return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
-  });
-  extended.registerTool('test_elicitation_sep1330_enums', { description: 'Elicitation with every enum variant.' }, async (_args, ctx) => {
-    if (!ctx.elicit) throw new Error('The client does not support elicitation');
-    const answer = await ctx.elicit({
-      message: 'Please select options from the enum fields',
-      requestedSchema: {
-        type: 'object',
-        properties: {
-          untitledSingle: { type: 'string', description: 'Untitled single-select', enum: ['option1', 'option2', 'option3'] },
-          titledSingle: {
-            type: 'string',
-            description: 'Titled single-select',
-            oneOf: [
-              { const: 'value1', title: 'First Option' },
-              { const: 'value2', title: 'Second Option' },
-              { const: 'value3', title: 'Third Option' },
-            ],
-          },
-          legacyEnum: {
-            type: 'string',
-            description: 'Legacy titled enum',
-            enum: ['opt1', 'opt2', 'opt3'],
-            enumNames: ['Option One', 'Option Two', 'Option Three'],
-          },
-          untitledMulti: { type: 'array', description: 'Untitled multi-select', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-          titledMulti: {
-            type: 'array',
-            description: 'Titled multi-select',
-            items: {
-              anyOf: [
-                { const: 'value1', title: 'First Choice' },
-                { const: 'value2', title: 'Second Choice' },
-                { const: 'value3', title: 'Third Choice' },
+      });
+      return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+    },
+  );
+  extended.registerTool(
+    'test_elicitation_sep1330_enums',
+    { description: 'Elicitation with every enum variant.' },
+    async (_args, ctx) => {
+      if (!ctx.elicit) throw new Error('The client does not support elicitation');
+      const answer = await ctx.elicit({
+        message: 'Please select options from the enum fields',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            untitledSingle: {
+              type: 'string',
+              description: 'Untitled single-select',
+              enum: ['option1', 'option2', 'option3'],
+            },
+            titledSingle: {
+              type: 'string',
+              description: 'Titled single-select',
+              oneOf: [
+                { const: 'value1', title: 'First Option' },
+                { const: 'value2', title: 'Second Option' },
+                { const: 'value3', title: 'Third Option' },
               ],
             },
+            legacyEnum: {
+              type: 'string',
+              description: 'Legacy titled enum',
+              enum: ['opt1', 'opt2', 'opt3'],
+              enumNames: ['Option One', 'Option Two', 'Option Three'],
+            },
+            untitledMulti: {
+              type: 'array',
+              description: 'Untitled multi-select',
+              items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+            },
+            titledMulti: {
+              type: 'array',
+              description: 'Titled multi-select',
+              items: {
+                anyOf: [
+                  { const: 'value1', title: 'First Choice' },
+                  { const: 'value2', title: 'Second Choice' },
+                  { const: 'value3', title: 'Third Choice' },
+                ],
+              },
+            },
           },
+          required: [],
         },
-        required: [],
-      },
-    });
-    return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
-  });
+      });
+      return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
+    },
+  );
   extended.registerTool(
     'json_schema_2020_12_tool',
     {
@@ -157,10 +213,14 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
     },
     (args) => text(`Received ${JSON.stringify(args)}`),
   );
-  extended.registerTool('test_reconnection', { description: 'Runs briefly so a client can observe SSE reconnection.' }, async () => {
-    await pause(100);
-    return text('Reconnection test completed');
-  });
+  extended.registerTool(
+    'test_reconnection',
+    { description: 'Runs briefly so a client can observe SSE reconnection.' },
+    async () => {
+      await pause(100);
+      return text('Reconnection test completed');
+    },
+  );
 
   // Sampling is a request of the SDK's own: the pipeline hands the SDK's request context through as `sdkContext`.
   extended.registerTool(
@@ -169,8 +229,13 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
     async ({ prompt }, ctx) => {
       const sdk = ctx.sdkContext as ServerContext;
       // The 0.1.13 suite speaks the legacy era, where a server asks the client to sample with a request of its own.
+      // Related to the call, so the question travels on the call's own stream (the SDK would otherwise use the
+      // optional standalone stream, and drop it when the client has not opened that one yet).
       // eslint-disable-next-line @typescript-eslint/no-deprecated
-      const answer = await sdk.mcpReq.requestSampling({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+      const answer = await sdk.mcpReq.requestSampling(
+        { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 },
+        { relatedRequestId: sdk.mcpReq.id },
+      );
       const content = Array.isArray(answer.content) ? answer.content[0] : answer.content;
       return text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`);
     },
@@ -180,7 +245,9 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
     'static-text',
     'test://static-text',
     { description: 'A fixed text resource.', mimeType: 'text/plain' },
-    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] }),
+    (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+    }),
   );
   server.registerResource(
     'static-binary',
@@ -200,7 +267,15 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
     { description: 'Data for one id.', mimeType: 'application/json' },
     (uri, variables) => {
       const id = String(variables.id);
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: 'application/json',
+            text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+          },
+        ],
+      };
     },
   );
 
@@ -209,19 +284,36 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
   }));
   server.registerPrompt(
     'test_prompt_with_arguments',
-    { description: 'A prompt with two arguments.', argsSchema: z.object({
-        arg1: completable(z.string().describe('First test argument'), (value) => ['paris', 'park', 'party'].filter((word) => word.startsWith(value))),
+    {
+      description: 'A prompt with two arguments.',
+      argsSchema: z.object({
+        arg1: completable(z.string().describe('First test argument'), (value) =>
+          ['paris', 'park', 'party'].filter((word) => word.startsWith(value)),
+        ),
         arg2: z.string().describe('Second test argument'),
       }),
     },
-    ({ arg1, arg2 }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }] }),
+    ({ arg1, arg2 }) => ({
+      messages: [
+        { role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } },
+      ],
+    }),
   );
   server.registerPrompt(
     'test_prompt_with_embedded_resource',
-    { description: 'A prompt embedding a resource.', argsSchema: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }) },
+    {
+      description: 'A prompt embedding a resource.',
+      argsSchema: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }),
+    },
     ({ resourceUri }) => ({
       messages: [
-        { role: 'user', content: { type: 'resource', resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+        {
+          role: 'user',
+          content: {
+            type: 'resource',
+            resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+          },
+        },
         { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
       ],
     }),

@@ -73,7 +73,10 @@ export async function serveOverHttp(handler: { fetch(request: Request): Promise<
   };
 }
 
-export const LEGACY_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } as const;
+export const LEGACY_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+} as const;
 
 export const INITIALIZE = {
   jsonrpc: '2.0',
@@ -83,8 +86,16 @@ export const INITIALIZE = {
 } as const;
 
 /** Opens a legacy-era session with raw requests, as a client would; resolves to its id. */
-export async function openSession(url: URL, headers: Record<string, string> = {}): Promise<string> {
-  const response = await fetch(url, { method: 'POST', headers: { ...LEGACY_HEADERS, ...headers }, body: JSON.stringify(INITIALIZE) });
+export async function openSession(
+  url: URL,
+  headers: Record<string, string> = {},
+  capabilities: Record<string, unknown> = {},
+): Promise<string> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...LEGACY_HEADERS, ...headers },
+    body: JSON.stringify({ ...INITIALIZE, params: { ...INITIALIZE.params, capabilities } }),
+  });
   await response.text();
   const id = response.headers.get('mcp-session-id');
   if (response.status !== 200 || id === null) throw new Error(`initialize answered ${String(response.status)}`);

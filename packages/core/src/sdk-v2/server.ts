@@ -86,7 +86,11 @@ function readPeer(inner: Server, ctx: ServerContext): PeerView {
   }
   // The accessors are deprecated in favour of the envelope, which the legacy era does not have.
   /* eslint-disable @typescript-eslint/no-deprecated */
-  return { era: 'legacy', protocolVersion: inner.getNegotiatedProtocolVersion(), capabilities: inner.getClientCapabilities() };
+  return {
+    era: 'legacy',
+    protocolVersion: inner.getNegotiatedProtocolVersion(),
+    capabilities: inner.getClientCapabilities(),
+  };
   /* eslint-enable @typescript-eslint/no-deprecated */
 }
 
@@ -100,8 +104,13 @@ function elicitFor(ctx: ServerContext, peer: PeerView): RequestFacts['elicit'] {
   if (peer.era !== 'legacy' || peer.capabilities?.elicitation === undefined) return undefined;
   return async (request: ElicitationRequest): Promise<ElicitationResponse> => {
     const requestedSchema = request.requestedSchema as unknown as ElicitRequestFormParams['requestedSchema'];
+    // The SDK sends this request unrelated to the call unless told, so on the optional standalone GET stream,
+    // and drops it when the client opened none; related, it travels on the call's own stream (CORE-35).
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the legacy era's way to ask; guarded above
-    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: request.message, requestedSchema });
+    const answer = await ctx.mcpReq.elicitInput(
+      { mode: 'form', message: request.message, requestedSchema },
+      { relatedRequestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal },
+    );
     return { action: answer.action, content: answer.content };
   };
 }
@@ -111,7 +120,10 @@ function inputRoundFor(ctx: ServerContext, peer: PeerView): RequestFacts['inputR
   if (peer.era !== 'modern' || peer.capabilities?.elicitation === undefined) return undefined;
   const responses = ctx.mcpReq.inputResponses;
   const state = ctx.mcpReq.requestState();
-  return { responses: typeof responses === 'object' ? responses : {}, requestState: typeof state === 'string' ? state : undefined };
+  return {
+    responses: typeof responses === 'object' ? responses : {},
+    requestState: typeof state === 'string' ? state : undefined,
+  };
 }
 
 function requestFacts(
@@ -230,12 +242,14 @@ function routeWireErrors(inner: Server, allowed: () => boolean): WeakMap<ServerC
     );
   }
   const original = inner.setRequestHandler.bind(inner);
-  const wrap = (handler: ToolsCallHandler): ToolsCallHandler => async (request, ctx) => {
-    const result = await handler(request, ctx);
-    const wire = parked.get(ctx);
-    if (wire !== undefined) throw toProtocolError(wire);
-    return result;
-  };
+  const wrap =
+    (handler: ToolsCallHandler): ToolsCallHandler =>
+    async (request, ctx) => {
+      const result = await handler(request, ctx);
+      const wire = parked.get(ctx);
+      if (wire !== undefined) throw toProtocolError(wire);
+      return result;
+    };
   const patched = (method: string, ...rest: unknown[]): void => {
     if (method === 'tools/call' && !allowed()) throw rawRegistration('server.server.setRequestHandler("tools/call")');
     if (method === 'tools/call' && typeof rest[0] === 'function') rest[0] = wrap(rest[0] as ToolsCallHandler);
@@ -297,7 +311,8 @@ const advertised = perComposition((composed) =>
 
 // The extension methods of a composition, by method name.
 const methodTable = perComposition(
-  (composed): ReadonlyMap<string, MethodHandler> => new Map(composed.methods.map((entry) => [entry.method, entry.handler])),
+  (composed): ReadonlyMap<string, MethodHandler> =>
+    new Map(composed.methods.map((entry) => [entry.method, entry.handler])),
 );
 
 /**
@@ -352,7 +367,9 @@ function serveMethods(
 }
 
 interface JsonSchemaCarrier {
-  readonly '~standard': { readonly jsonSchema?: { readonly input: (options: { target: string }) => Record<string, unknown> } };
+  readonly '~standard': {
+    readonly jsonSchema?: { readonly input: (options: { target: string }) => Record<string, unknown> };
+  };
 }
 
 // The 2026-07-28 era builds a server per request, so the same schema object is
@@ -367,7 +384,11 @@ function jsonSchemaOf(schema: StandardSchemaV1 | undefined): Record<string, unkn
   return converted;
 }
 
-function withJsonSchema(name: string, field: string, schema: StandardSchemaV1 | undefined): StandardSchemaWithJSON | undefined {
+function withJsonSchema(
+  name: string,
+  field: string,
+  schema: StandardSchemaV1 | undefined,
+): StandardSchemaWithJSON | undefined {
   if (schema === undefined) return undefined;
   if ((schema as JsonSchemaCarrier)['~standard'].jsonSchema === undefined) {
     throw new ConfigurationError(
@@ -412,7 +433,11 @@ export function extendServer(
   const composed =
     'runToolCall' in extensions
       ? extensions
-      : composeServer(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds, telemetry: options.telemetry });
+      : composeServer(extensions, {
+          logger: options.logger,
+          allowReservedIds: options.allowReservedIds,
+          telemetry: options.telemetry,
+        });
   const store = options.store ?? defaultStore(composed);
   attachExtensions(composed, store, options.logger ?? composed.logger);
   const inner = server.server;
