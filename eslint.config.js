@@ -5,7 +5,17 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // tsup and vite write their configs, bundled, next to them for a moment: a build running beside lint must not break it.
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/coverage/**', 'apps/demo/public/**', '**/*.bundled_*.mjs', '**/*.timestamp-*.mjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/.turbo/**',
+      '**/coverage/**',
+      'apps/demo/public/**',
+      '**/*.bundled_*.mjs',
+      '**/*.timestamp-*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -19,8 +29,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: 'ExportDefaultDeclaration', message: 'No default exports (STYLE.md point 11).' },
-        { selector: 'ExportAllDeclaration', message: 'No `export *` (STYLE.md point 11).' },
+        {
+          selector: 'ExportDefaultDeclaration',
+          message: 'No default exports: every export has one name (docs/ARCHITECTURE.md, "Conventions").',
+        },
+        {
+          selector: 'ExportAllDeclaration',
+          message: 'No `export *`: each entry point lists what it exports (docs/ARCHITECTURE.md, "Conventions").',
+        },
       ],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

@@ -68,7 +68,9 @@ function chooseBase() {
   const release = lines(tryGit('log', '-1', '--format=%H', '--diff-filter=D', '--', ':(glob).changeset/*.md'))[0];
   if (release) return { base: release, why: 'the last release (the last commit that consumed changesets)' };
   if (tryGit('rev-parse', '--is-shallow-repository') === 'true') {
-    console.warn('check-changesets: shallow clone and no base given; checking uncommitted changes only (pass --base or fetch the history)');
+    console.warn(
+      'check-changesets: shallow clone and no base given; checking uncommitted changes only (pass --base or fetch the history)',
+    );
     return { base: 'HEAD', why: 'HEAD (shallow clone)' };
   }
   return { base: EMPTY_TREE, why: 'the beginning (nothing was released yet)' };
@@ -103,7 +105,9 @@ function main() {
   }
 
   const covered = new Set();
-  const changesets = files.filter((file) => /^\.changeset\/[^/]+\.md$/.test(file) && !/README\.md$/i.test(file) && existsSync(file));
+  const changesets = files.filter(
+    (file) => /^\.changeset\/[^/]+\.md$/.test(file) && !/README\.md$/i.test(file) && existsSync(file),
+  );
   for (const file of changesets) for (const name of changesetPackages(readFileSync(file, 'utf8'))) covered.add(name);
 
   const missing = [...changed.keys()].filter((name) => !covered.has(name)).sort();
@@ -111,7 +115,9 @@ function main() {
   if (missing.length > 0) {
     for (const name of missing) {
       const sample = changed.get(name);
-      console.error(`- ${name}: ${sample.length} changed file(s) under src/ (e.g. ${sample[0]}) but no changeset names it`);
+      console.error(
+        `- ${name}: ${sample.length} changed file(s) under src/ (e.g. ${sample[0]}) but no changeset names it`,
+      );
     }
     console.error(`\nCompared with ${baseLabel}, ${why}. Add one with \`pnpm changeset\` (see VERSIONING.md).`);
     process.exit(1);

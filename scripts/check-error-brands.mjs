@@ -1,6 +1,6 @@
 // Run inside a package after its build: every error class the package exports
 // must be branded (a static `isInstance` that recognizes its instances), so
-// `isInstance` works across duplicate copies of the package (STYLE.md point 8).
+// `isInstance` works across duplicate copies of the package (docs/ARCHITECTURE.md, 'Errors').
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,9 +1,17 @@
 // Checks that every publishable package has the house file set and
-// package.json shape (STYLE.md points 1, 3 and 4). Exits 1 with one line per problem.
+// package.json shape (docs/ARCHITECTURE.md, 'Conventions'). Exits 1 with one line per problem.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const REQUIRED_FILES = ['README.md', 'SPEC.md', 'CHANGELOG.md', 'package.json', 'tsconfig.json', 'tsup.config.ts', 'vitest.config.ts'];
+const REQUIRED_FILES = [
+  'README.md',
+  'SPEC.md',
+  'CHANGELOG.md',
+  'package.json',
+  'tsconfig.json',
+  'tsup.config.ts',
+  'vitest.config.ts',
+];
 const HOSTS = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@modelcontextprotocol/client'];
 const problems = [];
 // The release checks pack every publishable package: listing each one as a
@@ -30,7 +38,9 @@ for (const entry of readdirSync('packages')) {
   if (pkg.private) continue;
   if (pkg.name !== `@ext/${entry}`) problems.push(`${where}: name must be @ext/${entry}, is ${pkg.name}`);
   if (releaseChecks && releaseChecks.devDependencies?.[pkg.name] !== 'workspace:*') {
-    problems.push(`${where}: apps/release-checks/package.json must list "${pkg.name}": "workspace:*" in devDependencies (it is packed by the release checks)`);
+    problems.push(
+      `${where}: apps/release-checks/package.json must list "${pkg.name}": "workspace:*" in devDependencies (it is packed by the release checks)`,
+    );
   }
   if (pkg.type !== 'module') problems.push(`${where}: "type" must be "module"`);
   if (pkg.sideEffects !== false) problems.push(`${where}: "sideEffects" must be false`);
@@ -56,7 +66,8 @@ for (const entry of readdirSync('packages')) {
   }
   const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : '';
   for (const section of ['Install', 'Options', 'Compatibility']) {
-    if (!new RegExp(`^##+ .*${section}`, 'mi').test(readme)) problems.push(`${where}: README.md has no "${section}" section`);
+    if (!new RegExp(`^##+ .*${section}`, 'mi').test(readme))
+      problems.push(`${where}: README.md has no "${section}" section`);
   }
   const spec = existsSync(join(dir, 'SPEC.md')) ? readFileSync(join(dir, 'SPEC.md'), 'utf8') : '';
   if (!/\bMUST\b/.test(spec)) problems.push(`${where}: SPEC.md states no MUST requirement`);

@@ -1,4 +1,4 @@
-// Scaffolds packages/<name> with the house file set (STYLE.md point 1).
+// Scaffolds packages/<name> with the house file set (docs/ARCHITECTURE.md, 'Adding an extension').
 // Usage: node scripts/new-package.mjs <name> "<one-sentence description>"
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,7 +40,10 @@ const pkg = {
   devDependencies: { '@ext/core': 'workspace:*' },
 };
 writeFileSync(join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-writeFileSync(join(dir, 'tsconfig.json'), '{\n  "extends": "../../tsconfig.base.json",\n  "include": ["src", "*.config.ts"]\n}\n');
+writeFileSync(
+  join(dir, 'tsconfig.json'),
+  '{\n  "extends": "../../tsconfig.base.json",\n  "include": ["src", "*.config.ts"]\n}\n',
+);
 writeFileSync(
   join(dir, 'tsup.config.ts'),
   `import { defineConfig } from 'tsup';

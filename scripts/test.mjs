@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `pnpm test`: sets up what the end-to-end tests need, then runs every
- * check. On a Debian or Ubuntu machine where it may install packages (root,
+ * check, the formatter first. On a Debian or Ubuntu machine where it may install packages (root,
  * or password-less sudo) it installs Chromium and redis-server; it starts a
  * throwaway Redis on a free loopback port unless `REDIS_URL` names one, and
  * stops it afterwards. Elsewhere it says what is missing and which test
@@ -23,7 +23,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** What the tests use from the machine, the Debian package that provides it, and how a test file shows it needs it. */
 const TOOLS = [
   { name: 'Chromium', debian: 'chromium', present: () => existsSync(CHROMIUM), marker: /CHROMIUM_PATH/ },
-  { name: 'redis-server', debian: 'redis-server', present: () => onPath('redis-server'), marker: /REDIS_URL|redis-server/ },
+  {
+    name: 'redis-server',
+    debian: 'redis-server',
+    present: () => onPath('redis-server'),
+    marker: /REDIS_URL|redis-server/,
+  },
 ];
 
 function onPath(command) {
@@ -50,7 +55,10 @@ function installMissing() {
   say(`installing ${packages.join(', ')} from Debian's packages`);
   const apt = (...args) => {
     const [command, ...rest] = [...prefix, 'apt-get', ...args];
-    execFileSync(command, rest, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync(command, rest, {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   };
   try {
     apt('update', '-qq');
@@ -101,7 +109,11 @@ async function startRedis() {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: () => {} };
   if (!onPath('redis-server')) return undefined;
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   await waitForRedis(port);
   say(`Redis for the tests on 127.0.0.1:${port}`);
   return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
@@ -115,7 +127,8 @@ function testsUsing(marker) {
       if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (/\.test\.ts$/.test(entry.name) && marker.test(readFileSync(path, 'utf8'))) found.push(relative(ROOT, path));
+      else if (/\.test\.ts$/.test(entry.name) && marker.test(readFileSync(path, 'utf8')))
+        found.push(relative(ROOT, path));
     }
   };
   for (const top of ['packages', 'apps']) walk(join(ROOT, top));
@@ -139,7 +152,11 @@ function node24Env(env) {
 function testOnNode24(env) {
   if (process.env.TEST_NODE24 === '0') return 0;
   if (node24Binary === undefined || process.versions.node.startsWith('24.')) {
-    say(node24Binary === undefined ? 'no Node 24 for this platform (@ext/node24): the Node 24 pass is skipped' : 'already on Node 24: no second pass');
+    say(
+      node24Binary === undefined
+        ? 'no Node 24 for this platform (@ext/node24): the Node 24 pass is skipped'
+        : 'already on Node 24: no second pass',
+    );
     return 0;
   }
   say(`the tests again on Node ${spawnSync(node24Binary, ['--version']).stdout.toString().trim()}`);
@@ -150,10 +167,16 @@ async function main() {
   for (const check of ['scripts/check-packages.mjs', 'scripts/check-changesets.mjs']) {
     if (run(process.execPath, [check], process.env) !== 0) return 1;
   }
+  if (run('pnpm', ['run', '--silent', 'format:check'], process.env) !== 0) {
+    say('some files are not formatted: run `pnpm format`');
+    return 1;
+  }
   installMissing();
   const missing = TOOLS.filter((tool) => !tool.present());
   if (missing.length > 0 && process.env.CI) {
-    say(`missing in CI: ${missing.map((tool) => tool.name).join(', ')}; install ${missing.map((tool) => tool.debian).join(' ')}`);
+    say(
+      `missing in CI: ${missing.map((tool) => tool.name).join(', ')}; install ${missing.map((tool) => tool.debian).join(' ')}`,
+    );
     return 1;
   }
   const redis = await startRedis();
@@ -162,7 +185,9 @@ async function main() {
     const first = run('pnpm', ['exec', 'turbo', 'run', 'typecheck', 'lint', 'test', 'check', '--concurrency=3'], env);
     const status = first === 0 ? testOnNode24(env) : first;
     for (const tool of missing) {
-      say(`${tool.name} is not installed (Debian package ${tool.debian}); these test files skipped the cases that need it:`);
+      say(
+        `${tool.name} is not installed (Debian package ${tool.debian}); these test files skipped the cases that need it:`,
+      );
       for (const file of testsUsing(tool.marker)) console.error(`  ${file}`);
     }
     return status;

@@ -2,7 +2,13 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig({
   // The benchmark servers run in their own processes.
-  entry: ['src/main.ts', 'src/http-server.ts', 'src/transfer-server.ts', 'src/sessions-main.ts', 'src/sessions-server.ts'],
+  entry: [
+    'src/main.ts',
+    'src/http-server.ts',
+    'src/transfer-server.ts',
+    'src/sessions-main.ts',
+    'src/sessions-server.ts',
+  ],
   format: ['esm'],
   // A private app: nothing imports its types.
   dts: false,

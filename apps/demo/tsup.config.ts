@@ -2,7 +2,14 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    entry: ['src/http.ts', 'src/stdio.ts', 'src/stdio-v1.ts', 'src/tour.ts', 'src/conformance-server.ts', 'src/sheets-http.ts'],
+    entry: [
+      'src/http.ts',
+      'src/stdio.ts',
+      'src/stdio-v1.ts',
+      'src/tour.ts',
+      'src/conformance-server.ts',
+      'src/sheets-http.ts',
+    ],
     format: ['esm'],
     // A private app: nothing imports its types.
     dts: false,

@@ -42,7 +42,10 @@ function nextMessage<Answer extends Message>(child: ChildProcess): Promise<Answe
  * can collect garbage before reporting memory, and waits for its first
  * message. Commands are answered in order, one at a time.
  */
-export async function startChild<Command extends Message, Answer extends Message>(entry: URL, args: readonly string[]): Promise<ChildServer<Command, Answer>> {
+export async function startChild<Command extends Message, Answer extends Message>(
+  entry: URL,
+  args: readonly string[],
+): Promise<ChildServer<Command, Answer>> {
   const child = fork(entry, [...args], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let ready: Answer;
   try {
@@ -78,7 +81,10 @@ export function tell(message: Message & Readonly<Record<string, unknown>>): void
  * In a child: answers each command with `handle`, a failure as a `failed`
  * message, and on `stop` runs `close` and lets the process end.
  */
-export function serveCommands(handle: (command: Message) => Promise<Message & Readonly<Record<string, unknown>>>, close: () => Promise<void>): void {
+export function serveCommands(
+  handle: (command: Message) => Promise<Message & Readonly<Record<string, unknown>>>,
+  close: () => Promise<void>,
+): void {
   process.on('message', (command: Message) => {
     if (command.type === 'stop') {
       close()
@@ -91,14 +97,20 @@ export function serveCommands(handle: (command: Message) => Promise<Message & Re
       return;
     }
     handle(command).then(tell, (error: unknown) => {
-      tell({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies Failure);
+      tell({
+        type: 'failed',
+        message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      } satisfies Failure);
     });
   });
 }
 
 /** In a child: reports a failure to start and ends the process. */
 export function failStart(error: unknown): void {
-  tell({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies Failure);
+  tell({
+    type: 'failed',
+    message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  } satisfies Failure);
   process.exitCode = 1;
   process.disconnect();
 }

@@ -79,7 +79,8 @@ async function relay(world: World, size: number): Promise<void> {
     const blob = block?.resource?.blob;
     if (typeof blob !== 'string') throw new Error('data references: read_chunk returned no blob');
     const written = await world.clientB.callTool('write_chunk', { data: blob }, { timeoutMs: 600_000 });
-    if (written.isError === true) throw new Error(`data references: write_chunk failed: ${JSON.stringify(written.content)}`);
+    if (written.isError === true)
+      throw new Error(`data references: write_chunk failed: ${JSON.stringify(written.content)}`);
   }
 }
 
@@ -135,7 +136,12 @@ export async function benchDataReferences(options: DataReferencesBenchOptions = 
       if (b.receivedBytes !== size || b.receivedSha256 !== setup.sha256) {
         throw new Error(`data references: ${label} delivered ${String(b.receivedBytes)} bytes with the wrong digest`);
       }
-      const row: Run = { label, ms, rise: { a: a.riseBytes, b: b.riseBytes, client: clientRise }, wireBytes: a.wireBytes + b.wireBytes };
+      const row: Run = {
+        label,
+        ms,
+        rise: { a: a.riseBytes, b: b.riseBytes, client: clientRise },
+        wireBytes: a.wireBytes + b.wireBytes,
+      };
       progress(
         `data-references ${label.padEnd(52)} ${formatThroughput(size, ms).padStart(11)}  RSS A +${formatBytes(row.rise.a)}, B +${formatBytes(row.rise.b)}, client +${formatBytes(row.rise.client)}`,
       );
@@ -155,7 +161,7 @@ export async function benchDataReferences(options: DataReferencesBenchOptions = 
       detail: `${speedup.toFixed(1)}x`,
     },
     {
-      name: 'moving the data by reference raises neither server process\'s RSS by 64 MiB or more',
+      name: "moving the data by reference raises neither server process's RSS by 64 MiB or more",
       met: serverRise < memoryLimit,
       detail: `A +${formatBytes(reference.rise.a)}, B +${formatBytes(reference.rise.b)}`,
     },

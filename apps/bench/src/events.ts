@@ -124,7 +124,13 @@ async function watchSubscribers(
   };
 }
 
-async function runCase(benchCase: EventsBenchCase, setup: EventsSetup, subscribers: number, total: number, timeoutMs: number): Promise<EventsRow> {
+async function runCase(
+  benchCase: EventsBenchCase,
+  setup: EventsSetup,
+  subscribers: number,
+  total: number,
+  timeoutMs: number,
+): Promise<EventsRow> {
   const stores = await benchCase.open();
   // Two extension instances when the stores differ: two server processes sharing a Redis.
   const publisher = extension();
@@ -140,7 +146,10 @@ async function runCase(benchCase: EventsBenchCase, setup: EventsSetup, subscribe
   const onEvent = (index: number, seq: number): void => {
     latencies.push(performance.now() - (publishedAt[seq] ?? 0));
     const expected = (received[index] ?? 0) + 1;
-    if (seq !== expected) throw new Error(`events bench: subscriber ${String(index)} got event ${String(seq)}, expected ${String(expected)}`);
+    if (seq !== expected)
+      throw new Error(
+        `events bench: subscriber ${String(index)} got event ${String(seq)}, expected ${String(expected)}`,
+      );
     received[index] = expected;
     outstanding -= 1;
     if (outstanding === 0) finished();

@@ -48,7 +48,8 @@ describe('the full-stack section', () => {
     expect(IN_PROCESS_TARGET_MS).toBe(0.1);
     const under = renderFullStack(result(0.1, 950), ['@ext/a', '@ext/b']);
     const over = renderFullStack(result(0.121, 950), ['@ext/a', '@ext/b']);
-    const inProcess = (section: typeof under) => section.targets.find((target) => target.name.includes('InMemoryTransport'));
+    const inProcess = (section: typeof under) =>
+      section.targets.find((target) => target.name.includes('InMemoryTransport'));
     expect(inProcess(under)).toMatchObject({ met: true, detail: '+80.0 µs' });
     expect(inProcess(over)).toMatchObject({ met: false, detail: '+101 µs' });
   });

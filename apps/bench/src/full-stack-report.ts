@@ -1,5 +1,13 @@
 import type { FullStackResult, HttpEra, HttpLayerRow, InProcessLine, InProcessRow, LayerRow } from './full-stack.js';
-import { formatBytes, formatDuration, formatOverhead, formatRate, markdownTable, type BenchSection, type BenchTarget } from './report.js';
+import {
+  formatBytes,
+  formatDuration,
+  formatOverhead,
+  formatRate,
+  markdownTable,
+  type BenchSection,
+  type BenchTarget,
+} from './report.js';
 import { stackLabel } from './stack.js';
 
 /** Full stack in process: under this many milliseconds added to the bare SDK's median. */
@@ -45,7 +53,16 @@ function inProcessTable(rows: readonly InProcessRow[]): { table: string; targets
     ];
   });
   const table = markdownTable(
-    ['SDK line', 'stack', 'median', 'p99', 'calls/s', 'added vs bare, median', 'heap per 1,000 calls', 'RSS per 1,000 calls'],
+    [
+      'SDK line',
+      'stack',
+      'median',
+      'p99',
+      'calls/s',
+      'added vs bare, median',
+      'heap per 1,000 calls',
+      'RSS per 1,000 calls',
+    ],
     cells,
     ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
@@ -57,7 +74,8 @@ function httpTables(result: FullStackResult): { throughput: string; memory: stri
   const cells: string[][] = [];
   for (const era of ['legacy', 'modern'] as const) {
     for (const inFlight of result.concurrency) {
-      const find = (stack: 'bare' | 'full') => result.http.find((row) => row.era === era && row.inFlight === inFlight && row.stack === stack)?.measurement;
+      const find = (stack: 'bare' | 'full') =>
+        result.http.find((row) => row.era === era && row.inFlight === inFlight && row.stack === stack)?.measurement;
       const bare = find('bare');
       const full = find('full');
       if (bare === undefined || full === undefined) continue;
@@ -80,7 +98,16 @@ function httpTables(result: FullStackResult): { throughput: string; memory: stri
     }
   }
   const throughput = markdownTable(
-    ['era', 'in flight', 'bare calls/s', 'full calls/s', 'full / bare', 'bare p50 / p99', 'full p50 / p99', 'added, median'],
+    [
+      'era',
+      'in flight',
+      'bare calls/s',
+      'full calls/s',
+      'full / bare',
+      'bare p50 / p99',
+      'full p50 / p99',
+      'added, median',
+    ],
     cells,
     ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
@@ -104,7 +131,8 @@ function layerTable(rows: readonly LayerRow[], layerNames: readonly string[]): s
   const cells: string[][] = [];
   let previous: LayerRow | undefined;
   for (const row of rows) {
-    const label = row.stack.kind === 'first' ? `+ \`${layerNames[row.stack.count - 1] ?? '?'}\`` : stackLabel(row.stack);
+    const label =
+      row.stack.kind === 'first' ? `+ \`${layerNames[row.stack.count - 1] ?? '?'}\`` : stackLabel(row.stack);
     cells.push([
       label,
       formatDuration(row.measurement.medianMs),
@@ -116,9 +144,19 @@ function layerTable(rows: readonly LayerRow[], layerNames: readonly string[]): s
   const first = rows[0];
   const last = rows.at(-1);
   if (first !== undefined && last !== undefined && first !== last) {
-    cells.push(['all layers, over the adapters', '', '', formatOverhead(last.measurement.medianMs - first.measurement.medianMs)]);
+    cells.push([
+      'all layers, over the adapters',
+      '',
+      '',
+      formatOverhead(last.measurement.medianMs - first.measurement.medianMs),
+    ]);
   }
-  return markdownTable(['stack (SDK v2 in process)', 'median', 'p99', 'added by this layer, median'], cells, ['left', 'right', 'right', 'right']);
+  return markdownTable(['stack (SDK v2 in process)', 'median', 'p99', 'added by this layer, median'], cells, [
+    'left',
+    'right',
+    'right',
+    'right',
+  ]);
 }
 
 /**
@@ -132,7 +170,8 @@ function httpLayerTable(rows: readonly HttpLayerRow[], layerNames: readonly stri
   const cells: string[][] = [];
   let previous: HttpLayerRow | undefined;
   for (const row of rows) {
-    const label = row.stack.kind === 'first' ? `+ \`${layerNames[row.stack.count - 1] ?? '?'}\`` : stackLabel(row.stack);
+    const label =
+      row.stack.kind === 'first' ? `+ \`${layerNames[row.stack.count - 1] ?? '?'}\`` : stackLabel(row.stack);
     cells.push([
       label,
       formatRate(row.measurement.opsPerSec),
@@ -144,14 +183,23 @@ function httpLayerTable(rows: readonly HttpLayerRow[], layerNames: readonly stri
     previous = row;
   }
   return markdownTable(
-    ['stack (HTTP, 2026-07-28 era)', 'calls/s', 'bare SDK calls/s, just before', 'vs bare', 'time added per call', 'added by this step'],
+    [
+      'stack (HTTP, 2026-07-28 era)',
+      'calls/s',
+      'bare SDK calls/s, just before',
+      'vs bare',
+      'time added per call',
+      'added by this step',
+    ],
     cells,
     ['left', 'right', 'right', 'right', 'right', 'right'],
   );
 }
 
 function targetLines(targets: readonly BenchTarget[]): string {
-  return targets.map((target) => `- **${target.met ? 'Met' : 'Not met'}**: ${target.name} (measured: ${target.detail}).`).join('\n');
+  return targets
+    .map((target) => `- **${target.met ? 'Met' : 'Not met'}**: ${target.name} (measured: ${target.detail}).`)
+    .join('\n');
 }
 
 /** The section of BENCHMARKS.md for the full stack against the bare SDK. */

@@ -11,7 +11,24 @@ import { startChild } from './child.js';
 import type { ServerAnswer, ServerCommand } from './http-server.js';
 import { measureConcurrent, measureSequential, type Measurement, type RunOptions } from './measure.js';
 import { formatDuration, formatRate } from './report.js';
-import { ADAPTER, ARGS, BARE, buildStack, checkEcho, checkNegotiated, echo, FULL, INPUT, LAYERS, stackArgument, stackLabel, TOOL, TOOL_META, type BuiltStack, type StackKind } from './stack.js';
+import {
+  ADAPTER,
+  ARGS,
+  BARE,
+  buildStack,
+  checkEcho,
+  checkNegotiated,
+  echo,
+  FULL,
+  INPUT,
+  LAYERS,
+  stackArgument,
+  stackLabel,
+  TOOL,
+  TOOL_META,
+  type BuiltStack,
+  type StackKind,
+} from './stack.js';
 
 const CLIENT_INFO = { name: 'bench-client', version: '0.0.0' };
 const SERVER_INFO = { name: 'bench-server', version: '0.0.0' };
@@ -115,7 +132,9 @@ interface ServerProcess {
 }
 
 async function startServer(stack: StackKind): Promise<ServerProcess> {
-  const child = await startChild<ServerCommand, ServerAnswer>(new URL('./http-server.js', import.meta.url), [stackArgument(stack)]);
+  const child = await startChild<ServerCommand, ServerAnswer>(new URL('./http-server.js', import.meta.url), [
+    stackArgument(stack),
+  ]);
   if (child.ready.type !== 'ready') throw new Error(`full stack: the ${stackLabel(stack)} server did not start`);
   return {
     url: child.ready.url,
@@ -131,7 +150,10 @@ async function startServer(stack: StackKind): Promise<ServerProcess> {
 export type HttpEra = 'legacy' | 'modern';
 
 async function httpPair(server: ServerProcess, stack: StackKind, era: HttpEra): Promise<Pair> {
-  const client = new ClientV2(CLIENT_INFO, era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } } : {});
+  const client = new ClientV2(
+    CLIENT_INFO,
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } } : {},
+  );
   if (stack.kind === 'bare') {
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     const call = (): Promise<unknown> => client.callTool({ name: TOOL, arguments: ARGS });
@@ -159,7 +181,12 @@ async function httpPair(server: ServerProcess, stack: StackKind, era: HttpEra): 
  * measurement: an SDK client slows down over thousands of calls as the abort
  * listeners described in `main` pile up, whichever stack it talks to.
  */
-async function withPair<T>(server: ServerProcess, stack: 'bare' | 'full', era: HttpEra, measure: (pair: Pair) => Promise<T>): Promise<T> {
+async function withPair<T>(
+  server: ServerProcess,
+  stack: 'bare' | 'full',
+  era: HttpEra,
+  measure: (pair: Pair) => Promise<T>,
+): Promise<T> {
   const pair = await httpPair(server, stack === 'bare' ? BARE : FULL, era);
   try {
     return await measure(pair);
@@ -221,7 +248,9 @@ async function leftBehind<K extends string>(
     heapBytes: ((to.heapUsed - from.heapUsed) / calls) * 1000,
     rssBytes: ((to.rss - from.rss) / calls) * 1000,
   });
-  return Object.fromEntries(Object.keys(before).map((key) => [key, per1000(before[key as K], after[key as K])])) as Record<K, MemoryPer1000>;
+  return Object.fromEntries(
+    Object.keys(before).map((key) => [key, per1000(before[key as K], after[key as K])]),
+  ) as Record<K, MemoryPer1000>;
 }
 
 // ---------------------------------------------------------------------------
@@ -304,7 +333,17 @@ async function inProcessSuite(options: FullStackOptions, rounds: number, memoryC
       for (const stack of stacks) {
         const pair = await inProcessPair(line, stack);
         pairs.set(stack, pair);
-        memory.set(stack, (await leftBehind(() => pair.call(), memoryCalls, 1, () => Promise.resolve({ memory: localUsage() }))).memory);
+        memory.set(
+          stack,
+          (
+            await leftBehind(
+              () => pair.call(),
+              memoryCalls,
+              1,
+              () => Promise.resolve({ memory: localUsage() }),
+            )
+          ).memory,
+        );
       }
       const best = new Map<StackKind, Measurement>();
       for (let round = 0; round < rounds; round++) {
@@ -320,7 +359,9 @@ async function inProcessSuite(options: FullStackOptions, rounds: number, memoryC
         const measurement = best.get(stack);
         const left = memory.get(stack);
         if (measurement === undefined || left === undefined) throw new Error('full stack: a case was not measured');
-        options.progress(`full stack in process ${line} ${stackLabel(stack).padEnd(34)} median ${micro(measurement.medianMs)}`);
+        options.progress(
+          `full stack in process ${line} ${stackLabel(stack).padEnd(34)} median ${micro(measurement.medianMs)}`,
+        );
         rows.push({ line, stack, measurement, memory: left });
       }
     } finally {
@@ -357,7 +398,11 @@ async function layerSuite(options: FullStackOptions): Promise<LayerRow[]> {
  * load elsewhere on the machine does not land on one side only; the best
  * round of each is kept.
  */
-async function httpSuite(options: FullStackOptions, rounds: number, memoryCalls: number): Promise<{ rows: HttpRow[]; memory: HttpMemoryRow[] }> {
+async function httpSuite(
+  options: FullStackOptions,
+  rounds: number,
+  memoryCalls: number,
+): Promise<{ rows: HttpRow[]; memory: HttpMemoryRow[] }> {
   const servers = { bare: await startServer(BARE), full: await startServer(FULL) };
   const rows: HttpRow[] = [];
   const memoryRows: HttpMemoryRow[] = [];
@@ -367,7 +412,12 @@ async function httpSuite(options: FullStackOptions, rounds: number, memoryCalls:
       for (const stack of ['bare', 'full'] as const) {
         const server = servers[stack];
         const memory = await withPair(server, stack, era, (pair) =>
-          leftBehind(() => pair.call(), memoryCalls, memoryInFlight, async () => ({ server: await server.memory(), client: localUsage() })),
+          leftBehind(
+            () => pair.call(),
+            memoryCalls,
+            memoryInFlight,
+            async () => ({ server: await server.memory(), client: localUsage() }),
+          ),
         );
         memoryRows.push({ era, stack, inFlight: memoryInFlight, ...memory });
       }
@@ -409,7 +459,11 @@ async function httpSuite(options: FullStackOptions, rounds: number, memoryCalls:
  * measured right before each of them, so a change in the machine's load
  * from one row to the next moves both figures of a row alike.
  */
-async function httpLayerSuite(options: FullStackOptions, inFlight: number, warmupCalls: number): Promise<HttpLayerRow[]> {
+async function httpLayerSuite(
+  options: FullStackOptions,
+  inFlight: number,
+  warmupCalls: number,
+): Promise<HttpLayerRow[]> {
   const rows: HttpLayerRow[] = [];
   const bareServer = await startServer(BARE);
   try {
@@ -424,7 +478,12 @@ async function httpLayerSuite(options: FullStackOptions, inFlight: number, warmu
             // A fresh process: its code is not optimised yet, and a short warm-up would measure the compiler.
             await repeat(() => pair.call(), warmupCalls, inFlight);
             const bare = await measureConcurrent('HTTP layer bare SDK', () => barePair.call(), inFlight, options.run);
-            const measurement = await measureConcurrent(`HTTP layer ${stackLabel(stack)}`, () => pair.call(), inFlight, options.run);
+            const measurement = await measureConcurrent(
+              `HTTP layer ${stackLabel(stack)}`,
+              () => pair.call(),
+              inFlight,
+              options.run,
+            );
             options.progress(
               `full stack HTTP layer ${stackLabel(stack).padEnd(34)} ${formatRate(measurement.opsPerSec).padStart(7)} calls/s (bare just before: ${formatRate(bare.opsPerSec)})`,
             );

@@ -14,13 +14,24 @@ import { silentLogger } from '@ext/core';
 import { createHttpHandler, extendServer } from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { failStart, serveCommands, tell } from './child.js';
-import { buildStack, echo, INPUT, parseStackArgument, TOOL, TOOL_META, type BuiltStack, type StackKind } from './stack.js';
+import {
+  buildStack,
+  echo,
+  INPUT,
+  parseStackArgument,
+  TOOL,
+  TOOL_META,
+  type BuiltStack,
+  type StackKind,
+} from './stack.js';
 
 /** Parent -> child. */
 export type ServerCommand = { readonly type: 'memory' } | { readonly type: 'stop' };
 
 /** Child -> parent. */
-export type ServerAnswer = { readonly type: 'ready'; readonly url: string } | { readonly type: 'memory'; readonly heapUsed: number; readonly rss: number };
+export type ServerAnswer =
+  | { readonly type: 'ready'; readonly url: string }
+  | { readonly type: 'memory'; readonly heapUsed: number; readonly rss: number };
 
 const SERVER_INFO = { name: 'bench-server', version: '0.0.0' };
 
@@ -59,7 +70,12 @@ async function serve(stack: StackKind): Promise<void> {
     () => {
       const mcp = new McpServer(SERVER_INFO);
       if (built === undefined) mcp.registerTool(TOOL, { inputSchema: INPUT }, echo);
-      else extendServer(mcp, built.composed, { store: built.store, logger: silentLogger }).registerTool(TOOL, { inputSchema: INPUT, _meta: TOOL_META }, echo);
+      else
+        extendServer(mcp, built.composed, { store: built.store, logger: silentLogger }).registerTool(
+          TOOL,
+          { inputSchema: INPUT, _meta: TOOL_META },
+          echo,
+        );
       return mcp;
     },
     { anonymous: 'shared', logger: silentLogger },

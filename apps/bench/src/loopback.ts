@@ -3,7 +3,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { composeServer, silentLogger, type ClientExtension, type ExtendedClient, type ExtendedServer, type ServerExtension, type Store } from '@ext/core';
+import {
+  composeServer,
+  silentLogger,
+  type ClientExtension,
+  type ExtendedClient,
+  type ExtendedServer,
+  type ServerExtension,
+  type Store,
+} from '@ext/core';
 import { extendClient } from '@ext/core/sdk-v2/client';
 import { createHttpHandler, extendServer } from '@ext/core/sdk-v2/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -22,7 +30,9 @@ export interface CountingServer {
   close(): Promise<void>;
 }
 
-export async function countingServer(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<CountingServer> {
+export async function countingServer(
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<CountingServer> {
   const live = new Set<Socket>();
   let closed = 0;
   const server: Server = createServer(handle);
@@ -151,4 +161,3 @@ export class RssSampler {
 export function outcome(target: { readonly met: boolean } | undefined): string {
   return target?.met === true ? 'met' : 'not met';
 }
-

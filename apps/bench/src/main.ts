@@ -114,7 +114,12 @@ async function main(): Promise<void> {
     if (redisUrl !== undefined) named.push({ name: 'Redis', create: () => stores.redis(redisUrl) });
     else progress('REDIS_URL is unset: the Redis store and the two-instance event fan-out are not measured');
 
-    const roundTrips = await runRoundTrips(['v1', 'v2-legacy', 'v2-modern'], { sqlite: stores.sqlite }, options, progress);
+    const roundTrips = await runRoundTrips(
+      ['v1', 'v2-legacy', 'v2-modern'],
+      { sqlite: stores.sqlite },
+      options,
+      progress,
+    );
     const middleware = await runMiddleware(named, options, progress);
     const storeRows = await runStores(named, IN_FLIGHT, options, progress);
     const sections: BenchSection[] = [];
@@ -127,7 +132,11 @@ async function main(): Promise<void> {
     );
     sections.push(await benchDataReferences({ quick, progress }));
     sections.push(await benchMultimodal({ quick, progress }));
-    const eventRows = await benchEvents(eventsBenchCases(redisUrl), { subscribers: 100, events: quick ? 200 : 1000 }, progress);
+    const eventRows = await benchEvents(
+      eventsBenchCases(redisUrl),
+      { subscribers: 100, events: quick ? 200 : 1000 },
+      progress,
+    );
     sections.push(renderEvents(eventRows, redis));
     const report = renderReport({
       environment: environment(),

@@ -24,13 +24,18 @@ export interface RunOptions {
  * tinybench times each call; the rate is 1 / mean latency, so it is the
  * throughput of a single caller, not of the machine.
  */
-export async function measureSequential(name: string, fn: () => Promise<unknown>, options: RunOptions): Promise<Measurement> {
+export async function measureSequential(
+  name: string,
+  fn: () => Promise<unknown>,
+  options: RunOptions,
+): Promise<Measurement> {
   settle();
   const bench = new Bench({ time: options.timeMs, warmupTime: options.warmupMs, throws: true });
   bench.add(name, fn);
   const [task] = await bench.run();
   const result = task?.result;
-  if (result?.state !== 'completed') throw new Error(`${name}: the benchmark did not complete (${result?.state ?? 'no task'})`);
+  if (result?.state !== 'completed')
+    throw new Error(`${name}: the benchmark did not complete (${result?.state ?? 'no task'})`);
   const { latency } = result;
   return {
     name,

@@ -51,7 +51,12 @@ const neverAborted = new AbortController().signal;
  * negotiation against the client's advertised extensions, the request and
  * call contexts, and the call itself (with a fresh key when `keyed`).
  */
-function pipelineCall(extensions: readonly ServerExtension[], store: Store, keyed: boolean, telemetry = true): () => Promise<unknown> {
+function pipelineCall(
+  extensions: readonly ServerExtension[],
+  store: Store,
+  keyed: boolean,
+  telemetry = true,
+): () => Promise<unknown> {
   const composed = composeServer(extensions, { telemetry });
   const peerExtensions = composeClient([idempotencyClient()]).capabilities();
   return async () => {
@@ -96,8 +101,14 @@ export async function runMiddleware(
   progress: (text: string) => void,
 ): Promise<MiddlewareResult> {
   // The per-caller record budget would refuse new keys after 10 000 calls; raise it.
-  const idempotency = (): ServerExtension => idempotencyServer({ maxKeysPerPrincipal: 1_000_000_000, defaultTtlSeconds: 600 });
-  const measure = async (label: string, store: { name: string; create: () => Store | Promise<Store> }, idempotent: boolean, keyed: boolean): Promise<MiddlewareRow> => {
+  const idempotency = (): ServerExtension =>
+    idempotencyServer({ maxKeysPerPrincipal: 1_000_000_000, defaultTtlSeconds: 600 });
+  const measure = async (
+    label: string,
+    store: { name: string; create: () => Store | Promise<Store> },
+    idempotent: boolean,
+    keyed: boolean,
+  ): Promise<MiddlewareRow> => {
     const instance = await store.create();
     let measurement: Measurement;
     try {
@@ -106,7 +117,9 @@ export async function runMiddleware(
     } finally {
       await instance.close();
     }
-    progress(`middleware ${label.padEnd(40)} ${store.name.padEnd(8)} median ${(measurement.medianMs * 1000).toFixed(1)} µs`);
+    progress(
+      `middleware ${label.padEnd(40)} ${store.name.padEnd(8)} median ${(measurement.medianMs * 1000).toFixed(1)} µs`,
+    );
     return { label, store: store.name, idempotent: idempotent && keyed, measurement };
   };
 
@@ -127,9 +140,13 @@ export async function runMiddleware(
  * rounds, keeping each one's lowest median (a difference of a fraction of a
  * microsecond drowns in one round's noise otherwise).
  */
-async function measureTelemetry(options: RunOptions, progress: (text: string) => void): Promise<MiddlewareResult['telemetry']> {
+async function measureTelemetry(
+  options: RunOptions,
+  progress: (text: string) => void,
+): Promise<MiddlewareResult['telemetry']> {
   // The premise of the row: the API answers, and nothing records.
-  if (trace.getTracer('bench').startSpan('probe').isRecording()) throw new Error('middleware: an OpenTelemetry SDK is registered');
+  if (trace.getTracer('bench').startSpan('probe').isRecording())
+    throw new Error('middleware: an OpenTelemetry SDK is registered');
   const store = new MemoryStore();
   const cases = [
     { label: 'no extension', on: true },

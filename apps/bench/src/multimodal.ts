@@ -78,7 +78,13 @@ export async function benchMultimodal(options: MultimodalBenchOptions = {}): Pro
         {
           description: 'Reads an image and answers its sha256',
           inputSchema: z.object({ image: binaryInputSchema() }),
-          _meta: { [MULTIMODAL_ID]: { input_types: ['image/png'], output_types: ['text/plain'], max_input_size_bytes: 2 * size } },
+          _meta: {
+            [MULTIMODAL_ID]: {
+              input_types: ['image/png'],
+              output_types: ['text/plain'],
+              max_input_size_bytes: 2 * size,
+            },
+          },
         },
         async ({ image: input }, ctx) => {
           const hash = createHash('sha256');
@@ -112,11 +118,17 @@ export async function benchMultimodal(options: MultimodalBenchOptions = {}): Pro
         const result = await ready.callTool('analyze_image', { image: value }, { timeoutMs: 600_000 });
         times.push(performance.now() - started);
         bytes.push(server.bytes() - before);
-        if (textOf(result) !== expected) throw new Error(`multimodal: ${label} delivered the wrong image: ${JSON.stringify(result.content).slice(0, 300)}`);
-        if (label.startsWith('out of band') !== isDataReference(value)) throw new Error(`multimodal: ${label} did not travel as expected`);
+        if (textOf(result) !== expected)
+          throw new Error(
+            `multimodal: ${label} delivered the wrong image: ${JSON.stringify(result.content).slice(0, 300)}`,
+          );
+        if (label.startsWith('out of band') !== isDataReference(value))
+          throw new Error(`multimodal: ${label} did not travel as expected`);
       }
       const row = { label, wireBytes: median(bytes), ms: median(times) };
-      progress(`multimodal ${label.padEnd(40)} ${formatBytes(row.wireBytes).padStart(10)} on the wire, ${formatDuration(row.ms)}`);
+      progress(
+        `multimodal ${label.padEnd(40)} ${formatBytes(row.wireBytes).padStart(10)} on the wire, ${formatDuration(row.ms)}`,
+      );
       rows.push(row);
     }
   } finally {
@@ -127,10 +139,17 @@ export async function benchMultimodal(options: MultimodalBenchOptions = {}): Pro
   }
   const [inline, outOfBand] = rows as [Row, Row];
   const share = outOfBand.wireBytes / inline.wireBytes;
-  const targets = [{ name: 'out-of-band bytes at most 76% of base64', met: share <= 0.76, detail: `${(share * 100).toFixed(1)}%` }];
+  const targets = [
+    { name: 'out-of-band bytes at most 76% of base64', met: share <= 0.76, detail: `${(share * 100).toFixed(1)}%` },
+  ];
   const table = markdownTable(
     ['transport', 'bytes on the wire', 'vs base64', 'wall time (median)'],
-    rows.map((row) => [row.label, formatBytes(row.wireBytes), `${((row.wireBytes / inline.wireBytes) * 100).toFixed(1)}%`, formatDuration(row.ms)]),
+    rows.map((row) => [
+      row.label,
+      formatBytes(row.wireBytes),
+      `${((row.wireBytes / inline.wireBytes) * 100).toFixed(1)}%`,
+      formatDuration(row.ms),
+    ]),
     ['left', 'right', 'right', 'right'],
   );
   const markdown = `One ${formatBytes(size)} image (\`image/png\`) sent to a tool that reads it and answers its

@@ -1,14 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { quantile, type Measurement } from './measure.js';
-import { formatDuration, keepForeignSections, formatOverhead, formatRate, markdownTable, renderReport, verdict, type Report } from './report.js';
+import {
+  formatDuration,
+  keepForeignSections,
+  formatOverhead,
+  formatRate,
+  markdownTable,
+  renderReport,
+  verdict,
+  type Report,
+} from './report.js';
 
 function measurement(medianMs: number): Measurement {
-  return { name: 'case', medianMs, p99Ms: medianMs * 3, meanMs: medianMs * 1.2, opsPerSec: 1000 / (medianMs * 1.2), samples: 1000 };
+  return {
+    name: 'case',
+    medianMs,
+    p99Ms: medianMs * 3,
+    meanMs: medianMs * 1.2,
+    opsPerSec: 1000 / (medianMs * 1.2),
+    samples: 1000,
+  };
 }
 
 function report(sqliteMedianMs: number): Report {
   const baseline = { label: 'no extension', store: 'memory', idempotent: false, measurement: measurement(0.001) };
-  const telemetryOff = { label: 'no extension, telemetry off (`telemetry: false`)', store: 'memory', idempotent: false, measurement: measurement(0.00085) };
+  const telemetryOff = {
+    label: 'no extension, telemetry off (`telemetry: false`)',
+    store: 'memory',
+    idempotent: false,
+    measurement: measurement(0.00085),
+  };
   return {
     environment: {
       date: '2026-01-02T03:04:05.000Z',
@@ -36,7 +57,16 @@ function report(sqliteMedianMs: number): Report {
     ],
     middleware: {
       baseline,
-      rows: [baseline, telemetryOff, { label: 'idempotency, fresh key per call', store: 'SQLite', idempotent: true, measurement: measurement(sqliteMedianMs) }],
+      rows: [
+        baseline,
+        telemetryOff,
+        {
+          label: 'idempotency, fresh key per call',
+          store: 'SQLite',
+          idempotent: true,
+          measurement: measurement(sqliteMedianMs),
+        },
+      ],
       telemetry: { on: baseline, off: telemetryOff },
       telemetryRounds: 3,
     },
@@ -94,8 +124,12 @@ describe('renderReport', () => {
     const text = renderReport(report(0.051));
     expect(text).toContain('| Node | v20.20.2 |');
     expect(text).toContain('Test CPU (2 logical cores)');
-    expect(text).toContain('| (c) errors + idempotency + transactions, no key | 15.0 µs | 45.0 µs | 55,556 | +5.00 µs (+50%) |');
-    expect(text).toContain('**Target met: the idempotency layer on the SQLite store adds 50.0 µs median per call in process (target: under 200 µs).**');
+    expect(text).toContain(
+      '| (c) errors + idempotency + transactions, no key | 15.0 µs | 45.0 µs | 55,556 | +5.00 µs (+50%) |',
+    );
+    expect(text).toContain(
+      '**Target met: the idempotency layer on the SQLite store adds 50.0 µs median per call in process (target: under 200 µs).**',
+    );
     expect(text).toContain('SDK v1 +85.0 µs');
     expect(text).toContain('not measured (`REDIS_URL` unset)');
   });
@@ -106,12 +140,16 @@ describe('renderReport', () => {
     expect(text).toContain(
       "**Target met: with `@opentelemetry/api` installed and no SDK registered, the core's telemetry adds +0.15 µs median per call (1.00 µs on, 0.85 µs with `telemetry: false`; target: under 1.00 µs).**",
     );
-    expect(text).toContain('| 2 | OpenTelemetry with no SDK registered adds under 1.00 µs median per pipeline call | +0.15 µs | met |');
+    expect(text).toContain(
+      '| 2 | OpenTelemetry with no SDK registered adds under 1.00 µs median per pipeline call | +0.15 µs | met |',
+    );
     expect(text).toContain('best of\n3 alternating rounds each');
   });
 
   it('says plainly when the target is missed', () => {
-    expect(renderReport(report(0.301))).toContain('**Target not met: the idempotency layer on the SQLite store adds 300 µs');
+    expect(renderReport(report(0.301))).toContain(
+      '**Target not met: the idempotency layer on the SQLite store adds 300 µs',
+    );
   });
 });
 
@@ -130,13 +168,19 @@ describe('keepForeignSections', () => {
 });
 
 describe('extra sections', () => {
-  const section = { title: 'Transfers', markdown: 'Some numbers.', targets: [{ name: 'at least 3x faster', met: false, detail: '2.1x' }] };
+  const section = {
+    title: 'Transfers',
+    markdown: 'Some numbers.',
+    targets: [{ name: 'at least 3x faster', met: false, detail: '2.1x' }],
+  };
 
   it('numbers them after the fixed three and lists their targets with the fixed one', () => {
     const text = renderReport({ ...report(0.05), sections: [section] });
     expect(text).toContain('## 4. Transfers\n\nSome numbers.');
     expect(text).toContain('| 4 | at least 3x faster | 2.1x | not met |');
-    expect(text).toContain('| 2 | idempotency on SQLite adds under 200 µs median per call in process | +49.0 µs | met |');
+    expect(text).toContain(
+      '| 2 | idempotency on SQLite adds under 200 µs median per call in process | +49.0 µs | met |',
+    );
   });
 
   it('states the command and the load', () => {

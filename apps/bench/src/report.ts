@@ -97,14 +97,20 @@ export function formatOverhead(ms: number, baselineMs?: number): string {
   if (!Number.isFinite(ms)) return 'n/a';
   const sign = ms < 0 ? '-' : '+';
   const percent =
-    baselineMs !== undefined && baselineMs > 0 ? ` (${sign}${Math.round((Math.abs(ms) / baselineMs) * 100).toString()}%)` : '';
+    baselineMs !== undefined && baselineMs > 0
+      ? ` (${sign}${Math.round((Math.abs(ms) / baselineMs) * 100).toString()}%)`
+      : '';
   return `${sign}${formatDuration(Math.abs(ms))}${percent}`;
 }
 
 export type Align = 'left' | 'right';
 
 /** A GitHub-flavoured markdown table; `|` inside a cell is escaped. */
-export function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[], align: readonly Align[] = []): string {
+export function markdownTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  align: readonly Align[] = [],
+): string {
   const cell = (text: string): string => text.replaceAll('|', '\\|');
   const line = (cells: readonly string[]): string => `| ${cells.map(cell).join(' | ')} |`;
   const rule = headers.map((_, index) => (align[index] === 'right' ? '---:' : '---'));
@@ -134,7 +140,10 @@ function environmentSection(env: Environment): string {
       ['CPU', `${env.cpu} (${String(env.cores)} logical cores)`],
       ['OS', env.os],
       ['SDKs', env.sdks],
-      ['run', `${run}: each case measured for ${formatDuration(env.timeMs)} after ${formatDuration(env.warmupMs)} of warm-up`],
+      [
+        'run',
+        `${run}: each case measured for ${formatDuration(env.timeMs)} after ${formatDuration(env.warmupMs)} of warm-up`,
+      ],
       ['Redis', env.redis ?? 'not measured (`REDIS_URL` unset)'],
       ['load average', env.load],
     ],
@@ -152,7 +161,9 @@ function roundTripSection(groups: readonly RoundTripGroup[]): string {
         ? 'baseline'
         : formatOverhead(row.measurement.medianMs - baseline.medianMs, baseline.medianMs),
     ]);
-    parts.push(`### ${LINE_LABELS[group.line]}\n\n${markdownTable(['stack', 'median', 'p99', 'ops/s', 'overhead vs (a), median'], rows, LATENCY)}`);
+    parts.push(
+      `### ${LINE_LABELS[group.line]}\n\n${markdownTable(['stack', 'median', 'p99', 'ops/s', 'overhead vs (a), median'], rows, LATENCY)}`,
+    );
   }
   return parts.join('\n\n');
 }
@@ -185,7 +196,9 @@ function middlewareSection(report: Report): string {
   const endToEnd = report.roundTrips.flatMap((group) => {
     const keyed = medianOf(group, 'stack-key-sqlite');
     const unkeyed = medianOf(group, 'stack');
-    return keyed === undefined || unkeyed === undefined ? [] : [`${SHORT_LINE_LABELS[group.line]} ${formatOverhead(keyed - unkeyed)}`];
+    return keyed === undefined || unkeyed === undefined
+      ? []
+      : [`${SHORT_LINE_LABELS[group.line]} ${formatOverhead(keyed - unkeyed)}`];
   });
   const target = formatDuration(report.targetMs);
   const outcome = verdict(extra, report.targetMs);
@@ -223,7 +236,16 @@ function telemetryStatement(report: Report): string {
 function storeSection(rows: readonly StoreRow[], inFlight: number): string {
   const n = String(inFlight);
   return markdownTable(
-    ['store', 'operation', 'median', 'p99', 'ops/s, 1 caller', `ops/s, ${n} in flight`, `median, ${n} in flight`, `p99, ${n} in flight`],
+    [
+      'store',
+      'operation',
+      'median',
+      'p99',
+      'ops/s, 1 caller',
+      `ops/s, ${n} in flight`,
+      `median, ${n} in flight`,
+      `p99, ${n} in flight`,
+    ],
     rows.map((row) => [
       row.store,
       `\`${row.op}\``,
@@ -240,7 +262,8 @@ function storeSection(rows: readonly StoreRow[], inFlight: number): string {
 function targetsSection(report: Report): string {
   const rows: string[][] = [];
   const sqlite = report.middleware.rows.find((row) => row.idempotent && row.store === report.sqliteStore);
-  const extra = sqlite === undefined ? Number.NaN : sqlite.measurement.medianMs - report.middleware.baseline.measurement.medianMs;
+  const extra =
+    sqlite === undefined ? Number.NaN : sqlite.measurement.medianMs - report.middleware.baseline.measurement.medianMs;
   rows.push([
     '2',
     `idempotency on SQLite adds under ${formatDuration(report.targetMs)} median per call in process`,
@@ -255,7 +278,8 @@ function targetsSection(report: Report): string {
     verdict(telemetry, report.telemetryTargetMs),
   ]);
   report.sections.forEach((section, index) => {
-    for (const target of section.targets) rows.push([String(index + FIRST_EXTRA_SECTION), target.name, target.detail, target.met ? 'met' : 'not met']);
+    for (const target of section.targets)
+      rows.push([String(index + FIRST_EXTRA_SECTION), target.name, target.detail, target.met ? 'met' : 'not met']);
   });
   return markdownTable(['section', 'target', 'measured', 'outcome'], rows, ['right', 'left', 'right', 'left']);
 }
@@ -264,7 +288,11 @@ function targetsSection(report: Report): string {
 const FIRST_EXTRA_SECTION = 4;
 
 function extraSections(sections: readonly BenchSection[]): string {
-  return sections.map((section, index) => `## ${String(index + FIRST_EXTRA_SECTION)}. ${section.title}\n\n${section.markdown.trim()}\n`).join('\n');
+  return sections
+    .map(
+      (section, index) => `## ${String(index + FIRST_EXTRA_SECTION)}. ${section.title}\n\n${section.markdown.trim()}\n`,
+    )
+    .join('\n');
 }
 
 /** The whole of BENCHMARKS.md. */
@@ -350,6 +378,8 @@ const KEPT_SECTION = /<!-- ([\w-]+):start -->[\s\S]*?<!-- \1:end -->/g;
  * This carries those sections of the previous file over to the new report.
  */
 export function keepForeignSections(previous: string, report: string): string {
-  const kept = [...previous.matchAll(KEPT_SECTION)].map((match) => match[0]).filter((section) => !report.includes(section));
+  const kept = [...previous.matchAll(KEPT_SECTION)]
+    .map((match) => match[0])
+    .filter((section) => !report.includes(section));
   return kept.length === 0 ? report : `${report.trimEnd()}\n\n${kept.join('\n\n')}\n`;
 }

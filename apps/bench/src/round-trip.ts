@@ -1,4 +1,12 @@
-import { composeServer, MemoryStore, silentLogger, type ExtendedClient, type ServerExtension, type Store, type ToolResult } from '@ext/core';
+import {
+  composeServer,
+  MemoryStore,
+  silentLogger,
+  type ExtendedClient,
+  type ServerExtension,
+  type Store,
+  type ToolResult,
+} from '@ext/core';
 import { extendClient as extendClientV1, extendServer as extendServerV1 } from '@ext/core/sdk-v1';
 import { extendClient as extendClientV2 } from '@ext/core/sdk-v2/client';
 import { createHttpHandler, extendServer as extendServerV2 } from '@ext/core/sdk-v2/server';
@@ -13,7 +21,11 @@ import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontext
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport as InMemoryTransportV1 } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer as McpServerV1 } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { InMemoryTransport as InMemoryTransportV2, McpServer as McpServerV2, createMcpHandler } from '@modelcontextprotocol/server';
+import {
+  InMemoryTransport as InMemoryTransportV2,
+  McpServer as McpServerV2,
+  createMcpHandler,
+} from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { measureSequential, type Measurement, type RunOptions } from './measure.js';
 
@@ -88,7 +100,11 @@ function stackFor(scenario: Exclude<Scenario, 'bare'>, stores: { sqlite: () => S
   const transactions = transactionsServer();
   const store = scenario === 'stack-key-sqlite' ? stores.sqlite() : new MemoryStore();
   return {
-    server: [errorsServer(), idempotencyServer({ maxKeysPerPrincipal: 1_000_000_000, defaultTtlSeconds: 600 }), transactions],
+    server: [
+      errorsServer(),
+      idempotencyServer({ maxKeysPerPrincipal: 1_000_000_000, defaultTtlSeconds: 600 }),
+      transactions,
+    ],
     client: [errorsClient(), idempotencyClient({ autoKey: withKey }), transactionsClient()],
     store,
     expectKey: withKey,
@@ -113,7 +129,9 @@ function checkResult(result: unknown, expectKey: boolean): void {
   }
   const meta = record._meta?.[IDEMPOTENCY_ID] as { was_replay?: unknown } | undefined;
   if (expectKey !== (meta?.was_replay === false)) {
-    throw new Error(`round trip: expected ${expectKey ? 'a fresh execution under a key' : 'no idempotency entry'}, got ${JSON.stringify(meta)}`);
+    throw new Error(
+      `round trip: expected ${expectKey ? 'a fresh execution under a key' : 'no idempotency entry'}, got ${JSON.stringify(meta)}`,
+    );
   }
 }
 
@@ -195,7 +213,11 @@ async function v2ModernPair(scenario: Scenario, stores: { sqlite: () => Store })
     handler = createHttpHandler(
       () => {
         const mcp = new McpServerV2(SERVER_INFO);
-        extendServerV2(mcp, composed, { store: chosen.store }).registerTool(TOOL, { inputSchema: z.object(INPUT) }, echo);
+        extendServerV2(mcp, composed, { store: chosen.store }).registerTool(
+          TOOL,
+          { inputSchema: z.object(INPUT) },
+          echo,
+        );
         return mcp;
       },
       { anonymous: 'shared', logger: silentLogger },

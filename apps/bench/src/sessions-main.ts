@@ -16,7 +16,8 @@ function countFrom(argv: readonly string[], env: NodeJS.ProcessEnv): number {
   const index = argv.indexOf('--count');
   const raw = index === -1 ? env.BENCH_SESSIONS_COUNT : argv[index + 1];
   const count = raw === undefined || raw === '' ? 50_000 : Number(raw);
-  if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`--count must be a positive integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new RangeError(`--count must be a positive integer, got ${JSON.stringify(raw)}`);
   return count;
 }
 

@@ -41,20 +41,35 @@ const INITIALIZE = JSON.stringify({
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
 });
 
-function handlerFor(line: string, max: number | undefined): { fetch(request: Request): Promise<Response>; close(): Promise<void> } {
+function handlerFor(
+  line: string,
+  max: number | undefined,
+): { fetch(request: Request): Promise<Response>; close(): Promise<void> } {
   const built = buildStack(FULL);
   // The default limits unless `max` is given: that is what is measured.
-  const options = { anonymous: 'shared' as const, logger: silentLogger, ...(max !== undefined && { sessions: { max } }) };
+  const options = {
+    anonymous: 'shared' as const,
+    logger: silentLogger,
+    ...(max !== undefined && { sessions: { max } }),
+  };
   if (line === 'v1') {
     return createHttpHandlerV1(() => {
       const mcp = new McpServerV1(SERVER_INFO);
-      extendServerV1(mcp, built.composed, { store: built.store, logger: silentLogger }).registerTool(TOOL, { inputSchema: INPUT, _meta: TOOL_META }, echo);
+      extendServerV1(mcp, built.composed, { store: built.store, logger: silentLogger }).registerTool(
+        TOOL,
+        { inputSchema: INPUT, _meta: TOOL_META },
+        echo,
+      );
       return mcp;
     }, options);
   }
   return createHttpHandlerV2(() => {
     const mcp = new McpServerV2(SERVER_INFO);
-    extendServerV2(mcp, built.composed, { store: built.store, logger: silentLogger }).registerTool(TOOL, { inputSchema: INPUT, _meta: TOOL_META }, echo);
+    extendServerV2(mcp, built.composed, { store: built.store, logger: silentLogger }).registerTool(
+      TOOL,
+      { inputSchema: INPUT, _meta: TOOL_META },
+      echo,
+    );
     return mcp;
   }, options);
 }
@@ -73,7 +88,11 @@ async function run(line: string, count: number, max: number | undefined): Promis
   const started = performance.now();
   for (let sent = 1; sent <= count; sent++) {
     const response = await handler.fetch(
-      new Request('http://bench.test/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: INITIALIZE }),
+      new Request('http://bench.test/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: INITIALIZE,
+      }),
     );
     await response.text();
     const status = String(response.status);

@@ -21,14 +21,21 @@ export interface SessionsRun {
 }
 
 async function runChild(line: 'v1' | 'v2', count: number, max: number | undefined): Promise<SessionsAnswer> {
-  const child = fork(new URL('./sessions-server.js', import.meta.url), [line, String(count), max === undefined ? 'default' : String(max)], {
-    execArgv: ['--expose-gc'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = fork(
+    new URL('./sessions-server.js', import.meta.url),
+    [line, String(count), max === undefined ? 'default' : String(max)],
+    {
+      execArgv: ['--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   const exited = once(child, 'exit');
-  const [message] = (await Promise.race([once(child, 'message'), exited.then(() => [undefined])])) as [SessionsAnswer | { type: 'failed'; message: string } | undefined];
+  const [message] = (await Promise.race([once(child, 'message'), exited.then(() => [undefined])])) as [
+    SessionsAnswer | { type: 'failed'; message: string } | undefined,
+  ];
   await exited;
-  if (message?.type !== 'done') throw new Error(`sessions: the ${line} run failed: ${message === undefined ? 'no answer' : message.message}`);
+  if (message?.type !== 'done')
+    throw new Error(`sessions: the ${line} run failed: ${message === undefined ? 'no answer' : message.message}`);
   return message;
 }
 
@@ -37,7 +44,11 @@ async function runChild(line: 'v1' | 'v2', count: number, max: number | undefine
  * show what a session costs, `compareCount` with the limit raised above
  * the count (what the handlers did before they had limits).
  */
-export async function benchSessions(options: { readonly count: number; readonly compareCount: number; readonly progress: (text: string) => void }): Promise<SessionsRun[]> {
+export async function benchSessions(options: {
+  readonly count: number;
+  readonly compareCount: number;
+  readonly progress: (text: string) => void;
+}): Promise<SessionsRun[]> {
   const runs: SessionsRun[] = [];
   for (const line of ['v2', 'v1'] as const) {
     for (const [count, max] of [
@@ -46,7 +57,9 @@ export async function benchSessions(options: { readonly count: number; readonly 
     ] as const) {
       const answer = await runChild(line, count, max);
       const last = answer.samples.at(-1);
-      options.progress(`sessions ${line} ${String(count)} initializes, max ${max === undefined ? 'default' : String(max)}: RSS ${formatBytes(last?.rss ?? Number.NaN)}`);
+      options.progress(
+        `sessions ${line} ${String(count)} initializes, max ${max === undefined ? 'default' : String(max)}: RSS ${formatBytes(last?.rss ?? Number.NaN)}`,
+      );
       runs.push({ line, max, count, answer });
     }
   }
@@ -75,7 +88,9 @@ export function renderSessions(runs: readonly SessionsRun[], machine: string, da
     const refused = run.answer.statuses['503'] ?? 0;
     return [
       run.line === 'v2' ? 'SDK v2 (2025-11-25 era)' : 'SDK v1',
-      run.max === undefined ? `default (${DEFAULT_MAX.toLocaleString('en-US')})` : `raised to ${run.max.toLocaleString('en-US')}`,
+      run.max === undefined
+        ? `default (${DEFAULT_MAX.toLocaleString('en-US')})`
+        : `raised to ${run.max.toLocaleString('en-US')}`,
       run.count.toLocaleString('en-US'),
       `${open.toLocaleString('en-US')} / ${refused.toLocaleString('en-US')}`,
       formatBytes(start?.rss ?? Number.NaN),
@@ -106,7 +121,18 @@ after 1,000 initializes and after every tenth of the run.
 Machine: ${machine}.
 
 ${markdownTable(
-  ['SDK line', 'session limit', 'initializes', 'opened / refused (503)', 'RSS before', 'RSS after 1,000', 'RSS after all', 'peak RSS (sampled)', 'heap per open session', 'time'],
+  [
+    'SDK line',
+    'session limit',
+    'initializes',
+    'opened / refused (503)',
+    'RSS before',
+    'RSS after 1,000',
+    'RSS after all',
+    'peak RSS (sampled)',
+    'heap per open session',
+    'time',
+  ],
   rows,
   ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
 )}`;

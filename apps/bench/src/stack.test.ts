@@ -23,7 +23,9 @@ describe('the full stack', () => {
   });
 
   it('lists the pipeline stages in pipeline order, so adding layers one at a time follows the pipeline', () => {
-    const staged = LAYERS.map((layer) => layer.name.slice('@ext/'.length)).filter((name) => (PIPELINE_STAGES as readonly string[]).includes(name));
+    const staged = LAYERS.map((layer) => layer.name.slice('@ext/'.length)).filter((name) =>
+      (PIPELINE_STAGES as readonly string[]).includes(name),
+    );
     expect(staged).toEqual([...PIPELINE_STAGES]);
   });
 
@@ -36,23 +38,27 @@ describe('the full stack', () => {
   });
 
   it('names every stack on a command line and reads it back (the HTTP server process gets its stack that way)', () => {
-    for (const stack of [BARE, ADAPTER, FULL, { kind: 'first', count: 3 } as const]) expect(parseStackArgument(stackArgument(stack))).toEqual(stack);
+    for (const stack of [BARE, ADAPTER, FULL, { kind: 'first', count: 3 } as const])
+      expect(parseStackArgument(stackArgument(stack))).toEqual(stack);
     expect(parseStackArgument('everything')).toBeUndefined();
     expect(parseStackArgument(undefined)).toBeUndefined();
   });
 
-  it.each(['v1', 'v2'] as const)('answers the echo tool through every layer, all negotiated, on SDK %s in process', async (line) => {
-    // inProcessPair throws unless every package is negotiated and the first call echoes.
-    const pair = await inProcessPair(line, FULL);
-    try {
-      const results = (await Promise.all([pair.call(), pair.call()])) as ToolResult[];
-      for (const result of results) {
-        expect(result.content[0]?.text).toBe('hello');
-        // The idempotency layer ran: each call carried a fresh key and executed.
-        expect(result._meta?.[IDEMPOTENCY_ID]).toMatchObject({ was_replay: false });
+  it.each(['v1', 'v2'] as const)(
+    'answers the echo tool through every layer, all negotiated, on SDK %s in process',
+    async (line) => {
+      // inProcessPair throws unless every package is negotiated and the first call echoes.
+      const pair = await inProcessPair(line, FULL);
+      try {
+        const results = (await Promise.all([pair.call(), pair.call()])) as ToolResult[];
+        for (const result of results) {
+          expect(result.content[0]?.text).toBe('hello');
+          // The idempotency layer ran: each call carried a fresh key and executed.
+          expect(result._meta?.[IDEMPOTENCY_ID]).toMatchObject({ was_replay: false });
+        }
+      } finally {
+        await pair.close();
       }
-    } finally {
-      await pair.close();
-    }
-  });
+    },
+  );
 });

@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { composeServer, MemoryStore, silentLogger, type ClientExtension, type ComposedServer, type ExtendedClient, type ServerExtension, type Store, type ToolResult } from '@ext/core';
+import {
+  composeServer,
+  MemoryStore,
+  silentLogger,
+  type ClientExtension,
+  type ComposedServer,
+  type ExtendedClient,
+  type ServerExtension,
+  type Store,
+  type ToolResult,
+} from '@ext/core';
 import { confirmationClient } from '@ext/confirmation/client';
 import { confirmationServer } from '@ext/confirmation/server';
 import { contentNegotiationClient } from '@ext/content-negotiation/client';
@@ -73,10 +83,15 @@ export const LAYERS: readonly Layer[] = [
   { name: '@ext/errors', server: () => plain(errorsServer()), client: () => errorsClient() },
   {
     name: '@ext/session-state',
-    server: () => plain(sessionStateServer({ keys: [{ id: 'bench', secret: randomBytes(32) }], serverName: 'bench-server' })),
+    server: () =>
+      plain(sessionStateServer({ keys: [{ id: 'bench', secret: randomBytes(32) }], serverName: 'bench-server' })),
     client: () => sessionStateClient(),
   },
-  { name: '@ext/content-negotiation', server: () => plain(contentNegotiationServer()), client: () => contentNegotiationClient() },
+  {
+    name: '@ext/content-negotiation',
+    server: () => plain(contentNegotiationServer()),
+    client: () => contentNegotiationClient(),
+  },
   { name: '@ext/permissions', server: () => plain(permissionsServer()), client: () => permissionsClient() },
   { name: '@ext/cost', server: () => plain(costServer()), client: () => costClient() },
   { name: '@ext/intent', server: () => plain(intentServer()), client: () => intentClient() },
@@ -106,7 +121,13 @@ export const LAYERS: readonly Layer[] = [
     name: '@ext/data-references',
     server: (store) => {
       // The benchmark's tool returns no reference, so the origin's URL is never fetched.
-      const origin = createReferenceOrigin({ secret: randomBytes(32), store, serverName: 'bench-server', baseUrl: 'http://127.0.0.1/refs', logger: silentLogger });
+      const origin = createReferenceOrigin({
+        secret: randomBytes(32),
+        store,
+        serverName: 'bench-server',
+        baseUrl: 'http://127.0.0.1/refs',
+        logger: silentLogger,
+      });
       return { extension: dataReferencesServer({ origin }), stop: () => origin.close() };
     },
     client: () => dataReferencesClient(),
@@ -128,7 +149,11 @@ export const LAYERS: readonly Layer[] = [
  * What answers the call: the SDK alone, the core's adapters with nothing
  * composed, the first `count` layers of {@link LAYERS}, or all of them.
  */
-export type StackKind = { readonly kind: 'bare' } | { readonly kind: 'adapter' } | { readonly kind: 'full' } | { readonly kind: 'first'; readonly count: number };
+export type StackKind =
+  | { readonly kind: 'bare' }
+  | { readonly kind: 'adapter' }
+  | { readonly kind: 'full' }
+  | { readonly kind: 'first'; readonly count: number };
 
 export const BARE = { kind: 'bare' } as const satisfies StackKind;
 export const ADAPTER = { kind: 'adapter' } as const satisfies StackKind;
@@ -170,7 +195,8 @@ export interface BuiltStack {
 
 export function buildStack(stack: Exclude<StackKind, { kind: 'bare' }>, store: Store = new MemoryStore()): BuiltStack {
   const chosen = stack.kind === 'full' ? LAYERS : stack.kind === 'adapter' ? [] : LAYERS.slice(0, stack.count);
-  if (stack.kind === 'first' && (stack.count < 1 || stack.count > LAYERS.length)) throw new Error(`stack: no ${String(stack.count)} first layers`);
+  if (stack.kind === 'first' && (stack.count < 1 || stack.count > LAYERS.length))
+    throw new Error(`stack: no ${String(stack.count)} first layers`);
   const servers = chosen.map((layer) => layer.server(store));
   return {
     composed: composeServer(
@@ -196,7 +222,11 @@ export const ARGS = { text: 'hello' };
  * cost layer counts every call without refusing one.
  */
 export const TOOL_META = {
-  [COST_ID]: { cost: { category: 'metered', estimated_units: 1, unit_label: 'calls' }, latency: 'instant', quota: { limit: 1_000_000_000, window_seconds: 86_400 } },
+  [COST_ID]: {
+    cost: { category: 'metered', estimated_units: 1, unit_label: 'calls' },
+    latency: 'instant',
+    quota: { limit: 1_000_000_000, window_seconds: 86_400 },
+  },
 };
 
 // Typed by inference so both SDKs and the core accept it as a tool result.
@@ -213,5 +243,6 @@ export function checkNegotiated(client: ExtendedClient, built: BuiltStack): void
 /** Throws unless `result` is the echo, not an error or a refusal. */
 export function checkEcho(result: unknown): void {
   const record = result as ToolResult;
-  if (record.isError === true || record.content[0]?.text !== ARGS.text) throw new Error(`stack: unexpected result ${JSON.stringify(result).slice(0, 500)}`);
+  if (record.isError === true || record.content[0]?.text !== ARGS.text)
+    throw new Error(`stack: unexpected result ${JSON.stringify(result).slice(0, 500)}`);
 }

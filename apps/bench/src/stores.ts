@@ -31,7 +31,11 @@ function operations(store: Store, run: string): Readonly<Record<StoreOp, () => P
   let read = 0;
   return {
     setIfAbsent: async () => {
-      const stored = await store.setIfAbsent(`bench:${run}:claim:${String(next++)}`, { state: 'in_flight', started_at: next }, TTL);
+      const stored = await store.setIfAbsent(
+        `bench:${run}:claim:${String(next++)}`,
+        { state: 'in_flight', started_at: next },
+        TTL,
+      );
       if (!stored) throw new Error('setIfAbsent: a fresh key was already present');
     },
     get: async () => {
@@ -55,12 +59,21 @@ export async function runStores(
     try {
       const run = crypto.randomUUID();
       for (let index = 0; index < PRELOADED; index++) {
-        await store.set(`bench:${run}:record:${String(index)}`, { state: 'completed', result: { content: [{ type: 'text', text: 'ok' }] } }, TTL);
+        await store.set(
+          `bench:${run}:record:${String(index)}`,
+          { state: 'completed', result: { content: [{ type: 'text', text: 'ok' }] } },
+          TTL,
+        );
       }
       const ops = operations(store, run);
       for (const op of STORE_OPS) {
         const sequential = await measureSequential(`${named.name} ${op}`, ops[op], options);
-        const concurrent = await measureConcurrent(`${named.name} ${op} x${String(inFlight)}`, ops[op], inFlight, options);
+        const concurrent = await measureConcurrent(
+          `${named.name} ${op} x${String(inFlight)}`,
+          ops[op],
+          inFlight,
+          options,
+        );
         progress(
           `store ${named.name.padEnd(8)} ${op.padEnd(12)} ${Math.round(sequential.opsPerSec).toString().padStart(9)} ops/s, 1 caller` +
             ` ${Math.round(concurrent.opsPerSec).toString().padStart(9)} ops/s, ${String(inFlight)} in flight`,

@@ -10,7 +10,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { MemoryStore, silentLogger } from '@ext/core';
 import { referenceResult } from '@ext/data-references';
-import { createReferenceOrigin, dataReferencesServer, referencesOf, type ReferenceOrigin, type SinkFactory } from '@ext/data-references/server';
+import {
+  createReferenceOrigin,
+  dataReferencesServer,
+  referencesOf,
+  type ReferenceOrigin,
+  type SinkFactory,
+} from '@ext/data-references/server';
 import * as z from 'zod';
 import { failStart, serveCommands, tell, type Message } from './child.js';
 import { countingServer, mcpEndpoint, RssSampler, type CountingServer, type McpEndpoint } from './loopback.js';
@@ -88,7 +94,13 @@ async function exporter(size: number): Promise<Role> {
   const server = await countingServer((req, res) => {
     if (routes.origin?.handle(req, res) !== true) routes.mcp?.handle(req, res, server.url);
   });
-  const origin = createReferenceOrigin({ secret: randomBytes(32), store, serverName: 'exporter', baseUrl: `${server.url}/refs`, logger: silentLogger });
+  const origin = createReferenceOrigin({
+    secret: randomBytes(32),
+    store,
+    serverName: 'exporter',
+    baseUrl: `${server.url}/refs`,
+    logger: silentLogger,
+  });
   const mcp = mcpEndpoint([dataReferencesServer({ origin })], store, (extended) => {
     extended.registerTool('export', { description: 'Exports the data set by reference' }, async (_args, ctx) => {
       const reference = await referencesOf(ctx).create(
@@ -100,7 +112,10 @@ async function exporter(size: number): Promise<Role> {
     });
     extended.registerTool(
       'read_chunk',
-      { description: 'Reads part of the data set, base64', inputSchema: z.object({ offset: z.number().int(), length: z.number().int() }) },
+      {
+        description: 'Reads part of the data set, base64',
+        inputSchema: z.object({ offset: z.number().int(), length: z.number().int() }),
+      },
       ({ offset, length }) => {
         const parts: Uint8Array[] = [];
         let left = Math.min(length, size - offset);
@@ -111,7 +126,14 @@ async function exporter(size: number): Promise<Role> {
           left -= part.length;
         }
         const blob = Buffer.concat(parts).toString('base64');
-        return { content: [{ type: 'resource', resource: { uri: `data-set:${String(offset)}`, mimeType: 'application/octet-stream', blob } }] };
+        return {
+          content: [
+            {
+              type: 'resource',
+              resource: { uri: `data-set:${String(offset)}`, mimeType: 'application/octet-stream', blob },
+            },
+          ],
+        };
       },
     );
   });
@@ -146,12 +168,20 @@ async function importer(size: number, allowedOrigin: string): Promise<Role> {
   const server = await countingServer((req, res) => {
     routes.mcp?.handle(req, res, server.url);
   });
-  const mcp = mcpEndpoint([dataReferencesServer({ import: { allowedOrigins: [allowedOrigin], sink: discard, maxBytes: size } })], store, (extended) => {
-    extended.registerTool('write_chunk', { description: 'Appends part of the data set, base64', inputSchema: z.object({ data: z.string() }) }, ({ data }) => {
-      received.take(Buffer.from(data, 'base64'));
-      return { content: [{ type: 'text', text: 'ok' }] };
-    });
-  });
+  const mcp = mcpEndpoint(
+    [dataReferencesServer({ import: { allowedOrigins: [allowedOrigin], sink: discard, maxBytes: size } })],
+    store,
+    (extended) => {
+      extended.registerTool(
+        'write_chunk',
+        { description: 'Appends part of the data set, base64', inputSchema: z.object({ data: z.string() }) },
+        ({ data }) => {
+          received.take(Buffer.from(data, 'base64'));
+          return { content: [{ type: 'text', text: 'ok' }] };
+        },
+      );
+    },
+  );
   routes.mcp = mcp;
   return {
     server,
@@ -167,11 +197,15 @@ async function importer(size: number, allowedOrigin: string): Promise<Role> {
 async function main(): Promise<void> {
   const [role, sizeText, origin] = process.argv.slice(2);
   const size = Number(sizeText);
-  if (!Number.isSafeInteger(size) || size <= 0) throw new Error(`transfer server: bad size ${JSON.stringify(sizeText)}`);
+  if (!Number.isSafeInteger(size) || size <= 0)
+    throw new Error(`transfer server: bad size ${JSON.stringify(sizeText)}`);
   let served: Role;
   if (role === 'exporter') served = await exporter(size);
   else if (role === 'importer' && origin !== undefined) served = await importer(size, origin);
-  else throw new Error(`transfer server: expected "exporter <bytes>" or "importer <bytes> <origin>", got ${JSON.stringify(process.argv.slice(2))}`);
+  else
+    throw new Error(
+      `transfer server: expected "exporter <bytes>" or "importer <bytes> <origin>", got ${JSON.stringify(process.argv.slice(2))}`,
+    );
   const sampler = new RssSampler();
   let wireBefore = 0;
   serveCommands(
@@ -185,7 +219,13 @@ async function main(): Promise<void> {
       const riseBytes = sampler.stop();
       const receivedBytes = served.received?.bytes ?? 0;
       const receivedSha256 = served.received?.digest() ?? '';
-      return Promise.resolve({ type: 'ended', riseBytes, wireBytes: served.server.bytes() - wireBefore, receivedBytes, receivedSha256 } satisfies TransferAnswer);
+      return Promise.resolve({
+        type: 'ended',
+        riseBytes,
+        wireBytes: served.server.bytes() - wireBefore,
+        receivedBytes,
+        receivedSha256,
+      } satisfies TransferAnswer);
     },
     () => served.close(),
   );

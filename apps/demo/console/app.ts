@@ -5,7 +5,13 @@
  * confirmation dialog (token path, and elicitation when the server asks
  * in-band), a progress bar, the manifest and live notifications.
  */
-import { Client, StreamableHTTPClientTransport, type ElicitRequest, type ElicitResult, type StandardSchemaV1 } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type ElicitRequest,
+  type ElicitResult,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/client';
 
 const NS = 'io.github.mcp-ext';
 const ERRORS = `${NS}/errors`;
@@ -61,15 +67,22 @@ function askPerson(message: string, risk: string): Promise<boolean> {
   badge.textContent = risk;
   badge.className = `risk ${risk}`;
   return new Promise((resolve) => {
-    dialog.addEventListener('close', () => {
-      resolve(dialog.returnValue === 'approve');
-    }, { once: true });
+    dialog.addEventListener(
+      'close',
+      () => {
+        resolve(dialog.returnValue === 'approve');
+      },
+      { once: true },
+    );
     dialog.returnValue = '';
     dialog.showModal();
   });
 }
 
-function progressBar(): { update: (progress: number, total: number | undefined, message: string | undefined) => void; done: () => void } {
+function progressBar(): {
+  update: (progress: number, total: number | undefined, message: string | undefined) => void;
+  done: () => void;
+} {
   const box = element('progress-box');
   const bar = element('progress') as HTMLProgressElement;
   const label = element('progress-text');
@@ -113,9 +126,14 @@ function showTicketEvent(event: Json): void {
 async function watchEvents(client: Client): Promise<void> {
   const status = element('ticket-events-status');
   const listed = await client.request({ method: `${EVENTS}/list`, params: {} }, anyObject);
-  const names = (Array.isArray(listed.events) ? listed.events : []).map((entry) => text(record(entry)?.name, '')).filter((name) => name !== '');
+  const names = (Array.isArray(listed.events) ? listed.events : [])
+    .map((entry) => text(record(entry)?.name, ''))
+    .filter((name) => name !== '');
   const preferred = new URLSearchParams(window.location.search).get('delivery') === 'poll' ? 'poll' : 'notification';
-  const answer = await client.request({ method: `${EVENTS}/subscribe`, params: { events: names, delivery: preferred } }, anyObject);
+  const answer = await client.request(
+    { method: `${EVENTS}/subscribe`, params: { events: names, delivery: preferred } },
+    anyObject,
+  );
   if (answer.status !== 'active') {
     status.textContent = `The server declined the subscription: ${text(answer.reason, 'no reason given')}.`;
     return;
@@ -125,7 +143,10 @@ async function watchEvents(client: Client): Promise<void> {
   let cursor = answer.cursor;
   const every = (typeof answer.poll_interval_seconds === 'number' ? answer.poll_interval_seconds : 5) * 1000;
   const poll = async (): Promise<void> => {
-    const page = await client.request({ method: `${EVENTS}/poll`, params: { subscription_id: answer.subscription_id, cursor } }, anyObject);
+    const page = await client.request(
+      { method: `${EVENTS}/poll`, params: { subscription_id: answer.subscription_id, cursor } },
+      anyObject,
+    );
     for (const event of Array.isArray(page.events) ? page.events : []) showTicketEvent(record(event) ?? {});
     cursor = page.cursor ?? cursor;
   };
@@ -179,26 +200,52 @@ async function connect(): Promise<Client> {
   };
   const token = bearerToken();
   const headers = token === undefined ? undefined : { authorization: `Bearer ${token}` };
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', window.location.origin), { requestInit: { headers } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', window.location.origin), { requestInit: { headers } }),
+  );
   return client;
 }
 
 /** Calls a tool, running the confirmation token path with the dialog when the server asks for it. */
-async function call(client: Client, name: string, args: Json, meta: Json = {}, withProgress = false): Promise<CallOutcome> {
+async function call(
+  client: Client,
+  name: string,
+  args: Json,
+  meta: Json = {},
+  withProgress = false,
+): Promise<CallOutcome> {
   const bar = withProgress ? progressBar() : undefined;
-  const options = bar ? { onprogress: (p: { progress: number; total?: number; message?: string }) => { bar.update(p.progress, p.total, p.message); } } : {};
+  const options = bar
+    ? {
+        onprogress: (p: { progress: number; total?: number; message?: string }) => {
+          bar.update(p.progress, p.total, p.message);
+        },
+      }
+    : {};
   let result = (await client.callTool({ name, arguments: args, _meta: meta }, options)) as Json;
   const gate = metaOf(result, CONFIRMATION);
   if (gate?.status === 'confirmation_required') {
     const approved = await askPerson(text(gate.message, `Run ${name}?`), text(gate.risk_level, 'reversible'));
-    if (!approved) return { result, explanation: 'You cancelled: the server never ran the tool, and the token expires unused.' };
-    result = (await client.callTool({ name, arguments: args, _meta: { ...meta, [CONFIRMATION]: { confirmation_token: gate.confirmation_token } } }, options));
+    if (!approved)
+      return { result, explanation: 'You cancelled: the server never ran the tool, and the token expires unused.' };
+    result = await client.callTool(
+      { name, arguments: args, _meta: { ...meta, [CONFIRMATION]: { confirmation_token: gate.confirmation_token } } },
+      options,
+    );
     bar?.done();
-    return { result, explanation: 'You approved: the client retried with the single-use token bound to this tool, these arguments and you.' };
+    return {
+      result,
+      explanation:
+        'You approved: the client retried with the single-use token bound to this tool, these arguments and you.',
+    };
   }
   bar?.done();
   const error = metaOf(result, ERRORS);
-  if (error) return { result, explanation: `A structured error: ${text(error.code, 'UNKNOWN')} (${text(error.category, 'unknown')}). ${text(error.suggestion, '')}` };
+  if (error)
+    return {
+      result,
+      explanation: `A structured error: ${text(error.code, 'UNKNOWN')} (${text(error.category, 'unknown')}). ${text(error.suggestion, '')}`,
+    };
   return { result, explanation: 'The call succeeded.' };
 }
 
@@ -247,8 +294,16 @@ const STEPS: readonly Step[] = [
     tool: 'delete_ticket',
     run: (client) => call(client, 'delete_ticket', { id: lastTicket }),
   },
-  { label: 'Export a report (progress)', tool: 'export_report', run: (client) => call(client, 'export_report', {}, {}, true) },
-  { label: 'Ask for a ticket that does not exist', tool: 'get_ticket', run: (client) => call(client, 'get_ticket', { id: 'T-404' }) },
+  {
+    label: 'Export a report (progress)',
+    tool: 'export_report',
+    run: (client) => call(client, 'export_report', {}, {}, true),
+  },
+  {
+    label: 'Ask for a ticket that does not exist',
+    tool: 'get_ticket',
+    run: (client) => call(client, 'get_ticket', { id: 'T-404' }),
+  },
 ];
 
 async function main(): Promise<void> {
@@ -295,9 +350,17 @@ async function main(): Promise<void> {
 
   const manifest = element('manifest');
   if (MANIFEST in advertised) {
-    manifest.textContent = JSON.stringify(await client.request({ method: `${MANIFEST}/get`, params: {} }, anyObject), null, 2);
+    manifest.textContent = JSON.stringify(
+      await client.request({ method: `${MANIFEST}/get`, params: {} }, anyObject),
+      null,
+      2,
+    );
   } else {
-    manifest.textContent = JSON.stringify(tools.map((tool) => ({ name: tool.name, annotations: tool.annotations, _meta: tool._meta })), null, 2);
+    manifest.textContent = JSON.stringify(
+      tools.map((tool) => ({ name: tool.name, annotations: tool.annotations, _meta: tool._meta })),
+      null,
+      2,
+    );
   }
   status.dataset.state = 'ready';
 }

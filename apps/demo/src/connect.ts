@@ -17,8 +17,17 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 export type Era = 'modern' | 'legacy';
 
 export type Target =
-  | { readonly kind: 'http'; readonly url: URL; /** The caller's bearer token, when the server authenticates. */ readonly token?: string | undefined }
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env?: Readonly<Record<string, string>> | undefined };
+  | {
+      readonly kind: 'http';
+      readonly url: URL;
+      /** The caller's bearer token, when the server authenticates. */ readonly token?: string | undefined;
+    }
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env?: Readonly<Record<string, string>> | undefined;
+    };
 
 export interface ConnectOptions {
   readonly era: Era;

@@ -16,7 +16,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_SECURITY_HEADERS, serveConsole, sourceMapsFrom, type ConsoleFiles } from './console-files.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 
-const INHERITED = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
+const INHERITED = [
+  'constructor',
+  'toString',
+  '__proto__',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  '__defineGetter__',
+];
 
 async function serve(files: ConsoleFiles): Promise<{ server: Server; base: string }> {
   const server = createServer((req, res) => {
@@ -32,7 +40,14 @@ async function serve(files: ConsoleFiles): Promise<{ server: Server; base: strin
 
 function expectSecurityHeaders(response: Response): void {
   const csp = response.headers.get('content-security-policy') ?? '';
-  for (const directive of ["script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"]) {
+  for (const directive of [
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+  ]) {
     expect(csp).toContain(directive);
   }
   expect(response.headers.get('x-frame-options')).toBe('DENY');

@@ -60,7 +60,11 @@ export function sourceMapsFrom(env: Readonly<Record<string, string | undefined>>
 }
 
 function notFound(res: ServerResponse, text: string): void {
-  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache', ...CONSOLE_SECURITY_HEADERS });
+  res.writeHead(404, {
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'no-cache',
+    ...CONSOLE_SECURITY_HEADERS,
+  });
   res.end(text);
 }
 

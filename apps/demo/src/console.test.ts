@@ -19,147 +19,167 @@ function pngSize(png: Buffer): { width: number; height: number } {
 }
 
 // `pnpm test` installs Debian's chromium where it may, and lists this file among the skipped ones where it cannot.
-describe.skipIf(!existsSync(CHROMIUM))(`the web console in headless Chromium${existsSync(CHROMIUM) ? '' : ` (skipped: no Chromium at ${CHROMIUM})`}`, () => {
-  let running: RunningHttpServer;
-  let browser: Browser;
-  let page: Page;
-  /** What Chromium said about the page's Content-Security-Policy, and the headers the page came with. */
-  const violations: string[] = [];
-  let pageHeaders: Record<string, string> = {};
+describe.skipIf(!existsSync(CHROMIUM))(
+  `the web console in headless Chromium${existsSync(CHROMIUM) ? '' : ` (skipped: no Chromium at ${CHROMIUM})`}`,
+  () => {
+    let running: RunningHttpServer;
+    let browser: Browser;
+    let page: Page;
+    /** What Chromium said about the page's Content-Security-Policy, and the headers the page came with. */
+    const violations: string[] = [];
+    let pageHeaders: Record<string, string> = {};
 
-  beforeAll(async () => {
-    // The tracker as served: delete_ticket is destructive, so the confirmation gate asks first.
-    running = await startHttpServer({ port: 0, logger: silentLogger });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
-    page.on('console', (message) => {
-      if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
+    beforeAll(async () => {
+      // The tracker as served: delete_ticket is destructive, so the confirmation gate asks first.
+      running = await startHttpServer({ port: 0, logger: silentLogger });
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+      page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+      page.on('console', (message) => {
+        if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
+      });
+      // Signed in as alice: the link the server prints carries her token in the fragment.
+      pageHeaders = (await page.goto(running.consoleUrl('alice').href))?.headers() ?? {};
+      await page.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
     });
-    // Signed in as alice: the link the server prints carries her token in the fragment.
-    pageHeaders = (await page.goto(running.consoleUrl('alice').href))?.headers() ?? {};
-    await page.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
-  });
 
-  afterAll(async () => {
-    await browser.close();
-    await running.close();
-  });
+    afterAll(async () => {
+      await browser.close();
+      await running.close();
+    });
 
-  it('runs under its Content-Security-Policy, unframeable, without a violation', () => {
-    expect(pageHeaders['content-security-policy']).toContain("script-src 'self'");
-    expect(pageHeaders['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect(pageHeaders['x-frame-options']).toBe('DENY');
-    expect(violations).toEqual([]);
-  });
+    it('runs under its Content-Security-Policy, unframeable, without a violation', () => {
+      expect(pageHeaders['content-security-policy']).toContain("script-src 'self'");
+      expect(pageHeaders['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(pageHeaders['x-frame-options']).toBe('DENY');
+      expect(violations).toEqual([]);
+    });
 
-  it('takes the token out of the address bar once it has it', () => {
-    expect(page.url()).toBe(new URL('/console/', running.url).href);
-  });
+    it('takes the token out of the address bar once it has it', () => {
+      expect(page.url()).toBe(new URL('/console/', running.url).href);
+    });
 
-  it('tells a visitor without a token how to sign in, and the server refuses it', async () => {
-    const stranger = await browser.newPage();
-    try {
-      await stranger.goto(new URL('/console/', running.url).href);
-      await stranger.locator('#status[data-state="failed"]').waitFor({ timeout: 30_000 });
-      await expect(stranger.locator('#status').textContent()).resolves.toContain('open the console link it printed at start');
-    } finally {
-      await stranger.close();
-    }
-  });
+    it('tells a visitor without a token how to sign in, and the server refuses it', async () => {
+      const stranger = await browser.newPage();
+      try {
+        await stranger.goto(new URL('/console/', running.url).href);
+        await stranger.locator('#status[data-state="failed"]').waitFor({ timeout: 30_000 });
+        await expect(stranger.locator('#status').textContent()).resolves.toContain(
+          'open the console link it printed at start',
+        );
+      } finally {
+        await stranger.close();
+      }
+    });
 
-  it('connects from the page and shows what the server advertises', async () => {
-    await expect(page.locator('#status').textContent()).resolves.toContain('Connected to tracker');
-    const advertised = await page.locator('#extensions li').allTextContents();
-    expect(advertised.some((line) => line.startsWith('io.github.mcp-ext/confirmation'))).toBe(true);
-  });
+    it('connects from the page and shows what the server advertises', async () => {
+      await expect(page.locator('#status').textContent()).resolves.toContain('Connected to tracker');
+      const advertised = await page.locator('#extensions li').allTextContents();
+      expect(advertised.some((line) => line.startsWith('io.github.mcp-ext/confirmation'))).toBe(true);
+    });
 
-  it('shows the manifest the server assembled', async () => {
-    const answer = JSON.parse((await page.locator('#manifest').textContent()) ?? '{}') as { etag?: string; manifest?: { tools?: { name: string }[] } };
-    expect(answer.etag).toMatch(/^[0-9a-f]{64}$/);
-    expect(answer.manifest?.tools?.map((tool) => tool.name)).toEqual(expect.arrayContaining(['delete_ticket', 'export_report', 'attach_image']));
-  });
+    it('shows the manifest the server assembled', async () => {
+      const answer = JSON.parse((await page.locator('#manifest').textContent()) ?? '{}') as {
+        etag?: string;
+        manifest?: { tools?: { name: string }[] };
+      };
+      expect(answer.etag).toMatch(/^[0-9a-f]{64}$/);
+      expect(answer.manifest?.tools?.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['delete_ticket', 'export_report', 'attach_image']),
+      );
+    });
 
-  it('creates a ticket and reads it as JSON and as markdown', async () => {
-    await page.getByRole('button', { name: 'Create a ticket' }).click();
-    await page.locator('#explanation', { hasText: 'succeeded' }).waitFor();
-    // The page subscribed at start: the new ticket arrives in the live events panel.
-    await expect(page.locator('#ticket-events-status').textContent()).resolves.toContain('Subscribed to ticket_created, ticket_closed, ticket_deleted');
-    await page.locator('#ticket-events li[data-event="ticket_created"]', { hasText: 'T-1 "Try the console" (open)' }).waitFor({ timeout: 15_000 });
-    await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
-    await page.locator('#explanation', { hasText: 'agent output' }).waitFor();
-    expect(await page.locator('#result').textContent()).toContain('"structuredContent"');
-    await page.getByRole('button', { name: 'Read it as a person (markdown)' }).click();
-    await page.locator('#explanation', { hasText: 'human output' }).waitFor();
-    expect(await page.locator('#result').textContent()).toContain('format=markdown');
-  });
+    it('creates a ticket and reads it as JSON and as markdown', async () => {
+      await page.getByRole('button', { name: 'Create a ticket' }).click();
+      await page.locator('#explanation', { hasText: 'succeeded' }).waitFor();
+      // The page subscribed at start: the new ticket arrives in the live events panel.
+      await expect(page.locator('#ticket-events-status').textContent()).resolves.toContain(
+        'Subscribed to ticket_created, ticket_closed, ticket_deleted',
+      );
+      await page
+        .locator('#ticket-events li[data-event="ticket_created"]', { hasText: 'T-1 "Try the console" (open)' })
+        .waitFor({ timeout: 15_000 });
+      await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
+      await page.locator('#explanation', { hasText: 'agent output' }).waitFor();
+      expect(await page.locator('#result').textContent()).toContain('"structuredContent"');
+      await page.getByRole('button', { name: 'Read it as a person (markdown)' }).click();
+      await page.locator('#explanation', { hasText: 'human output' }).waitFor();
+      expect(await page.locator('#result').textContent()).toContain('format=markdown');
+    });
 
-  it('asks in a dialog before a destructive call, runs nothing on cancel, and runs once on approval', async () => {
-    await page.getByRole('button', { name: 'Delete it (asks you first)' }).click();
-    const dialog = page.locator('dialog#confirm');
-    await dialog.waitFor({ state: 'visible' });
-    await expect(dialog.locator('#confirm-message').textContent()).resolves.toContain('Delete ticket T-1 for good? This cannot be undone.');
-    await expect(dialog.locator('#confirm-risk').textContent()).resolves.toBe('destructive');
+    it('asks in a dialog before a destructive call, runs nothing on cancel, and runs once on approval', async () => {
+      await page.getByRole('button', { name: 'Delete it (asks you first)' }).click();
+      const dialog = page.locator('dialog#confirm');
+      await dialog.waitFor({ state: 'visible' });
+      await expect(dialog.locator('#confirm-message').textContent()).resolves.toContain(
+        'Delete ticket T-1 for good? This cannot be undone.',
+      );
+      await expect(dialog.locator('#confirm-risk').textContent()).resolves.toBe('destructive');
 
-    const shot = await dialog.screenshot();
-    const box = await dialog.boundingBox();
-    const size = pngSize(shot);
-    expect(box).not.toBeNull();
-    expect(size.width).toBe(Math.round(box?.width ?? 0));
-    expect(size.height).toBe(Math.round(box?.height ?? 0));
-    // A rendered dialog (text, badge, two buttons) does not compress to a blank image.
-    expect(shot.length).toBeGreaterThan(4_000);
+      const shot = await dialog.screenshot();
+      const box = await dialog.boundingBox();
+      const size = pngSize(shot);
+      expect(box).not.toBeNull();
+      expect(size.width).toBe(Math.round(box?.width ?? 0));
+      expect(size.height).toBe(Math.round(box?.height ?? 0));
+      // A rendered dialog (text, badge, two buttons) does not compress to a blank image.
+      expect(shot.length).toBeGreaterThan(4_000);
 
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await page.locator('#explanation', { hasText: 'You cancelled' }).waitFor();
-    await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
-    await page.locator('#explanation', { hasText: 'agent output' }).waitFor();
-    expect(await page.locator('#result').textContent()).toContain('"id": "T-1"');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await page.locator('#explanation', { hasText: 'You cancelled' }).waitFor();
+      await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
+      await page.locator('#explanation', { hasText: 'agent output' }).waitFor();
+      expect(await page.locator('#result').textContent()).toContain('"id": "T-1"');
 
-    await page.getByRole('button', { name: 'Delete it (asks you first)' }).click();
-    await dialog.waitFor({ state: 'visible' });
-    await dialog.getByRole('button', { name: 'Approve' }).click();
-    await page.locator('#explanation', { hasText: 'You approved' }).waitFor();
-    expect(await page.locator('#result').textContent()).toContain('"status": "confirmed"');
-    await page.locator('#ticket-events li[data-event="ticket_deleted"]', { hasText: 'T-1' }).waitFor({ timeout: 15_000 });
-    await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
-    await page.locator('#result', { hasText: 'RESOURCE_NOT_FOUND' }).waitFor();
-  });
+      await page.getByRole('button', { name: 'Delete it (asks you first)' }).click();
+      await dialog.waitFor({ state: 'visible' });
+      await dialog.getByRole('button', { name: 'Approve' }).click();
+      await page.locator('#explanation', { hasText: 'You approved' }).waitFor();
+      expect(await page.locator('#result').textContent()).toContain('"status": "confirmed"');
+      await page
+        .locator('#ticket-events li[data-event="ticket_deleted"]', { hasText: 'T-1' })
+        .waitFor({ timeout: 15_000 });
+      await page.getByRole('button', { name: 'Read it as an agent (JSON)' }).click();
+      await page.locator('#result', { hasText: 'RESOURCE_NOT_FOUND' }).waitFor();
+    });
 
-  it('shows a structured error with its category', async () => {
-    await page.getByRole('button', { name: 'Ask for a ticket that does not exist' }).click();
-    await page.locator('#explanation', { hasText: 'RESOURCE_NOT_FOUND' }).waitFor();
-    expect(await page.locator('#explanation').textContent()).toContain('permanent');
-  });
+    it('shows a structured error with its category', async () => {
+      await page.getByRole('button', { name: 'Ask for a ticket that does not exist' }).click();
+      await page.locator('#explanation', { hasText: 'RESOURCE_NOT_FOUND' }).waitFor();
+      expect(await page.locator('#explanation').textContent()).toContain('permanent');
+    });
 
-  it('polls for events with the subscription cursor when opened with ?delivery=poll', async () => {
-    const polling = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
-    try {
-      const url = running.consoleUrl('alice');
-      url.search = '?delivery=poll';
-      await polling.goto(url.href);
-      await polling.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
-      await polling.locator('#ticket-events-status', { hasText: 'delivered by poll' }).waitFor();
-      await polling.getByRole('button', { name: 'Create a ticket' }).click();
-      await polling.locator('#explanation', { hasText: 'succeeded' }).waitFor();
-      // The server pushes nothing to this page: the ticket arrives with the next poll (every 5 s here).
-      const created = polling.locator('#ticket-events li[data-event="ticket_created"]', { hasText: '"Try the console" (open)' });
-      await created.first().waitFor({ timeout: 15_000 });
-      // Each event once: the cursor moves past what a poll returned.
-      await polling.waitForTimeout(6_000);
-      expect(await created.count()).toBe(1);
-    } finally {
-      await polling.close();
-    }
-  });
+    it('polls for events with the subscription cursor when opened with ?delivery=poll', async () => {
+      const polling = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+      try {
+        const url = running.consoleUrl('alice');
+        url.search = '?delivery=poll';
+        await polling.goto(url.href);
+        await polling.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
+        await polling.locator('#ticket-events-status', { hasText: 'delivered by poll' }).waitFor();
+        await polling.getByRole('button', { name: 'Create a ticket' }).click();
+        await polling.locator('#explanation', { hasText: 'succeeded' }).waitFor();
+        // The server pushes nothing to this page: the ticket arrives with the next poll (every 5 s here).
+        const created = polling.locator('#ticket-events li[data-event="ticket_created"]', {
+          hasText: '"Try the console" (open)',
+        });
+        await created.first().waitFor({ timeout: 15_000 });
+        // Each event once: the cursor moves past what a poll returned.
+        await polling.waitForTimeout(6_000);
+        expect(await created.count()).toBe(1);
+      } finally {
+        await polling.close();
+      }
+    });
 
-  it('met no Content-Security-Policy violation in any step', () => {
-    expect(violations).toEqual([]);
-  });
+    it('met no Content-Security-Policy violation in any step', () => {
+      expect(violations).toEqual([]);
+    });
 
-  it('serves only the console files, never other paths', async () => {
-    const traversal = await fetch(new URL('/console/../package.json', running.url));
-    expect(traversal.status).toBe(404);
-    const unknown = await fetch(new URL('/console/server.js', running.url));
-    expect(unknown.status).toBe(404);
-  });
-});
+    it('serves only the console files, never other paths', async () => {
+      const traversal = await fetch(new URL('/console/../package.json', running.url));
+      expect(traversal.status).toBe(404);
+      const unknown = await fetch(new URL('/console/server.js', running.url));
+      expect(unknown.status).toBe(404);
+    });
+  },
+);

@@ -20,7 +20,11 @@ describe('the tracker answers agents with JSON and people with markdown, from th
     await running.close();
   });
 
-  async function withClient<T>(era: Era, features: readonly string[] | undefined, use: (connection: Connection) => Promise<T>): Promise<T> {
+  async function withClient<T>(
+    era: Era,
+    features: readonly string[] | undefined,
+    use: (connection: Connection) => Promise<T>,
+  ): Promise<T> {
     const connection = await connect(running.as(), { era, features });
     try {
       return await use(connection);
@@ -35,7 +39,10 @@ describe('the tracker answers agents with JSON and people with markdown, from th
 
       beforeAll(async () => {
         ticket = await withClient(era, ['agent'], async ({ extended }) => {
-          const created = await extended!.callTool('create_ticket', { title: `Ship *markdown* on ${era}`, assignee: 'alice' });
+          const created = await extended!.callTool('create_ticket', {
+            title: `Ship *markdown* on ${era}`,
+            assignee: 'alice',
+          });
           return created.structuredContent?.ticket as Ticket;
         });
       });
@@ -61,32 +68,53 @@ describe('the tracker answers agents with JSON and people with markdown, from th
       });
 
       it('list_tickets: an agent gets the list as JSON, a person a markdown table', async () => {
-        const agent = await withClient(era, ['agent'], ({ extended }) => extended!.callTool('list_tickets', { status: 'open' }));
+        const agent = await withClient(era, ['agent'], ({ extended }) =>
+          extended!.callTool('list_tickets', { status: 'open' }),
+        );
         const tickets = agent.structuredContent?.tickets as Ticket[];
         expect(tickets.map((entry) => entry.id)).toContain(ticket.id);
-        const human = await withClient(era, ['human', 'verbosity=verbose'], ({ extended }) => extended!.callTool('list_tickets', { status: 'open' }));
+        const human = await withClient(era, ['human', 'verbosity=verbose'], ({ extended }) =>
+          extended!.callTool('list_tickets', { status: 'open' }),
+        );
         expect(human.content).toEqual([{ type: 'text', text: ticketsMarkdown({ tickets }, 'verbose') }]);
-        expect(String(human.content[0]?.text)).toMatch(/^\d+ tickets?\n\n\| Id \| Title \| Status \| Assignee \| Created \| Closed \|/);
+        expect(String(human.content[0]?.text)).toMatch(
+          /^\d+ tickets?\n\n\| Id \| Title \| Status \| Assignee \| Created \| Closed \|/,
+        );
       });
 
       it('a person can ask for JSON for one call, and an agent for markdown', async () => {
         await withClient(era, ['human'], async ({ extended }) => {
-          const result = await extended!.callTool('get_ticket', { id: ticket.id }, { meta: overrideFeatures(['format=json']) });
+          const result = await extended!.callTool(
+            'get_ticket',
+            { id: ticket.id },
+            { meta: overrideFeatures(['format=json']) },
+          );
           expect(result.structuredContent).toEqual({ ticket });
         });
         await withClient(era, ['agent'], async ({ extended }) => {
-          const result = await extended!.callTool('get_ticket', { id: ticket.id }, { meta: overrideFeatures(['human', 'verbosity=compact']) });
+          const result = await extended!.callTool(
+            'get_ticket',
+            { id: ticket.id },
+            { meta: overrideFeatures(['human', 'verbosity=compact']) },
+          );
           expect(result.content).toEqual([{ type: 'text', text: ticketMarkdown({ ticket }, 'compact') }]);
         });
       });
 
       it('a failure reads as markdown for a person and as JSON for an agent', async () => {
-        const human = await withClient(era, ['human'], ({ extended }) => extended!.callTool('get_ticket', { id: 'T-99999' }));
+        const human = await withClient(era, ['human'], ({ extended }) =>
+          extended!.callTool('get_ticket', { id: 'T-99999' }),
+        );
         expect(human.content).toEqual([
-          { type: 'text', text: '**Error:** Ticket T-99999 does not exist.\n\n**Suggestion:** Call list_tickets to see the ids of existing tickets.' },
+          {
+            type: 'text',
+            text: '**Error:** Ticket T-99999 does not exist.\n\n**Suggestion:** Call list_tickets to see the ids of existing tickets.',
+          },
         ]);
         expect(getStructuredError(human)?.code).toBe('RESOURCE_NOT_FOUND');
-        const agent = await withClient(era, ['agent'], ({ extended }) => extended!.callTool('get_ticket', { id: 'T-99999' }));
+        const agent = await withClient(era, ['agent'], ({ extended }) =>
+          extended!.callTool('get_ticket', { id: 'T-99999' }),
+        );
         expect(JSON.parse(String(agent.content[0]?.text))).toEqual({ error: getStructuredError(agent) });
       });
 

@@ -1,7 +1,7 @@
 /** The words the tour uses to explain what it shows; plain data and formatting, no I/O. */
 import type { ErrorCategory } from '@ext/core';
 
-/** What a client should do with a structured error, by category (DESIGN section 5). */
+/** What a client should do with a structured error, by category (docs/ARCHITECTURE.md, 'Errors'). */
 export const CATEGORY_ADVICE: Readonly<Record<ErrorCategory, string>> = {
   transient: 'the failure is temporary: retry the same call after a backoff (or after retry_after_seconds, if given).',
   permanent: 'the same call will fail the same way: do not retry it; follow the suggestion or tell the user.',
@@ -28,7 +28,9 @@ export function compact(value: unknown): string {
 /** Indented JSON whose continuation lines start at `indent` spaces. */
 export function pretty(value: unknown, indent: number): string {
   if (value === undefined) return '(nothing)';
-  return JSON.stringify(value, null, 2).split('\n').join(`\n${' '.repeat(indent)}`);
+  return JSON.stringify(value, null, 2)
+    .split('\n')
+    .join(`\n${' '.repeat(indent)}`);
 }
 
 /** Terminal styling that turns itself off when the output is not a terminal or `NO_COLOR` is set. */

@@ -13,7 +13,9 @@ const STDIO = {
 };
 
 function verdict(outcome: RunOutcome): string[] {
-  return outcome.results.filter((result) => result.status === 'failed' || result.status === 'error').map((result) => `${result.id}: ${result.message ?? ''}`);
+  return outcome.results
+    .filter((result) => result.status === 'failed' || result.status === 'error')
+    .map((result) => `${result.id}: ${result.message ?? ''}`);
 }
 
 describe('@ext/conformance judges the tracker', () => {
@@ -33,12 +35,27 @@ describe('@ext/conformance judges the tracker', () => {
     ['2025-11-25', 'bob'],
   ] as const) {
     it(`over Streamable HTTP on ${protocolVersion}: every advertised extension conforms`, async () => {
-      const outcome = await runConformance({ target: { kind: 'http', url: running.url.href, headers: { authorization: `Bearer ${running.tokens![user]}` } }, protocolVersion, allowEffects: true });
+      const outcome = await runConformance({
+        target: { kind: 'http', url: running.url.href, headers: { authorization: `Bearer ${running.tokens![user]}` } },
+        protocolVersion,
+        allowEffects: true,
+      });
       expect(verdict(outcome)).toEqual([]);
       expect(outcome.exitCode).toBe(0);
       // Every extension the tracker composes has its suite run, and passing checks in it.
-      const passed = new Set(outcome.results.filter((result) => result.status === 'passed').map((result) => result.extension));
-      for (const extension of ['errors', 'streaming', 'events', 'manifest', 'data-references', 'multimodal', 'discovery']) expect(passed).toContain(extension);
+      const passed = new Set(
+        outcome.results.filter((result) => result.status === 'passed').map((result) => result.extension),
+      );
+      for (const extension of [
+        'errors',
+        'streaming',
+        'events',
+        'manifest',
+        'data-references',
+        'multimodal',
+        'discovery',
+      ])
+        expect(passed).toContain(extension);
     }, 300_000);
 
     it(`over stdio on ${protocolVersion}: every advertised extension conforms`, async () => {

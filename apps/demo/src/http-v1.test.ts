@@ -30,7 +30,10 @@ describe('the tracker on SDK v1 over Streamable HTTP', () => {
 
   beforeAll(async () => {
     running = await startHttpServer({ port: 0, sdk: 'v1', logger: silentLogger });
-    connection = await connect(running.as(), { era: 'legacy', extensions: [confirmationClient(), streamingClient(), costClient()] });
+    connection = await connect(running.as(), {
+      era: 'legacy',
+      extensions: [confirmationClient(), streamingClient(), costClient()],
+    });
   });
 
   afterAll(async () => {
@@ -65,7 +68,11 @@ describe('the tracker on SDK v1 over Streamable HTTP', () => {
     expect(unknown.status).toBe(404);
     const foreign = await fetch(running.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'https://evil.example' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        origin: 'https://evil.example',
+      },
       body: '{}',
     });
     expect(foreign.status).toBe(403);
@@ -110,11 +117,23 @@ describe('the tracker on SDK v1 over Streamable HTTP', () => {
     const client = connection.extended!;
     const created = await client.callTool('create_ticket', { title: 'Obsolete' });
     const id = (created.structuredContent?.ticket as { id: string }).id;
-    const declined = await callWithConfirmation(client, 'delete_ticket', { id }, { confirm: () => Promise.resolve(false) });
+    const declined = await callWithConfirmation(
+      client,
+      'delete_ticket',
+      { id },
+      { confirm: () => Promise.resolve(false) },
+    );
     expect(declined.isError).toBe(true);
     expect((await client.callTool('get_ticket', { id })).isError).not.toBe(true);
-    const approved = await callWithConfirmation(client, 'delete_ticket', { id }, { confirm: () => Promise.resolve(true) });
+    const approved = await callWithConfirmation(
+      client,
+      'delete_ticket',
+      { id },
+      { confirm: () => Promise.resolve(true) },
+    );
     expect(approved.isError).not.toBe(true);
-    expect(getStructuredError(await client.callTool('get_ticket', { id }))).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
+    expect(getStructuredError(await client.callTool('get_ticket', { id }))).toMatchObject({
+      code: 'RESOURCE_NOT_FOUND',
+    });
   });
 });

@@ -34,12 +34,15 @@ async function main(): Promise<void> {
     tokens,
     logger,
   });
-  console.error(`tracker: MCP over Streamable HTTP at ${running.url.href}, SDK ${sdk} (pipeline: ${running.composed.pipeline.map((entry) => entry.stage).join(' > ')} > tool handler)`);
+  console.error(
+    `tracker: MCP over Streamable HTTP at ${running.url.href}, SDK ${sdk} (pipeline: ${running.composed.pipeline.map((entry) => entry.stage).join(' > ')} > tool handler)`,
+  );
   if (running.origin !== undefined) console.error(`tracker: data references served at ${running.origin.baseUrl}`);
   if (tokens === undefined) console.error('tracker: --anonymous: every caller is the one principal "anonymous"');
   else {
     console.error('tracker: callers sign in with a bearer token (Authorization: Bearer <token>):');
-    for (const user of DEMO_USERS) console.error(`  ${user.padEnd(5)} ${tokens[user]}  console: ${running.consoleUrl(user).href}`);
+    for (const user of DEMO_USERS)
+      console.error(`  ${user.padEnd(5)} ${tokens[user]}  console: ${running.consoleUrl(user).href}`);
   }
   closeOnStop('tracker', () => running.close(), { announce: true });
 }

@@ -4,7 +4,15 @@
  * sharing one Redis), the callers alice and bob, and small readers.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { composeServer, silentLogger, type ClientExtension, type ComposedServer, type ExtendedClient, type Store, type ToolResult } from '@ext/core';
+import {
+  composeServer,
+  silentLogger,
+  type ClientExtension,
+  type ComposedServer,
+  type ExtendedClient,
+  type Store,
+  type ToolResult,
+} from '@ext/core';
 import { confirmationServer } from '@ext/confirmation/server';
 import { errorsServer } from '@ext/errors/server';
 import { manifestServer } from '@ext/manifest/server';
@@ -178,10 +186,19 @@ async function deploy(stack: Stack, composition: Composition, redis: RedisRun | 
 }
 
 /** Runs `test` on a fresh deployment, then closes every client and server it opened. */
-export async function withWorld(stack: Stack, composition: Composition, redis: RedisRun | undefined, test: (world: World) => Promise<void>): Promise<void> {
+export async function withWorld(
+  stack: Stack,
+  composition: Composition,
+  redis: RedisRun | undefined,
+  test: (world: World) => Promise<void>,
+): Promise<void> {
   const deployment = await deploy(stack, composition, redis);
   const connections: Connection[] = [];
-  const open = async (server: RunningHttpServer, user: 'alice' | 'bob', halves: () => ClientExtension[]): Promise<ExtendedClient> => {
+  const open = async (
+    server: RunningHttpServer,
+    user: 'alice' | 'bob',
+    halves: () => ClientExtension[],
+  ): Promise<ExtendedClient> => {
     const connection = await connect(server.as(user), { era: stack.era, extensions: halves(), name: `${user}-client` });
     connections.push(connection);
     if (connection.extended === undefined) throw new Error('the client has no extensions attached');
@@ -207,7 +224,10 @@ export async function withWorld(stack: Stack, composition: Composition, redis: R
 /** Asserts that `result` is a refusal with `code` (the text is shown when not) and returns its structured error. */
 export function expectRefused(result: ToolResult, code: string) {
   const structured = getStructuredError(result);
-  expect(result.isError, `expected ${code}, got a result that is not an error: ${JSON.stringify(result).slice(0, 400)}`).toBe(true);
+  expect(
+    result.isError,
+    `expected ${code}, got a result that is not an error: ${JSON.stringify(result).slice(0, 400)}`,
+  ).toBe(true);
   expect(structured?.code, `expected ${code}: ${JSON.stringify(result.content).slice(0, 400)}`).toBe(code);
   return structured;
 }
@@ -252,4 +272,7 @@ export async function ticketTitles(client: ExtendedClient): Promise<string[]> {
 }
 
 /** A 1x1 PNG. */
-export const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+export const PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);

@@ -20,7 +20,13 @@ import { PERMISSIONS_ID } from '@ext/permissions';
 import { currentSession, negotiateScopes, permissionsClient } from '@ext/permissions/client';
 import { SESSION_STATE_ID } from '@ext/session-state';
 import { getSessionStateMeta, sessionStateClient } from '@ext/session-state/client';
-import { getStreamingResult, streamCall, streamingClient, type Checkpoint, type StreamUpdate } from '@ext/streaming/client';
+import {
+  getStreamingResult,
+  streamCall,
+  streamingClient,
+  type Checkpoint,
+  type StreamUpdate,
+} from '@ext/streaming/client';
 import { EXTENSION_ID as TRANSACTIONS_ID } from '@ext/transactions';
 import { beginTransaction, transactionsClient } from '@ext/transactions/client';
 import type { ExtendedClient, ToolResult } from '@ext/core';
@@ -64,11 +70,19 @@ async function confirmationToken(world: World): Promise<void> {
 /** 2a. The tracker offers no grants: nobody gets one, and a grant_id skips nothing. */
 async function trackerGrants(world: World): Promise<void> {
   const { alice, bob } = await world.callers(() => [confirmationClient()]);
-  const asked = requestGrant(alice, 'delete_ticket', { maxCalls: 1, durationSeconds: 60, confirm: () => Promise.resolve(true) });
+  const asked = requestGrant(alice, 'delete_ticket', {
+    maxCalls: 1,
+    durationSeconds: 60,
+    confirm: () => Promise.resolve(true),
+  });
   expect(await methodRefusal(asked)).toBe('CONFIRMATION_GRANTS_DISABLED');
   const id = await createTicket(alice, 'Not granted');
   // A well-formed grant id (256 bits, as the server mints them) that no grant holds.
-  const forged = await bob.callTool('delete_ticket', { id }, { meta: grantMeta({ grant_id: randomBytes(32).toString('base64url') }) });
+  const forged = await bob.callTool(
+    'delete_ticket',
+    { id },
+    { meta: grantMeta({ grant_id: randomBytes(32).toString('base64url') }) },
+  );
   expectRefused(forged, 'CONFIRMATION_GRANT_INVALID');
   expect(await readTicket(alice, id)).toMatchObject({ id });
 }
@@ -77,14 +91,22 @@ async function trackerGrants(world: World): Promise<void> {
 async function confirmationGrant(world: World): Promise<void> {
   const { alice, bob, aliceOnB } = await world.callers(() => [confirmationClient()]);
   const id = await createTicket(alice, 'Granted');
-  const grant = await requestGrant(alice, 'delete_ticket', { maxCalls: 2, durationSeconds: 300, confirm: () => Promise.resolve(true) });
+  const grant = await requestGrant(alice, 'delete_ticket', {
+    maxCalls: 2,
+    durationSeconds: 300,
+    confirm: () => Promise.resolve(true),
+  });
   expect(grant?.grant_id).toBeTypeOf('string');
   const meta = grantMeta({ grant_id: String(grant?.grant_id) });
   expectRefused(await bob.callTool('delete_ticket', { id }, { meta }), 'CONFIRMATION_PRINCIPAL_MISMATCH');
   expect(await readTicket(bob, id)).toMatchObject({ id });
   // Bob used none of its calls: alice still has both, on the other instance.
   const used = expectOk(await aliceOnB.callTool('delete_ticket', { id }, { meta }));
-  expect(dig(used._meta, CONFIRMATION_ID)).toMatchObject({ status: 'confirmed', via: 'grant', grant_calls_remaining: 1 });
+  expect(dig(used._meta, CONFIRMATION_ID)).toMatchObject({
+    status: 'confirmed',
+    via: 'grant',
+    grant_calls_remaining: 1,
+  });
   expect(await readTicket(alice, id)).toBeUndefined();
 }
 
@@ -121,7 +143,9 @@ async function idempotencyKey(world: World): Promise<void> {
   // Other arguments under a key alice holds: no IDEMPOTENCY_CONFLICT for bob.
   const other = `iso-${randomUUID()}`;
   expectOk(await alice.callTool('create_ticket', { title: 'Alice, other key' }, { meta: idempotencyMeta(other) }));
-  const bobOther = expectOk(await bob.callTool('create_ticket', { title: 'Bob, same key' }, { meta: idempotencyMeta(other) }));
+  const bobOther = expectOk(
+    await bob.callTool('create_ticket', { title: 'Bob, same key' }, { meta: idempotencyMeta(other) }),
+  );
   expect(getReplayInfo(bobOther)?.was_replay).toBe(false);
   expect(await ticketTitles(alice)).toEqual([args.title, args.title, 'Alice, other key', 'Bob, same key']);
 }
@@ -132,17 +156,30 @@ async function transaction(world: World): Promise<void> {
   const tx = await beginTransaction(alice, { description: "alice's transaction" });
   const id = ticketIdOf(expectOk(await tx.callTool('create_ticket', { title: 'Inside the transaction' })));
   for (const verb of ['status', 'commit', 'rollback']) {
-    expect(await methodRefusal(bob.request(`${TRANSACTIONS_ID}/${verb}`, { transaction_id: tx.id })), verb).toBe('RESOURCE_NOT_FOUND');
+    expect(await methodRefusal(bob.request(`${TRANSACTIONS_ID}/${verb}`, { transaction_id: tx.id })), verb).toBe(
+      'RESOURCE_NOT_FOUND',
+    );
   }
-  const step = await bob.callTool('create_ticket', { title: 'Bob sneaks in' }, { meta: { [TRANSACTIONS_ID]: { transaction_id: tx.id } } });
+  const step = await bob.callTool(
+    'create_ticket',
+    { title: 'Bob sneaks in' },
+    { meta: { [TRANSACTIONS_ID]: { transaction_id: tx.id } } },
+  );
   expectRefused(step, 'RESOURCE_NOT_FOUND');
   expect(await ticketTitles(bob)).toEqual(['Inside the transaction']);
   // The id names nothing of alice's for bob: he may begin his own under it.
   expect((await beginTransaction(bob, { transactionId: tx.id })).begun.status).toBe('active');
   const status = await aliceOnB.request(`${TRANSACTIONS_ID}/status`, { transaction_id: tx.id });
-  expect(status).toMatchObject({ transaction_id: tx.id, status: 'active', steps: [expect.objectContaining({ tool: 'create_ticket' })] });
+  expect(status).toMatchObject({
+    transaction_id: tx.id,
+    status: 'active',
+    steps: [expect.objectContaining({ tool: 'create_ticket' })],
+  });
   const rolled = await aliceOnB.request(`${TRANSACTIONS_ID}/rollback`, { transaction_id: tx.id });
-  expect(rolled).toMatchObject({ status: 'rolled_back', steps_compensated: [expect.objectContaining({ status: 'compensated' })] });
+  expect(rolled).toMatchObject({
+    status: 'rolled_back',
+    steps_compensated: [expect.objectContaining({ status: 'compensated' })],
+  });
   expect(await readTicket(alice, id)).toBeUndefined();
 }
 
@@ -173,7 +210,10 @@ async function checkpoint(world: World): Promise<void> {
   const first = await collect(call);
   expectOk(first.result as ToolResult);
   expect(first.chunks.map((chunk) => chunk.sequence)).toEqual([0, 1, 2]);
-  const from: Checkpoint = { operation_id: call.operationId, checkpoint_token: String(first.chunks[0]?.checkpoint_token) };
+  const from: Checkpoint = {
+    operation_id: call.operationId,
+    checkpoint_token: String(first.chunks[0]?.checkpoint_token),
+  };
   const bobBefore = await exportsLeft(bob);
   const stolen = await collect(streamCall(bob, 'export_report', {}, { resumeFrom: from }));
   expectRefused(stolen.result as ToolResult, 'CHECKPOINT_NOT_FOUND');
@@ -181,7 +221,10 @@ async function checkpoint(world: World): Promise<void> {
   expect(await exportsLeft(bob)).toBe(bobBefore);
   // Alice resumes on the other instance, after the header.
   const resumed = await collect(streamCall(aliceOnB, 'export_report', {}, { resumeFrom: from }));
-  expect(getStreamingResult(expectOk(resumed.result as ToolResult))).toMatchObject({ operation_id: call.operationId, resumed: true });
+  expect(getStreamingResult(expectOk(resumed.result as ToolResult))).toMatchObject({
+    operation_id: call.operationId,
+    resumed: true,
+  });
   expect(resumed.chunks.map((chunk) => chunk.sequence)).toEqual([1, 2]);
 }
 
@@ -239,7 +282,11 @@ async function permissionSession(world: World): Promise<void> {
   expectOk(await alice.callTool('close_ticket', { id }));
   expect((await negotiateScopes(alice, [ADMIN_SCOPE]))?.granted_scopes).toContain(ADMIN_SCOPE);
   const meta = { [PERMISSIONS_ID]: { session_token: currentSession(alice)?.token } };
-  const check = await bob.request(`${PERMISSIONS_ID}/check`, { tool: 'purge_closed_tickets', scopes_held: [ADMIN_SCOPE], _meta: meta });
+  const check = await bob.request(`${PERMISSIONS_ID}/check`, {
+    tool: 'purge_closed_tickets',
+    scopes_held: [ADMIN_SCOPE],
+    _meta: meta,
+  });
   expect(check).toMatchObject({ allowed: false, missing_scopes: [ADMIN_SCOPE] });
   expectRefused(await bob.callTool('purge_closed_tickets', {}, { meta }), 'SESSION_EXPIRED');
   expect(await readTicket(bob, id)).toMatchObject({ id, status: 'closed' });
@@ -255,16 +302,24 @@ interface IsolationCase {
 
 const CASES: readonly IsolationCase[] = [
   { name: "redeem alice's confirmation token", composition: 'tracker', run: confirmationToken },
-  { name: 'get or present a confirmation grant on the tracker (grants are off)', composition: 'tracker', run: trackerGrants },
+  {
+    name: 'get or present a confirmation grant on the tracker (grants are off)',
+    composition: 'tracker',
+    run: trackerGrants,
+  },
   { name: "use alice's confirmation grant (grants on)", composition: 'grants', run: confirmationGrant },
   { name: "read alice's session state", composition: 'tracker', run: sessionState },
   { name: "replay alice's idempotency key", composition: 'tracker', run: idempotencyKey },
   { name: "read, commit, roll back or join alice's transaction", composition: 'tracker', run: transaction },
   { name: "resume alice's streaming checkpoint", composition: 'tracker', run: checkpoint },
-  { name: "poll, stream, unsubscribe or replace alice's event subscription", composition: 'tracker', run: subscription },
+  {
+    name: "poll, stream, unsubscribe or replace alice's event subscription",
+    composition: 'tracker',
+    run: subscription,
+  },
   { name: "use up alice's export quota (or use hers)", composition: 'tracker', run: quota },
   { name: "attach alice's uploaded image by its reference", composition: 'tracker', run: upload },
-  { name: "use the admin scope alice negotiated (negotiable scope on)", composition: 'grants', run: permissionSession },
+  { name: 'use the admin scope alice negotiated (negotiable scope on)', composition: 'grants', run: permissionSession },
 ];
 
 /** `[name, case]` rows: `%s` prints a name in full (`$name` would quote and shorten it). */

@@ -3,7 +3,11 @@
  * SIGINT or SIGTERM (and, over stdio, when the host closes stdin), once,
  * then exits 0, or 1 if closing failed.
  */
-export function closeOnStop(label: string, close: () => Promise<void>, options: { readonly announce?: boolean; readonly stdin?: boolean } = {}): void {
+export function closeOnStop(
+  label: string,
+  close: () => Promise<void>,
+  options: { readonly announce?: boolean; readonly stdin?: boolean } = {},
+): void {
   let stopping = false;
   const stop = (reason: string): void => {
     if (stopping) return;

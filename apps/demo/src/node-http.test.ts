@@ -22,7 +22,12 @@ const INITIALIZE = JSON.stringify({
 });
 
 /** A raw POST with full control over Host and Origin (fetch would not let us set Host). */
-function rawPost(url: URL, headers: Record<string, string>, body: string, path = url.pathname): Promise<{ status: number; body: string }> {
+function rawPost(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  path = url.pathname,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
@@ -72,7 +77,9 @@ describe('resolveRefsPort (TRACKER_REFS_PORT)', () => {
 
   it('refuses a malformed value naming the variable', () => {
     for (const raw of ['http', '-1', '70000', '41.5', ' 4100']) {
-      expect(() => resolveRefsPort({ TRACKER_REFS_PORT: raw })).toThrow(/TRACKER_REFS_PORT must be an integer from 0 to 65535/);
+      expect(() => resolveRefsPort({ TRACKER_REFS_PORT: raw })).toThrow(
+        /TRACKER_REFS_PORT must be an integer from 0 to 65535/,
+      );
     }
   });
 });
@@ -88,7 +95,10 @@ async function freePort(): Promise<number> {
 }
 
 /** Runs tracker-http until its stderr matches `until` (or it exits); then stops it. */
-async function runTrackerHttp(env: Record<string, string>, until: RegExp): Promise<{ stderr: string; code: number | null; match: RegExpExecArray | null }> {
+async function runTrackerHttp(
+  env: Record<string, string>,
+  until: RegExp,
+): Promise<{ stderr: string; code: number | null; match: RegExpExecArray | null }> {
   const child = spawn(process.execPath, [fileURLToPath(new URL('../dist/http.js', import.meta.url)), '--port', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, TRACKER_DB: ':memory:', REDIS_URL: '', ...env },
@@ -118,7 +128,10 @@ async function runTrackerHttp(env: Record<string, string>, until: RegExp): Promi
 describe('tracker-http and TRACKER_REFS_PORT', () => {
   it('serves the reference origin on the port the variable names', async () => {
     const port = await freePort();
-    const { match, stderr } = await runTrackerHttp({ TRACKER_REFS_PORT: String(port) }, /data references served at (http:\/\/127\.0\.0\.1:(\d+)\/refs)/);
+    const { match, stderr } = await runTrackerHttp(
+      { TRACKER_REFS_PORT: String(port) },
+      /data references served at (http:\/\/127\.0\.0\.1:(\d+)\/refs)/,
+    );
     expect(match?.[2], stderr).toBe(String(port));
   });
 
@@ -155,10 +168,13 @@ describe('the tracker over Streamable HTTP', () => {
           const handshake = connection.wire.exchange(era === 'modern' ? 'server/discover' : 'initialize');
           const advertised =
             era === 'modern'
-              ? (handshake?.request.params?._meta as Record<string, { extensions?: unknown }>)['io.modelcontextprotocol/clientCapabilities']?.extensions
+              ? (handshake?.request.params?._meta as Record<string, { extensions?: unknown }>)[
+                  'io.modelcontextprotocol/clientCapabilities'
+                ]?.extensions
               : (handshake?.request.params?.capabilities as { extensions?: unknown }).extensions;
           expect(advertised).toEqual({ [ERRORS_EXTENSION_ID]: { version: '1.0' } });
-          const served = (handshake?.response?.result?.capabilities as { extensions?: Record<string, unknown> }).extensions ?? {};
+          const served =
+            (handshake?.response?.result?.capabilities as { extensions?: Record<string, unknown> }).extensions ?? {};
           expect(Object.keys(served).sort()).toEqual(TRACKER_EXTENSIONS);
           expect(served[ERRORS_EXTENSION_ID]).toEqual({ version: '1.0' });
           expect(served[CONTENT_NEGOTIATION_EXTENSION_ID]).toEqual({ version: '1.0' });
@@ -201,7 +217,10 @@ describe('the tracker over Streamable HTTP', () => {
             suggestion: 'Call list_tickets to see the ids of existing tickets.',
             details: { id: 'T-99999' },
           });
-          expect(result.content[0]).toEqual({ type: 'text', text: 'Ticket T-99999 does not exist.\nCall list_tickets to see the ids of existing tickets.' });
+          expect(result.content[0]).toEqual({
+            type: 'text',
+            text: 'Ticket T-99999 does not exist.\nCall list_tickets to see the ids of existing tickets.',
+          });
         } finally {
           await connection.close();
         }
@@ -211,7 +230,10 @@ describe('the tracker over Streamable HTTP', () => {
         const connection = await connect(running.as(), { era });
         try {
           const result = await connection.extended!.callTool('create_ticket', { title: '   ' });
-          expect(getStructuredError(result)).toMatchObject({ category: 'invalid_input', details: { field: 'title', pointer: '/title' } });
+          expect(getStructuredError(result)).toMatchObject({
+            category: 'invalid_input',
+            details: { field: 'title', pointer: '/title' },
+          });
           const badId = await connection.extended!.callTool('get_ticket', { id: 'ticket one' });
           expect(getStructuredError(badId)).toMatchObject({ category: 'invalid_input', details: { field: 'id' } });
         } finally {
@@ -222,10 +244,18 @@ describe('the tracker over Streamable HTTP', () => {
       it('degrades to a plain MCP error result for a client without the extension', async () => {
         const connection = await connect(running.as(), { era, withErrors: false });
         try {
-          const result = (await connection.client.callTool({ name: 'get_ticket', arguments: { id: 'T-99999' } })) as ToolResult;
+          const result = (await connection.client.callTool({
+            name: 'get_ticket',
+            arguments: { id: 'T-99999' },
+          })) as ToolResult;
           expect(result.isError).toBe(true);
           expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
-          expect(result.content).toEqual([{ type: 'text', text: 'Ticket T-99999 does not exist.\nCall list_tickets to see the ids of existing tickets.' }]);
+          expect(result.content).toEqual([
+            {
+              type: 'text',
+              text: 'Ticket T-99999 does not exist.\nCall list_tickets to see the ids of existing tickets.',
+            },
+          ]);
         } finally {
           await connection.close();
         }
@@ -250,12 +280,20 @@ describe('the tracker over Streamable HTTP', () => {
     const refused = await rawPost(running.url, { origin: 'http://evil.example' }, INITIALIZE);
     expect(refused.status).toBe(403);
     expect(refused.body).toContain('Invalid Origin');
-    const local = await rawPost(running.url, { origin: `http://localhost:${running.url.port}`, authorization: `Bearer ${running.tokens!.alice}` }, INITIALIZE);
+    const local = await rawPost(
+      running.url,
+      { origin: `http://localhost:${running.url.port}`, authorization: `Bearer ${running.tokens!.alice}` },
+      INITIALIZE,
+    );
     expect(local.status).toBe(200);
   });
 
   it("refuses a caller without a valid token with the SDK's 401 challenge", async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer forged-token-of-no-one' }, { authorization: `Basic ${running.tokens!.alice}` }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer forged-token-of-no-one' },
+      { authorization: `Basic ${running.tokens!.alice}` },
+    ]) {
       const refused = await rawPost(running.url, headers, INITIALIZE);
       expect(refused.status).toBe(401);
       expect(refused.body).toMatch(/invalid_token|Unauthorized|invalid_request/);
@@ -271,10 +309,13 @@ describe('the tracker over Streamable HTTP', () => {
   it('answers 4xx, never 5xx, to targets and methods a fetch Request cannot carry', async () => {
     const raw = (method: string, path: string): Promise<number> =>
       new Promise((resolve, reject) => {
-        const req = httpRequest({ host: running.url.hostname, port: running.url.port, method, path, agent: false }, (res) => {
-          resolve(res.statusCode ?? 0);
-          res.resume();
-        });
+        const req = httpRequest(
+          { host: running.url.hostname, port: running.url.port, method, path, agent: false },
+          (res) => {
+            resolve(res.statusCode ?? 0);
+            res.resume();
+          },
+        );
         req.on('error', reject);
         req.end();
       });
@@ -293,13 +334,19 @@ describe('the tracker over Streamable HTTP', () => {
   it('serves the server card beside /mcp and at the well-known path, with the manifest, an ETag and 304 on a match', async () => {
     const card = await fetch(running.cardUrl);
     expect(card.status).toBe(200);
-    const body = (await card.json()) as { name: string; remotes?: { url: string }[]; _meta: Record<string, { tools: { name: string }[] }> };
+    const body = (await card.json()) as {
+      name: string;
+      remotes?: { url: string }[];
+      _meta: Record<string, { tools: { name: string }[] }>;
+    };
     expect(body.name).toBe('tracker');
     expect(body.remotes?.[0]?.url).toBe(running.url.href);
     expect(body._meta['io.github.mcp-ext/manifest']?.tools.map((tool) => tool.name).sort()).toEqual(TRACKER_TOOLS);
     const etag = card.headers.get('etag') ?? '';
     expect(etag).not.toBe('');
-    const wellKnown = await fetch(new URL('/.well-known/mcp/server-card.json', running.url), { headers: { 'if-none-match': etag } });
+    const wellKnown = await fetch(new URL('/.well-known/mcp/server-card.json', running.url), {
+      headers: { 'if-none-match': etag },
+    });
     expect(wellKnown.status).toBe(304);
   });
 });
@@ -334,7 +381,9 @@ describe('shutdown', () => {
         });
       });
       const connection = await connect(target, { era: 'modern' });
-      expect((await connection.extended!.callTool('create_ticket', { title: 'Before shutdown' })).isError).toBeUndefined();
+      expect(
+        (await connection.extended!.callTool('create_ticket', { title: 'Before shutdown' })).isError,
+      ).toBeUndefined();
       await connection.close();
       const exited = once(child, 'exit');
       child.kill('SIGTERM');

@@ -134,7 +134,8 @@ export async function toFetchRequest(
   maxBodyBytes = DEFAULT_MAX_REQUEST_BODY_SIZE,
 ): Promise<Request> {
   const method = req.method ?? 'GET';
-  if (FORBIDDEN_METHODS.has(method.toUpperCase())) throw new RefusedRequest(405, `Method not allowed: ${method}`, { allow: 'GET, HEAD, POST, DELETE' });
+  if (FORBIDDEN_METHODS.has(method.toUpperCase()))
+    throw new RefusedRequest(405, `Method not allowed: ${method}`, { allow: 'GET, HEAD, POST, DELETE' });
   const url = requestUrl(req, origin);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -183,7 +184,12 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
   res.end();
 }
 
-function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Readonly<Record<string, string>> = {}): void {
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
@@ -262,10 +268,16 @@ export interface ListenerRoutes {
 }
 
 /** Everything but the bridge: the Host/Origin checks, then the route the path names. */
-async function route(request: Request, res: ServerResponse, handler: { fetch(request: Request): Promise<Response> }, routes: ListenerRoutes): Promise<void> {
+async function route(
+  request: Request,
+  res: ServerResponse,
+  handler: { fetch(request: Request): Promise<Response> },
+  routes: ListenerRoutes,
+): Promise<void> {
   // A page on another site can reach 127.0.0.1 through the browser; only
   // local Host names and Origins (or none, for non-browser clients) pass.
-  const refused = hostHeaderValidationResponse(request, ALLOWED_HOSTS) ?? originValidationResponse(request, ALLOWED_ORIGINS);
+  const refused =
+    hostHeaderValidationResponse(request, ALLOWED_HOSTS) ?? originValidationResponse(request, ALLOWED_ORIGINS);
   if (refused !== undefined) {
     await writeFetchResponse(refused, res);
     return;
@@ -276,7 +288,8 @@ async function route(request: Request, res: ServerResponse, handler: { fetch(req
     await writeFetchResponse(await cards.fetch(request), res);
     return;
   }
-  const health = routes.readiness === undefined ? undefined : await healthResponse(pathname, request.method, routes.readiness);
+  const health =
+    routes.readiness === undefined ? undefined : await healthResponse(pathname, request.method, routes.readiness);
   if (health !== undefined) {
     await writeFetchResponse(health, res);
     return;
@@ -343,11 +356,17 @@ export async function stopServing(server: Server, handler: { close(): Promise<vo
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
   const logger = options.logger ?? consoleLogger;
   const store = options.store ?? createStore();
-  const origin = options.composed === undefined && options.references !== false ? await startReferenceOrigin(store, { logger, port: options.refsPort, secret: options.refsSecret }) : undefined;
-  const composed = options.composed ?? composeTracker({ logger, origin, index: await loadTrackerIndex(logger), sessionSecret: options.sessionSecret });
+  const origin =
+    options.composed === undefined && options.references !== false
+      ? await startReferenceOrigin(store, { logger, port: options.refsPort, secret: options.refsSecret })
+      : undefined;
+  const composed =
+    options.composed ??
+    composeTracker({ logger, origin, index: await loadTrackerIndex(logger), sessionSecret: options.sessionSecret });
   const host = options.host ?? DEFAULT_HOST;
   const buildV1 = () => createTrackerServerV1({ composed, store, logger, exportPaceMs: options.exportPaceMs });
-  const buildV2 = () => createTrackerServer({ composed, store, logger, extend: options.extend, exportPaceMs: options.exportPaceMs });
+  const buildV2 = () =>
+    createTrackerServer({ composed, store, logger, extend: options.extend, exportPaceMs: options.exportPaceMs });
   const tokens = options.anonymous === true ? undefined : (options.tokens ?? createDemoTokens());
   const identity = tokens === undefined ? { anonymous: 'shared' as const } : { authenticate: demoAuthenticate(tokens) };
   const handler =
@@ -395,7 +414,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     cardUrl: new URL(`${MCP_PATH}/server-card`, `http://${authority}`),
     tokens,
     as: (user = 'alice') => ({ kind: 'http', url, token: tokens?.[user] }),
-    consoleUrl: (user = 'alice') => new URL(`${CONSOLE_PATH}${tokens === undefined ? '' : `#token=${tokens[user]}`}`, `http://${authority}`),
+    consoleUrl: (user = 'alice') =>
+      new URL(`${CONSOLE_PATH}${tokens === undefined ? '' : `#token=${tokens[user]}`}`, `http://${authority}`),
     close() {
       closing ??= (async () => {
         await stopServing(server, handler);

@@ -23,9 +23,16 @@ const run = promisify(execFile);
 
 /** The suite's CLI, and a Node it runs on: this one from 22 on, else the Node 24 of `@ext/node24`. */
 function suite(): { node: string; cli: string } {
-  const cli = join(dirname(createRequire(import.meta.url).resolve('mcp-conformance-2026/package.json')), 'dist', 'index.js');
+  const cli = join(
+    dirname(createRequire(import.meta.url).resolve('mcp-conformance-2026/package.json')),
+    'dist',
+    'index.js',
+  );
   const modern = Number(process.versions.node.split('.')[0]) >= 22;
-  if (!modern && node24Binary === undefined) throw new Error('The 2026-07-28 suite needs Node 22 or newer: run the tests on it, or on linux-x64 where @ext/node24 provides it');
+  if (!modern && node24Binary === undefined)
+    throw new Error(
+      'The 2026-07-28 suite needs Node 22 or newer: run the tests on it, or on linux-x64 where @ext/node24 provides it',
+    );
   return { node: modern ? process.execPath : node24Binary!, cli };
 }
 
@@ -69,7 +76,18 @@ describe('the official MCP conformance suite (0.2.0-alpha.12), 2026-07-28, again
 
   async function checksOf(scenario: string): Promise<Check[]> {
     const { node, cli } = suite();
-    const args = [cli, 'server', '--url', running.url.href, '--scenario', scenario, '--spec-version', '2026-07-28', '-o', results];
+    const args = [
+      cli,
+      'server',
+      '--url',
+      running.url.href,
+      '--scenario',
+      scenario,
+      '--spec-version',
+      '2026-07-28',
+      '-o',
+      results,
+    ];
     // The CLI exits non-zero when any check fails; the checks file says which.
     await run(node, args, { cwd: results, env: { ...process.env, NO_COLOR: '1' } }).catch(() => undefined);
     const folder = readdirSync(results).find((name) => name.startsWith(`server-${scenario}-`));

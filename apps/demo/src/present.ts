@@ -32,7 +32,10 @@ export function ticketMarkdown({ ticket }: { ticket: Ticket }, verbosity: Presen
 
 export function ticketText({ ticket }: { ticket: Ticket }, verbosity: PresentationVerbosity): string {
   if (verbosity === 'compact') return `${ticket.id} ${ticket.title} (${ticket.status})`;
-  return [`${ticket.id}: ${ticket.title}`, ...facts(ticket, verbosity).map(([name, value]) => `${name}: ${value}`)].join('\n');
+  return [
+    `${ticket.id}: ${ticket.title}`,
+    ...facts(ticket, verbosity).map(([name, value]) => `${name}: ${value}`),
+  ].join('\n');
 }
 
 export function ticketsMarkdown({ tickets }: { tickets: Ticket[] }, verbosity: PresentationVerbosity): string {
@@ -41,7 +44,9 @@ export function ticketsMarkdown({ tickets }: { tickets: Ticket[] }, verbosity: P
     return tickets.map((ticket) => `- **${ticket.id}** ${escapeMarkdown(ticket.title)} (${ticket.status})`).join('\n');
   }
   const verbose = verbosity === 'verbose';
-  const header = verbose ? ['Id', 'Title', 'Status', 'Assignee', 'Created', 'Closed'] : ['Id', 'Title', 'Status', 'Assignee'];
+  const header = verbose
+    ? ['Id', 'Title', 'Status', 'Assignee', 'Created', 'Closed']
+    : ['Id', 'Title', 'Status', 'Assignee'];
   const rows = tickets.map((ticket) => {
     const cells = [ticket.id, escapeMarkdown(ticket.title), ticket.status, escapeMarkdown(ticket.assignee ?? '')];
     if (verbose) cells.push(ticket.created_at, ticket.closed_at ?? '');
@@ -53,7 +58,9 @@ export function ticketsMarkdown({ tickets }: { tickets: Ticket[] }, verbosity: P
 
 export function ticketsText({ tickets }: { tickets: Ticket[] }, verbosity: PresentationVerbosity): string {
   if (tickets.length === 0) return 'No tickets.';
-  return tickets.map((ticket) => ticketText({ ticket }, verbosity === 'verbose' ? 'standard' : 'compact')).join(verbosity === 'verbose' ? '\n\n' : '\n');
+  return tickets
+    .map((ticket) => ticketText({ ticket }, verbosity === 'verbose' ? 'standard' : 'compact'))
+    .join(verbosity === 'verbose' ? '\n\n' : '\n');
 }
 
 /** What an export tool result carries (the CSV itself is in the data, not repeated for people). */
@@ -64,7 +71,9 @@ export interface ReportSummary {
 export function reportMarkdown({ report }: ReportSummary, verbosity: PresentationVerbosity): string {
   const size = `${String(report.rows)} row${report.rows === 1 ? '' : 's'}, ${String(report.bytes)} bytes of CSV`;
   if (verbosity === 'compact') return `**${report.id}** (${size})`;
-  return [`### Report ${report.id}`, '', `- ${size}`, `- Kept for a day: import it by its id (${report.id}).`].join('\n');
+  return [`### Report ${report.id}`, '', `- ${size}`, `- Kept for a day: import it by its id (${report.id}).`].join(
+    '\n',
+  );
 }
 
 export function reportText({ report }: ReportSummary, verbosity: PresentationVerbosity): string {

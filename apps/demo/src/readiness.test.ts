@@ -25,15 +25,28 @@ function capture(): { logger: Logger; warnings: string[] } {
 
 describe('checkReadiness', () => {
   it('counts a store without health() as ready', async () => {
-    await expect(checkReadiness(storeWith(undefined), silentLogger)).resolves.toMatchObject({ status: 'ready', store: { ok: true } });
+    await expect(checkReadiness(storeWith(undefined), silentLogger)).resolves.toMatchObject({
+      status: 'ready',
+      store: { ok: true },
+    });
   });
 
   it("follows the store's answer", async () => {
-    await expect(checkReadiness(storeWith(() => Promise.resolve({ ok: true, detail: 'file' })), silentLogger)).resolves.toEqual({
+    await expect(
+      checkReadiness(
+        storeWith(() => Promise.resolve({ ok: true, detail: 'file' })),
+        silentLogger,
+      ),
+    ).resolves.toEqual({
       status: 'ready',
       store: { ok: true, detail: 'file' },
     });
-    await expect(checkReadiness(storeWith(() => Promise.resolve({ ok: false, detail: 'read-only' })), silentLogger)).resolves.toEqual({
+    await expect(
+      checkReadiness(
+        storeWith(() => Promise.resolve({ ok: false, detail: 'read-only' })),
+        silentLogger,
+      ),
+    ).resolves.toEqual({
       status: 'unavailable',
       store: { ok: false, detail: 'read-only' },
     });
@@ -41,7 +54,10 @@ describe('checkReadiness', () => {
 
   it('counts a throw as not ready, logs it and does not show it', async () => {
     const { logger, warnings } = capture();
-    const answer = await checkReadiness(storeWith(() => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.7:6379'))), logger);
+    const answer = await checkReadiness(
+      storeWith(() => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.7:6379'))),
+      logger,
+    );
     expect(answer).toEqual({ status: 'unavailable', store: { ok: false, detail: 'the store health check failed' } });
     expect(JSON.stringify(answer)).not.toContain('10.0.0.7');
     expect(warnings).toHaveLength(1);

@@ -55,16 +55,25 @@ async function storeHealth(store: Store, timeoutMs: number, logger: Logger): Pro
 }
 
 /** Readiness now: `ready` when the store is healthy (or cannot tell). */
-export async function checkReadiness(store: Store, logger: Logger, timeoutMs = READINESS_TIMEOUT_MS): Promise<ReadinessAnswer> {
+export async function checkReadiness(
+  store: Store,
+  logger: Logger,
+  timeoutMs = READINESS_TIMEOUT_MS,
+): Promise<ReadinessAnswer> {
   const health = await storeHealth(store, timeoutMs, logger);
   return { status: health.ok ? 'ready' : 'unavailable', store: health };
 }
 
 /** The HTTP answer of a health path: 200 or 503 with JSON, 405 for a method other than GET or HEAD. */
-export async function healthResponse(pathname: string, method: string, readiness: () => Promise<ReadinessAnswer>): Promise<Response | undefined> {
+export async function healthResponse(
+  pathname: string,
+  method: string,
+  readiness: () => Promise<ReadinessAnswer>,
+): Promise<Response | undefined> {
   if (pathname !== LIVENESS_PATH && pathname !== READINESS_PATH) return undefined;
   const headers = { 'cache-control': 'no-store' };
-  if (method !== 'GET' && method !== 'HEAD') return new Response('Method not allowed', { status: 405, headers: { ...headers, allow: 'GET, HEAD' } });
+  if (method !== 'GET' && method !== 'HEAD')
+    return new Response('Method not allowed', { status: 405, headers: { ...headers, allow: 'GET, HEAD' } });
   if (pathname === LIVENESS_PATH) return Response.json({ status: 'ok' }, { headers });
   const answer = await readiness();
   return Response.json(answer, { status: answer.status === 'ready' ? 200 : 503, headers });

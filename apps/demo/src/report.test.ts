@@ -7,7 +7,10 @@ import { createTracker, type Ticket } from './tracker.js';
 const ticketArbitrary: fc.Arbitrary<Ticket> = fc.record(
   {
     id: fc.integer({ min: 1, max: 1_000_000 }).map((n) => `T-${String(n)}`),
-    title: fc.string({ minLength: 1, unit: fc.constantFrom('a', 'b', ',', '"', '\r', '\n', ' ', '=', '+', '-', '@', 'é', '\t') }),
+    title: fc.string({
+      minLength: 1,
+      unit: fc.constantFrom('a', 'b', ',', '"', '\r', '\n', ' ', '=', '+', '-', '@', 'é', '\t'),
+    }),
     status: fc.constantFrom('open' as const, 'closed' as const),
     assignee: fc.constantFrom('alice', 'bob'),
     created_at: fc.constant('2026-01-02T03:04:05.000Z'),
@@ -22,7 +25,15 @@ describe('CSV reports', () => {
         const records = parseCsv(csvReport(tickets));
         expect(records[0]).toEqual([...REPORT_COLUMNS]);
         expect(records.slice(1)).toEqual(
-          tickets.map((ticket) => [ticket.id, neutralizeFormula(ticket.title), ticket.status, ticket.assignee ?? '', ticket.created_at, '', '']),
+          tickets.map((ticket) => [
+            ticket.id,
+            neutralizeFormula(ticket.title),
+            ticket.status,
+            ticket.assignee ?? '',
+            ticket.created_at,
+            '',
+            '',
+          ]),
         );
       }),
     );

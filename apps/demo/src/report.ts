@@ -25,7 +25,15 @@ export function csvHeader(): string {
 }
 
 export function csvRow(ticket: Ticket): string {
-  const cells = [ticket.id, ticket.title, ticket.status, ticket.assignee ?? '', ticket.created_at, ticket.closed_at ?? '', (ticket.links ?? []).join(' ')];
+  const cells = [
+    ticket.id,
+    ticket.title,
+    ticket.status,
+    ticket.assignee ?? '',
+    ticket.created_at,
+    ticket.closed_at ?? '',
+    (ticket.links ?? []).join(' '),
+  ];
   return cells.map((cell) => csvField(neutralizeFormula(cell))).join(',');
 }
 
@@ -68,7 +76,8 @@ export function parseCsv(text: string): string[][] {
         quoted = false;
         index += 1;
         const next = text[index];
-        if (next !== undefined && next !== ',' && next !== '\r' && next !== '\n') throw new SyntaxError(`unexpected character after a closing quote at ${String(index)}`);
+        if (next !== undefined && next !== ',' && next !== '\r' && next !== '\n')
+          throw new SyntaxError(`unexpected character after a closing quote at ${String(index)}`);
         continue;
       }
       field += char;

@@ -6,7 +6,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { composeServer, consoleLogger, MemoryStore, type ComposedServer, type ExtendedServer, type Logger, type Store, type ToolResult } from '@ext/core';
+import {
+  composeServer,
+  consoleLogger,
+  MemoryStore,
+  type ComposedServer,
+  type ExtendedServer,
+  type Logger,
+  type Store,
+  type ToolResult,
+} from '@ext/core';
 import { extendServer } from '@ext/core/sdk-v2';
 import { confirmationServer } from '@ext/confirmation/server';
 import { contentNegotiationServer } from '@ext/content-negotiation/server';
@@ -58,7 +67,12 @@ function ticketPayload() {
   return {
     type: 'object',
     required: ['id', 'title', 'status'],
-    properties: { id: { type: 'string' }, title: { type: 'string' }, status: { type: 'string', enum: ['open', 'closed'] }, assignee: { type: 'string' } },
+    properties: {
+      id: { type: 'string' },
+      title: { type: 'string' },
+      status: { type: 'string', enum: ['open', 'closed'] },
+      assignee: { type: 'string' },
+    },
   } as const;
 }
 
@@ -85,12 +99,18 @@ export const SHEETS_PEER: DiscoveryPeer = {
 };
 
 /** Loads the demo's registry index; an unreadable file leaves the index empty (peers still answer). */
-export async function loadTrackerIndex(logger: Logger = consoleLogger, path = REGISTRY_INDEX_FILE): Promise<RegistryIndex> {
+export async function loadTrackerIndex(
+  logger: Logger = consoleLogger,
+  path = REGISTRY_INDEX_FILE,
+): Promise<RegistryIndex> {
   const index = new RegistryIndex();
   try {
     await loadRegistryFile(index, path, { registryUrl: 'https://registry.modelcontextprotocol.io' });
   } catch (error) {
-    logger.warn('tracker: the registry index could not be loaded; discovery answers from its peers only', { path, error: String(error) });
+    logger.warn('tracker: the registry index could not be loaded; discovery answers from its peers only', {
+      path,
+      error: String(error),
+    });
   }
   return index;
 }
@@ -101,7 +121,12 @@ export async function loadTrackerIndex(logger: Logger = consoleLogger, path = RE
  * what it protects does not survive a restart, nor is it shared with
  * another instance, and the operator should know which variable fixes it.
  */
-export function secretFrom(given: string | undefined, name: string, protects: string, logger: Logger = consoleLogger): string {
+export function secretFrom(
+  given: string | undefined,
+  name: string,
+  protects: string,
+  logger: Logger = consoleLogger,
+): string {
   const configured = given ?? process.env[name];
   if (configured !== undefined && configured !== '') return configured;
   logger.warn(
@@ -119,7 +144,12 @@ export function secretFrom(given: string | undefined, name: string, protects: st
  */
 export async function startReferenceOrigin(
   store: Store,
-  options: { readonly serverName?: string | undefined; readonly port?: number | undefined; readonly secret?: string | undefined; readonly logger?: Logger | undefined } = {},
+  options: {
+    readonly serverName?: string | undefined;
+    readonly port?: number | undefined;
+    readonly secret?: string | undefined;
+    readonly logger?: Logger | undefined;
+  } = {},
 ): Promise<ReferenceOrigin> {
   const origin = createReferenceOrigin({
     secret: secretFrom(options.secret, 'TRACKER_REFS_SECRET', 'data-reference URLs', options.logger),
@@ -172,8 +202,18 @@ export function composeTracker(options: ComposeTrackerOptions = {}): ComposedSer
       }),
       intentServer({
         rules: [
-          { tool: 'list_tickets', keywords: ['all', 'every', 'overview', 'open tickets'], from: ['get_ticket'], reason: 'list_tickets shows every ticket at once; get_ticket reads one.' },
-          { tool: 'export_report', pattern: /\b(csv|spreadsheet|export)\b/i, from: ['list_tickets'], reason: 'export_report writes the tickets as a CSV report a spreadsheet can open.' },
+          {
+            tool: 'list_tickets',
+            keywords: ['all', 'every', 'overview', 'open tickets'],
+            from: ['get_ticket'],
+            reason: 'list_tickets shows every ticket at once; get_ticket reads one.',
+          },
+          {
+            tool: 'export_report',
+            pattern: /\b(csv|spreadsheet|export)\b/i,
+            from: ['list_tickets'],
+            reason: 'export_report writes the tickets as a CSV report a spreadsheet can open.',
+          },
         ],
       }),
       costServer(),
@@ -186,7 +226,9 @@ export function composeTracker(options: ComposeTrackerOptions = {}): ComposedSer
             tool: 'delete_ticket',
             compensate: async (_args, result, ctx) => {
               // Already gone (deleted by hand, or an earlier attempt): nothing left to undo.
-              await createTracker(ctx.store).delete(ticketIdOf(result)).catch(() => undefined);
+              await createTracker(ctx.store)
+                .delete(ticketIdOf(result))
+                .catch(() => undefined);
             },
           },
           link_document: {
@@ -254,7 +296,8 @@ export function createStore(): Store {
 export function exportPaceFrom(env: Readonly<Record<string, string | undefined>> = process.env): number {
   const raw = env.TRACKER_EXPORT_PACE_MS;
   const pace = raw === undefined || raw === '' ? 60 : Number(raw);
-  if (!Number.isInteger(pace) || pace < 0 || pace > 10_000) throw new RangeError(`TRACKER_EXPORT_PACE_MS must be an integer from 0 to 10000, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(pace) || pace < 0 || pace > 10_000)
+    throw new RangeError(`TRACKER_EXPORT_PACE_MS must be an integer from 0 to 10000, got ${JSON.stringify(raw)}`);
   return pace;
 }
 

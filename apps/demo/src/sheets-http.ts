@@ -17,11 +17,17 @@ async function main(): Promise<void> {
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
-  if (allowedOrigins.length === 0) console.error('sheets: SHEETS_ALLOWED_ORIGINS is empty, so every import will be refused (ORIGIN_NOT_ALLOWED)');
+  if (allowedOrigins.length === 0)
+    console.error('sheets: SHEETS_ALLOWED_ORIGINS is empty, so every import will be refused (ORIGIN_NOT_ALLOWED)');
   const argv = process.argv.slice(2);
-  const port = argv.some((arg) => arg.startsWith('--port')) || process.env.PORT !== undefined ? resolvePort(argv, process.env) : DEFAULT_SHEETS_PORT;
+  const port =
+    argv.some((arg) => arg.startsWith('--port')) || process.env.PORT !== undefined
+      ? resolvePort(argv, process.env)
+      : DEFAULT_SHEETS_PORT;
   const running = await startSheetsServer({ port, allowedOrigins });
-  console.error(`sheets: MCP over Streamable HTTP at ${running.url.href}; imports from ${allowedOrigins.join(', ') || '(nowhere)'}`);
+  console.error(
+    `sheets: MCP over Streamable HTTP at ${running.url.href}; imports from ${allowedOrigins.join(', ') || '(nowhere)'}`,
+  );
   closeOnStop('sheets', () => running.close(), { announce: true });
 }
 

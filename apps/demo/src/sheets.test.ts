@@ -65,7 +65,8 @@ describe('sheets imports a tracker export by reference', () => {
   async function exportReference(): Promise<DataReference & { rows: number }> {
     const result = await client.extended!.callTool('export_report', {});
     const [reference] = referencesIn(result);
-    if (reference === undefined) throw new Error(`export_report returned no reference: ${JSON.stringify(result.content)}`);
+    if (reference === undefined)
+      throw new Error(`export_report returned no reference: ${JSON.stringify(result.content)}`);
     return { ...reference, rows: (result.structuredContent?.report as { rows: number }).rows };
   }
 
@@ -78,7 +79,11 @@ describe('sheets imports a tracker export by reference', () => {
     if (answer?.status !== 'imported') throw new Error('not imported');
     const summary = await sheets.callTool('sheet_summary', { resource_id: answer.imported_resource_id });
     expect(rows).toBeGreaterThanOrEqual(3);
-    expect(summary.structuredContent).toMatchObject({ rows, columns: ['id', 'title', 'status', 'assignee', 'created_at', 'closed_at', 'links'], by_status: { open: rows } });
+    expect(summary.structuredContent).toMatchObject({
+      rows,
+      columns: ['id', 'title', 'status', 'assignee', 'created_at', 'closed_at', 'links'],
+      by_status: { open: rows },
+    });
   });
 
   it('refuses a reference from an origin it does not trust, before fetching anything', async () => {

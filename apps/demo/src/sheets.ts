@@ -10,7 +10,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { composeServer, consoleLogger, MemoryStore, type ComposedServer, type Logger, type Store } from '@ext/core';
 import { createHttpHandler, extendServer } from '@ext/core/sdk-v2';
-import { createReferenceOrigin, dataReferencesServer, referencesOf, type ReferenceOrigin } from '@ext/data-references/server';
+import {
+  createReferenceOrigin,
+  dataReferencesServer,
+  referencesOf,
+  type ReferenceOrigin,
+} from '@ext/data-references/server';
 import type { OriginPolicy } from '@ext/data-references';
 import { errorsServer } from '@ext/errors/server';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -47,7 +52,12 @@ export interface RunningSheetsServer {
 const PREVIEW_ROWS = 3;
 
 /** Row and column counts, the header, the first rows and, when there is a `status` column, how many rows hold each value. */
-export function summarizeCsv(text: string): { columns: string[]; rows: number; preview: string[][]; by_status?: Record<string, number> } {
+export function summarizeCsv(text: string): {
+  columns: string[];
+  rows: number;
+  preview: string[][];
+  by_status?: Record<string, number>;
+} {
   const [header = [], ...rows] = parseCsv(text);
   const statusColumn = header.indexOf('status');
   const summary: { columns: string[]; rows: number; preview: string[][]; by_status?: Record<string, number> } = {
@@ -74,36 +84,50 @@ export async function startSheetsServer(options: SheetsServerOptions): Promise<R
   const origin = createReferenceOrigin({ secret: randomBytes(32), store, serverName: SHEETS_INFO.name, logger });
   await origin.listen({ host: '127.0.0.1', port: 0 });
   const composed = composeServer(
-    [errorsServer(), dataReferencesServer({ origin, import: { allowedOrigins: options.allowedOrigins, maxBytes: MAX_SHEET_BYTES } })],
+    [
+      errorsServer(),
+      dataReferencesServer({ origin, import: { allowedOrigins: options.allowedOrigins, maxBytes: MAX_SHEET_BYTES } }),
+    ],
     { logger },
   );
-  const handler = createHttpHandler(() => {
-    const mcp = new McpServer(SHEETS_INFO, { instructions: 'Import CSV files by data reference, then summarize them with sheet_summary.' });
-    const extended = extendServer(mcp, composed, { store, logger });
-    extended.registerTool(
-      'sheet_summary',
-      {
-        title: 'Summarize a sheet',
-        description: 'Rows, columns, the first rows and the count per status of a CSV file imported by reference.',
-        inputSchema: z.object({ resource_id: z.string().describe('imported_resource_id from the import answer.') }),
-        annotations: { readOnlyHint: true, openWorldHint: false },
-      },
-      async ({ resource_id }, ctx) => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of await referencesOf(ctx).open(resource_id)) chunks.push(chunk as Buffer);
-        const summary = summarizeCsv(Buffer.concat(chunks).toString('utf8'));
-        return {
-          content: [{ type: 'text', text: `${String(summary.rows)} rows, ${String(summary.columns.length)} columns: ${summary.columns.join(', ')}.` }],
-          structuredContent: { resource_id, ...summary },
-        };
-      },
-    );
-    return mcp;
-  },
-  // Sheets keeps only what it imported, and serves whoever runs on this machine: one shared caller.
-  { anonymous: 'shared', logger });
+  const handler = createHttpHandler(
+    () => {
+      const mcp = new McpServer(SHEETS_INFO, {
+        instructions: 'Import CSV files by data reference, then summarize them with sheet_summary.',
+      });
+      const extended = extendServer(mcp, composed, { store, logger });
+      extended.registerTool(
+        'sheet_summary',
+        {
+          title: 'Summarize a sheet',
+          description: 'Rows, columns, the first rows and the count per status of a CSV file imported by reference.',
+          inputSchema: z.object({ resource_id: z.string().describe('imported_resource_id from the import answer.') }),
+          annotations: { readOnlyHint: true, openWorldHint: false },
+        },
+        async ({ resource_id }, ctx) => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of await referencesOf(ctx).open(resource_id)) chunks.push(chunk as Buffer);
+          const summary = summarizeCsv(Buffer.concat(chunks).toString('utf8'));
+          return {
+            content: [
+              {
+                type: 'text',
+                text: `${String(summary.rows)} rows, ${String(summary.columns.length)} columns: ${summary.columns.join(', ')}.`,
+              },
+            ],
+            structuredContent: { resource_id, ...summary },
+          };
+        },
+      );
+      return mcp;
+    },
+    // Sheets keeps only what it imported, and serves whoever runs on this machine: one shared caller.
+    { anonymous: 'shared', logger },
+  );
   let authority = '127.0.0.1';
-  const server = createServer(createRequestListener(handler, () => `http://${authority}`, logger, { console: { dir: defaultConsoleDir() } }));
+  const server = createServer(
+    createRequestListener(handler, () => `http://${authority}`, logger, { console: { dir: defaultConsoleDir() } }),
+  );
   server.listen(options.port ?? 0, '127.0.0.1');
   await once(server, 'listening');
   authority = `127.0.0.1:${String((server.address() as AddressInfo).port)}`;

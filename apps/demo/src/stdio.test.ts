@@ -30,7 +30,11 @@ describe('the tracker over stdio (a spawned child process)', () => {
         expect(created.structuredContent?.ticket).toMatchObject({ id: 'T-1', status: 'open' });
         const missing = await client.callTool('get_ticket', { id: 'T-2' });
         expect(missing.isError).toBe(true);
-        expect(getStructuredError(missing)).toMatchObject({ code: 'RESOURCE_NOT_FOUND', category: 'permanent', details: { id: 'T-2' } });
+        expect(getStructuredError(missing)).toMatchObject({
+          code: 'RESOURCE_NOT_FOUND',
+          category: 'permanent',
+          details: { id: 'T-2' },
+        });
       } finally {
         await connection.close();
       }
@@ -39,10 +43,16 @@ describe('the tracker over stdio (a spawned child process)', () => {
     it(`degrades to a plain error result for a client without the extension on the ${era} era`, async () => {
       const connection = await connect(STDIO, { era, withErrors: false });
       try {
-        const result = (await connection.client.callTool({ name: 'close_ticket', arguments: { id: 'T-7' } })) as ToolResult;
+        const result = (await connection.client.callTool({
+          name: 'close_ticket',
+          arguments: { id: 'T-7' },
+        })) as ToolResult;
         expect(result.isError).toBe(true);
         expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
-        expect(result.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('T-7 does not exist') as unknown });
+        expect(result.content[0]).toMatchObject({
+          type: 'text',
+          text: expect.stringContaining('T-7 does not exist') as unknown,
+        });
       } finally {
         await connection.close();
       }
@@ -58,7 +68,9 @@ describe('the tracker on SDK v1 over stdio (a spawned child process)', () => {
     const v2 = await connect(STDIO, { era: 'legacy' });
     try {
       const describeTools = async (connection: Connection) =>
-        (await connection.extended!.listTools()).map((tool) => ({ name: tool.name, annotations: tool.annotations, _meta: tool._meta })).sort((a, b) => a.name.localeCompare(b.name));
+        (await connection.extended!.listTools())
+          .map((tool) => ({ name: tool.name, annotations: tool.annotations, _meta: tool._meta }))
+          .sort((a, b) => a.name.localeCompare(b.name));
       const fromV1 = await describeTools(v1);
       expect(fromV1.map((tool) => tool.name)).toEqual(TRACKER_TOOLS);
       expect(fromV1).toEqual(await describeTools(v2));
@@ -78,10 +90,16 @@ describe('the tracker on SDK v1 over stdio (a spawned child process)', () => {
       const created = await client.callTool('create_ticket', { title: 'Over stdio, on v1' });
       expect(created.structuredContent?.ticket).toMatchObject({ id: 'T-1', status: 'open' });
       const blank = await client.callTool('create_ticket', { title: '   ' });
-      expect(getStructuredError(blank)).toMatchObject({ category: 'invalid_input', details: { field: 'title', pointer: '/title' } });
+      expect(getStructuredError(blank)).toMatchObject({
+        category: 'invalid_input',
+        details: { field: 'title', pointer: '/title' },
+      });
       // A wrong JSON type is refused by the core's argument check, also under the errors stage.
       const wrongType = await client.callTool('create_ticket', { title: 42 });
-      expect(getStructuredError(wrongType)).toMatchObject({ category: 'invalid_input', details: { field: 'title', pointer: '/title' } });
+      expect(getStructuredError(wrongType)).toMatchObject({
+        category: 'invalid_input',
+        details: { field: 'title', pointer: '/title' },
+      });
       const missing = (await plain.client.callTool({ name: 'get_ticket', arguments: { id: 'T-9' } })) as ToolResult;
       expect(missing.isError).toBe(true);
       expect(missing._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();

@@ -9,7 +9,14 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { closeOnStop } from './lifecycle.js';
 import { createDemoLogger } from './logging.js';
 import { resolveRefsPort } from './node-http.js';
-import { composeTracker, createTrackerServer, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
+import {
+  composeTracker,
+  createTrackerServer,
+  exportPaceFrom,
+  loadTrackerIndex,
+  openStore,
+  startReferenceOrigin,
+} from './server.js';
 
 const logger = createDemoLogger();
 const store = await openStore();

@@ -65,7 +65,10 @@ function expectOutage(result: ToolResult): string {
 async function recovers(deployment: Deployment): Promise<number> {
   const started = performance.now();
   await expect
-    .poll(async () => (await createTicket(deployment, 'after the outage')).result.isError !== true, { timeout: 10_000, interval: 50 })
+    .poll(async () => (await createTicket(deployment, 'after the outage')).result.isError !== true, {
+      timeout: 10_000,
+      interval: 50,
+    })
     .toBe(true);
   return performance.now() - started;
 }
@@ -76,45 +79,59 @@ function outageLines(lines: readonly string[]): string[] {
 
 const missing = redisServerUnavailable();
 
-describe.skipIf(missing !== undefined)(`the tracker on Redis, through tool calls${missing === undefined ? '' : ` (skipped: ${missing})`}`, () => {
-  let redis: RedisServerProcess;
+describe.skipIf(missing !== undefined)(
+  `the tracker on Redis, through tool calls${missing === undefined ? '' : ` (skipped: ${missing})`}`,
+  () => {
+    let redis: RedisServerProcess;
 
-  async function deployOnRedis(): Promise<Deployment> {
-    redis = await startRedisServer();
-    opened.push(redis);
-    const { logger, lines } = capture();
-    const store = await createRedisStore({ url: redis.url, keyPrefix: 'tracker-outage:', commandTimeoutMs: BOUND_MS, logger });
-    return deploy(store, lines, logger);
-  }
-
-  it('Redis stopped: create_ticket fails fast as transient SERVICE_UNAVAILABLE with a wait, then works again once Redis is back', async () => {
-    const deployment = await deployOnRedis();
-    expect((await createTicket(deployment, 'before')).result.isError).not.toBe(true);
-    await redis.stop();
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const { result, ms } = await createTicket(deployment, `during ${attempt}`);
-      expect(['unreachable', 'timeout']).toContain(expectOutage(result));
-      expect(ms).toBeLessThan(BOUND_MS + SLACK_MS);
+    async function deployOnRedis(): Promise<Deployment> {
+      redis = await startRedisServer();
+      opened.push(redis);
+      const { logger, lines } = capture();
+      const store = await createRedisStore({
+        url: redis.url,
+        keyPrefix: 'tracker-outage:',
+        commandTimeoutMs: BOUND_MS,
+        logger,
+      });
+      return deploy(store, lines, logger);
     }
-    await redis.start();
-    await recovers(deployment);
-    expect(outageLines(deployment.lines)).toEqual(['RedisStore: store unavailable', 'RedisStore: store available again']);
-  });
 
-  it('Redis frozen (SIGSTOP): create_ticket fails within the bound instead of hanging, then works again after SIGCONT', async () => {
-    const deployment = await deployOnRedis();
-    expect((await createTicket(deployment, 'before')).result.isError).not.toBe(true);
-    redis.freeze();
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const { result, ms } = await createTicket(deployment, `during ${attempt}`);
-      expect(expectOutage(result)).toBe('timeout');
-      expect(ms).toBeLessThan(BOUND_MS + SLACK_MS);
-    }
-    redis.thaw();
-    await recovers(deployment);
-    expect(outageLines(deployment.lines)).toEqual(['RedisStore: store unavailable', 'RedisStore: store available again']);
-  });
-});
+    it('Redis stopped: create_ticket fails fast as transient SERVICE_UNAVAILABLE with a wait, then works again once Redis is back', async () => {
+      const deployment = await deployOnRedis();
+      expect((await createTicket(deployment, 'before')).result.isError).not.toBe(true);
+      await redis.stop();
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { result, ms } = await createTicket(deployment, `during ${attempt}`);
+        expect(['unreachable', 'timeout']).toContain(expectOutage(result));
+        expect(ms).toBeLessThan(BOUND_MS + SLACK_MS);
+      }
+      await redis.start();
+      await recovers(deployment);
+      expect(outageLines(deployment.lines)).toEqual([
+        'RedisStore: store unavailable',
+        'RedisStore: store available again',
+      ]);
+    });
+
+    it('Redis frozen (SIGSTOP): create_ticket fails within the bound instead of hanging, then works again after SIGCONT', async () => {
+      const deployment = await deployOnRedis();
+      expect((await createTicket(deployment, 'before')).result.isError).not.toBe(true);
+      redis.freeze();
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { result, ms } = await createTicket(deployment, `during ${attempt}`);
+        expect(expectOutage(result)).toBe('timeout');
+        expect(ms).toBeLessThan(BOUND_MS + SLACK_MS);
+      }
+      redis.thaw();
+      await recovers(deployment);
+      expect(outageLines(deployment.lines)).toEqual([
+        'RedisStore: store unavailable',
+        'RedisStore: store available again',
+      ]);
+    });
+  },
+);
 
 describe('the tracker on SQLite, through tool calls', () => {
   it('the database file deleted under the running server: every create_ticket is refused, none is acknowledged and then lost at restart', async () => {

@@ -65,7 +65,12 @@ function ticketResult(ctx: CallContext, ticket: Ticket): ToolResult {
 
 /** Reads carry where the data came from (provenance). */
 function citeTicketStore(ctx: CallContext, version?: string): void {
-  cite(ctx, { source: 'tracker:tickets', retrieved_at: new Date().toISOString(), confidence: 'exact', ...(version === undefined ? {} : { version }) });
+  cite(ctx, {
+    source: 'tracker:tickets',
+    retrieved_at: new Date().toISOString(),
+    confidence: 'exact',
+    ...(version === undefined ? {} : { version }),
+  });
 }
 
 // Value rules (non-empty title, id format, status values) are checked by the
@@ -134,7 +139,11 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
       const remembered = sessionState<TrackerView>(ctx).get()?.status;
       const filter = status ?? (remembered === 'all' ? undefined : remembered);
       citeTicketStore(ctx);
-      return render(ctx, { data: { tickets: await tracker.list({ status: filter }) }, markdown: ticketsMarkdown, text: ticketsText });
+      return render(ctx, {
+        data: { tickets: await tracker.list({ status: filter }) },
+        markdown: ticketsMarkdown,
+        text: ticketsText,
+      });
     },
   );
 
@@ -156,7 +165,12 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
       description: 'Deletes a ticket for good. A person must approve it first.',
       inputSchema: idInput,
       annotations: { readOnlyHint: false, openWorldHint: false },
-      _meta: { 'io.github.mcp-ext/confirmation': { risk_level: 'destructive', confirmation_message: 'Delete ticket {id} for good? This cannot be undone.' } },
+      _meta: {
+        'io.github.mcp-ext/confirmation': {
+          risk_level: 'destructive',
+          confirmation_message: 'Delete ticket {id} for good? This cannot be undone.',
+        },
+      },
     },
     async ({ id }, ctx) => ticketResult(ctx, await publish('ticket_deleted', await tracker.delete(id))),
   );
@@ -166,7 +180,10 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
     {
       title: 'Link document',
       description: 'Links a document (an https URL) to a ticket.',
-      inputSchema: z.object({ id: z.string().describe('Ticket id, e.g. "T-1".'), url: z.string().describe('https address of the document.') }),
+      inputSchema: z.object({
+        id: z.string().describe('Ticket id, e.g. "T-1".'),
+        url: z.string().describe('https address of the document.'),
+      }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ id, url }, ctx) => ticketResult(ctx, await tracker.link(id, url)),
@@ -190,14 +207,18 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
     'set_view',
     {
       title: 'Remember my view',
-      description: 'Remembers which tickets list_tickets shows you by default ("open", "closed" or "all"), for this session.',
+      description:
+        'Remembers which tickets list_tickets shows you by default ("open", "closed" or "all"), for this session.',
       inputSchema: z.object({ status: z.string().describe('"open", "closed" or "all".') }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     ({ status }, ctx) => {
       const view = status === 'all' ? undefined : parseStatus(status);
       sessionState<TrackerView>(ctx).set({ status: view ?? 'all' });
-      return { content: [{ type: 'text', text: `list_tickets now shows ${view ?? 'all'} tickets by default.` }], structuredContent: { status: view ?? 'all' } };
+      return {
+        content: [{ type: 'text', text: `list_tickets now shows ${view ?? 'all'} tickets by default.` }],
+        structuredContent: { status: view ?? 'all' },
+      };
     },
   );
 
@@ -211,7 +232,10 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
     async () => {
       const purged: string[] = [];
       for (const ticket of await tracker.list({ status: 'closed' })) purged.push((await tracker.delete(ticket.id)).id);
-      return { content: [{ type: 'text', text: `Purged ${String(purged.length)} closed ticket(s).` }], structuredContent: { purged } };
+      return {
+        content: [{ type: 'text', text: `Purged ${String(purged.length)} closed ticket(s).` }],
+        structuredContent: { purged },
+      };
     },
   );
 
@@ -248,7 +272,10 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
       for (let index = sent - 1; index < tickets.length; index += 1) {
         stream.signal.throwIfAborted();
         const ticket = tickets[index] as Ticket;
-        await stream.chunk(csvRow(ticket), { final: index === tickets.length - 1, checkpoint: { report, sent: index + 2 } });
+        await stream.chunk(csvRow(ticket), {
+          final: index === tickets.length - 1,
+          checkpoint: { report, sent: index + 2 },
+        });
         const left = tickets.length - index - 1;
         await stream.progress(index + 1, tickets.length, `row ${String(index + 1)} of ${String(tickets.length)}`, {
           estimatedRemainingSeconds: Math.ceil((left * pace) / 1000),
@@ -257,13 +284,31 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
       }
       if (tickets.length === 0) await stream.progress(1, 1, 'no tickets to export');
       const saved = await tracker.saveReport(report, tickets, status ?? 'all');
-      const summary = { id: saved.id, media_type: saved.media_type, columns: [...REPORT_COLUMNS], rows: saved.rows, bytes: saved.bytes };
+      const summary = {
+        id: saved.id,
+        media_type: saved.media_type,
+        columns: [...REPORT_COLUMNS],
+        rows: saved.rows,
+        bytes: saved.bytes,
+      };
       const references = referencesFor(ctx);
-      if (references?.origin === undefined) return render(ctx, { data: { report: { ...summary, csv: saved.csv } }, markdown: reportMarkdown, text: reportText });
+      if (references?.origin === undefined)
+        return render(ctx, {
+          data: { report: { ...summary, csv: saved.csv } },
+          markdown: reportMarkdown,
+          text: reportText,
+        });
       // With an origin the CSV is not inlined: a signed, expiring URL serves it, and another server can import it by reference.
       const bytes = Buffer.from(saved.csv, 'utf8');
-      const reference = await references.create({ generate: (offset) => [bytes.subarray(offset)] }, { mimeType: saved.media_type, name: `${saved.id}.csv` });
-      const rendered = render(ctx, { data: { report: { ...summary, reference } }, markdown: reportMarkdown, text: reportText });
+      const reference = await references.create(
+        { generate: (offset) => [bytes.subarray(offset)] },
+        { mimeType: saved.media_type, name: `${saved.id}.csv` },
+      );
+      const rendered = render(ctx, {
+        data: { report: { ...summary, reference } },
+        markdown: reportMarkdown,
+        text: reportText,
+      });
       const link = resourceLinkFor(reference);
       return {
         ...rendered,
@@ -280,7 +325,10 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
       description:
         `Attaches an image (PNG, JPEG, GIF or WebP, at most ${String(MAX_ATTACHMENT_BYTES / (1024 * 1024))} MiB) to a ticket. ` +
         'Send it as image content, or upload it out of band and pass the data reference.',
-      inputSchema: z.object({ id: z.string().describe('Ticket id, e.g. "T-1".'), image: binaryInputSchema('The image: image content, or a data reference to an upload.') }),
+      inputSchema: z.object({
+        id: z.string().describe('Ticket id, e.g. "T-1".'),
+        image: binaryInputSchema('The image: image content, or a data reference to an upload.'),
+      }),
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
       _meta: { [MULTIMODAL_ID]: { input_types: ATTACHMENT_TYPES, max_input_size_bytes: MAX_ATTACHMENT_BYTES } },
     },
@@ -294,10 +342,20 @@ export function registerTrackerTools(extended: ExtendedServer, options: TrackerT
         size += bytes.length;
         digest.update(bytes);
       }
-      const attachment = { media_type: input?.mimeType ?? 'application/octet-stream', bytes: size, sha256: digest.digest('hex'), via: input?.kind ?? 'content' };
+      const attachment = {
+        media_type: input?.mimeType ?? 'application/octet-stream',
+        bytes: size,
+        sha256: digest.digest('hex'),
+        via: input?.kind ?? 'content',
+      };
       const ticket = await tracker.attach(id, attachment);
       return {
-        content: [{ type: 'text', text: `Attached a ${String(size)}-byte ${attachment.media_type} image to ${ticket.id} (${attachment.via}).` }],
+        content: [
+          {
+            type: 'text',
+            text: `Attached a ${String(size)}-byte ${attachment.media_type} image to ${ticket.id} (${attachment.via}).`,
+          },
+        ],
         structuredContent: { ticket: ticket.id, attachment },
       };
     },

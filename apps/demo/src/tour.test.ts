@@ -6,7 +6,10 @@ const TOUR = fileURLToPath(new URL('../dist/tour.js', import.meta.url));
 
 function runTour(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TOUR, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', TRACKER_EXPORT_PACE_MS: '0' } });
+    const child = spawn(process.execPath, [TOUR, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', TRACKER_EXPORT_PACE_MS: '0' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -80,8 +83,12 @@ describe('the tour', () => {
       expect(stdout).toContain('"units_used":1');
       expect(stdout).toContain('needs a person\'s approval: ["delete_ticket"]; metered or costly: ["export_report"]');
       // Key order depends on the store (SQLite sorts them): match the fields one by one.
-      expect(stdout).toMatch(/server -> client {2}ticket_created \{(?=[^\n]*"title":"Watch me")(?=[^\n]*"status":"open")/);
-      expect(stdout).toMatch(/server -> client {2}ticket_closed \{(?=[^\n]*"title":"Watch me")(?=[^\n]*"status":"closed")/);
+      expect(stdout).toMatch(
+        /server -> client {2}ticket_created \{(?=[^\n]*"title":"Watch me")(?=[^\n]*"status":"open")/,
+      );
+      expect(stdout).toMatch(
+        /server -> client {2}ticket_closed \{(?=[^\n]*"title":"Watch me")(?=[^\n]*"status":"closed")/,
+      );
       expect(stdout).toMatch(/sheets -> client {2}\{"status":"imported","imported_resource_id":"ref-/);
       expect(stdout).toContain('PUT 70 raw bytes to the upload URL');
       expect(stdout).toContain('"via":"reference"');

@@ -8,7 +8,12 @@
 import { context, propagation, trace, SpanKind, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { silentLogger } from '@ext/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Era } from './connect.js';
@@ -65,7 +70,9 @@ describe('a demo tools/call, traced with OpenTelemetry', () => {
       expect(parentOf(server)).toBe(client.spanContext().spanId);
       expect(server.spanContext().traceId).toBe(traceId);
       expect(server.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'create_ticket' });
-      const stages = spans.filter((span) => parentOf(span) === server.spanContext().spanId && span.name.startsWith('stage '));
+      const stages = spans.filter(
+        (span) => parentOf(span) === server.spanContext().spanId && span.name.startsWith('stage '),
+      );
       // One span per stage of the tracker's pipeline, each once, each a child of the request span.
       const pipeline = running.composed.pipeline.map((entry) => entry.stage);
       expect(stages.map((span) => span.attributes['mcp_ext.pipeline.stage']).sort()).toEqual([...pipeline].sort());

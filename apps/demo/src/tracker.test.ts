@@ -36,7 +36,13 @@ describe('ticket id parser', () => {
   it('rejects everything else with invalid_input naming the field', () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant(undefined), fc.constantFrom('T-0', 't-1', 'T-01', 'T-', 'T-1.5', 'T--1')),
+        fc.oneof(
+          fc.string(),
+          fc.integer(),
+          fc.constant(null),
+          fc.constant(undefined),
+          fc.constantFrom('T-0', 't-1', 'T-01', 'T-', 'T-1.5', 'T--1'),
+        ),
         (value) => {
           fc.pre(!(typeof value === 'string' && TICKET_ID_PATTERN.test(value.trim())));
           const error = caught(() => parseTicketId(value, 'ticket'));
@@ -80,7 +86,13 @@ describe('tracker', () => {
     const tracker = createTracker(store, { now: fixedClock });
     const first = await tracker.create({ title: 'One', assignee: 'alice' });
     const second = await tracker.create({ title: 'Two' });
-    expect(first).toEqual({ id: 'T-1', title: 'One', status: 'open', assignee: 'alice', created_at: '2026-01-02T03:04:05.000Z' });
+    expect(first).toEqual({
+      id: 'T-1',
+      title: 'One',
+      status: 'open',
+      assignee: 'alice',
+      created_at: '2026-01-02T03:04:05.000Z',
+    });
     expect(second.id).toBe('T-2');
     // A second tracker on the same store sees the same tickets: the store is the state.
     expect(await createTracker(store).get('T-1')).toEqual(first);
@@ -114,7 +126,11 @@ describe('tracker', () => {
     const closedTicket = await tracker.close('T-1');
     expect(closedTicket).toMatchObject({ status: 'closed', closed_at: '2026-01-02T03:04:05.000Z' });
     const error = await rejected(tracker.close('T-1'));
-    expect(error.toStructured()).toMatchObject({ code: 'TICKET_ALREADY_CLOSED', category: 'permanent', details: { id: 'T-1' } });
+    expect(error.toStructured()).toMatchObject({
+      code: 'TICKET_ALREADY_CLOSED',
+      category: 'permanent',
+      details: { id: 'T-1' },
+    });
   });
 
   it('lets exactly one of many concurrent closes succeed', async () => {

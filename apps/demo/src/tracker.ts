@@ -91,7 +91,11 @@ function invalid(field: string, message: string, suggestion: string): InvalidInp
 /** A ticket id as the tools accept it (`T-1`); throws `invalid_input` naming `field` otherwise. */
 export function parseTicketId(value: unknown, field = 'id'): string {
   if (typeof value !== 'string' || !TICKET_ID_PATTERN.test(value.trim())) {
-    throw invalid(field, `"${field}" must be a ticket id such as T-1.`, `Pass "${field}" as "T-" followed by the ticket number, e.g. "T-1".`);
+    throw invalid(
+      field,
+      `"${field}" must be a ticket id such as T-1.`,
+      `Pass "${field}" as "T-" followed by the ticket number, e.g. "T-1".`,
+    );
   }
   return value.trim();
 }
@@ -102,7 +106,11 @@ export function parseTitle(value: unknown): string {
     throw invalid('title', '"title" must not be empty.', 'Give the ticket a short title.');
   }
   if (title.length > MAX_TITLE_LENGTH) {
-    throw invalid('title', `"title" is longer than ${MAX_TITLE_LENGTH} characters.`, 'Shorten the title; put details elsewhere.');
+    throw invalid(
+      'title',
+      `"title" is longer than ${MAX_TITLE_LENGTH} characters.`,
+      'Shorten the title; put details elsewhere.',
+    );
   }
   return title;
 }
@@ -122,13 +130,21 @@ export function parseAssignee(value: unknown): string | undefined {
 export function parseStatus(value: unknown): TicketStatus | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string' && (TICKET_STATUSES as readonly string[]).includes(value)) return value as TicketStatus;
-  throw invalid('status', '"status" must be "open" or "closed".', 'Pass "open" or "closed", or leave "status" out to list every ticket.');
+  throw invalid(
+    'status',
+    '"status" must be "open" or "closed".',
+    'Pass "open" or "closed", or leave "status" out to list every ticket.',
+  );
 }
 
 /** A report id as the tools accept it (`R-1`); throws `invalid_input` naming `field` otherwise. */
 export function parseReportId(value: unknown, field = 'report'): string {
   if (typeof value !== 'string' || !REPORT_ID_PATTERN.test(value.trim())) {
-    throw invalid(field, `"${field}" must be a report id such as R-1.`, `Pass "${field}" as "R-" followed by the report number, as export_report returned it.`);
+    throw invalid(
+      field,
+      `"${field}" must be a report id such as R-1.`,
+      `Pass "${field}" as "R-" followed by the report number, as export_report returned it.`,
+    );
   }
   return value.trim();
 }
@@ -169,7 +185,11 @@ function isReport(value: JsonValue | undefined): value is JsonValue & StoredRepo
 
 function isTicket(value: JsonValue | undefined): value is JsonValue & Ticket {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  return typeof value.id === 'string' && typeof value.title === 'string' && (value.status === 'open' || value.status === 'closed');
+  return (
+    typeof value.id === 'string' &&
+    typeof value.title === 'string' &&
+    (value.status === 'open' || value.status === 'closed')
+  );
 }
 
 export interface CreateTicketInput {
@@ -216,21 +236,30 @@ export function parseDocumentUrl(value: unknown): string {
     url = undefined;
   }
   if (url?.protocol !== 'https:') {
-    throw invalid('url', '"url" must be an https URL.', 'Link documents by their https address, e.g. "https://docs.example.com/spec".');
+    throw invalid(
+      'url',
+      '"url" must be an https URL.',
+      'Link documents by their https address, e.g. "https://docs.example.com/spec".',
+    );
   }
   return url.href;
 }
 
 export function parseChannel(value: unknown): string {
   if (typeof value !== 'string' || !CHANNEL_PATTERN.test(value)) {
-    throw invalid('channel', '"channel" must be a channel name such as "releases".', 'Use lowercase letters, digits and dashes.');
+    throw invalid(
+      'channel',
+      '"channel" must be a channel name such as "releases".',
+      'Use lowercase letters, digits and dashes.',
+    );
   }
   return value;
 }
 
 function parseMessage(value: unknown): string {
   const text = typeof value === 'string' ? value.trim() : '';
-  if (text === '' || text.length > 2000) throw invalid('text', '"text" must be 1 to 2000 characters.', 'Write a short message.');
+  if (text === '' || text.length > 2000)
+    throw invalid('text', '"text" must be 1 to 2000 characters.', 'Write a short message.');
   return text;
 }
 
@@ -286,7 +315,9 @@ export function createTracker(store: Store, options: TrackerOptions = {}): Track
         if (current.status === 'closed') throw ticketAlreadyClosed(current);
         const next = closed(current, now());
         // Compare-and-set: of two concurrent closes, exactly one succeeds and the other sees it closed.
-        if (await store.compareAndSet(ticketKey(ticketId), current as unknown as JsonValue, next as unknown as JsonValue)) {
+        if (
+          await store.compareAndSet(ticketKey(ticketId), current as unknown as JsonValue, next as unknown as JsonValue)
+        ) {
           return next;
         }
       }
@@ -307,7 +338,10 @@ export function createTracker(store: Store, options: TrackerOptions = {}): Track
       for (;;) {
         const current = await load(ticketId);
         const next: Ticket = { ...current, attachments: [...(current.attachments ?? []), attachment] };
-        if (await store.compareAndSet(ticketKey(ticketId), current as unknown as JsonValue, next as unknown as JsonValue)) return next;
+        if (
+          await store.compareAndSet(ticketKey(ticketId), current as unknown as JsonValue, next as unknown as JsonValue)
+        )
+          return next;
       }
     },
 
@@ -365,7 +399,8 @@ export function createTracker(store: Store, options: TrackerOptions = {}): Track
       const links = (current.links ?? []).filter((existing) => existing !== url);
       if (change === 'link') links.push(url);
       const next: Ticket = { ...current, links };
-      if (await store.compareAndSet(ticketKey(ticketId), current as unknown as JsonValue, next as unknown as JsonValue)) return next;
+      if (await store.compareAndSet(ticketKey(ticketId), current as unknown as JsonValue, next as unknown as JsonValue))
+        return next;
     }
   }
 }

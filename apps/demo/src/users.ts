@@ -11,7 +11,13 @@
  * server's access tokens (the demo README shows JWTs checked against a JWKS).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { OAuthError, OAuthErrorCode, requireBearerAuth, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
+import {
+  OAuthError,
+  OAuthErrorCode,
+  requireBearerAuth,
+  type AuthInfo,
+  type OAuthTokenVerifier,
+} from '@modelcontextprotocol/server';
 
 /** Who the demo knows. */
 export const DEMO_USERS = ['alice', 'bob'] as const;
@@ -67,8 +73,15 @@ export function createDemoVerifier(tokens: DemoTokens): OAuthTokenVerifier {
   return {
     verifyAccessToken(token: string): Promise<AuthInfo> {
       const user = DEMO_USERS.find((name) => sameToken(tokens[name], token));
-      if (user === undefined) return Promise.reject(new OAuthError(OAuthErrorCode.InvalidToken, 'Unknown bearer token'));
-      return Promise.resolve({ token, clientId: 'tracker-demo', scopes: [...DEMO_SCOPES], expiresAt, extra: { iss: DEMO_ISSUER, sub: user } });
+      if (user === undefined)
+        return Promise.reject(new OAuthError(OAuthErrorCode.InvalidToken, 'Unknown bearer token'));
+      return Promise.resolve({
+        token,
+        clientId: 'tracker-demo',
+        scopes: [...DEMO_SCOPES],
+        expiresAt,
+        extra: { iss: DEMO_ISSUER, sub: user },
+      });
     },
   };
 }

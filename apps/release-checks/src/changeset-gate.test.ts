@@ -11,7 +11,14 @@ import { run, tempDir, type RunResult } from './run.js';
 import { workspaceRoot } from './workspace.js';
 
 const SCRIPT = join(workspaceRoot(), 'scripts', 'check-changesets.mjs');
-const GIT_IDENTITY = ['-c', 'user.name=release-checks', '-c', 'user.email=release-checks@example.invalid', '-c', 'commit.gpgsign=false'];
+const GIT_IDENTITY = [
+  '-c',
+  'user.name=release-checks',
+  '-c',
+  'user.email=release-checks@example.invalid',
+  '-c',
+  'commit.gpgsign=false',
+];
 
 let repo: { readonly path: string; remove(): void } | undefined;
 
@@ -35,11 +42,18 @@ async function commit(message: string): Promise<void> {
 }
 
 function gate(args: string[] = [], env: Record<string, string> = {}): Promise<RunResult> {
-  return run(process.execPath, [SCRIPT, ...args], { cwd: dir(), allowFailure: true, env: { ...process.env, ...env, CHANGESET_BASE: env.CHANGESET_BASE ?? '' } });
+  return run(process.execPath, [SCRIPT, ...args], {
+    cwd: dir(),
+    allowFailure: true,
+    env: { ...process.env, ...env, CHANGESET_BASE: env.CHANGESET_BASE ?? '' },
+  });
 }
 
 function addPackage(name: string, options: { private?: boolean } = {}): void {
-  write(`packages/${name}/package.json`, `${JSON.stringify({ name: `@ext/${name}`, version: '0.1.0', private: options.private })}\n`);
+  write(
+    `packages/${name}/package.json`,
+    `${JSON.stringify({ name: `@ext/${name}`, version: '0.1.0', private: options.private })}\n`,
+  );
   write(`packages/${name}/src/index.ts`, `export const ${name.replace(/-/g, '_')} = 1;\n`);
   write(`packages/${name}/src/index.test.ts`, `// tests of ${name}\n`);
 }

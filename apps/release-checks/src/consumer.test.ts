@@ -63,7 +63,13 @@ const COMPILER_OPTIONS = {
   verbatimModuleSyntax: true,
 };
 
-function writeTsconfig(dir: string, file: string, resolution: 'NodeNext' | 'Bundler', include: string[], emit: boolean): void {
+function writeTsconfig(
+  dir: string,
+  file: string,
+  resolution: 'NodeNext' | 'Bundler',
+  include: string[],
+  emit: boolean,
+): void {
   const compilerOptions =
     resolution === 'NodeNext'
       ? { ...COMPILER_OPTIONS, module: 'NodeNext', moduleResolution: 'NodeNext' }
@@ -80,8 +86,14 @@ describe('packed tarballs', () => {
     expect(packed.map((pkg) => pkg.name).sort()).toEqual([...names].sort());
     for (const pkg of packed) {
       expect(pkg.files, pkg.name).toContain('package.json');
-      expect(pkg.files.some((file) => file.startsWith('dist/')), pkg.name).toBe(true);
-      expect(pkg.files.filter((file) => file.startsWith('src/') || file.endsWith('.test.ts') || file.endsWith('.test.js')), pkg.name).toEqual([]);
+      expect(
+        pkg.files.some((file) => file.startsWith('dist/')),
+        pkg.name,
+      ).toBe(true);
+      expect(
+        pkg.files.filter((file) => file.startsWith('src/') || file.endsWith('.test.ts') || file.endsWith('.test.js')),
+        pkg.name,
+      ).toEqual([]);
     }
   });
 
@@ -143,33 +155,49 @@ describe('a fresh consumer installing @ext/core and @ext/errors from the tarball
   });
 
   it('type-checks and compiles under moduleResolution NodeNext', async () => {
-    const result = await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.nodenext.json'], {
-      cwd: dir,
-      allowFailure: true,
-    });
+    const result = await run(
+      process.execPath,
+      [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.nodenext.json'],
+      {
+        cwd: dir,
+        allowFailure: true,
+      },
+    );
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);
   });
 
   it('type-checks under moduleResolution Bundler', async () => {
-    const result = await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.bundler.json'], {
-      cwd: dir,
-      allowFailure: true,
-    });
+    const result = await run(
+      process.execPath,
+      [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.bundler.json'],
+      {
+        cwd: dir,
+        allowFailure: true,
+      },
+    );
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);
   });
 
   describe.each(['legacy', 'modern'])('a server and a client over stdio, %s era', (era) => {
     it('an extension-aware client gets the structured error', async () => {
-      const { stdout } = await run(process.execPath, ['dist/client.js', era, 'errors'], { cwd: dir, timeoutMs: 60_000 });
+      const { stdout } = await run(process.execPath, ['dist/client.js', era, 'errors'], {
+        cwd: dir,
+        timeoutMs: 60_000,
+      });
       const seen = JSON.parse(stdout) as Record<string, unknown>;
       expect(seen).toMatchObject({
         era,
         negotiated: 'io.github.mcp-ext/errors',
         echoed: 'hello',
         failedIsError: true,
-        structured: { code: 'RATE_LIMIT_EXCEEDED', category: 'rate_limited', retry_after_seconds: 42, message: 'Search quota used up.' },
+        structured: {
+          code: 'RATE_LIMIT_EXCEEDED',
+          category: 'rate_limited',
+          retry_after_seconds: 42,
+          message: 'Search quota used up.',
+        },
       });
     });
 
@@ -218,28 +246,45 @@ describe('a fresh consumer installing @ext/core and @ext/errors from the tarball
       }
       console.log(JSON.stringify(seen));
     `;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(internal)], { cwd: dir });
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(internal)], {
+      cwd: dir,
+    });
     const seen = JSON.parse(stdout) as Record<string, string>;
     expect(Object.keys(seen).length).toBeGreaterThan(10);
-    for (const [specifier, outcome] of Object.entries(seen)) expect(outcome, specifier).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    for (const [specifier, outcome] of Object.entries(seen))
+      expect(outcome, specifier).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
-  it.each(['NodeNext', 'Bundler'] as const)('refuses internal paths to the type checker too (%s)', async (resolution) => {
-    const specifiers = ['@ext/core/dist/index.js', '@ext/core/dist/compose.js', '@ext/errors/dist/server.js', '@ext/errors/map'];
-    mkdirSync(join(dir, 'internal'), { recursive: true });
-    writeFileSync(
-      join(dir, 'internal', 'imports.ts'),
-      `${specifiers.map((specifier, index) => `import * as internal${index} from '${specifier}';`).join('\n')}\nexport const all = [${specifiers.map((_specifier, index) => `internal${index}`).join(', ')}];\n`,
-    );
-    writeTsconfig(dir, `tsconfig.internal-${resolution}.json`, resolution, ['internal/imports.ts'], false);
-    const result = await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', `tsconfig.internal-${resolution}.json`], {
-      cwd: dir,
-      allowFailure: true,
-    });
-    expect(result.code).not.toBe(0);
-    const failedLines = new Set([...result.stdout.matchAll(/imports\.ts\((\d+),\d+\): error TS2307/g)].map((match) => Number(match[1])));
-    expect([...failedLines].sort((a, b) => a - b)).toEqual(specifiers.map((_specifier, index) => index + 1));
-  });
+  it.each(['NodeNext', 'Bundler'] as const)(
+    'refuses internal paths to the type checker too (%s)',
+    async (resolution) => {
+      const specifiers = [
+        '@ext/core/dist/index.js',
+        '@ext/core/dist/compose.js',
+        '@ext/errors/dist/server.js',
+        '@ext/errors/map',
+      ];
+      mkdirSync(join(dir, 'internal'), { recursive: true });
+      writeFileSync(
+        join(dir, 'internal', 'imports.ts'),
+        `${specifiers.map((specifier, index) => `import * as internal${index} from '${specifier}';`).join('\n')}\nexport const all = [${specifiers.map((_specifier, index) => `internal${index}`).join(', ')}];\n`,
+      );
+      writeTsconfig(dir, `tsconfig.internal-${resolution}.json`, resolution, ['internal/imports.ts'], false);
+      const result = await run(
+        process.execPath,
+        [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', `tsconfig.internal-${resolution}.json`],
+        {
+          cwd: dir,
+          allowFailure: true,
+        },
+      );
+      expect(result.code).not.toBe(0);
+      const failedLines = new Set(
+        [...result.stdout.matchAll(/imports\.ts\((\d+),\d+\): error TS2307/g)].map((match) => Number(match[1])),
+      );
+      expect([...failedLines].sort((a, b) => a - b)).toEqual(specifiers.map((_specifier, index) => index + 1));
+    },
+  );
 
   it('renders every package size into the sizes section of BENCHMARKS.md, leaving the other sections alone', async () => {
     // A second project, every tarball installed without peers, measures each package with what it pulls in.
@@ -261,14 +306,22 @@ describe('a fresh consumer installing @ext/core and @ext/errors from the tarball
           dependencies: Object.keys(pkg.manifest.dependencies ?? {}).sort(),
         };
       });
-      for (const row of rows) expect(directoryBytes(join(sizesProject.path, 'node_modules', ...row.name.split('/'))), row.name).toBe(row.unpackedBytes);
+      for (const row of rows)
+        expect(directoryBytes(join(sizesProject.path, 'node_modules', ...row.name.split('/'))), row.name).toBe(
+          row.unpackedBytes,
+        );
 
       const extDirs = new Set<string>();
-      for (const name of INSTALLED) for (const found of dependencyClosure(join(dir, 'node_modules', ...name.split('/')))) extDirs.add(found);
+      for (const name of INSTALLED)
+        for (const found of dependencyClosure(join(dir, 'node_modules', ...name.split('/')))) extDirs.add(found);
       const body = renderSizes(
         rows,
         {
-          installed: [...INSTALLED, ...SDK_V2.map((name) => `${name}@${sdkVersion}`), `zod@${installedVersion(APP_DIR, 'zod')}`],
+          installed: [
+            ...INSTALLED,
+            ...SDK_V2.map((name) => `${name}@${sdkVersion}`),
+            `zod@${installedVersion(APP_DIR, 'zod')}`,
+          ],
           extBytes: closureBytes(extDirs),
           totalBytes: directoryBytes(join(dir, 'node_modules'), true),
         },

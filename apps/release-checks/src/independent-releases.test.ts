@@ -14,7 +14,14 @@ import { workspacePackages, workspaceRoot, type WorkspacePackage } from './works
 
 const ROOT = workspaceRoot();
 const CHANGESET_BIN = join(ROOT, 'node_modules', '@changesets', 'cli', 'bin.js');
-const GIT_IDENTITY = ['-c', 'user.name=release-checks', '-c', 'user.email=release-checks@example.invalid', '-c', 'commit.gpgsign=false'];
+const GIT_IDENTITY = [
+  '-c',
+  'user.name=release-checks',
+  '-c',
+  'user.email=release-checks@example.invalid',
+  '-c',
+  'commit.gpgsign=false',
+];
 
 function git(cwd: string, ...args: string[]): Promise<string> {
   return run('git', [...GIT_IDENTITY, ...args], { cwd, timeoutMs: 120_000 }).then((result) => result.stdout);
@@ -67,7 +74,9 @@ describe('independent releases in a throwaway clone', () => {
   });
 
   it('the baseline release consumed every pending changeset', () => {
-    const left = readdirSync(join(dir, '.changeset')).filter((file) => file.endsWith('.md') && file.toLowerCase() !== 'readme.md');
+    const left = readdirSync(join(dir, '.changeset')).filter(
+      (file) => file.endsWith('.md') && file.toLowerCase() !== 'readme.md',
+    );
     expect(left).toEqual([]);
   });
 
@@ -85,58 +94,74 @@ describe('independent releases in a throwaway clone', () => {
       bumps: { '@ext/core': 'patch' },
       dependentsKept: '@ext/core',
     },
-    { title: 'a minor of @ext/idempotency moves its dependents only if it leaves their range', bumps: { '@ext/idempotency': 'minor' } },
-    { title: 'a minor of @ext/core moves exactly the dependents whose range it leaves', bumps: { '@ext/core': 'minor' } },
+    {
+      title: 'a minor of @ext/idempotency moves its dependents only if it leaves their range',
+      bumps: { '@ext/idempotency': 'minor' },
+    },
+    {
+      title: 'a minor of @ext/core moves exactly the dependents whose range it leaves',
+      bumps: { '@ext/core': 'minor' },
+    },
   ];
 
-  it.each(scenarios.map((scenario) => [scenario.title, scenario] as const))('%s', async (_title, { bumps, dependentsKept }) => {
-    await git(dir, 'reset', '--quiet', '--hard', 'HEAD');
-    await git(dir, 'clean', '--quiet', '-fd');
-    const summary = `Release check: ${Object.entries(bumps)
-      .map(([name, bump]) => `${bump} of ${name}`)
-      .join(', ')}.`;
-    writeFileSync(
-      join(dir, '.changeset', 'release-check.md'),
-      `---\n${Object.entries(bumps)
-        .map(([name, bump]) => `"${name}": ${bump}`)
-        .join('\n')}\n---\n\n${summary}\n`,
-    );
-    const expected = expectedReleases(
-      baseline.map((pkg) => pkg.manifest),
-      bumps,
-    );
-
-    await changesetVersion(dir);
-
-    const after = new Map(workspacePackages(dir).map((pkg) => [pkg.name, pkg.version]));
-    const moved = new Map(baseline.filter((pkg) => after.get(pkg.name) !== pkg.version).map((pkg) => [pkg.name, after.get(pkg.name)]));
-    console.info(`${summary} Released: ${[...moved].map(([name, version]) => `${name} ${baseline.find((pkg) => pkg.name === name)?.version ?? '?'} -> ${version ?? '?'}`).join(', ')}`);
-    expect(Object.fromEntries(moved)).toEqual(Object.fromEntries(expected));
-
-    const changed = (await git(dir, 'status', '--porcelain', '--untracked-files=all'))
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => line.slice(3));
-    // The changeset itself was never committed, so its removal does not show.
-    const allowed = new Set<string>();
-    for (const pkg of baseline.filter((candidate) => expected.has(candidate.name))) {
-      allowed.add(`${pkg.path}/package.json`);
-      allowed.add(`${pkg.path}/CHANGELOG.md`);
-    }
-    expect(changed.sort()).toEqual([...allowed].sort());
-    for (const name of Object.keys(bumps)) {
-      const pkg = baseline.find((candidate) => candidate.name === name);
-      expect(readFileSync(join(dir, pkg?.path ?? '', 'CHANGELOG.md'), 'utf8')).toContain(summary);
-    }
-    expect(existsSync(join(dir, '.changeset', 'release-check.md'))).toBe(false);
-
-    if (dependentsKept !== undefined) {
-      const dependents = baseline.filter(
-        (pkg) => pkg.manifest.private !== true && (pkg.manifest.peerDependencies?.[dependentsKept] ?? pkg.manifest.dependencies?.[dependentsKept]) !== undefined,
+  it.each(scenarios.map((scenario) => [scenario.title, scenario] as const))(
+    '%s',
+    async (_title, { bumps, dependentsKept }) => {
+      await git(dir, 'reset', '--quiet', '--hard', 'HEAD');
+      await git(dir, 'clean', '--quiet', '-fd');
+      const summary = `Release check: ${Object.entries(bumps)
+        .map(([name, bump]) => `${bump} of ${name}`)
+        .join(', ')}.`;
+      writeFileSync(
+        join(dir, '.changeset', 'release-check.md'),
+        `---\n${Object.entries(bumps)
+          .map(([name, bump]) => `"${name}": ${bump}`)
+          .join('\n')}\n---\n\n${summary}\n`,
       );
-      // The scenario only shows independence if there are dependents that could have moved.
-      expect(dependents.length).toBeGreaterThan(0);
-      for (const pkg of dependents) expect(moved.has(pkg.name), pkg.name).toBe(false);
-    }
-  });
+      const expected = expectedReleases(
+        baseline.map((pkg) => pkg.manifest),
+        bumps,
+      );
+
+      await changesetVersion(dir);
+
+      const after = new Map(workspacePackages(dir).map((pkg) => [pkg.name, pkg.version]));
+      const moved = new Map(
+        baseline.filter((pkg) => after.get(pkg.name) !== pkg.version).map((pkg) => [pkg.name, after.get(pkg.name)]),
+      );
+      console.info(
+        `${summary} Released: ${[...moved].map(([name, version]) => `${name} ${baseline.find((pkg) => pkg.name === name)?.version ?? '?'} -> ${version ?? '?'}`).join(', ')}`,
+      );
+      expect(Object.fromEntries(moved)).toEqual(Object.fromEntries(expected));
+
+      const changed = (await git(dir, 'status', '--porcelain', '--untracked-files=all'))
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => line.slice(3));
+      // The changeset itself was never committed, so its removal does not show.
+      const allowed = new Set<string>();
+      for (const pkg of baseline.filter((candidate) => expected.has(candidate.name))) {
+        allowed.add(`${pkg.path}/package.json`);
+        allowed.add(`${pkg.path}/CHANGELOG.md`);
+      }
+      expect(changed.sort()).toEqual([...allowed].sort());
+      for (const name of Object.keys(bumps)) {
+        const pkg = baseline.find((candidate) => candidate.name === name);
+        expect(readFileSync(join(dir, pkg?.path ?? '', 'CHANGELOG.md'), 'utf8')).toContain(summary);
+      }
+      expect(existsSync(join(dir, '.changeset', 'release-check.md'))).toBe(false);
+
+      if (dependentsKept !== undefined) {
+        const dependents = baseline.filter(
+          (pkg) =>
+            pkg.manifest.private !== true &&
+            (pkg.manifest.peerDependencies?.[dependentsKept] ?? pkg.manifest.dependencies?.[dependentsKept]) !==
+              undefined,
+        );
+        // The scenario only shows independence if there are dependents that could have moved.
+        expect(dependents.length).toBeGreaterThan(0);
+        for (const pkg of dependents) expect(moved.has(pkg.name), pkg.name).toBe(false);
+      }
+    },
+  );
 });

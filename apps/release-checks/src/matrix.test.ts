@@ -5,7 +5,13 @@ import { parseViewVersions } from './npm.js';
 import type { PackageManifest, WorkspacePackage } from './workspace.js';
 
 function pkg(name: string, manifest: Partial<PackageManifest>): WorkspacePackage {
-  return { name, version: '0.1.0', dir: `/x/${name}`, path: `packages/${name}`, manifest: { name, version: '0.1.0', ...manifest } };
+  return {
+    name,
+    version: '0.1.0',
+    dir: `/x/${name}`,
+    path: `packages/${name}`,
+    manifest: { name, version: '0.1.0', ...manifest },
+  };
 }
 
 const SDK_PEERS: Partial<PackageManifest> = {
@@ -23,7 +29,10 @@ const SDK_PEERS: Partial<PackageManifest> = {
 
 describe('declaredSdkRanges', () => {
   it('collects the one range every package declares', () => {
-    const result = declaredSdkRanges([pkg('core', SDK_PEERS), pkg('errors', { peerDependencies: { '@ext/core': '^0.1.0' } })]);
+    const result = declaredSdkRanges([
+      pkg('core', SDK_PEERS),
+      pkg('errors', { peerDependencies: { '@ext/core': '^0.1.0' } }),
+    ]);
     expect(result.problems).toEqual([]);
     expect(result.ranges).toEqual(SDK_PEERS.peerDependencies);
   });
@@ -32,8 +41,13 @@ describe('declaredSdkRanges', () => {
     const other = pkg('other', {
       peerDependencies: { '@modelcontextprotocol/sdk': '^1.30.0', '@modelcontextprotocol/server': 'not a range' },
     });
-    const { problems } = declaredSdkRanges([pkg('core', { ...SDK_PEERS, peerDependencies: { '@modelcontextprotocol/sdk': '>=1.29.0 <2' } }), other]);
-    expect(problems.join('\n')).toContain('other declares @modelcontextprotocol/sdk "^1.30.0" but core declares ">=1.29.0 <2"');
+    const { problems } = declaredSdkRanges([
+      pkg('core', { ...SDK_PEERS, peerDependencies: { '@modelcontextprotocol/sdk': '>=1.29.0 <2' } }),
+      other,
+    ]);
+    expect(problems.join('\n')).toContain(
+      'other declares @modelcontextprotocol/sdk "^1.30.0" but core declares ">=1.29.0 <2"',
+    );
     expect(problems.join('\n')).toContain('other: peer @modelcontextprotocol/sdk must be optional');
     expect(problems.join('\n')).toContain('"not a range" of @modelcontextprotocol/server is not a valid semver range');
     expect(problems.join('\n')).toContain('no package declares a peer range for @modelcontextprotocol/client');
@@ -48,13 +62,29 @@ describe('matrixEntries', () => {
       '@modelcontextprotocol/client': ['2.0.0', '2.3.1'],
     });
     expect(entries).toEqual([
-      { label: 'lowest', versions: { '@modelcontextprotocol/sdk': '1.29.0', '@modelcontextprotocol/server': '2.0.0', '@modelcontextprotocol/client': '2.0.0' } },
-      { label: 'newest', versions: { '@modelcontextprotocol/sdk': '1.32.2', '@modelcontextprotocol/server': '2.4.0', '@modelcontextprotocol/client': '2.3.1' } },
+      {
+        label: 'lowest',
+        versions: {
+          '@modelcontextprotocol/sdk': '1.29.0',
+          '@modelcontextprotocol/server': '2.0.0',
+          '@modelcontextprotocol/client': '2.0.0',
+        },
+      },
+      {
+        label: 'newest',
+        versions: {
+          '@modelcontextprotocol/sdk': '1.32.2',
+          '@modelcontextprotocol/server': '2.4.0',
+          '@modelcontextprotocol/client': '2.3.1',
+        },
+      },
     ]);
   });
 
   it('refuses a range with nothing published in it', () => {
-    expect(() => matrixEntries({ '@modelcontextprotocol/sdk': [] })).toThrow(/no published version of @modelcontextprotocol\/sdk/);
+    expect(() => matrixEntries({ '@modelcontextprotocol/sdk': [] })).toThrow(
+      /no published version of @modelcontextprotocol\/sdk/,
+    );
   });
 });
 
@@ -89,15 +119,27 @@ describe('imports of a source file', () => {
       "import * as everything from 'eta';",
       "import theta, { iota } from 'theta';",
     ].join('\n');
-    expect([...importedPackages(source)].sort()).toEqual(['@scope/beta', 'alpha', 'delta', 'epsilon', 'eta', 'gamma', 'theta', 'zeta']);
+    expect([...importedPackages(source)].sort()).toEqual([
+      '@scope/beta',
+      'alpha',
+      'delta',
+      'epsilon',
+      'eta',
+      'gamma',
+      'theta',
+      'zeta',
+    ]);
   });
 
   it('never takes the word "from" inside a string for an import', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 30 }).filter((text) => !/['"`\\\n]/.test(text)), (text) => {
-        const source = `it('distinguishes null from "${text}"', () => {});\nconst s = "copied from '${text}'";\n`;
-        expect([...importedPackages(source)]).toEqual([]);
-      }),
+      fc.property(
+        fc.string({ maxLength: 30 }).filter((text) => !/['"`\\\n]/.test(text)),
+        (text) => {
+          const source = `it('distinguishes null from "${text}"', () => {});\nconst s = "copied from '${text}'";\n`;
+          expect([...importedPackages(source)]).toEqual([]);
+        },
+      ),
     );
   });
 });

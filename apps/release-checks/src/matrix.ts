@@ -32,8 +32,10 @@ export function declaredSdkRanges(packages: readonly WorkspacePackage[]): Declar
     for (const sdk of SDK_PACKAGES) {
       const range = pkg.manifest.peerDependencies?.[sdk];
       if (range === undefined) continue;
-      if (semver.validRange(range) === null) problems.push(`${pkg.name}: peer range "${range}" of ${sdk} is not a valid semver range`);
-      if (pkg.manifest.peerDependenciesMeta?.[sdk]?.optional !== true) problems.push(`${pkg.name}: peer ${sdk} must be optional`);
+      if (semver.validRange(range) === null)
+        problems.push(`${pkg.name}: peer range "${range}" of ${sdk} is not a valid semver range`);
+      if (pkg.manifest.peerDependenciesMeta?.[sdk]?.optional !== true)
+        problems.push(`${pkg.name}: peer ${sdk} must be optional`);
       const seen = ranges[sdk];
       if (seen === undefined) {
         ranges[sdk] = range;
@@ -43,7 +45,8 @@ export function declaredSdkRanges(packages: readonly WorkspacePackage[]): Declar
       }
     }
   }
-  for (const sdk of SDK_PACKAGES) if (ranges[sdk] === undefined) problems.push(`no package declares a peer range for ${sdk}`);
+  for (const sdk of SDK_PACKAGES)
+    if (ranges[sdk] === undefined) problems.push(`no package declares a peer range for ${sdk}`);
   return { ranges, problems };
 }
 

@@ -18,8 +18,18 @@ export function writeProject(dir: string, name: string, manifest: ProjectManifes
  * `npm install` in `dir` with plain npm: no workspace, no lockfile, no
  * install scripts of dependencies unless `scripts` (none of ours has any).
  */
-export async function npmInstall(dir: string, extraArgs: readonly string[] = [], options: { scripts?: boolean } = {}): Promise<void> {
-  const args = ['install', '--no-package-lock', '--prefer-offline', ...(options.scripts === true ? [] : ['--ignore-scripts']), ...extraArgs];
+export async function npmInstall(
+  dir: string,
+  extraArgs: readonly string[] = [],
+  options: { scripts?: boolean } = {},
+): Promise<void> {
+  const args = [
+    'install',
+    '--no-package-lock',
+    '--prefer-offline',
+    ...(options.scripts === true ? [] : ['--ignore-scripts']),
+    ...extraArgs,
+  ];
   await run('npm', args, { cwd: dir, env: childEnv(), timeoutMs: 600_000 });
 }
 

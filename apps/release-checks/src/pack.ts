@@ -43,13 +43,17 @@ export function describeTarball(name: string, version: string, tarball: string):
  * to real ones, as `pnpm publish` does) into `destination`. Sequential: pnpm
  * reads the workspace for every pack.
  */
-export async function packPackages(packages: readonly WorkspacePackage[], destination: string): Promise<PackedPackage[]> {
+export async function packPackages(
+  packages: readonly WorkspacePackage[],
+  destination: string,
+): Promise<PackedPackage[]> {
   const packed: PackedPackage[] = [];
   for (const pkg of packages) {
     if (!existsSync(join(pkg.dir, 'dist'))) throw new Error(`${pkg.name} has no dist/: build it before packing`);
     await run('pnpm', ['pack', '--pack-destination', destination], { cwd: pkg.dir, timeoutMs: 120_000 });
     const tarball = join(destination, tarballName(pkg.name, pkg.version));
-    if (!existsSync(tarball)) throw new Error(`pnpm pack of ${pkg.name} wrote no ${tarballName(pkg.name, pkg.version)}`);
+    if (!existsSync(tarball))
+      throw new Error(`pnpm pack of ${pkg.name} wrote no ${tarballName(pkg.name, pkg.version)}`);
     packed.push(describeTarball(pkg.name, pkg.version, tarball));
   }
   return packed;

@@ -3,7 +3,12 @@ import { effectiveRange, expectedReleases } from './release-model.js';
 import type { PackageManifest } from './workspace.js';
 
 const core = (version: string): PackageManifest => ({ name: '@ext/core', version });
-const extension = (name: string, version: string, peers: Record<string, string>, extra: Partial<PackageManifest> = {}): PackageManifest => ({
+const extension = (
+  name: string,
+  version: string,
+  peers: Record<string, string>,
+  extra: Partial<PackageManifest> = {},
+): PackageManifest => ({
   name,
   version,
   peerDependencies: peers,
@@ -27,13 +32,20 @@ describe('expectedReleases', () => {
     core('1.0.0'),
     extension('@ext/errors', '1.0.0', { '@ext/core': 'workspace:^' }),
     extension('@ext/idempotency', '1.0.0', { '@ext/core': 'workspace:^' }),
-    extension('@ext/transactions', '1.0.0', { '@ext/core': 'workspace:^', '@ext/idempotency': 'workspace:^' }, { devDependencies: { '@ext/errors': 'workspace:*' } }),
+    extension(
+      '@ext/transactions',
+      '1.0.0',
+      { '@ext/core': 'workspace:^', '@ext/idempotency': 'workspace:^' },
+      { devDependencies: { '@ext/errors': 'workspace:*' } },
+    ),
     { name: '@ext/demo', version: '0.0.0', private: true, dependencies: { '@ext/core': 'workspace:*' } },
   ];
 
   it('releases the named package alone when every dependent range still holds', () => {
     expect(expectedReleases(workspace, { '@ext/core': 'minor' })).toEqual(new Map([['@ext/core', '1.1.0']]));
-    expect(expectedReleases(workspace, { '@ext/idempotency': 'minor' })).toEqual(new Map([['@ext/idempotency', '1.1.0']]));
+    expect(expectedReleases(workspace, { '@ext/idempotency': 'minor' })).toEqual(
+      new Map([['@ext/idempotency', '1.1.0']]),
+    );
   });
 
   it('ignores devDependencies and never versions a private package', () => {
@@ -70,7 +82,10 @@ describe('expectedReleases', () => {
   });
 
   it('a runtime dependency left behind is a patch of the dependent, unless it already gets more', () => {
-    const pinned = [core('1.0.0'), { name: '@ext/store', version: '1.0.0', dependencies: { '@ext/core': 'workspace:*' } }];
+    const pinned = [
+      core('1.0.0'),
+      { name: '@ext/store', version: '1.0.0', dependencies: { '@ext/core': 'workspace:*' } },
+    ];
     expect(expectedReleases(pinned, { '@ext/core': 'patch' })).toEqual(
       new Map([
         ['@ext/core', '1.0.1'],

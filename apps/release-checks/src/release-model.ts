@@ -32,7 +32,10 @@ export function effectiveRange(range: string, currentVersion: string): string {
  * until nothing more moves. Private packages are never versioned. Returns
  * the new version of every package that changes.
  */
-export function expectedReleases(manifests: readonly PackageManifest[], bumps: Readonly<Record<string, Bump>>): Map<string, string> {
+export function expectedReleases(
+  manifests: readonly PackageManifest[],
+  bumps: Readonly<Record<string, Bump>>,
+): Map<string, string> {
   const published = manifests.filter((manifest) => manifest.private !== true);
   const byName = new Map(published.map((manifest) => [manifest.name, manifest]));
   const planned = new Map<string, Bump>();
@@ -48,7 +51,7 @@ export function expectedReleases(manifests: readonly PackageManifest[], bumps: R
     if (version === null) throw new Error(`${name}: cannot ${bump} ${manifest.version}`);
     return version;
   };
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const dependent of published) {
       for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies'] as const) {

@@ -17,7 +17,9 @@ interface ChangesetConfig {
   readonly access: string;
   readonly baseBranch: string;
   readonly privatePackages?: { readonly version?: boolean; readonly tag?: boolean };
-  readonly ___experimentalUnsafeOptions_WILL_CHANGE_IN_PATCH?: { readonly onlyUpdatePeerDependentsWhenOutOfRange?: boolean };
+  readonly ___experimentalUnsafeOptions_WILL_CHANGE_IN_PATCH?: {
+    readonly onlyUpdatePeerDependentsWhenOutOfRange?: boolean;
+  };
 }
 
 describe('release setup', () => {
@@ -67,7 +69,18 @@ describe('release setup', () => {
   it('VERSIONING.md states the policy the checks enforce', () => {
     expect(existsSync(join(ROOT, 'VERSIONING.md'))).toBe(true);
     const policy = read('VERSIONING.md');
-    for (const topic of ['Wire break', 'new identifier', 'TypeScript API break', 'dropped support', 'raising a peer floor', 'at least minor', 'Deprecation', 'at least 12 months', 'Experimental', 'changeset gate']) {
+    for (const topic of [
+      'Wire break',
+      'new identifier',
+      'TypeScript API break',
+      'dropped support',
+      'raising a peer floor',
+      'at least minor',
+      'Deprecation',
+      'at least 12 months',
+      'Experimental',
+      'changeset gate',
+    ]) {
       expect(policy.toLowerCase()).toContain(topic.toLowerCase());
     }
   });

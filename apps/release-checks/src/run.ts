@@ -84,7 +84,10 @@ export function run(command: string, args: readonly string[], options: RunOption
         resolvePromise(result);
         return;
       }
-      const how = signal === null ? `exited with ${String(code)}` : `was killed (${signal}${signal === 'SIGKILL' ? `, timeout ${timeoutMs} ms` : ''})`;
+      const how =
+        signal === null
+          ? `exited with ${String(code)}`
+          : `was killed (${signal}${signal === 'SIGKILL' ? `, timeout ${timeoutMs} ms` : ''})`;
       reject(
         new Error(
           `\`${command} ${args.join(' ')}\` in ${options.cwd} ${how}\n--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`,

@@ -10,7 +10,14 @@ import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { matrixEntries, planSources, SDK_PACKAGES, declaredSdkRanges, type MatrixEntry, type SourcePlan } from './matrix.js';
+import {
+  matrixEntries,
+  planSources,
+  SDK_PACKAGES,
+  declaredSdkRanges,
+  type MatrixEntry,
+  type SourcePlan,
+} from './matrix.js';
 import { npmInstall, publishedVersionsIn, writeProject } from './npm.js';
 import { childEnv, run, tempDir } from './run.js';
 import { installedVersion, publishablePackages, workspaceRoot, type WorkspacePackage } from './workspace.js';
@@ -47,7 +54,9 @@ function tarballOf(name: string): string {
 }
 
 const available = new Set(MATRIX_PACKAGES);
-const plans = new Map<string, SourcePlan>(MATRIX_PACKAGES.map((name) => [name, planSources(packageNamed(name).dir, available)]));
+const plans = new Map<string, SourcePlan>(
+  MATRIX_PACKAGES.map((name) => [name, planSources(packageNamed(name).dir, available)]),
+);
 
 /** The published versions inside each declared range, resolved once for the whole file. */
 let published: Record<string, string[]> | undefined;
@@ -119,7 +128,11 @@ describe.each(['lowest', 'newest'] as const)('the %s supported SDK versions', (l
   beforeAll(async () => {
     entry = matrixEntries(await publishedVersions()).find((candidate) => candidate.label === label);
     if (entry === undefined) throw new Error(`no ${label} matrix entry`);
-    console.info(`SDK matrix, ${label}: ${Object.entries(entry.versions).map(([name, version]) => `${name}@${version}`).join(', ')}`);
+    console.info(
+      `SDK matrix, ${label}: ${Object.entries(entry.versions)
+        .map(([name, version]) => `${name}@${version}`)
+        .join(', ')}`,
+    );
     copyFileSync(join(ROOT, 'tsconfig.base.json'), join(dir, 'tsconfig.base.json'));
     copyFileSync(join(ROOT, 'vitest.shared.ts'), join(dir, 'vitest.shared.ts'));
     for (const name of MATRIX_PACKAGES) {
@@ -146,16 +159,21 @@ describe.each(['lowest', 'newest'] as const)('the %s supported SDK versions', (l
   });
 
   it('installed exactly the SDK versions under test, once each', () => {
-    for (const [name, version] of Object.entries(entry?.versions ?? {})) expect(installedVersion(dir, name), name).toBe(version);
+    for (const [name, version] of Object.entries(entry?.versions ?? {}))
+      expect(installedVersion(dir, name), name).toBe(version);
     expect(Object.keys(entry?.versions ?? {}).sort()).toEqual([...SDK_PACKAGES].sort());
   });
 
   it.each(TYPECHECKED)('%s type-checks against these SDK declarations', async (name) => {
     const cwd = join(dir, packageNamed(name).path);
-    const result = await run(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.matrix.json'], {
-      cwd,
-      allowFailure: true,
-    });
+    const result = await run(
+      process.execPath,
+      [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.matrix.json'],
+      {
+        cwd,
+        allowFailure: true,
+      },
+    );
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);
   });

@@ -39,7 +39,8 @@ describe('replaceMarkedSection', () => {
   });
 
   it("leaves other helpers' marked sections alone", () => {
-    const document = '# Benchmarks\n\n<!-- bench:start -->\nnumbers\n<!-- bench:end -->\n\n<!-- sizes:start -->\nold\n<!-- sizes:end -->\n';
+    const document =
+      '# Benchmarks\n\n<!-- bench:start -->\nnumbers\n<!-- bench:end -->\n\n<!-- sizes:start -->\nold\n<!-- sizes:end -->\n';
     expect(replaceMarkedSection(document, 'sizes', 'new')).toBe(
       '# Benchmarks\n\n<!-- bench:start -->\nnumbers\n<!-- bench:end -->\n\n<!-- sizes:start -->\nnew\n<!-- sizes:end -->\n',
     );
@@ -47,13 +48,18 @@ describe('replaceMarkedSection', () => {
 
   it('appends the section to a document without markers, and starts an empty one', () => {
     fc.assert(
-      fc.property(prose.filter((text) => text.trim() !== ''), (document) => {
-        const next = replaceMarkedSection(document, 'sizes', 'table');
-        expect(next.startsWith(document.trimEnd())).toBe(true);
-        expect(next.endsWith('<!-- sizes:start -->\ntable\n<!-- sizes:end -->\n')).toBe(true);
-      }),
+      fc.property(
+        prose.filter((text) => text.trim() !== ''),
+        (document) => {
+          const next = replaceMarkedSection(document, 'sizes', 'table');
+          expect(next.startsWith(document.trimEnd())).toBe(true);
+          expect(next.endsWith('<!-- sizes:start -->\ntable\n<!-- sizes:end -->\n')).toBe(true);
+        },
+      ),
     );
-    expect(replaceMarkedSection('', 'sizes', 'table')).toBe('# Benchmarks\n\n<!-- sizes:start -->\ntable\n<!-- sizes:end -->\n');
+    expect(replaceMarkedSection('', 'sizes', 'table')).toBe(
+      '# Benchmarks\n\n<!-- sizes:start -->\ntable\n<!-- sizes:end -->\n',
+    );
   });
 
   it('refuses a start marker without its end, and a name that would not make a marker', () => {
@@ -66,8 +72,24 @@ describe('renderSizes', () => {
   it('has one row per package and states what the consumer installed', () => {
     const body = renderSizes(
       [
-        { name: '@ext/core', version: '0.1.0', files: 10, packedBytes: 2048, unpackedBytes: 8192, withDependenciesBytes: 1024 * 1024, dependencies: ['typebox'] },
-        { name: '@ext/errors', version: '0.1.0', files: 5, packedBytes: 1024, unpackedBytes: 4096, withDependenciesBytes: 4096, dependencies: [] },
+        {
+          name: '@ext/core',
+          version: '0.1.0',
+          files: 10,
+          packedBytes: 2048,
+          unpackedBytes: 8192,
+          withDependenciesBytes: 1024 * 1024,
+          dependencies: ['typebox'],
+        },
+        {
+          name: '@ext/errors',
+          version: '0.1.0',
+          files: 5,
+          packedBytes: 1024,
+          unpackedBytes: 4096,
+          withDependenciesBytes: 4096,
+          dependencies: [],
+        },
       ],
       { installed: ['@ext/core', '@ext/errors'], extBytes: 2 * 1024 * 1024, totalBytes: 40 * 1024 * 1024 },
       '2026-01-01',

@@ -52,7 +52,13 @@ export function workspacePackages(root: string): WorkspacePackage[] {
       const file = join(dir, 'package.json');
       if (!statSync(dir).isDirectory() || !existsSync(file)) continue;
       const manifest = readManifest(file);
-      found.push({ name: manifest.name, version: manifest.version, dir, path: relative(root, dir).split('\\').join('/'), manifest });
+      found.push({
+        name: manifest.name,
+        version: manifest.version,
+        dir,
+        path: relative(root, dir).split('\\').join('/'),
+        manifest,
+      });
     }
   }
   return found;

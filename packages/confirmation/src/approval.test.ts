@@ -3,7 +3,13 @@
  * go through the same gate as a declared confirmation, and the core refuses
  * the call when no gate granted them.
  */
-import { requireApproval, type ExtendedServer, type ServerExtension, type StructuredError, type ToolResult } from '@ext/core';
+import {
+  requireApproval,
+  type ExtendedServer,
+  type ServerExtension,
+  type StructuredError,
+  type ToolResult,
+} from '@ext/core';
 import { createTestPair, seedValidators, TEST_LINES, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
@@ -21,7 +27,8 @@ const billing: ServerExtension = {
   settings: { version: '1.0' },
   stage: 'cost',
   middleware: async (call, ctx, next) => {
-    if (call.name === 'export_report') requireApproval(ctx, { requestedBy: '@ext/test-billing', reason: 'This export is billed: 5 credits.' });
+    if (call.name === 'export_report')
+      requireApproval(ctx, { requestedBy: '@ext/test-billing', reason: 'This export is billed: 5 credits.' });
     return next();
   },
 };
@@ -44,10 +51,14 @@ afterEach(async () => {
 
 function setup(ran: string[]) {
   return (server: ExtendedServer): void => {
-    server.registerTool('export_report', { description: 'Exports a report', inputSchema: z.object({ month: z.string() }) }, (args): ToolResult => {
-      ran.push(args.month);
-      return { content: [{ type: 'text', text: `exported ${args.month}` }] };
-    });
+    server.registerTool(
+      'export_report',
+      { description: 'Exports a report', inputSchema: z.object({ month: z.string() }) },
+      (args): ToolResult => {
+        ran.push(args.month);
+        return { content: [{ type: 'text', text: `exported ${args.month}` }] };
+      },
+    );
   };
 }
 
@@ -56,7 +67,12 @@ describe('effectiveGate (CONF-19)', () => {
     const declared = { requiresConfirmation: true, riskLevel: 'destructive' as const, message: 'Delete?' };
     expect(effectiveGate(declared, [{ requestedBy: 'x', reason: 'billed' }])).toBe(declared);
     expect(effectiveGate(undefined, [])).toBeUndefined();
-    expect(effectiveGate(undefined, [{ requestedBy: 'a', reason: 'Billed.' }, { requestedBy: 'b', reason: 'Slow.', riskLevel: 'destructive' }])).toEqual({
+    expect(
+      effectiveGate(undefined, [
+        { requestedBy: 'a', reason: 'Billed.' },
+        { requestedBy: 'b', reason: 'Slow.', riskLevel: 'destructive' },
+      ]),
+    ).toEqual({
       requiresConfirmation: true,
       riskLevel: 'destructive',
       message: 'Billed. Slow.',
@@ -67,18 +83,33 @@ describe('effectiveGate (CONF-19)', () => {
 describe.each(TEST_LINES)('approvals asked by other extensions on %s (CONF-19)', (line) => {
   it('run through the token path: nothing runs until the person approves, then exactly once', async () => {
     const ran: string[] = [];
-    pair = await createTestPair({ line, serverExtensions: [errorsServer(), billing, confirmationServer()], clientExtensions: [errorsClient(), confirmationClient()], setup: setup(ran) });
-    const asked: string[] = [];
-    const refused = await callWithConfirmation(pair.client, 'export_report', { month: '2026-10' }, {
-      confirm: (request) => {
-        if (request.kind === 'call') asked.push(`${request.risk_level}: ${request.message}`);
-        return Promise.resolve(false);
-      },
+    pair = await createTestPair({
+      line,
+      serverExtensions: [errorsServer(), billing, confirmationServer()],
+      clientExtensions: [errorsClient(), confirmationClient()],
+      setup: setup(ran),
     });
+    const asked: string[] = [];
+    const refused = await callWithConfirmation(
+      pair.client,
+      'export_report',
+      { month: '2026-10' },
+      {
+        confirm: (request) => {
+          if (request.kind === 'call') asked.push(`${request.risk_level}: ${request.message}`);
+          return Promise.resolve(false);
+        },
+      },
+    );
     expect(ran).toEqual([]);
     expect(asked).toEqual(['reversible: This export is billed: 5 credits.']);
     expect(structuredError(refused)).toMatchObject({ code: 'CONFIRMATION_DECLINED' });
-    const approved = await callWithConfirmation(pair.client, 'export_report', { month: '2026-10' }, { confirm: () => Promise.resolve(true) });
+    const approved = await callWithConfirmation(
+      pair.client,
+      'export_report',
+      { month: '2026-10' },
+      { confirm: () => Promise.resolve(true) },
+    );
     expect(approved.isError).not.toBe(true);
     expect(ran).toEqual(['2026-10']);
   });
@@ -110,7 +141,12 @@ describe.each(TEST_LINES)('approvals asked by other extensions on %s (CONF-19)',
 
   it('fail closed when the client can neither confirm nor elicit', async () => {
     const ran: string[] = [];
-    pair = await createTestPair({ line, serverExtensions: [errorsServer(), billing, confirmationServer()], clientExtensions: [errorsClient()], setup: setup(ran) });
+    pair = await createTestPair({
+      line,
+      serverExtensions: [errorsServer(), billing, confirmationServer()],
+      clientExtensions: [errorsClient()],
+      setup: setup(ran),
+    });
     const result = await pair.client.callTool('export_report', { month: '2026-12' });
     expect(structuredError(result)).toMatchObject({ code: 'CONFIRMATION_REQUIRED', category: 'permanent' });
     expect(ran).toEqual([]);
@@ -118,9 +154,18 @@ describe.each(TEST_LINES)('approvals asked by other extensions on %s (CONF-19)',
 
   it('are refused by the core when no confirmation gate is composed', async () => {
     const ran: string[] = [];
-    pair = await createTestPair({ line, serverExtensions: [errorsServer(), billing], clientExtensions: [errorsClient()], setup: setup(ran) });
+    pair = await createTestPair({
+      line,
+      serverExtensions: [errorsServer(), billing],
+      clientExtensions: [errorsClient()],
+      setup: setup(ran),
+    });
     const result = await pair.client.callTool('export_report', { month: '2027-01' });
-    expect(structuredError(result)).toMatchObject({ code: 'APPROVAL_REQUIRED', category: 'permanent', details: { requested_by: ['@ext/test-billing'] } });
+    expect(structuredError(result)).toMatchObject({
+      code: 'APPROVAL_REQUIRED',
+      category: 'permanent',
+      details: { requested_by: ['@ext/test-billing'] },
+    });
     expect(ran).toEqual([]);
   });
 });

@@ -54,13 +54,24 @@ export function confirmationClient(): ClientExtension {
 }
 
 /** The `confirmation_required` entry of a result, or `undefined` when the call was not held. */
-export function getConfirmationRequired(result: ToolResult, id: string = CONFIRMATION_ID): ConfirmationRequiredMeta | undefined {
+export function getConfirmationRequired(
+  result: ToolResult,
+  id: string = CONFIRMATION_ID,
+): ConfirmationRequiredMeta | undefined {
   const meta = result._meta?.[id];
   if (!isRecord(meta) || meta.status !== 'confirmation_required') return undefined;
   const { confirmation_token: token, tool, message, risk_level: risk, expires_at: expires } = meta;
-  if (!isTokenShaped(token) || typeof tool !== 'string' || typeof message !== 'string' || typeof expires !== 'string') return undefined;
+  if (!isTokenShaped(token) || typeof tool !== 'string' || typeof message !== 'string' || typeof expires !== 'string')
+    return undefined;
   if (typeof risk !== 'string' || !(RISK_LEVELS as readonly string[]).includes(risk)) return undefined;
-  return { status: 'confirmation_required', confirmation_token: token, tool, message, risk_level: risk as RiskLevel, expires_at: expires };
+  return {
+    status: 'confirmation_required',
+    confirmation_token: token,
+    tool,
+    message,
+    risk_level: risk as RiskLevel,
+    expires_at: expires,
+  };
 }
 
 const ERRORS_ID = extensionId('errors');
@@ -75,7 +86,11 @@ function declinedResult(tool: string): ToolResult {
     suggestion: 'Do not retry unless the user asks for it again.',
     details: { tool },
   };
-  return { content: [{ type: 'text', text: `${error.message}. ${error.suggestion ?? ''}`.trim() }], isError: true, _meta: { [ERRORS_ID]: error } };
+  return {
+    content: [{ type: 'text', text: `${error.message}. ${error.suggestion ?? ''}`.trim() }],
+    isError: true,
+    _meta: { [ERRORS_ID]: error },
+  };
 }
 
 function riskRank(level: RiskLevel): number {
@@ -105,7 +120,8 @@ export async function callWithConfirmation(
   options: ConfirmedCallOptions,
 ): Promise<ToolResult> {
   const { confirm, ...callOptions } = options;
-  if (typeof confirm !== 'function') throw new ConfigurationError('INVALID_OPTION', 'callWithConfirmation: confirm must be a function');
+  if (typeof confirm !== 'function')
+    throw new ConfigurationError('INVALID_OPTION', 'callWithConfirmation: confirm must be a function');
   const id = client.negotiated(CONFIRMATION_PACKAGE)?.id;
   const first = await client.callTool(name, args, callOptions);
   const held = id === undefined ? undefined : getConfirmationRequired(first, id);
@@ -148,13 +164,25 @@ export async function callManyWithConfirmation(
   held.forEach((meta, index) => {
     const call = calls[index];
     if (meta !== undefined && call !== undefined) {
-      pending.push({ tool: call.name, arguments: call.arguments ?? {}, message: meta.message, risk_level: meta.risk_level, expires_at: meta.expires_at });
+      pending.push({
+        tool: call.name,
+        arguments: call.arguments ?? {},
+        message: meta.message,
+        risk_level: meta.risk_level,
+        expires_at: meta.expires_at,
+      });
     }
   });
   if (pending.length === 0 || id === undefined) return firsts;
-  const risk = pending.reduce<RiskLevel>((top, item) => (riskRank(item.risk_level) > riskRank(top) ? item.risk_level : top), 'safe');
+  const risk = pending.reduce<RiskLevel>(
+    (top, item) => (riskRank(item.risk_level) > riskRank(top) ? item.risk_level : top),
+    'safe',
+  );
   const approved = await confirm({ kind: 'batch', calls: pending, risk_level: risk });
-  if (!approved) return firsts.map((result, index) => (held[index] === undefined ? result : declinedResult(calls[index]?.name ?? '')));
+  if (!approved)
+    return firsts.map((result, index) =>
+      held[index] === undefined ? result : declinedResult(calls[index]?.name ?? ''),
+    );
   const tokens = held.flatMap((meta) => (meta === undefined ? [] : [meta.confirmation_token]));
   const outcome = (await client.request(`${id}/approve`, { confirmation_tokens: tokens })) as unknown as ApproveResult;
   const accepted = new Set(outcome.approved);
@@ -170,9 +198,17 @@ export async function callManyWithConfirmation(
           message: rejected?.message ?? 'The server did not approve this call',
           category: 'permanent',
         };
-        return { content: [{ type: 'text', text: error.message }], isError: true, _meta: { [ERRORS_ID]: error } } satisfies ToolResult;
+        return {
+          content: [{ type: 'text', text: error.message }],
+          isError: true,
+          _meta: { [ERRORS_ID]: error },
+        } satisfies ToolResult;
       }
-      return client.callTool(call.name, call.arguments ?? {}, retryMeta(client, callOptions, { confirmation_token: meta.confirmation_token }));
+      return client.callTool(
+        call.name,
+        call.arguments ?? {},
+        retryMeta(client, callOptions, { confirmation_token: meta.confirmation_token }),
+      );
     }),
   );
 }
@@ -188,10 +224,23 @@ export interface GrantRequestOptions {
  * of one tool, then requests the grant from the server. `undefined` when
  * the user declines. Use the grant with {@link grantMeta}.
  */
-export async function requestGrant(client: ExtendedClient, tool: string, options: GrantRequestOptions): Promise<GrantResult | undefined> {
+export async function requestGrant(
+  client: ExtendedClient,
+  tool: string,
+  options: GrantRequestOptions,
+): Promise<GrantResult | undefined> {
   const id = client.negotiated(CONFIRMATION_PACKAGE)?.id;
-  if (id === undefined) throw new ConfigurationError('NOT_NEGOTIATED', 'requestGrant: the server did not negotiate the confirmation extension');
-  const approved = await options.confirm({ kind: 'grant', tool, max_calls: options.maxCalls, duration_seconds: options.durationSeconds });
+  if (id === undefined)
+    throw new ConfigurationError(
+      'NOT_NEGOTIATED',
+      'requestGrant: the server did not negotiate the confirmation extension',
+    );
+  const approved = await options.confirm({
+    kind: 'grant',
+    tool,
+    max_calls: options.maxCalls,
+    duration_seconds: options.durationSeconds,
+  });
   if (!approved) return undefined;
   return (await client.request(`${id}/grant`, {
     tool,
@@ -201,7 +250,10 @@ export async function requestGrant(client: ExtendedClient, tool: string, options
 }
 
 /** `params._meta` entries that draw one call on a grant; spread into `CallToolOptions.meta`. */
-export function grantMeta(grant: Pick<GrantResult, 'grant_id'>, id: string = CONFIRMATION_ID): Record<string, { grant_id: string }> {
+export function grantMeta(
+  grant: Pick<GrantResult, 'grant_id'>,
+  id: string = CONFIRMATION_ID,
+): Record<string, { grant_id: string }> {
   return { [id]: { grant_id: grant.grant_id } };
 }
 

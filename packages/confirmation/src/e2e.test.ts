@@ -1,4 +1,14 @@
-import { MemoryStore, silentLogger, WireError, type AuthInfo, type ElicitationRequest, type ElicitationResponse, type ExtendedServer, type Store, type ToolResult } from '@ext/core';
+import {
+  MemoryStore,
+  silentLogger,
+  WireError,
+  type AuthInfo,
+  type ElicitationRequest,
+  type ElicitationResponse,
+  type ExtendedServer,
+  type Store,
+  type ToolResult,
+} from '@ext/core';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { contentNegotiationClient, getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
 import { contentNegotiationServer } from '@ext/content-negotiation/server';
@@ -19,7 +29,12 @@ import {
   type ConfirmationRequest,
 } from './client.js';
 import { CONFIRMATION_ID, confirmationJsonSchema, getConfirmationSettings, SCHEMA_BASE } from './index.js';
-import { CONFIRM_INPUT_KEY, confirmationServer, readConfirmationAudit, type ConfirmationServerOptions } from './server.js';
+import {
+  CONFIRM_INPUT_KEY,
+  confirmationServer,
+  readConfirmationAudit,
+  type ConfirmationServerOptions,
+} from './server.js';
 import type { ServerExtension } from '@ext/core';
 
 const ajv = new Ajv2020({ strict: true });
@@ -48,7 +63,12 @@ class Fixture {
       {
         description: 'Deletes a repository',
         inputSchema: z.object({ repo: z.string() }),
-        _meta: { [CONFIRMATION_ID]: { risk_level: 'destructive', confirmation_message: 'Permanently delete repository {repo}?' } },
+        _meta: {
+          [CONFIRMATION_ID]: {
+            risk_level: 'destructive',
+            confirmation_message: 'Permanently delete repository {repo}?',
+          },
+        },
       },
       (args) => {
         this.ran.push(`delete_repo:${args.repo}`);
@@ -67,10 +87,14 @@ class Fixture {
         return text(`archived ${args.repo}`);
       },
     );
-    server.registerTool('list_repos', { description: 'Lists repositories', annotations: { readOnlyHint: true } }, () => {
-      this.ran.push('list_repos');
-      return text('a, b');
-    });
+    server.registerTool(
+      'list_repos',
+      { description: 'Lists repositories', annotations: { readOnlyHint: true } },
+      () => {
+        this.ran.push('list_repos');
+        return text('a, b');
+      },
+    );
   };
 
   count(prefix: string): number {
@@ -101,7 +125,11 @@ async function pair(line: TestLine, fixture: Fixture, options: PairOptions = {})
   const features = options.contentNegotiation;
   const created = await createTestPair({
     line,
-    serverExtensions: [options.errors !== false && errorsServer(), server, features !== undefined && contentNegotiationServer()],
+    serverExtensions: [
+      options.errors !== false && errorsServer(),
+      server,
+      features !== undefined && contentNegotiationServer(),
+    ],
     clientExtensions: [
       options.errors !== false && errorsClient(),
       options.client !== false && confirmationClient(),
@@ -144,10 +172,13 @@ const yes = (): Promise<boolean> => Promise.resolve(true);
 const no = (): Promise<boolean> => Promise.resolve(false);
 
 describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
-
   it('CONF-1 CONF-2 CONF-3 CONF-14: advertises settings, normalized tool metadata and a consistent destructiveHint', async () => {
     const { client } = await pair(line, new Fixture());
-    expect(getConfirmationSettings(client.serverExtensions())).toEqual({ version: '1.0', token_ttl_seconds: 300, max_batch_size: 100 });
+    expect(getConfirmationSettings(client.serverExtensions())).toEqual({
+      version: '1.0',
+      token_ttl_seconds: 300,
+      max_batch_size: 100,
+    });
     const tools = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect(byName.get('delete_repo')?._meta?.[CONFIRMATION_ID]).toEqual({
@@ -156,7 +187,10 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
       confirmation_message: 'Permanently delete repository {repo}?',
     });
     expect(byName.get('delete_repo')?.annotations?.destructiveHint).toBe(true);
-    expect(byName.get('archive_repo')?._meta?.[CONFIRMATION_ID]).toEqual({ requires_confirmation: true, risk_level: 'reversible' });
+    expect(byName.get('archive_repo')?._meta?.[CONFIRMATION_ID]).toEqual({
+      requires_confirmation: true,
+      risk_level: 'reversible',
+    });
     expect(byName.get('archive_repo')?.annotations?.destructiveHint).toBe(false);
     expect(byName.get('list_repos')?._meta?.[CONFIRMATION_ID]).toBeUndefined();
   });
@@ -168,7 +202,12 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     expect(result.isError).toBeFalsy();
     const meta = result._meta?.[CONFIRMATION_ID];
     expect(validRequiredMeta(meta)).toBe(true);
-    expect(meta).toMatchObject({ status: 'confirmation_required', tool: 'delete_repo', risk_level: 'destructive', message: 'Permanently delete repository test?' });
+    expect(meta).toMatchObject({
+      status: 'confirmation_required',
+      tool: 'delete_repo',
+      risk_level: 'destructive',
+      message: 'Permanently delete repository test?',
+    });
     expect(textOf(result)).toContain('Confirmation required (destructive)');
     expect(fixture.ran).toEqual([]);
     expect((await client.callTool('list_repos')).isError).toBeFalsy();
@@ -179,15 +218,28 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
     const asked: ConfirmationRequest[] = [];
-    const ok = await callWithConfirmation(client, 'delete_repo', { repo: 'test' }, {
-      confirm: (request) => {
-        asked.push(request);
-        return Promise.resolve(true);
+    const ok = await callWithConfirmation(
+      client,
+      'delete_repo',
+      { repo: 'test' },
+      {
+        confirm: (request) => {
+          asked.push(request);
+          return Promise.resolve(true);
+        },
       },
-    });
+    );
     expect(textOf(ok)).toBe('deleted test');
     expect(ok._meta?.[CONFIRMATION_ID]).toEqual({ status: 'confirmed', via: 'token' });
-    expect(asked).toMatchObject([{ kind: 'call', via: 'token', tool: 'delete_repo', risk_level: 'destructive', message: 'Permanently delete repository test?' }]);
+    expect(asked).toMatchObject([
+      {
+        kind: 'call',
+        via: 'token',
+        tool: 'delete_repo',
+        risk_level: 'destructive',
+        message: 'Permanently delete repository test?',
+      },
+    ]);
     const declined = await callWithConfirmation(client, 'delete_repo', { repo: 'prod' }, { confirm: no });
     expect(errorCode(declined)).toBe('CONFIRMATION_DECLINED');
     expect(fixture.ran).toEqual(['delete_repo:test']);
@@ -206,7 +258,15 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     });
     const first = await client.callTool('delete_repo', { repo: 'test' });
     expect(textOf(first)).toBe('deleted test');
-    expect(asked).toMatchObject([{ kind: 'call', via: 'elicitation', tool: 'delete_repo', risk_level: 'destructive', message: 'Permanently delete repository test?' }]);
+    expect(asked).toMatchObject([
+      {
+        kind: 'call',
+        via: 'elicitation',
+        tool: 'delete_repo',
+        risk_level: 'destructive',
+        message: 'Permanently delete repository test?',
+      },
+    ]);
     answer = false;
     expect(errorCode(await client.callTool('delete_repo', { repo: 'prod' }))).toBe('CONFIRMATION_DECLINED');
     expect(fixture.ran).toEqual(['delete_repo:test']);
@@ -238,21 +298,38 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     });
     const accept = { [CONFIRM_INPUT_KEY]: { action: 'accept', content: { confirm: true } } };
     // An acceptance nobody asked for: the server asks (the client's user declines), and nothing runs.
-    const unasked = (await client.request('tools/call', { name: 'delete_repo', arguments: { repo: 'prod' }, inputResponses: accept })) as ToolResult;
+    const unasked = (await client.request('tools/call', {
+      name: 'delete_repo',
+      arguments: { repo: 'prod' },
+      inputResponses: accept,
+    })) as ToolResult;
     expect(errorCode(unasked)).toBe('CONFIRMATION_DECLINED');
     expect(asked).toHaveLength(1);
     // The same with a state the server never minted.
-    const forged = (await client.request('tools/call', { name: 'delete_repo', arguments: { repo: 'prod' }, inputResponses: accept, requestState: 'x'.repeat(43) })) as ToolResult;
+    const forged = (await client.request('tools/call', {
+      name: 'delete_repo',
+      arguments: { repo: 'prod' },
+      inputResponses: accept,
+      requestState: 'x'.repeat(43),
+    })) as ToolResult;
     expect(errorCode(forged)).toBe('CONFIRMATION_DECLINED');
     expect(asked).toHaveLength(2);
     expect(fixture.ran).toEqual([]);
     const audit = await readConfirmationAudit(store);
-    expect(audit.map((item) => item.entry.event)).toEqual(['elicitation_unasked', 'elicitation_declined', 'elicitation_unasked', 'elicitation_declined']);
+    expect(audit.map((item) => item.entry.event)).toEqual([
+      'elicitation_unasked',
+      'elicitation_declined',
+      'elicitation_unasked',
+      'elicitation_declined',
+    ]);
   });
 
   it('CONF-5: prefer "elicitation" asks in-band even when the client negotiated the extension', async () => {
     const fixture = new Fixture();
-    const { client } = await pair(line, fixture, { serverOptions: { prefer: 'elicitation' }, onElicit: confirmationElicitationHandler(yes) });
+    const { client } = await pair(line, fixture, {
+      serverOptions: { prefer: 'elicitation' },
+      onElicit: confirmationElicitationHandler(yes),
+    });
     const result = await client.callTool('delete_repo', { repo: 'test' });
     expect(textOf(result)).toBe('deleted test');
     expect(result._meta?.[CONFIRMATION_ID]).toEqual({ status: 'confirmed', via: 'elicitation' });
@@ -267,7 +344,9 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     expect(getStructuredError(result)?.category).toBe('permanent');
     expect(textOf(result)).toContain('not executed');
     // The helper surfaces the refusal as it is.
-    expect(errorCode(await callWithConfirmation(client, 'archive_repo', { repo: 'x' }, { confirm: yes }))).toBe('CONFIRMATION_REQUIRED');
+    expect(errorCode(await callWithConfirmation(client, 'archive_repo', { repo: 'x' }, { confirm: yes }))).toBe(
+      'CONFIRMATION_REQUIRED',
+    );
     expect(fixture.ran).toEqual([]);
     expect((await client.callTool('list_repos')).isError).toBeFalsy();
     const audit = await readConfirmationAudit(store);
@@ -289,8 +368,12 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
     const token = await held(client, 'delete_repo', { repo: 'test' });
-    expect(errorCode(await client.callTool('delete_repo', { repo: 'prod' }, tokenMeta(token)))).toBe('CONFIRMATION_ARGUMENTS_MISMATCH');
-    expect(errorCode(await client.callTool('archive_repo', { repo: 'test' }, tokenMeta(token)))).toBe('CONFIRMATION_ARGUMENTS_MISMATCH');
+    expect(errorCode(await client.callTool('delete_repo', { repo: 'prod' }, tokenMeta(token)))).toBe(
+      'CONFIRMATION_ARGUMENTS_MISMATCH',
+    );
+    expect(errorCode(await client.callTool('archive_repo', { repo: 'test' }, tokenMeta(token)))).toBe(
+      'CONFIRMATION_ARGUMENTS_MISMATCH',
+    );
     expect(fixture.ran).toEqual([]);
     // The mismatch did not burn the token: the approved call still goes through.
     expect(textOf(await client.callTool('delete_repo', { repo: 'test' }, tokenMeta(token)))).toBe('deleted test');
@@ -315,9 +398,14 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
     const token = await held(client, 'delete_repo', { repo: 'test' });
-    const results = await Promise.all([0, 1, 2].map(() => client.callTool('delete_repo', { repo: 'test' }, tokenMeta(token))));
+    const results = await Promise.all(
+      [0, 1, 2].map(() => client.callTool('delete_repo', { repo: 'test' }, tokenMeta(token))),
+    );
     expect(results.filter((result) => !result.isError)).toHaveLength(1);
-    expect(results.filter((result) => result.isError).map(errorCode)).toEqual(['CONFIRMATION_TOKEN_REPLAYED', 'CONFIRMATION_TOKEN_REPLAYED']);
+    expect(results.filter((result) => result.isError).map(errorCode)).toEqual([
+      'CONFIRMATION_TOKEN_REPLAYED',
+      'CONFIRMATION_TOKEN_REPLAYED',
+    ]);
     expect(fixture.count('delete_repo')).toBe(1);
   });
 
@@ -330,7 +418,9 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     clock.advance(299);
     expect(textOf(await client.callTool('delete_repo', { repo: 'test' }, tokenMeta(token)))).toBe('deleted test');
     clock.advance(1);
-    expect(errorCode(await client.callTool('delete_repo', { repo: 'late' }, tokenMeta(late)))).toBe('CONFIRMATION_TOKEN_EXPIRED');
+    expect(errorCode(await client.callTool('delete_repo', { repo: 'late' }, tokenMeta(late)))).toBe(
+      'CONFIRMATION_TOKEN_EXPIRED',
+    );
     expect(fixture.ran).toEqual(['delete_repo:test']);
   });
 
@@ -354,7 +444,9 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     expect(errorCode(unknown)).toBe('CONFIRMATION_TOKEN_INVALID');
     const malformed = await client.callTool('delete_repo', { repo: 'test' }, tokenMeta('nope'));
     expect(errorCode(malformed)).toBe('INVALID_INPUT');
-    expect(getStructuredError(malformed)?.details).toEqual({ pointer: '/_meta/io.github.mcp-ext~1confirmation/confirmation_token' });
+    expect(getStructuredError(malformed)?.details).toEqual({
+      pointer: '/_meta/io.github.mcp-ext~1confirmation/confirmation_token',
+    });
     expect(fixture.ran).toEqual([]);
   });
 
@@ -376,7 +468,10 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     for (const [value, expected] of cases) {
       const result = await client.callTool('delete_repo', { repo: 'prod' }, entry(value));
       expect(errorCode(result), JSON.stringify(value)).toBe('INVALID_INPUT');
-      expect(getStructuredError(result), JSON.stringify(value)).toMatchObject({ category: 'invalid_input', details: { pointer: expected } });
+      expect(getStructuredError(result), JSON.stringify(value)).toMatchObject({
+        category: 'invalid_input',
+        details: { pointer: expected },
+      });
       expect(getConfirmationRequired(result)).toBeUndefined();
     }
     expect(fixture.ran).toEqual([]);
@@ -437,7 +532,14 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
   it('CONF-12: a declined batch executes nothing', async () => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
-    const results = await callManyWithConfirmation(client, [{ name: 'delete_repo', arguments: { repo: 'a' } }, { name: 'archive_repo', arguments: { repo: 'b' } }], { confirm: no });
+    const results = await callManyWithConfirmation(
+      client,
+      [
+        { name: 'delete_repo', arguments: { repo: 'a' } },
+        { name: 'archive_repo', arguments: { repo: 'b' } },
+      ],
+      { confirm: no },
+    );
     expect(results.map(errorCode)).toEqual(['CONFIRMATION_DECLINED', 'CONFIRMATION_DECLINED']);
     expect(fixture.ran).toEqual([]);
   });
@@ -454,8 +556,12 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const used = await held(alice.client, 'delete_repo', { repo: 'b' });
     await alice.client.callTool('delete_repo', { repo: 'b' }, tokenMeta(used));
     const theirs = await held(mallory.client, 'delete_repo', { repo: 'c' });
-    const tooMany = await alice.client.request(method, { confirmation_tokens: [mine, used, theirs, 'A'.repeat(43)] }).catch((error: unknown) => error);
-    expect(WireError.isInstance(tooMany) ? (tooMany.data as { code: string }).code : undefined).toBe('CONFIRMATION_BATCH_TOO_LARGE');
+    const tooMany = await alice.client
+      .request(method, { confirmation_tokens: [mine, used, theirs, 'A'.repeat(43)] })
+      .catch((error: unknown) => error);
+    expect(WireError.isInstance(tooMany) ? (tooMany.data as { code: string }).code : undefined).toBe(
+      'CONFIRMATION_BATCH_TOO_LARGE',
+    );
     const outcome = await alice.client.request(method, { confirmation_tokens: [mine, used, theirs] });
     expect(outcome.approved).toEqual([mine]);
     expect(outcome.rejected).toMatchObject([
@@ -464,15 +570,24 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     ]);
     const late = await held(alice.client, 'delete_repo', { repo: 'd' });
     clock.advance(301);
-    expect(await alice.client.request(method, { confirmation_tokens: [late] })).toMatchObject({ approved: [], rejected: [{ code: 'CONFIRMATION_TOKEN_EXPIRED' }] });
+    expect(await alice.client.request(method, { confirmation_tokens: [late] })).toMatchObject({
+      approved: [],
+      rejected: [{ code: 'CONFIRMATION_TOKEN_EXPIRED' }],
+    });
   });
 
   it('CONF-15: a grant covers N calls of one tool within T seconds, bounded and audited', async () => {
     const fixture = new Fixture();
     const store = new MemoryStore();
     const clock = new Clock();
-    const { client } = await pair(line, fixture, { store, serverOptions: { now: clock.now, grants: { maxCalls: 5, maxDurationSeconds: 60 } } });
-    expect(getConfirmationSettings(client.serverExtensions())?.grants).toEqual({ max_calls: 5, max_duration_seconds: 60 });
+    const { client } = await pair(line, fixture, {
+      store,
+      serverOptions: { now: clock.now, grants: { maxCalls: 5, maxDurationSeconds: 60 } },
+    });
+    expect(getConfirmationSettings(client.serverExtensions())?.grants).toEqual({
+      max_calls: 5,
+      max_duration_seconds: 60,
+    });
     const asked: ConfirmationRequest[] = [];
     const grant = await requestGrant(client, 'archive_repo', {
       maxCalls: 2,
@@ -485,22 +600,40 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     expect(asked).toEqual([{ kind: 'grant', tool: 'archive_repo', max_calls: 2, duration_seconds: 30 }]);
     if (grant === undefined) throw new Error('expected a grant');
     const meta = { meta: grantMeta(grant) };
-    expect((await client.callTool('archive_repo', { repo: 'a' }, meta))._meta?.[CONFIRMATION_ID]).toEqual({ status: 'confirmed', via: 'grant', grant_calls_remaining: 1 });
+    expect((await client.callTool('archive_repo', { repo: 'a' }, meta))._meta?.[CONFIRMATION_ID]).toEqual({
+      status: 'confirmed',
+      via: 'grant',
+      grant_calls_remaining: 1,
+    });
     expect(textOf(await client.callTool('archive_repo', { repo: 'b' }, meta))).toBe('archived b');
     expect(errorCode(await client.callTool('archive_repo', { repo: 'c' }, meta))).toBe('CONFIRMATION_GRANT_EXHAUSTED');
-    expect(errorCode(await client.callTool('delete_repo', { repo: 'c' }, meta))).toBe('CONFIRMATION_GRANT_TOOL_MISMATCH');
+    expect(errorCode(await client.callTool('delete_repo', { repo: 'c' }, meta))).toBe(
+      'CONFIRMATION_GRANT_TOOL_MISMATCH',
+    );
     expect(fixture.ran).toEqual(['archive_repo:a', 'archive_repo:b']);
 
     const second = await requestGrant(client, 'archive_repo', { maxCalls: 5, durationSeconds: 60, confirm: yes });
     if (second === undefined) throw new Error('expected a grant');
     clock.advance(60);
-    expect(errorCode(await client.callTool('archive_repo', { repo: 'd' }, { meta: grantMeta(second) }))).toBe('CONFIRMATION_GRANT_EXPIRED');
-    expect(await requestGrant(client, 'archive_repo', { maxCalls: 2, durationSeconds: 30, confirm: no })).toBeUndefined();
+    expect(errorCode(await client.callTool('archive_repo', { repo: 'd' }, { meta: grantMeta(second) }))).toBe(
+      'CONFIRMATION_GRANT_EXPIRED',
+    );
+    expect(
+      await requestGrant(client, 'archive_repo', { maxCalls: 2, durationSeconds: 30, confirm: no }),
+    ).toBeUndefined();
 
-    const tooBig = await requestGrant(client, 'archive_repo', { maxCalls: 6, durationSeconds: 30, confirm: yes }).catch((error: unknown) => error);
-    expect(WireError.isInstance(tooBig) ? (tooBig.data as { code: string }).code : undefined).toBe('CONFIRMATION_GRANT_LIMIT');
-    const ungated = await requestGrant(client, 'list_repos', { maxCalls: 1, durationSeconds: 30, confirm: yes }).catch((error: unknown) => error);
-    expect(WireError.isInstance(ungated) ? (ungated.data as { code: string }).code : undefined).toBe('CONFIRMATION_GRANT_INVALID');
+    const tooBig = await requestGrant(client, 'archive_repo', { maxCalls: 6, durationSeconds: 30, confirm: yes }).catch(
+      (error: unknown) => error,
+    );
+    expect(WireError.isInstance(tooBig) ? (tooBig.data as { code: string }).code : undefined).toBe(
+      'CONFIRMATION_GRANT_LIMIT',
+    );
+    const ungated = await requestGrant(client, 'list_repos', { maxCalls: 1, durationSeconds: 30, confirm: yes }).catch(
+      (error: unknown) => error,
+    );
+    expect(WireError.isInstance(ungated) ? (ungated.data as { code: string }).code : undefined).toBe(
+      'CONFIRMATION_GRANT_INVALID',
+    );
     const events = (await readConfirmationAudit(store)).map((item) => item.entry.event);
     expect(events.filter((event) => event === 'grant_issued')).toHaveLength(2);
     expect(events.filter((event) => event === 'grant_used')).toHaveLength(2);
@@ -508,8 +641,14 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
 
   it('CONF-15: grants are off unless the server offers them', async () => {
     const { client } = await pair(line, new Fixture());
-    const refused = await requestGrant(client, 'archive_repo', { maxCalls: 1, durationSeconds: 10, confirm: yes }).catch((error: unknown) => error);
-    expect(WireError.isInstance(refused) ? (refused.data as { code: string }).code : undefined).toBe('CONFIRMATION_GRANTS_DISABLED');
+    const refused = await requestGrant(client, 'archive_repo', {
+      maxCalls: 1,
+      durationSeconds: 10,
+      confirm: yes,
+    }).catch((error: unknown) => error);
+    expect(WireError.isInstance(refused) ? (refused.data as { code: string }).code : undefined).toBe(
+      'CONFIRMATION_GRANTS_DISABLED',
+    );
   });
 
   it('CONF-16: the content-negotiation tag !interactive never skips the gate', async () => {
@@ -517,11 +656,23 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const withExtension = await pair(line, fixture, { contentNegotiation: ['!interactive', 'agent'] });
     // The tags really are negotiated and applied: the server echoes them on results.
     expect(withExtension.client.negotiated('@ext/content-negotiation')).toBeDefined();
-    expect(getAppliedFeatures(await withExtension.client.callTool('list_repos', {}, { meta: overrideFeatures(['!interactive']) }))).toBeDefined();
-    const heldResult = await withExtension.client.callTool('delete_repo', { repo: 'prod' }, { meta: overrideFeatures(['!interactive']) });
+    expect(
+      getAppliedFeatures(
+        await withExtension.client.callTool('list_repos', {}, { meta: overrideFeatures(['!interactive']) }),
+      ),
+    ).toBeDefined();
+    const heldResult = await withExtension.client.callTool(
+      'delete_repo',
+      { repo: 'prod' },
+      { meta: overrideFeatures(['!interactive']) },
+    );
     expect(getConfirmationRequired(heldResult)).toBeDefined();
     const without = await pair(line, fixture, { client: false, contentNegotiation: ['!interactive'] });
-    const refused = await without.client.callTool('delete_repo', { repo: 'prod' }, { meta: overrideFeatures(['!interactive']) });
+    const refused = await without.client.callTool(
+      'delete_repo',
+      { repo: 'prod' },
+      { meta: overrideFeatures(['!interactive']) },
+    );
     expect(errorCode(refused)).toBe('CONFIRMATION_REQUIRED');
     const asked: ConfirmationRequest[] = [];
     const eliciting = await pair(line, fixture, {
@@ -532,7 +683,11 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
         return Promise.resolve(false);
       }),
     });
-    const declined = await eliciting.client.callTool('delete_repo', { repo: 'prod' }, { meta: overrideFeatures(['!interactive']) });
+    const declined = await eliciting.client.callTool(
+      'delete_repo',
+      { repo: 'prod' },
+      { meta: overrideFeatures(['!interactive']) },
+    );
     expect(errorCode(declined)).toBe('CONFIRMATION_DECLINED');
     expect(asked).toHaveLength(1);
     expect(fixture.ran).toEqual(['list_repos']);

@@ -32,7 +32,11 @@ describe('readToolGate', () => {
   });
 
   it('CONF-1 CONF-2: defaults follow the seed (safe) and destructive implies a gate', () => {
-    expect(readToolGate(tool({}), CONFIRMATION_ID)).toEqual({ requiresConfirmation: false, riskLevel: 'safe', message: undefined });
+    expect(readToolGate(tool({}), CONFIRMATION_ID)).toEqual({
+      requiresConfirmation: false,
+      riskLevel: 'safe',
+      message: undefined,
+    });
     expect(readToolGate(tool({ requires_confirmation: true }), CONFIRMATION_ID)?.riskLevel).toBe('destructive');
     expect(readToolGate(tool({ risk_level: 'destructive' }), CONFIRMATION_ID)?.requiresConfirmation).toBe(true);
     expect(readToolGate(tool({ risk_level: 'reversible' }), CONFIRMATION_ID)?.requiresConfirmation).toBe(false);
@@ -65,14 +69,18 @@ describe('readToolGate', () => {
   it('CONF-3: the server sets destructiveHint from the risk level', () => {
     const server = confirmationServer();
     expect(server.toolAnnotations?.(tool({ risk_level: 'destructive' }))).toEqual({ destructiveHint: true });
-    expect(server.toolAnnotations?.(tool({ risk_level: 'reversible', requires_confirmation: true }))).toEqual({ destructiveHint: false });
+    expect(server.toolAnnotations?.(tool({ risk_level: 'reversible', requires_confirmation: true }))).toEqual({
+      destructiveHint: false,
+    });
     expect(server.toolAnnotations?.({ name: 'plain' })).toBeUndefined();
   });
 });
 
 describe('fillMessage', () => {
   it('CONF-4: fills known placeholders and leaves unknown ones visible', () => {
-    expect(fillMessage('Delete {repo} owned by {owner}?', { repo: 'prod', count: 2 })).toBe('Delete prod owned by {owner}?');
+    expect(fillMessage('Delete {repo} owned by {owner}?', { repo: 'prod', count: 2 })).toBe(
+      'Delete prod owned by {owner}?',
+    );
     expect(fillMessage('Move {n} items {tags}', { n: 3, tags: ['a', 'b'] })).toBe('Move 3 items ["a","b"]');
   });
 
@@ -87,16 +95,22 @@ describe('fillMessage', () => {
 
   it('CONF-4: text without placeholders is returned unchanged', () => {
     fc.assert(
-      fc.property(fc.string().filter((text) => !/\{[A-Za-z_]/.test(text)), fc.dictionary(fc.string(), fc.string()), (text, args) => {
-        expect(fillMessage(text, args)).toBe(text);
-      }),
+      fc.property(
+        fc.string().filter((text) => !/\{[A-Za-z_]/.test(text)),
+        fc.dictionary(fc.string(), fc.string()),
+        (text, args) => {
+          expect(fillMessage(text, args)).toBe(text);
+        },
+      ),
     );
   });
 
   it('CONF-4: a tool without a template gets a generated message naming it and its risk', () => {
     const gate = readToolGate(tool({ risk_level: 'destructive' }), CONFIRMATION_ID);
     if (gate === undefined) throw new Error('expected a gate');
-    expect(confirmationMessage({ name: 'drop_db' }, gate, { db: 'main' })).toBe('Allow the destructive operation "drop_db" with {"db":"main"}?');
+    expect(confirmationMessage({ name: 'drop_db' }, gate, { db: 'main' })).toBe(
+      'Allow the destructive operation "drop_db" with {"db":"main"}?',
+    );
   });
 });
 
@@ -123,10 +137,16 @@ describe('checkToken', () => {
 
   it('CONF-9: each failure has its own code, in a fixed order', () => {
     expect(checkToken(undefined, { principal: 'alice', now: 0, call })).toBe('CONFIRMATION_TOKEN_INVALID');
-    expect(checkToken(record({ state: 'used' }), { principal: 'bob', now: 999_999, call })).toBe('CONFIRMATION_PRINCIPAL_MISMATCH');
-    expect(checkToken(record({ state: 'used' }), { principal: 'alice', now: 999_999, call })).toBe('CONFIRMATION_TOKEN_REPLAYED');
+    expect(checkToken(record({ state: 'used' }), { principal: 'bob', now: 999_999, call })).toBe(
+      'CONFIRMATION_PRINCIPAL_MISMATCH',
+    );
+    expect(checkToken(record({ state: 'used' }), { principal: 'alice', now: 999_999, call })).toBe(
+      'CONFIRMATION_TOKEN_REPLAYED',
+    );
     expect(checkToken(record(), { principal: 'alice', now: 300_000, call })).toBe('CONFIRMATION_TOKEN_EXPIRED');
-    expect(checkToken(record(), { principal: 'alice', now: 1, call: { ...call, tool: 'other' } })).toBe('CONFIRMATION_ARGUMENTS_MISMATCH');
+    expect(checkToken(record(), { principal: 'alice', now: 1, call: { ...call, tool: 'other' } })).toBe(
+      'CONFIRMATION_ARGUMENTS_MISMATCH',
+    );
   });
 
   it('CONF-9: arguments are bound canonically: key order never matters, any other value does', () => {
@@ -134,15 +154,35 @@ describe('checkToken', () => {
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()), (a, b) => {
         const bound = record({ args_hash: canonicalHash(a) });
         const reordered = Object.fromEntries(Object.entries(a).reverse());
-        expect(checkToken(bound, { principal: 'alice', now: 1, call: { tool: 'drop_db', argsHash: canonicalHash(reordered) } })).toBeUndefined();
-        const verdict = checkToken(bound, { principal: 'alice', now: 1, call: { tool: 'drop_db', argsHash: canonicalHash(b) } });
+        expect(
+          checkToken(bound, {
+            principal: 'alice',
+            now: 1,
+            call: { tool: 'drop_db', argsHash: canonicalHash(reordered) },
+          }),
+        ).toBeUndefined();
+        const verdict = checkToken(bound, {
+          principal: 'alice',
+          now: 1,
+          call: { tool: 'drop_db', argsHash: canonicalHash(b) },
+        });
         expect(verdict === undefined).toBe(canonicalHash(a) === canonicalHash(b));
       }),
     );
   });
 
   it('CONF-9: every refusal becomes a structured error with a suggestion', () => {
-    const codes = ['CONFIRMATION_TOKEN_INVALID', 'CONFIRMATION_PRINCIPAL_MISMATCH', 'CONFIRMATION_TOKEN_REPLAYED', 'CONFIRMATION_TOKEN_EXPIRED', 'CONFIRMATION_ARGUMENTS_MISMATCH', 'CONFIRMATION_GRANT_INVALID', 'CONFIRMATION_GRANT_EXPIRED', 'CONFIRMATION_GRANT_TOOL_MISMATCH', 'CONFIRMATION_GRANT_EXHAUSTED'] as const;
+    const codes = [
+      'CONFIRMATION_TOKEN_INVALID',
+      'CONFIRMATION_PRINCIPAL_MISMATCH',
+      'CONFIRMATION_TOKEN_REPLAYED',
+      'CONFIRMATION_TOKEN_EXPIRED',
+      'CONFIRMATION_ARGUMENTS_MISMATCH',
+      'CONFIRMATION_GRANT_INVALID',
+      'CONFIRMATION_GRANT_EXPIRED',
+      'CONFIRMATION_GRANT_TOOL_MISMATCH',
+      'CONFIRMATION_GRANT_EXHAUSTED',
+    ] as const;
     for (const code of codes) {
       const error = refusalError(code);
       expect(ExtensionError.isInstance(error)).toBe(true);
@@ -153,7 +193,14 @@ describe('checkToken', () => {
 });
 
 describe('checkGrant', () => {
-  const grant: GrantRecord = { v: 1, tool: 'archive', principal: 'alice', max_calls: 3, issued_at: 0, expires_at: 60_000 };
+  const grant: GrantRecord = {
+    v: 1,
+    tool: 'archive',
+    principal: 'alice',
+    max_calls: 3,
+    issued_at: 0,
+    expires_at: 60_000,
+  };
   it('CONF-15: bound to principal, tool and time', () => {
     expect(checkGrant(grant, { principal: 'alice', tool: 'archive', now: 59_999 })).toBeUndefined();
     expect(checkGrant(undefined, { principal: 'alice', tool: 'archive', now: 0 })).toBe('CONFIRMATION_GRANT_INVALID');
@@ -167,26 +214,48 @@ describe('client parsing', () => {
   it('CONF-8: token shape and confirmation_required reading are strict', () => {
     expect(isTokenShaped('A'.repeat(43))).toBe(true);
     expect(isTokenShaped('A'.repeat(42))).toBe(false);
-    const meta = { status: 'confirmation_required', confirmation_token: 'A'.repeat(43), tool: 't', message: 'm', risk_level: 'destructive', expires_at: '2026-01-01T00:00:00.000Z' };
+    const meta = {
+      status: 'confirmation_required',
+      confirmation_token: 'A'.repeat(43),
+      tool: 't',
+      message: 'm',
+      risk_level: 'destructive',
+      expires_at: '2026-01-01T00:00:00.000Z',
+    };
     expect(getConfirmationRequired({ content: [], _meta: { [CONFIRMATION_ID]: meta } })).toEqual(meta);
-    expect(getConfirmationRequired({ content: [], _meta: { [CONFIRMATION_ID]: { ...meta, risk_level: 'meh' } } })).toBeUndefined();
+    expect(
+      getConfirmationRequired({ content: [], _meta: { [CONFIRMATION_ID]: { ...meta, risk_level: 'meh' } } }),
+    ).toBeUndefined();
     expect(getConfirmationRequired({ content: [] })).toBeUndefined();
   });
 
   it('CONF-6 CONF-18: the elicitation the server sends round-trips through the client handler', async () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.constantFrom('safe', 'reversible', 'destructive' as const), (message, risk) => {
-        const parsed = parseConfirmationElicitation(confirmationElicitation('drop_db', message, risk));
-        expect(parsed).toEqual({ tool: 'drop_db', arguments: {}, message, risk_level: risk });
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }),
+        fc.constantFrom('safe', 'reversible', 'destructive' as const),
+        (message, risk) => {
+          const parsed = parseConfirmationElicitation(confirmationElicitation('drop_db', message, risk));
+          expect(parsed).toEqual({ tool: 'drop_db', arguments: {}, message, risk_level: risk });
+        },
+      ),
     );
     const handler = confirmationElicitationHandler(() => Promise.resolve(false));
     expect(await handler(confirmationElicitation('drop_db', 'Drop?', 'destructive'))).toEqual({ action: 'decline' });
-    const other = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
+    const other = {
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    };
     expect(await handler(other)).toEqual({ action: 'decline' });
-    const fallback = confirmationElicitationHandler(() => Promise.resolve(true), () => Promise.resolve({ action: 'accept', content: { name: 'Ada' } }));
+    const fallback = confirmationElicitationHandler(
+      () => Promise.resolve(true),
+      () => Promise.resolve({ action: 'accept', content: { name: 'Ada' } }),
+    );
     expect(await fallback(other)).toEqual({ action: 'accept', content: { name: 'Ada' } });
-    expect(await fallback(confirmationElicitation('drop_db', 'Drop?', 'destructive'))).toEqual({ action: 'accept', content: { confirm: true } });
+    expect(await fallback(confirmationElicitation('drop_db', 'Drop?', 'destructive'))).toEqual({
+      action: 'accept',
+      content: { confirm: true },
+    });
   });
 });
 
@@ -222,4 +291,3 @@ describe('in-band questions (CONF-6a)', () => {
     expect(key).not.toContain('state-secret');
   });
 });
-

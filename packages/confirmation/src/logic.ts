@@ -45,7 +45,10 @@ export function readToolGate(tool: ToolInfo, id: string): ToolGate | undefined {
     throw new ConfigurationError('INVALID_TOOL_META', `${where}.requires_confirmation must be a boolean`);
   }
   if (message !== undefined && (typeof message !== 'string' || message.length === 0 || message.length > 2000)) {
-    throw new ConfigurationError('INVALID_TOOL_META', `${where}.confirmation_message must be a string of 1 to 2000 characters`);
+    throw new ConfigurationError(
+      'INVALID_TOOL_META',
+      `${where}.confirmation_message must be a string of 1 to 2000 characters`,
+    );
   }
   const riskLevel: RiskLevel = risk ?? (requires === true ? 'destructive' : 'safe');
   if (riskLevel === 'destructive' && requires === false) {
@@ -254,7 +257,10 @@ export type GrantRefusal =
   | 'CONFIRMATION_GRANT_TOOL_MISMATCH';
 
 /** Whether a grant covers a call (the use counter is checked separately, atomically). */
-export function checkGrant(record: GrantRecord | undefined, use: { principal: string; tool: string; now: number }): GrantRefusal | undefined {
+export function checkGrant(
+  record: GrantRecord | undefined,
+  use: { principal: string; tool: string; now: number },
+): GrantRefusal | undefined {
   if (record === undefined) return 'CONFIRMATION_GRANT_INVALID';
   if (record.principal !== use.principal) return 'CONFIRMATION_PRINCIPAL_MISMATCH';
   if (use.now >= record.expires_at) return 'CONFIRMATION_GRANT_EXPIRED';
@@ -265,7 +271,10 @@ export function checkGrant(record: GrantRecord | undefined, use: { principal: st
 const SUGGEST_NEW_TOKEN = 'Call the tool again without a confirmation token to get a new one, and ask the user again.';
 
 /** The structured error for each refusal, with a message a person can act on. */
-export function refusalError(code: TokenRefusal | GrantRefusal | 'CONFIRMATION_GRANT_EXHAUSTED', details: Record<string, unknown> = {}): ExtensionError {
+export function refusalError(
+  code: TokenRefusal | GrantRefusal | 'CONFIRMATION_GRANT_EXHAUSTED',
+  details: Record<string, unknown> = {},
+): ExtensionError {
   switch (code) {
     case 'CONFIRMATION_TOKEN_INVALID':
       return new ExtensionError('invalid_input', code, 'The confirmation token is unknown to this server', {
@@ -274,17 +283,27 @@ export function refusalError(code: TokenRefusal | GrantRefusal | 'CONFIRMATION_G
         details,
       });
     case 'CONFIRMATION_PRINCIPAL_MISMATCH':
-      return new ExtensionError('permanent', code, 'This approval was given to another caller and cannot be used by this one', {
-        userActionable: false,
-        suggestion: SUGGEST_NEW_TOKEN,
-        details,
-      });
+      return new ExtensionError(
+        'permanent',
+        code,
+        'This approval was given to another caller and cannot be used by this one',
+        {
+          userActionable: false,
+          suggestion: SUGGEST_NEW_TOKEN,
+          details,
+        },
+      );
     case 'CONFIRMATION_TOKEN_REPLAYED':
-      return new ExtensionError('permanent', code, 'The confirmation token was already used; each approval authorises one call', {
-        userActionable: false,
-        suggestion: SUGGEST_NEW_TOKEN,
-        details,
-      });
+      return new ExtensionError(
+        'permanent',
+        code,
+        'The confirmation token was already used; each approval authorises one call',
+        {
+          userActionable: false,
+          suggestion: SUGGEST_NEW_TOKEN,
+          details,
+        },
+      );
     case 'CONFIRMATION_TOKEN_EXPIRED':
       return new ExtensionError('permanent', code, 'The confirmation token expired before it was used', {
         userActionable: true,
@@ -296,7 +315,11 @@ export function refusalError(code: TokenRefusal | GrantRefusal | 'CONFIRMATION_G
         'invalid_input',
         code,
         'The confirmation token was approved for another tool or other arguments than this call',
-        { userActionable: false, suggestion: 'Retry with exactly the arguments the user approved, or ask the user again.', details },
+        {
+          userActionable: false,
+          suggestion: 'Retry with exactly the arguments the user approved, or ask the user again.',
+          details,
+        },
       );
     case 'CONFIRMATION_GRANT_INVALID':
       return new ExtensionError('invalid_input', code, 'The approval grant is unknown to this server', {

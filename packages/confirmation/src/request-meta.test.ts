@@ -18,14 +18,32 @@ describe('the request entry params._meta[ID] (CONF-9a)', () => {
 
   it('CONF-9a: a wrong type or shape, an unknown field, or both fields are refused, naming the field', () => {
     for (const token of [42, null, true, '', 'short', `${TOKEN}=`, [TOKEN], { token: TOKEN }]) {
-      expect(readRequestMeta({ confirmation_token: token }), JSON.stringify(token)).toMatchObject({ kind: 'invalid', path: '/confirmation_token' });
-      expect(readRequestMeta({ grant_id: token }), JSON.stringify(token)).toMatchObject({ kind: 'invalid', path: '/grant_id' });
+      expect(readRequestMeta({ confirmation_token: token }), JSON.stringify(token)).toMatchObject({
+        kind: 'invalid',
+        path: '/confirmation_token',
+      });
+      expect(readRequestMeta({ grant_id: token }), JSON.stringify(token)).toMatchObject({
+        kind: 'invalid',
+        path: '/grant_id',
+      });
     }
-    expect(readRequestMeta({ confirmation_tokn: TOKEN })).toMatchObject({ kind: 'invalid', path: '/confirmation_tokn' });
-    expect(readRequestMeta({ confirmation_token: TOKEN, approved: true })).toMatchObject({ kind: 'invalid', path: '/approved' });
+    expect(readRequestMeta({ confirmation_tokn: TOKEN })).toMatchObject({
+      kind: 'invalid',
+      path: '/confirmation_tokn',
+    });
+    expect(readRequestMeta({ confirmation_token: TOKEN, approved: true })).toMatchObject({
+      kind: 'invalid',
+      path: '/approved',
+    });
     expect(readRequestMeta({ 'a/b~c': 1 })).toMatchObject({ kind: 'invalid', path: '/a~1b~0c' });
-    expect(readRequestMeta(JSON.parse(`{"__proto__": {"confirmation_token": "${TOKEN}"}}`))).toMatchObject({ kind: 'invalid', path: '/__proto__' });
-    expect(readRequestMeta({ confirmation_token: TOKEN, grant_id: TOKEN })).toMatchObject({ kind: 'invalid', path: '/grant_id' });
+    expect(readRequestMeta(JSON.parse(`{"__proto__": {"confirmation_token": "${TOKEN}"}}`))).toMatchObject({
+      kind: 'invalid',
+      path: '/__proto__',
+    });
+    expect(readRequestMeta({ confirmation_token: TOKEN, grant_id: TOKEN })).toMatchObject({
+      kind: 'invalid',
+      path: '/grant_id',
+    });
   });
 
   it('CONF-9a: an entry that is not an object is refused as a whole', () => {

@@ -31,14 +31,23 @@ function invalid(path: string, message: string): RequestMetaReading {
 export function readRequestMeta(raw: unknown): RequestMetaReading {
   if (!isRecord(raw)) return invalid('', 'must be an object holding confirmation_token or grant_id');
   const unknown = Object.keys(raw).find((key) => !(FIELDS as readonly string[]).includes(key));
-  if (unknown !== undefined) return invalid(`/${escapePointer(unknown)}`, 'is not a field of this entry (only confirmation_token or grant_id)');
+  if (unknown !== undefined)
+    return invalid(`/${escapePointer(unknown)}`, 'is not a field of this entry (only confirmation_token or grant_id)');
   const { confirmation_token: token, grant_id: grantId } = raw;
   if (token === undefined && grantId === undefined) {
-    return invalid('/confirmation_token', 'is required: send the token the server issued, or leave the whole entry out to be asked again');
+    return invalid(
+      '/confirmation_token',
+      'is required: send the token the server issued, or leave the whole entry out to be asked again',
+    );
   }
-  if (token !== undefined && grantId !== undefined) return invalid('/grant_id', 'cannot be sent with confirmation_token: send one of them');
+  if (token !== undefined && grantId !== undefined)
+    return invalid('/grant_id', 'cannot be sent with confirmation_token: send one of them');
   if (token !== undefined) {
-    return isTokenShaped(token) ? { kind: 'token', token } : invalid('/confirmation_token', 'must be the 43-character token the server issued');
+    return isTokenShaped(token)
+      ? { kind: 'token', token }
+      : invalid('/confirmation_token', 'must be the 43-character token the server issued');
   }
-  return isTokenShaped(grantId) ? { kind: 'grant', grantId } : invalid('/grant_id', 'must be the 43-character grant id the server issued');
+  return isTokenShaped(grantId)
+    ? { kind: 'grant', grantId }
+    : invalid('/grant_id', 'must be the 43-character grant id the server issued');
 }

@@ -18,7 +18,10 @@ describe('the shipped JSON Schema document', () => {
     const check = (name: string, value: unknown): boolean => ajv.validate(`${SCHEMA_BASE}/${name}.json`, value);
     expect(check('server-settings', confirmationServer({ grants: {} }).settings)).toBe(true);
     expect(check('client-settings', confirmationClient().settings)).toBe(true);
-    const tool = { name: 'drop', _meta: { [CONFIRMATION_ID]: { risk_level: 'destructive', confirmation_message: 'Drop {db}?' } } };
+    const tool = {
+      name: 'drop',
+      _meta: { [CONFIRMATION_ID]: { risk_level: 'destructive', confirmation_message: 'Drop {db}?' } },
+    };
     expect(check('tool-meta', confirmationServer().toolMeta?.(tool))).toBe(true);
     expect(check('tool-meta', { requires_confirmation: true, risk_level: 'fatal' })).toBe(false);
     expect(check('request-meta', { confirmation_token: 'short' })).toBe(false);
@@ -27,7 +30,10 @@ describe('the shipped JSON Schema document', () => {
 
   it('CONF-1: the tool metadata fits the seed manifest ToolDefinition', () => {
     const seed = seedValidators().check('service-manifest', 'ToolDefinition');
-    const tool = { name: 'drop', _meta: { [CONFIRMATION_ID]: { requires_confirmation: true, confirmation_message: 'Drop {db}?' } } };
+    const tool = {
+      name: 'drop',
+      _meta: { [CONFIRMATION_ID]: { requires_confirmation: true, confirmation_message: 'Drop {db}?' } },
+    };
     const meta = confirmationServer().toolMeta?.(tool);
     const outcome = seed({ name: 'drop', description: 'Drops a database', input_schema: { type: 'object' }, ...meta });
     expect(outcome.errors).toBe('');

@@ -45,7 +45,13 @@ export const ConfirmationRequestMetaSchema = Type.Object(
     confirmation_token: Type.Optional(Type.String({ pattern: TOKEN_PATTERN_SOURCE })),
     grant_id: Type.Optional(Type.String({ pattern: GRANT_PATTERN_SOURCE })),
   },
-  { $id: `${SCHEMA_BASE}/request-meta.json`, title: 'ConfirmationRequestMeta', additionalProperties: false, minProperties: 1, maxProperties: 1 },
+  {
+    $id: `${SCHEMA_BASE}/request-meta.json`,
+    title: 'ConfirmationRequestMeta',
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+  },
 );
 export type ConfirmationRequestMeta = Static<typeof ConfirmationRequestMetaSchema>;
 
@@ -107,7 +113,9 @@ export const ApproveResultSchema = Type.Object(
   {
     batch_id: Type.String(),
     approved: Type.Array(Type.String()),
-    rejected: Type.Array(Type.Object({ confirmation_token: Type.String(), code: Type.String(), message: Type.String() })),
+    rejected: Type.Array(
+      Type.Object({ confirmation_token: Type.String(), code: Type.String(), message: Type.String() }),
+    ),
   },
   { $id: `${SCHEMA_BASE}/approve-result.json`, title: 'ApproveResult' },
 );
@@ -159,7 +167,8 @@ export function confirmationJsonSchema(): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/confirmation.json`,
     title: 'MCP confirmation extension (io.github.mcp-ext/confirmation)',
-    description: 'Wire payloads of the confirmation extension: tool metadata, request and result _meta entries, methods, settings.',
+    description:
+      'Wire payloads of the confirmation extension: tool metadata, request and result _meta entries, methods, settings.',
     $defs: defs,
   };
 }

@@ -105,7 +105,10 @@ interface Resolved {
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError('INVALID_OPTION', `confirmationServer: ${name} must be a positive integer, got ${String(value)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `confirmationServer: ${name} must be a positive integer, got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -161,7 +164,9 @@ function pointerOf(path: string, id: string): string {
 
 function firstIssue(issues: readonly { instancePath: string; message: string }[]): { path: string; message: string } {
   const first = issues[0];
-  return first === undefined ? { path: '', message: 'is invalid' } : { path: first.instancePath, message: first.message };
+  return first === undefined
+    ? { path: '', message: 'is invalid' }
+    : { path: first.instancePath, message: first.message };
 }
 
 /** One audited event (CONF-13); entries are JSON in the store's `<prefix>:audit` stream. */
@@ -194,18 +199,30 @@ export async function readConfirmationAudit(
   store: Store,
   options: { readonly after?: string; readonly limit?: number; readonly keyPrefix?: string } = {},
 ): Promise<{ id: string; entry: ConfirmationAuditEntry }[]> {
-  const entries = await store.read(auditStream(options.keyPrefix ?? 'confirmation'), { after: options.after, limit: options.limit });
+  const entries = await store.read(auditStream(options.keyPrefix ?? 'confirmation'), {
+    after: options.after,
+    limit: options.limit,
+  });
   return entries.map((item) => ({ id: item.id, entry: item.value as unknown as ConfirmationAuditEntry }));
 }
 
 /** The request context's elicitation asks for one boolean; the client half recognises it by this shape. */
-export function confirmationElicitation(tool: string, message: string, riskLevel: RiskLevel): { message: string; requestedSchema: Record<string, unknown> } {
+export function confirmationElicitation(
+  tool: string,
+  message: string,
+  riskLevel: RiskLevel,
+): { message: string; requestedSchema: Record<string, unknown> } {
   return {
     message: `${message}\n\nRisk level: ${riskLevel}.`,
     requestedSchema: {
       type: 'object',
       properties: {
-        confirm: { type: 'boolean', title: 'Approve', description: `Approve this ${riskLevel} operation: ${tool}`, default: false },
+        confirm: {
+          type: 'boolean',
+          title: 'Approve',
+          description: `Approve this ${riskLevel} operation: ${tool}`,
+          default: false,
+        },
       },
       required: ['confirm'],
     },
@@ -224,7 +241,10 @@ const SEVERITY: readonly RiskLevel[] = ['safe', 'reversible', 'destructive'];
  * (cost's `requires_approval`, CONF-19), with their reasons as the message
  * and the most severe risk level they named.
  */
-export function effectiveGate(declared: ToolGate | undefined, asked: readonly ApprovalRequirement[]): ToolGate | undefined {
+export function effectiveGate(
+  declared: ToolGate | undefined,
+  asked: readonly ApprovalRequirement[],
+): ToolGate | undefined {
   if (declared?.requiresConfirmation === true) return declared;
   if (asked.length === 0) return undefined;
   const riskLevel = asked
@@ -260,7 +280,13 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     });
   }
 
-  async function issueToken(call: ToolCall, ctx: CallContext, id: string, gate: ToolGate, message: string): Promise<ToolResult> {
+  async function issueToken(
+    call: ToolCall,
+    ctx: CallContext,
+    id: string,
+    gate: ToolGate,
+    message: string,
+  ): Promise<ToolResult> {
     const token = newSecret();
     const now = config.now();
     const record: TokenRecord = {
@@ -274,8 +300,16 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
       expires_at: now + config.tokenTtlMs,
       state: 'pending',
     };
-    await ctx.store.set(tokenKey(config.keyPrefix, token), recordJson(record), { ttlMs: config.tokenTtlMs + config.retentionMs });
-    await audit(ctx.store, { event: 'token_issued', principal: ctx.principal, tool: call.name, risk_level: gate.riskLevel, ref: secretDigest(token) });
+    await ctx.store.set(tokenKey(config.keyPrefix, token), recordJson(record), {
+      ttlMs: config.tokenTtlMs + config.retentionMs,
+    });
+    await audit(ctx.store, {
+      event: 'token_issued',
+      principal: ctx.principal,
+      tool: call.name,
+      risk_level: gate.riskLevel,
+      ref: secretDigest(token),
+    });
     const meta: ConfirmationRequiredMeta = {
       status: 'confirmation_required',
       confirmation_token: token,
@@ -308,10 +342,17 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
       call: { tool: call.name, argsHash: canonicalHash(call.arguments) },
     });
     const refuse = async (code: Parameters<typeof refusalError>[0]): Promise<never> => {
-      await audit(ctx.store, { event: 'token_refused', principal: ctx.principal, tool: call.name, code, ref: secretDigest(token) });
+      await audit(ctx.store, {
+        event: 'token_refused',
+        principal: ctx.principal,
+        tool: call.name,
+        code,
+        ref: secretDigest(token),
+      });
       throw refusalError(code, { tool: call.name });
     };
-    if (refusal !== undefined || record === undefined || stored === undefined) return refuse(refusal ?? 'CONFIRMATION_TOKEN_INVALID');
+    if (refusal !== undefined || record === undefined || stored === undefined)
+      return refuse(refusal ?? 'CONFIRMATION_TOKEN_INVALID');
     const used: TokenRecord = { ...record, state: 'used', used_at: config.now() };
     // Exactly one of several concurrent retries wins the swap (CONF-10); the others see a replay.
     const won = await ctx.store.compareAndSet(key, stored, recordJson(used), { ttlMs: config.retentionMs });
@@ -330,13 +371,27 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     const record = parseGrantRecord(await ctx.store.get(grantKey(config.keyPrefix, grantId)));
     const refusal = checkGrant(record, { principal: ctx.principal, tool: call.name, now: config.now() });
     const refuse = async (code: Parameters<typeof refusalError>[0]): Promise<never> => {
-      await audit(ctx.store, { event: 'grant_refused', principal: ctx.principal, tool: call.name, code, ref: secretDigest(grantId) });
+      await audit(ctx.store, {
+        event: 'grant_refused',
+        principal: ctx.principal,
+        tool: call.name,
+        code,
+        ref: secretDigest(grantId),
+      });
       throw refusalError(code, { tool: call.name });
     };
     if (refusal !== undefined || record === undefined) return refuse(refusal ?? 'CONFIRMATION_GRANT_INVALID');
-    const uses = await ctx.store.increment(grantUsesKey(config.keyPrefix, grantId), 1, { ttlMs: record.expires_at - record.issued_at + config.retentionMs });
+    const uses = await ctx.store.increment(grantUsesKey(config.keyPrefix, grantId), 1, {
+      ttlMs: record.expires_at - record.issued_at + config.retentionMs,
+    });
     if (uses > record.max_calls) return refuse('CONFIRMATION_GRANT_EXHAUSTED');
-    await audit(ctx.store, { event: 'grant_used', principal: ctx.principal, tool: call.name, count: uses, ref: secretDigest(grantId) });
+    await audit(ctx.store, {
+      event: 'grant_used',
+      principal: ctx.principal,
+      tool: call.name,
+      count: uses,
+      ref: secretDigest(grantId),
+    });
     return record.max_calls - uses;
   }
 
@@ -355,7 +410,10 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
       expires_at: config.now() + config.tokenTtlMs,
     };
     await ctx.store.set(questionKey(config.keyPrefix, requestState), recordJson(record), { ttlMs: config.tokenTtlMs });
-    return inputRequiredResult({ [CONFIRM_INPUT_KEY]: confirmationElicitation(call.name, message, gate.riskLevel) }, { requestState });
+    return inputRequiredResult(
+      { [CONFIRM_INPUT_KEY]: confirmationElicitation(call.name, message, gate.riskLevel) },
+      { requestState },
+    );
   }
 
   /** Whether the retry echoes the state of an open question asked for this very call; takes the question, so it is answered once. */
@@ -363,13 +421,23 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     if (requestState === undefined || requestState.length > MAX_REQUEST_STATE_LENGTH) return false;
     const key = questionKey(config.keyPrefix, requestState);
     const record = parseQuestionRecord(await ctx.store.get(key));
-    const matches = answersQuestion(record, { principal: ctx.principal, tool: call.name, argsHash: canonicalHash(call.arguments), now: config.now() });
+    const matches = answersQuestion(record, {
+      principal: ctx.principal,
+      tool: call.name,
+      argsHash: canonicalHash(call.arguments),
+      now: config.now(),
+    });
     // Of two retries echoing the same state, only the one whose delete removes the question goes on.
     return matches && (await ctx.store.delete(key));
   }
 
   /** Records a person's in-band answer; anything but an explicit "yes" refuses the call (CONF-6). */
-  async function settleAnswer(call: ToolCall, ctx: CallContext, gate: ToolGate, answer: ElicitationResponse): Promise<void> {
+  async function settleAnswer(
+    call: ToolCall,
+    ctx: CallContext,
+    gate: ToolGate,
+    answer: ElicitationResponse,
+  ): Promise<void> {
     const accepted = answer.action === 'accept' && answer.content?.confirm === true;
     await audit(ctx.store, {
       event: accepted ? 'elicitation_accepted' : 'elicitation_declined',
@@ -378,11 +446,16 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
       risk_level: gate.riskLevel,
     });
     if (!accepted) {
-      throw new ExtensionError('permanent', 'CONFIRMATION_DECLINED', `The user did not approve "${call.name}"; nothing was done`, {
-        userActionable: true,
-        suggestion: 'Do not retry unless the user asks for it again.',
-        details: { tool: call.name, action: answer.action },
-      });
+      throw new ExtensionError(
+        'permanent',
+        'CONFIRMATION_DECLINED',
+        `The user did not approve "${call.name}"; nothing was done`,
+        {
+          userActionable: true,
+          suggestion: 'Do not retry unless the user asks for it again.',
+          details: { tool: call.name, action: answer.action },
+        },
+      );
     }
   }
 
@@ -403,11 +476,17 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
       if (raw !== undefined) {
         const reading = readRequestMeta(raw);
         if (reading.kind === 'invalid') {
-          throw new ExtensionError('invalid_input', 'INVALID_INPUT', `params._meta["${id}"]${reading.path} ${reading.message}; nothing was executed`, {
-            userActionable: false,
-            suggestion: 'Send the confirmation_token (or grant_id) exactly as the server issued it, or leave the entry out to get a new token.',
-            details: { pointer: pointerOf(reading.path, id) },
-          });
+          throw new ExtensionError(
+            'invalid_input',
+            'INVALID_INPUT',
+            `params._meta["${id}"]${reading.path} ${reading.message}; nothing was executed`,
+            {
+              userActionable: false,
+              suggestion:
+                'Send the confirmation_token (or grant_id) exactly as the server issued it, or leave the entry out to get a new token.',
+              details: { pointer: pointerOf(reading.path, id) },
+            },
+          );
         }
         if (reading.kind === 'token') {
           await redeemToken(call, ctx, reading.token);
@@ -417,12 +496,20 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
         const meta: ConfirmedMeta = { status: 'confirmed', via: 'grant', grant_calls_remaining: remaining };
         return withResultMeta(await next(), id, meta);
       }
-      if (!(config.prefer === 'elicitation' && (ctx.elicit !== undefined || ctx.inputRound !== undefined))) return issueToken(call, ctx, id, gate, message);
+      if (!(config.prefer === 'elicitation' && (ctx.elicit !== undefined || ctx.inputRound !== undefined)))
+        return issueToken(call, ctx, id, gate, message);
     }
     if (ctx.elicit !== undefined) {
-      await settleAnswer(call, ctx, gate, await ctx.elicit(confirmationElicitation(call.name, message, gate.riskLevel)));
+      await settleAnswer(
+        call,
+        ctx,
+        gate,
+        await ctx.elicit(confirmationElicitation(call.name, message, gate.riskLevel)),
+      );
       const result = await next();
-      return negotiated === undefined ? result : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' } satisfies ConfirmedMeta);
+      return negotiated === undefined
+        ? result
+        : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' } satisfies ConfirmedMeta);
     }
     if (ctx.inputRound !== undefined) {
       // 2026-07-28: ask by answering input_required; the client retries the same call with the person's answer (CONF-6).
@@ -430,15 +517,27 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
       if (answer === undefined) return askInBand(call, ctx, gate, message);
       if (!(await takeQuestion(call, ctx, ctx.inputRound.requestState))) {
         // An answer to no question of ours (unasked, replayed, expired, or for other arguments) approves nothing: ask.
-        await audit(ctx.store, { event: 'elicitation_unasked', principal: ctx.principal, tool: call.name, risk_level: gate.riskLevel });
+        await audit(ctx.store, {
+          event: 'elicitation_unasked',
+          principal: ctx.principal,
+          tool: call.name,
+          risk_level: gate.riskLevel,
+        });
         return askInBand(call, ctx, gate, message);
       }
       await settleAnswer(call, ctx, gate, answer);
       const result = await next();
-      return negotiated === undefined ? result : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' } satisfies ConfirmedMeta);
+      return negotiated === undefined
+        ? result
+        : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' } satisfies ConfirmedMeta);
     }
     // Fail closed (CONF-7): nobody can be asked, so the call never runs.
-    await audit(ctx.store, { event: 'refused_no_channel', principal: ctx.principal, tool: call.name, risk_level: gate.riskLevel });
+    await audit(ctx.store, {
+      event: 'refused_no_channel',
+      principal: ctx.principal,
+      tool: call.name,
+      risk_level: gate.riskLevel,
+    });
     throw new ExtensionError(
       'permanent',
       'CONFIRMATION_REQUIRED',
@@ -461,10 +560,15 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
     }
     const tokens = params.confirmation_tokens;
     if (tokens.length > config.maxBatchSize) {
-      throw new ExtensionError('invalid_input', 'CONFIRMATION_BATCH_TOO_LARGE', `At most ${config.maxBatchSize} tokens can be approved at once`, {
-        suggestion: 'Split the approval into smaller batches.',
-        details: { pointer: '/confirmation_tokens', max_batch_size: config.maxBatchSize },
-      });
+      throw new ExtensionError(
+        'invalid_input',
+        'CONFIRMATION_BATCH_TOO_LARGE',
+        `At most ${config.maxBatchSize} tokens can be approved at once`,
+        {
+          suggestion: 'Split the approval into smaller batches.',
+          details: { pointer: '/confirmation_tokens', max_batch_size: config.maxBatchSize },
+        },
+      );
     }
     const batchId = randomUUID();
     const result: ApproveResult = { batch_id: batchId, approved: [], rejected: [] };
@@ -485,16 +589,26 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
       const error = refusalError(refusal ?? 'CONFIRMATION_TOKEN_INVALID');
       result.rejected.push({ confirmation_token: token, code: error.code, message: error.message });
     }
-    await audit(ctx.store, { event: 'batch_approved', principal: ctx.principal, batch_id: batchId, count: result.approved.length });
+    await audit(ctx.store, {
+      event: 'batch_approved',
+      principal: ctx.principal,
+      batch_id: batchId,
+      count: result.approved.length,
+    });
     return result;
   };
 
   const grant: MethodHandler = async (params, ctx: RequestContext) => {
     const limits = config.grants;
     if (limits === undefined) {
-      throw new ExtensionError('permanent', 'CONFIRMATION_GRANTS_DISABLED', 'This server does not offer approval grants', {
-        suggestion: 'Confirm each call on its own, or approve several tokens at once.',
-      });
+      throw new ExtensionError(
+        'permanent',
+        'CONFIRMATION_GRANTS_DISABLED',
+        'This server does not offer approval grants',
+        {
+          suggestion: 'Confirm each call on its own, or approve several tokens at once.',
+        },
+      );
     }
     grantValidator ??= Compile(GrantParamsSchema);
     if (!grantValidator.Check(params)) {
@@ -515,9 +629,14 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
       );
     }
     if (!gatedTools.has(params.tool)) {
-      throw new ExtensionError('invalid_input', 'CONFIRMATION_GRANT_INVALID', `"${params.tool}" is not a tool that requires confirmation`, {
-        details: { pointer: '/tool' },
-      });
+      throw new ExtensionError(
+        'invalid_input',
+        'CONFIRMATION_GRANT_INVALID',
+        `"${params.tool}" is not a tool that requires confirmation`,
+        {
+          details: { pointer: '/tool' },
+        },
+      );
     }
     const grantId = newSecret();
     const now = config.now();
@@ -539,7 +658,12 @@ export function confirmationServer(options: ConfirmationServerOptions = {}): Ser
       count: params.max_calls,
       ref: secretDigest(grantId),
     });
-    const out: GrantResult = { grant_id: grantId, tool: params.tool, max_calls: params.max_calls, expires_at: iso(record.expires_at) };
+    const out: GrantResult = {
+      grant_id: grantId,
+      tool: params.tool,
+      max_calls: params.max_calls,
+      expires_at: iso(record.expires_at),
+    };
     return out;
   };
 

@@ -10,6 +10,9 @@ export function getConfirmationSettings(extensions: unknown): ConfirmationServer
   if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
   const raw = (extensions as Record<string, unknown>)[CONFIRMATION_ID];
   if (raw === undefined) return undefined;
-  const parsed = parseSettings<ConfirmationServerSettings>(raw, { schema: ConfirmationServerSettingsSchema, majors: [1] });
+  const parsed = parseSettings<ConfirmationServerSettings>(raw, {
+    schema: ConfirmationServerSettingsSchema,
+    majors: [1],
+  });
   return parsed.ok ? parsed.settings : undefined;
 }

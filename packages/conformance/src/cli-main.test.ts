@@ -57,6 +57,8 @@ describe('the CLI', () => {
     expect((await cli('--allow-effects', '--', process.execPath, server, '--broken')).code).toBe(1);
     const baseline = join(dir, 'baseline.yml');
     writeFileSync(baseline, readFileSync(fileURLToPath(new URL('../fixtures/broken-expected.yml', import.meta.url))));
-    expect((await cli('--allow-effects', '--expected-failures', baseline, '--', process.execPath, server, '--broken')).code).toBe(0);
+    expect(
+      (await cli('--allow-effects', '--expected-failures', baseline, '--', process.execPath, server, '--broken')).code,
+    ).toBe(0);
   });
 });

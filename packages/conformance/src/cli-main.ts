@@ -24,7 +24,11 @@ Options:
 Exit codes: 0 conforms, 1 a MUST check failed or an expected failure passed, 2 usage or connection error.`;
 
 function listChecks(): string {
-  return ALL_SUITES.flatMap((suite) => suite.checks.map((check) => `${check.id.padEnd(48)} ${`${check.requirement} ${check.level}`.padEnd(14)} ${check.title}`)).join('\n');
+  return ALL_SUITES.flatMap((suite) =>
+    suite.checks.map(
+      (check) => `${check.id.padEnd(48)} ${`${check.requirement} ${check.level}`.padEnd(14)} ${check.title}`,
+    ),
+  ).join('\n');
 }
 
 /** Where the CLI writes; tests pass their own. */
@@ -112,7 +116,7 @@ export async function main(argv: readonly string[], io: CliIo = consoleIo): Prom
     return 2;
   }
   io.out(renderTable(outcome));
-  if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify(toConformanceReport(outcome), null, 2)}\n`);
+  if (values.json !== undefined)
+    writeFileSync(values.json, `${JSON.stringify(toConformanceReport(outcome), null, 2)}\n`);
   return outcome.exitCode;
 }
-

@@ -4,13 +4,19 @@ import { parseExpectedFailures } from './expected.js';
 
 describe('parseExpectedFailures', () => {
   it('reads a bare list and an expected_failures list', () => {
-    expect(parseExpectedFailures('- errors/readable-text\n- base/tools-list\n')).toEqual(new Set(['errors/readable-text', 'base/tools-list']));
-    expect(parseExpectedFailures('expected_failures:\n  - idempotency/replay\n')).toEqual(new Set(['idempotency/replay']));
+    expect(parseExpectedFailures('- errors/readable-text\n- base/tools-list\n')).toEqual(
+      new Set(['errors/readable-text', 'base/tools-list']),
+    );
+    expect(parseExpectedFailures('expected_failures:\n  - idempotency/replay\n')).toEqual(
+      new Set(['idempotency/replay']),
+    );
     expect(parseExpectedFailures('')).toEqual(new Set());
   });
 
   it('names the entry that is not a check id', () => {
-    expect(() => parseExpectedFailures('- errors/readable-text\n- 42\n', 'baseline.yml')).toThrow(/baseline.yml: entry 2 is 42/);
+    expect(() => parseExpectedFailures('- errors/readable-text\n- 42\n', 'baseline.yml')).toThrow(
+      /baseline.yml: entry 2 is 42/,
+    );
     expect(() => parseExpectedFailures('server: [a]', 'x.yml')).toThrow(/x.yml: expected a list of check ids/);
     expect(() => parseExpectedFailures('- [unclosed', 'x.yml')).toThrow(/x.yml: not valid YAML/);
   });

@@ -9,7 +9,9 @@ export function parseExpectedFailures(text: string, source = 'expected-failures 
   try {
     document = parse(text, { logLevel: 'error' }) as unknown;
   } catch (error) {
-    throw new Error(`${source}: not valid YAML (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    throw new Error(`${source}: not valid YAML (${error instanceof Error ? error.message : String(error)})`, {
+      cause: error,
+    });
   }
   if (document === null || document === undefined) return new Set();
   const list = Array.isArray(document)
@@ -21,7 +23,9 @@ export function parseExpectedFailures(text: string, source = 'expected-failures 
   const ids = new Set<string>();
   list.forEach((entry, index) => {
     if (typeof entry !== 'string' || !/^[a-z0-9-]+\/[a-z0-9-]+$/.test(entry)) {
-      throw new Error(`${source}: entry ${String(index + 1)} is ${JSON.stringify(entry)}, not a check id like "errors/structured-on-failure"`);
+      throw new Error(
+        `${source}: entry ${String(index + 1)} is ${JSON.stringify(entry)}, not a check id like "errors/structured-on-failure"`,
+      );
     }
     ids.add(entry);
   });

@@ -29,4 +29,13 @@ export {
   transactionsSuite,
 } from './checks/index.js';
 export { OFFICIAL_EXTENSIONS } from './checks/base.js';
-export type { Check, CheckContext, CheckResult, CheckStatus, ExtensionSuite, ListedTool, RequirementLevel, ServerFacts } from './types.js';
+export type {
+  Check,
+  CheckContext,
+  CheckResult,
+  CheckStatus,
+  ExtensionSuite,
+  ListedTool,
+  RequirementLevel,
+  ServerFacts,
+} from './types.js';

@@ -86,7 +86,7 @@ function transportFor(target: Target): StreamableHTTPClientTransport | StdioClie
   return new StdioClientTransport({
     command: target.command,
     args: [...target.args],
-    env: target.env === undefined ? undefined : { ...process.env, ...target.env } as Record<string, string>,
+    env: target.env === undefined ? undefined : ({ ...process.env, ...target.env } as Record<string, string>),
     cwd: target.cwd,
     stderr: target.stderr ?? 'ignore',
   });
@@ -98,7 +98,11 @@ function isModern(version: string): boolean {
 }
 
 /** Connects one probing client to the target. */
-export async function connectProbe(target: Target, profile: ProbeProfile = {}, options: ConnectOptions = {}): Promise<Probe> {
+export async function connectProbe(
+  target: Target,
+  profile: ProbeProfile = {},
+  options: ConnectOptions = {},
+): Promise<Probe> {
   const version = options.protocolVersion ?? 'auto';
   const client = new Client(
     { name: 'mcp-ext-conformance', version: '0.1.0' },
@@ -127,7 +131,7 @@ export async function connectProbe(target: Target, profile: ProbeProfile = {}, o
     },
     serverExtensions() {
       const extensions = client.getServerCapabilities()?.extensions;
-      return typeof extensions === 'object' ? (extensions) : {};
+      return typeof extensions === 'object' ? extensions : {};
     },
     serverInfo() {
       const info = client.getServerVersion();

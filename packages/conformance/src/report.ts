@@ -8,7 +8,8 @@ const MARK: Record<CheckResult['status'], string> = { passed: 'PASS', failed: 'F
 
 function statusLabel(result: CheckResult): string {
   const mark = MARK[result.status];
-  if (result.expected === true) return result.status === 'passed' ? 'PASS (expected to fail: stale)' : `${mark} (expected)`;
+  if (result.expected === true)
+    return result.status === 'passed' ? 'PASS (expected to fail: stale)' : `${mark} (expected)`;
   if (result.status === 'failed' && result.level === 'SHOULD') return 'WARN';
   return mark;
 }
@@ -24,7 +25,11 @@ export function renderTable(outcome: RunOutcome): string {
     `${String(result.durationMs)} ms`,
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  const line = (cells: readonly string[]): string => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
   const out = [
     `Server: ${outcome.server.name} ${outcome.server.version} (${outcome.server.era === 'modern' ? '2026-07-28' : 'initialize'} era)`,
     Object.keys(outcome.server.extensions).length === 0
@@ -35,14 +40,19 @@ export function renderTable(outcome: RunOutcome): string {
     line(widths.map((width) => '-'.repeat(width))),
     ...rows.map(line),
   ];
-  const notable = outcome.results.filter((result) => (result.status === 'failed' || result.status === 'error') && result.message);
+  const notable = outcome.results.filter(
+    (result) => (result.status === 'failed' || result.status === 'error') && result.message,
+  );
   if (notable.length > 0) {
     out.push('', 'Details:');
     for (const result of notable) out.push(`  ${result.id} (${result.requirement}): ${result.message ?? ''}`);
   }
   if (outcome.untested.length > 0) out.push('', `No checks in this kit for: ${outcome.untested.join(', ')}`);
   if (outcome.staleExpectations.length > 0) {
-    out.push('', `Listed as expected failures but passing (remove them from the file): ${outcome.staleExpectations.join(', ')}`);
+    out.push(
+      '',
+      `Listed as expected failures but passing (remove them from the file): ${outcome.staleExpectations.join(', ')}`,
+    );
   }
   const summary = summarize(outcome.results);
   out.push(
@@ -53,10 +63,17 @@ export function renderTable(outcome: RunOutcome): string {
   return out.join('\n');
 }
 
-function summarize(results: readonly CheckResult[]): { passed: number; failed: number; skipped: number; warnings: number } {
+function summarize(results: readonly CheckResult[]): {
+  passed: number;
+  failed: number;
+  skipped: number;
+  warnings: number;
+} {
   return {
     passed: results.filter((result) => result.status === 'passed').length,
-    failed: results.filter((result) => (result.status === 'failed' || result.status === 'error') && result.level === 'MUST').length,
+    failed: results.filter(
+      (result) => (result.status === 'failed' || result.status === 'error') && result.level === 'MUST',
+    ).length,
     skipped: results.filter((result) => result.status === 'skipped').length,
     warnings: results.filter((result) => result.status === 'failed' && result.level === 'SHOULD').length,
   };

@@ -9,7 +9,11 @@ import { renderTable, toConformanceReport } from './report.js';
 import { runConformance } from './runner.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
-const notes = (...flags: string[]): Target => ({ kind: 'stdio', command: process.execPath, args: [fixture('server.mjs'), ...flags] });
+const notes = (...flags: string[]): Target => ({
+  kind: 'stdio',
+  command: process.execPath,
+  args: [fixture('server.mjs'), ...flags],
+});
 const ERAS = ['2026-07-28', '2025-11-25'] as const;
 
 describe.each(ERAS)('against a conforming server on %s', (protocolVersion) => {
@@ -18,7 +22,9 @@ describe.each(ERAS)('against a conforming server on %s', (protocolVersion) => {
     expect(outcome.server.era).toBe(protocolVersion === '2026-07-28' ? 'modern' : 'legacy');
     expect(outcome.results.filter((result) => result.status !== 'passed')).toEqual([]);
     // The fixture composes every extension the kit has a suite for, so each suite runs and passes.
-    expect(new Set(outcome.results.map((result) => result.extension))).toEqual(new Set(ALL_SUITES.map((suite) => suite.extension)));
+    expect(new Set(outcome.results.map((result) => result.extension))).toEqual(
+      new Set(ALL_SUITES.map((suite) => suite.extension)),
+    );
     expect(outcome.exitCode).toBe(0);
     const report = toConformanceReport(outcome);
     const check = seedValidators().check('conformance', 'ConformanceReport');
@@ -31,7 +37,11 @@ describe('what the kit runs', () => {
   it('skips the checks that execute a tool with effects unless they are allowed', async () => {
     const outcome = await runConformance({ target: notes(), protocolVersion: '2026-07-28' });
     const skipped = outcome.results.filter((result) => result.status === 'skipped');
-    expect(skipped.map((result) => result.id).sort()).toEqual(['confirmation/token-single-use', 'idempotency/conflict', 'idempotency/replay']);
+    expect(skipped.map((result) => result.id).sort()).toEqual([
+      'confirmation/token-single-use',
+      'idempotency/conflict',
+      'idempotency/replay',
+    ]);
     expect(skipped[0]?.message).toMatch(/--allow-effects/);
     expect(outcome.exitCode).toBe(0);
   });
@@ -42,7 +52,9 @@ describe('what the kit runs', () => {
   });
 
   it('reports "no extensions advertised" for a plain SDK server and passes it', async () => {
-    const outcome = await runConformance({ target: { kind: 'stdio', command: process.execPath, args: [fixture('plain-server.mjs')] } });
+    const outcome = await runConformance({
+      target: { kind: 'stdio', command: process.execPath, args: [fixture('plain-server.mjs')] },
+    });
     expect(outcome.server.extensions).toEqual({});
     expect(outcome.results.every((result) => result.extension === 'base' && result.status === 'passed')).toBe(true);
     expect(outcome.exitCode).toBe(0);
@@ -55,7 +67,9 @@ describe('against the broken fixture (one MUST of each suite violated on purpose
 
   it.each(ERAS)('flags exactly the planted failures on %s', async (protocolVersion) => {
     const outcome = await runConformance({ target: notes('--broken'), protocolVersion, allowEffects: true });
-    const failed = outcome.results.filter((result) => result.status === 'failed' || result.status === 'error').map((result) => result.id);
+    const failed = outcome.results
+      .filter((result) => result.status === 'failed' || result.status === 'error')
+      .map((result) => result.id);
     expect(new Set(failed)).toEqual(planted);
     expect(outcome.exitCode).toBe(1);
     expect(outcome.untested).toEqual(['io.modelcontextprotocol/made-up']);

@@ -129,9 +129,12 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       for (const known of suite.ids) covered.add(known);
       if (id !== undefined && !selected(suite, id, options.extensions)) continue;
       const rawSettings = id === undefined ? {} : server.extensions[id];
-      const settings = typeof rawSettings === 'object' && rawSettings !== null ? (rawSettings as Record<string, unknown>) : {};
+      const settings =
+        typeof rawSettings === 'object' && rawSettings !== null ? (rawSettings as Record<string, unknown>) : {};
       const defaultProfile: ProbeProfile =
-        id === undefined ? {} : { extensions: { [id]: { version: typeof settings.version === 'string' ? settings.version : '1.0' } } };
+        id === undefined
+          ? {}
+          : { extensions: { [id]: { version: typeof settings.version === 'string' ? settings.version : '1.0' } } };
 
       for (const check of suite.checks) {
         const ctx: CheckContext = {
@@ -141,12 +144,15 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
           connect: (profile = defaultProfile) => connections.get(profile),
           allowEffects: options.allowEffects === true,
           requireEffects() {
-            if (options.allowEffects !== true) throw new CheckSkipped('executes a tool with effects: run with --allow-effects against a test instance');
+            if (options.allowEffects !== true)
+              throw new CheckSkipped('executes a tool with effects: run with --allow-effects against a test instance');
           },
           expectSeedShape(value, schema: SeedSchemaName, definition, what = 'payload') {
             const outcome = validators.check(schema, definition)(value);
             if (!outcome.valid) {
-              throw new CheckFailure(`${what} does not match seed schema ${schema}${definition ? `#${definition}` : ''}: ${outcome.errors}; got ${describe(value)}`);
+              throw new CheckFailure(
+                `${what} does not match seed schema ${schema}${definition ? `#${definition}` : ''}: ${outcome.errors}; got ${describe(value)}`,
+              );
             }
           },
           skip(reason) {
@@ -192,9 +198,19 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   }
 
   const untested = Object.keys(server.extensions).filter((id) => !covered.has(id));
-  const staleExpectations = results.filter((result) => result.expected === true && result.status === 'passed').map((result) => result.id);
+  const staleExpectations = results
+    .filter((result) => result.expected === true && result.status === 'passed')
+    .map((result) => result.id);
   const failing = results.some(
-    (result) => result.level === 'MUST' && (result.status === 'failed' || result.status === 'error') && result.expected !== true,
+    (result) =>
+      result.level === 'MUST' && (result.status === 'failed' || result.status === 'error') && result.expected !== true,
   );
-  return { server, results, untested, staleExpectations, exitCode: failing || staleExpectations.length > 0 ? 1 : 0, startedAt };
+  return {
+    server,
+    results,
+    untested,
+    staleExpectations,
+    exitCode: failing || staleExpectations.length > 0 ? 1 : 0,
+    startedAt,
+  };
 }

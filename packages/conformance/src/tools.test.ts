@@ -6,7 +6,10 @@ import type { ListedTool } from './types.js';
 
 const property = fc.oneof(
   fc.record({ type: fc.constant('string'), minLength: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }) }),
-  fc.record({ type: fc.constantFrom('integer', 'number'), minimum: fc.option(fc.integer({ min: -3, max: 3 }), { nil: undefined }) }),
+  fc.record({
+    type: fc.constantFrom('integer', 'number'),
+    minimum: fc.option(fc.integer({ min: -3, max: 3 }), { nil: undefined }),
+  }),
   fc.record({ type: fc.constant('boolean') }),
   fc.record({ enum: fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 3 }) }),
   fc.record({ type: fc.constant('array') }),
@@ -30,7 +33,10 @@ describe('sampleArguments', () => {
   });
 
   it('gives up on what it cannot build rather than guessing', () => {
-    const tool: ListedTool = { name: 't', inputSchema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] } };
+    const tool: ListedTool = {
+      name: 't',
+      inputSchema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] },
+    };
     expect(sampleArguments(tool)).toBeUndefined();
   });
 });
@@ -41,7 +47,9 @@ describe('invalidArguments', () => {
     fc.assert(
       fc.property(toolSchema, (inputSchema) => {
         const broken = invalidArguments({ name: 't', inputSchema });
-        const typed = Object.values(inputSchema.properties as Record<string, Record<string, unknown>>).some((schema) => typeof schema.type === 'string');
+        const typed = Object.values(inputSchema.properties as Record<string, Record<string, unknown>>).some(
+          (schema) => typeof schema.type === 'string',
+        );
         if (!typed) {
           expect(broken).toBeUndefined();
           return;

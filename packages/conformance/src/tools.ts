@@ -11,7 +11,9 @@ import type { ListedTool } from './types.js';
 export function sampleArguments(tool: ListedTool): Record<string, unknown> | undefined {
   const schema = tool.inputSchema;
   const properties = isRecord(schema.properties) ? schema.properties : {};
-  const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((name): name is string => typeof name === 'string')
+    : [];
   const args: Record<string, unknown> = {};
   for (const name of required) {
     const value = sampleValue(properties[name]);
@@ -33,7 +35,11 @@ function sampleValue(schema: unknown): unknown {
     }
     case 'integer':
     case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : 1;
+      return typeof schema.minimum === 'number'
+        ? schema.minimum
+        : typeof schema.exclusiveMinimum === 'number'
+          ? schema.exclusiveMinimum + 1
+          : 1;
     case 'boolean':
       return false;
     case 'array':
@@ -55,7 +61,9 @@ function sampleValue(schema: unknown): unknown {
 export function invalidArguments(tool: ListedTool): { args: Record<string, unknown>; field: string } | undefined {
   const schema = tool.inputSchema;
   const properties = isRecord(schema.properties) ? schema.properties : {};
-  const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((name): name is string => typeof name === 'string')
+    : [];
   const candidates = [...required, ...Object.keys(properties).filter((name) => !required.includes(name))];
   for (const field of candidates) {
     const declared = properties[field];

@@ -17,7 +17,12 @@ describe('contentNegotiationClient', () => {
   it('mirrors declared MCP capabilities as tags, after the declared ones (CN-16)', () => {
     const capabilities = { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true }, experimental: {} };
     expect(capabilityFeatures(capabilities)).toEqual(['sampling', 'elicitation', 'roots']);
-    expect(contentNegotiationClient({ features: ['human', 'roots'], capabilities }).settings.features).toEqual(['human', 'roots', 'sampling', 'elicitation']);
+    expect(contentNegotiationClient({ features: ['human', 'roots'], capabilities }).settings.features).toEqual([
+      'human',
+      'roots',
+      'sampling',
+      'elicitation',
+    ]);
   });
 
   it.each([
@@ -47,19 +52,27 @@ describe('contentNegotiationClient', () => {
 
 describe('overrideFeatures', () => {
   it('builds params._meta under the identifier, canonical (CN-9)', () => {
-    expect(overrideFeatures(['FORMAT=markdown', 'verbosity=compact'])).toEqual({ [ID]: { features: ['format=markdown', 'verbosity=compact'] } });
+    expect(overrideFeatures(['FORMAT=markdown', 'verbosity=compact'])).toEqual({
+      [ID]: { features: ['format=markdown', 'verbosity=compact'] },
+    });
     expect(() => overrideFeatures(['format=xml'])).toThrow(ConfigurationError);
   });
 });
 
 describe('getAppliedFeatures', () => {
   it('reads the echo under either identifier', () => {
-    expect(getAppliedFeatures({ _meta: { [ID]: { features: ['format=markdown', 'verbosity=compact', 'sampling'] } } })).toEqual({
+    expect(
+      getAppliedFeatures({ _meta: { [ID]: { features: ['format=markdown', 'verbosity=compact', 'sampling'] } } }),
+    ).toEqual({
       features: ['format=markdown', 'verbosity=compact', 'sampling'],
       format: 'markdown',
       verbosity: 'compact',
     });
-    expect(getAppliedFeatures({ _meta: { [CONTENT_NEGOTIATION_DRAFT_ID]: { features: [] } } })).toEqual({ features: [], format: undefined, verbosity: undefined });
+    expect(getAppliedFeatures({ _meta: { [CONTENT_NEGOTIATION_DRAFT_ID]: { features: [] } } })).toEqual({
+      features: [],
+      format: undefined,
+      verbosity: undefined,
+    });
   });
 
   it('returns undefined for anything that is not a valid echo, and never throws', () => {

@@ -1,4 +1,9 @@
-import { ConfigurationError, type ClientExtension, type PresentationFormat, type PresentationVerbosity } from '@ext/core';
+import {
+  ConfigurationError,
+  type ClientExtension,
+  type PresentationFormat,
+  type PresentationVerbosity,
+} from '@ext/core';
 import { Compile } from 'typebox/compile';
 import { CAPABILITY_FEATURES, featureValue, parseFeatures, serializeFeatures, type FeatureTag } from './grammar.js';
 import {
@@ -59,7 +64,10 @@ function validateOptions(options: unknown): { features: FeatureTag[] } {
   for (const key of Object.keys(record)) if (!OPTION_NAMES.has(key)) fail(`unknown option "${key}"`);
   const declared = record.features === undefined ? [] : strictFeatures(record.features, 'features');
   const capabilities = record.capabilities;
-  if (capabilities !== undefined && (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities))) {
+  if (
+    capabilities !== undefined &&
+    (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities))
+  ) {
     fail('option "capabilities" must be the client capabilities object');
   }
   const mirrored = capabilityFeatures(capabilities);
@@ -118,7 +126,9 @@ let appliedValidator: ReturnType<typeof Compile<typeof AppliedFeaturesSchema>> |
  * project's identifier or the draft one), or `undefined` when the result
  * carries none or an invalid one: then it has the server's default shape.
  */
-export function getAppliedFeatures(result: { readonly _meta?: Readonly<Record<string, unknown>> | undefined } | undefined): AppliedPresentation | undefined {
+export function getAppliedFeatures(
+  result: { readonly _meta?: Readonly<Record<string, unknown>> | undefined } | undefined,
+): AppliedPresentation | undefined {
   const meta = result?._meta;
   if (meta === undefined) return undefined;
   appliedValidator ??= Compile(AppliedFeaturesSchema);

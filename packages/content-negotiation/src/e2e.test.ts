@@ -5,18 +5,30 @@ import { z } from 'zod';
 import { contentNegotiationClient, getAppliedFeatures, overrideFeatures } from './client.js';
 import { serializeFeatures } from './grammar.js';
 import { CONTENT_NEGOTIATION_DRAFT_ID, CONTENT_NEGOTIATION_EXTENSION_ID } from './schema.js';
-import { contentNegotiationServer, getPresentation, markApplied, render, type ContentNegotiationServerOptions } from './server.js';
+import {
+  contentNegotiationServer,
+  getPresentation,
+  markApplied,
+  render,
+  type ContentNegotiationServerOptions,
+} from './server.js';
 
 const ID = CONTENT_NEGOTIATION_EXTENSION_ID;
 const weather = { temperature_c: 8, humidity_percent: 72 };
 const weatherMarkdown = (data: typeof weather, verbosity: PresentationVerbosity): string =>
-  verbosity === 'compact' ? `**${data.temperature_c} °C**` : `## Weather\n\n- Temperature: **${data.temperature_c} °C**\n- Humidity: ${data.humidity_percent} %`;
+  verbosity === 'compact'
+    ? `**${data.temperature_c} °C**`
+    : `## Weather\n\n- Temperature: **${data.temperature_c} °C**\n- Humidity: ${data.humidity_percent} %`;
 const forecastSchema = z.object({ temperature_c: z.number(), humidity_percent: z.number() });
 
 function tools(server: ExtendedServer): void {
-  server.registerTool('weather', { description: 'Current weather' }, (_args, ctx) => render(ctx, { data: weather, markdown: weatherMarkdown }));
-  server.registerTool('forecast', { description: 'Forecast, with an output schema', outputSchema: forecastSchema }, (_args, ctx) =>
+  server.registerTool('weather', { description: 'Current weather' }, (_args, ctx) =>
     render(ctx, { data: weather, markdown: weatherMarkdown }),
+  );
+  server.registerTool(
+    'forecast',
+    { description: 'Forecast, with an output schema', outputSchema: forecastSchema },
+    (_args, ctx) => render(ctx, { data: weather, markdown: weatherMarkdown }),
   );
   server.registerTool('raw', {}, () => ({ content: [{ type: 'text', text: 'I vary nothing' }] }));
   server.registerTool('presentation', {}, (_args, ctx) => {
@@ -42,8 +54,15 @@ function recorder(): Logger & { messages: string[] } {
 describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, per request on 2026-07-28)', (line) => {
   let pair: TestPair | undefined;
 
-  async function open(options: Omit<TestPairOptions, 'line' | 'setup'> & { server?: ContentNegotiationServerOptions }): Promise<TestPair> {
-    pair = await createTestPair({ line, serverExtensions: [contentNegotiationServer(options.server)], setup: tools, ...options });
+  async function open(
+    options: Omit<TestPairOptions, 'line' | 'setup'> & { server?: ContentNegotiationServerOptions },
+  ): Promise<TestPair> {
+    pair = await createTestPair({
+      line,
+      serverExtensions: [contentNegotiationServer(options.server)],
+      setup: tools,
+      ...options,
+    });
     return pair;
   }
 
@@ -54,17 +73,25 @@ describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, pe
 
   describe("the proposal's cases", () => {
     it('agent + format=json: structuredContent plus its JSON text, echoed (CN-8, CN-10, CN-14)', async () => {
-      const { client } = await open({ clientExtensions: [contentNegotiationClient({ features: ['agent', 'format=json'] })] });
+      const { client } = await open({
+        clientExtensions: [contentNegotiationClient({ features: ['agent', 'format=json'] })],
+      });
       expect(client.negotiated('@ext/content-negotiation')?.id).toBe(ID);
       const result = await client.callTool('weather');
       expect(result.structuredContent).toEqual(weather);
       expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(weather) }]);
       expect(result._meta?.[ID]).toEqual({ features: ['format=json', 'verbosity=standard'] });
-      expect(getAppliedFeatures(result)).toEqual({ features: ['format=json', 'verbosity=standard'], format: 'json', verbosity: 'standard' });
+      expect(getAppliedFeatures(result)).toEqual({
+        features: ['format=json', 'verbosity=standard'],
+        format: 'json',
+        verbosity: 'standard',
+      });
     });
 
     it('human + format=markdown: markdown text from the same handler, no structuredContent (CN-8, CN-11)', async () => {
-      const { client } = await open({ clientExtensions: [contentNegotiationClient({ features: ['human', 'format=markdown'] })] });
+      const { client } = await open({
+        clientExtensions: [contentNegotiationClient({ features: ['human', 'format=markdown'] })],
+      });
       const result = await client.callTool('weather');
       expect(result.content).toEqual([{ type: 'text', text: weatherMarkdown(weather, 'standard') }]);
       expect(result.structuredContent).toBeUndefined();
@@ -72,7 +99,9 @@ describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, pe
     });
 
     it('human alone means markdown; verbosity=compact is honoured', async () => {
-      const { client } = await open({ clientExtensions: [contentNegotiationClient({ features: ['human', 'verbosity=compact'] })] });
+      const { client } = await open({
+        clientExtensions: [contentNegotiationClient({ features: ['human', 'verbosity=compact'] })],
+      });
       const result = await client.callTool('weather');
       expect(result.content).toEqual([{ type: 'text', text: '**8 °C**' }]);
       expect(result._meta?.[ID]).toEqual({ features: ['format=markdown', 'verbosity=compact'] });
@@ -89,7 +118,10 @@ describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, pe
     });
 
     it("not declared: the server's configured default applies", async () => {
-      const { client } = await open({ clientExtensions: [], server: { defaultFormat: 'markdown', defaultVerbosity: 'compact' } });
+      const { client } = await open({
+        clientExtensions: [],
+        server: { defaultFormat: 'markdown', defaultVerbosity: 'compact' },
+      });
       expect((await client.callTool('weather')).content).toEqual([{ type: 'text', text: '**8 °C**' }]);
     });
 
@@ -119,19 +151,31 @@ describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, pe
     });
 
     it('a per-call override in params._meta replaces the declared dimension for that call only (CN-9)', async () => {
-      const { client } = await open({ clientExtensions: [contentNegotiationClient({ features: ['agent', 'verbosity=compact'] })] });
+      const { client } = await open({
+        clientExtensions: [contentNegotiationClient({ features: ['agent', 'verbosity=compact'] })],
+      });
       const human = await client.callTool('weather', {}, { meta: overrideFeatures(['human']) });
       expect(human.content).toEqual([{ type: 'text', text: '**8 °C**' }]);
       expect(getAppliedFeatures(human)?.features).toEqual(['format=markdown', 'verbosity=compact']);
       const again = await client.callTool('weather');
       expect(again.structuredContent).toEqual(weather);
-      const presentation = (await client.callTool('presentation', {}, { meta: overrideFeatures(['verbosity=verbose']) })).structuredContent;
-      expect(presentation).toMatchObject({ audience: 'agent', format: 'json', verbosity: 'verbose', features: ['agent', 'verbosity=verbose'] });
+      const presentation = (
+        await client.callTool('presentation', {}, { meta: overrideFeatures(['verbosity=verbose']) })
+      ).structuredContent;
+      expect(presentation).toMatchObject({
+        audience: 'agent',
+        format: 'json',
+        verbosity: 'verbose',
+        features: ['agent', 'verbosity=verbose'],
+      });
     });
 
     it('a malformed override is ignored with a warning (CN-4)', async () => {
       const logger = recorder();
-      const { client } = await open({ clientExtensions: [contentNegotiationClient({ features: ['human'] })], serverOptions: { logger } });
+      const { client } = await open({
+        clientExtensions: [contentNegotiationClient({ features: ['human'] })],
+        serverOptions: { logger },
+      });
       const result = await client.callTool('weather', {}, { meta: { [ID]: { features: 'format=json' } } });
       expect(result.isError).toBeUndefined();
       expect(getAppliedFeatures(result)?.format).toBe('markdown');
@@ -140,7 +184,12 @@ describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, pe
 
     it('mirrors the declared MCP capabilities as tags (CN-16)', async () => {
       const { client } = await open({
-        clientExtensions: [contentNegotiationClient({ features: ['agent'], capabilities: { sampling: {}, roots: { listChanged: true } } })],
+        clientExtensions: [
+          contentNegotiationClient({
+            features: ['agent'],
+            capabilities: { sampling: {}, roots: { listChanged: true } },
+          }),
+        ],
       });
       const result = await client.callTool('presentation');
       expect(result.structuredContent).toMatchObject({ features: ['agent', 'sampling', 'roots'] });
@@ -172,9 +221,15 @@ describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, pe
         clientOptions: { allowReservedIds: [CONTENT_NEGOTIATION_DRAFT_ID] },
       });
       expect(Object.keys(client.serverExtensions())).toEqual([ID, CONTENT_NEGOTIATION_DRAFT_ID]);
-      const result = await client.callTool('weather', {}, { meta: { [CONTENT_NEGOTIATION_DRAFT_ID]: { features: ['verbosity=compact'] } } });
+      const result = await client.callTool(
+        'weather',
+        {},
+        { meta: { [CONTENT_NEGOTIATION_DRAFT_ID]: { features: ['verbosity=compact'] } } },
+      );
       expect(result.content).toEqual([{ type: 'text', text: '**8 °C**' }]);
-      expect(result._meta?.[CONTENT_NEGOTIATION_DRAFT_ID]).toEqual({ features: ['format=markdown', 'verbosity=compact'] });
+      expect(result._meta?.[CONTENT_NEGOTIATION_DRAFT_ID]).toEqual({
+        features: ['format=markdown', 'verbosity=compact'],
+      });
       expect(result._meta?.[ID]).toBeUndefined();
       expect(getAppliedFeatures(result)?.format).toBe('markdown');
     });
@@ -201,7 +256,11 @@ describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, pe
         const { client } = await open({ clientExtensions: [contentNegotiationClient({ features: ['agent'] })] });
         // Listing first lets the SDK clients check results against the output schema.
         await client.listTools();
-        const result = await client.callTool('forecast', {}, { meta: overrideFeatures([`format=${format}`, `verbosity=${verbosity}`]) });
+        const result = await client.callTool(
+          'forecast',
+          {},
+          { meta: overrideFeatures([`format=${format}`, `verbosity=${verbosity}`]) },
+        );
         expect(result.isError).toBeUndefined();
         expect(forecastSchema.parse(result.structuredContent)).toEqual(weather);
         expect(result.content).toHaveLength(1);

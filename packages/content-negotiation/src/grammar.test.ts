@@ -16,11 +16,42 @@ import { MAX_FEATURE_LENGTH, MAX_FEATURES } from './schema.js';
 const tagsOf = (input: unknown): string[] => serializeFeatures(parseFeatures(input).tags);
 
 // Inputs close to the grammar find more interesting cases than uniform strings.
-const NAMES = ['agent', 'human', 'mcp-capable', 'interactive', 'sampling', 'elicitation', 'roots', 'tasks', 'format', 'verbosity', 'x-theme', 'X-Theme', 'future-tag', 'x-'];
-const VALUES = ['json', 'JSON', 'text', 'markdown', 'xml', 'compact', 'standard', 'verbose', 'dark', 'Dark', '=json', 'a b', ''];
+const NAMES = [
+  'agent',
+  'human',
+  'mcp-capable',
+  'interactive',
+  'sampling',
+  'elicitation',
+  'roots',
+  'tasks',
+  'format',
+  'verbosity',
+  'x-theme',
+  'X-Theme',
+  'future-tag',
+  'x-',
+];
+const VALUES = [
+  'json',
+  'JSON',
+  'text',
+  'markdown',
+  'xml',
+  'compact',
+  'standard',
+  'verbose',
+  'dark',
+  'Dark',
+  '=json',
+  'a b',
+  '',
+];
 const nearTag = fc.oneof(
   fc.tuple(fc.constantFrom('', '!'), fc.constantFrom(...NAMES)).map(([bang, name]) => `${bang}${name}`),
-  fc.tuple(fc.constantFrom(...NAMES), fc.constantFrom('=', '!=', '==', '!'), fc.constantFrom(...VALUES)).map(([n, op, v]) => `${n}${op}${v}`),
+  fc
+    .tuple(fc.constantFrom(...NAMES), fc.constantFrom('=', '!=', '==', '!'), fc.constantFrom(...VALUES))
+    .map(([n, op, v]) => `${n}${op}${v}`),
   fc.string({ maxLength: 80 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
 );
@@ -56,9 +87,14 @@ describe('parseFeatures: properties', () => {
 
   it('does not depend on the order tags are listed in, beyond the order of the output (CN-6)', () => {
     fc.assert(
-      fc.property(fc.array(nearTag, { maxLength: MAX_FEATURES }).chain((list) => fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length }))), ([list, shuffled]) => {
-        expect(tagsOf(shuffled).sort()).toEqual(tagsOf(list).sort());
-      }),
+      fc.property(
+        fc
+          .array(nearTag, { maxLength: MAX_FEATURES })
+          .chain((list) => fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length }))),
+        ([list, shuffled]) => {
+          expect(tagsOf(shuffled).sort()).toEqual(tagsOf(list).sort());
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -67,10 +103,12 @@ describe('parseFeatures: properties', () => {
     fc.assert(
       fc.property(fc.array(nearTag, { maxLength: MAX_FEATURES }), (list) => {
         const parsed = parseFeatures(list);
-        const accepted = new Set(list.flatMap((raw) => {
-          const check = parseFeatureTag(raw);
-          return check.ok ? [formatFeatureTag(check.tag)] : [];
-        }));
+        const accepted = new Set(
+          list.flatMap((raw) => {
+            const check = parseFeatureTag(raw);
+            return check.ok ? [formatFeatureTag(check.tag)] : [];
+          }),
+        );
         const conflicts = parsed.warnings.filter((warning) => warning.index === -1);
         const kept = new Set(serializeFeatures(parsed.tags));
         for (const tag of accepted) {
@@ -84,11 +122,14 @@ describe('parseFeatures: properties', () => {
 });
 
 describe('parseFeatureTag: names Object.prototype carries', () => {
-  it.each(['constructor', 'constructor=x', 'toString', 'hasOwnProperty=1', 'valueOf'])('reads %j as an unknown tag, without throwing', (input) => {
-    const check = parseFeatureTag(input);
-    expect(check.ok).toBe(true);
-    expect(check.ok && formatFeatureTag(check.tag)).toBe(input.toLowerCase());
-  });
+  it.each(['constructor', 'constructor=x', 'toString', 'hasOwnProperty=1', 'valueOf'])(
+    'reads %j as an unknown tag, without throwing',
+    (input) => {
+      const check = parseFeatureTag(input);
+      expect(check.ok).toBe(true);
+      expect(check.ok && formatFeatureTag(check.tag)).toBe(input.toLowerCase());
+    },
+  );
 });
 
 describe('parseFeatureTag: the grammar (CN-2, CN-3)', () => {
@@ -137,12 +178,30 @@ describe('parseFeatureTag: the grammar (CN-2, CN-3)', () => {
   });
 
   it('refuses non-strings', () => {
-    for (const value of [null, 1, {}, [], true, undefined]) expect(parseFeatureTag(value)).toEqual({ ok: false, reason: 'a feature tag must be a string' });
+    for (const value of [null, 1, {}, [], true, undefined])
+      expect(parseFeatureTag(value)).toEqual({ ok: false, reason: 'a feature tag must be a string' });
   });
 
   it('knows every registry tag of the proposal', () => {
-    expect([...BOOLEAN_FEATURES]).toEqual(['agent', 'human', 'mcp-capable', 'interactive', 'sampling', 'elicitation', 'roots', 'tasks']);
-    for (const tag of [...BOOLEAN_FEATURES, 'verbosity=compact', 'verbosity=standard', 'verbosity=verbose', 'format=json', 'format=text', 'format=markdown']) {
+    expect([...BOOLEAN_FEATURES]).toEqual([
+      'agent',
+      'human',
+      'mcp-capable',
+      'interactive',
+      'sampling',
+      'elicitation',
+      'roots',
+      'tasks',
+    ]);
+    for (const tag of [
+      ...BOOLEAN_FEATURES,
+      'verbosity=compact',
+      'verbosity=standard',
+      'verbosity=verbose',
+      'format=json',
+      'format=text',
+      'format=markdown',
+    ]) {
       expect(parseFeatureTag(tag).ok).toBe(true);
     }
   });
@@ -162,11 +221,16 @@ describe('parseFeatures: bounds and malformed input (CN-3, CN-4)', () => {
     const many = Array.from({ length: MAX_FEATURES + 10 }, (_, index) => `x-tag${index}`);
     const parsed = parseFeatures(many);
     expect(parsed.tags).toHaveLength(MAX_FEATURES);
-    expect(parsed.warnings).toEqual([{ index: MAX_FEATURES, tag: '10 more', reason: `only the first ${MAX_FEATURES} feature tags are read` }]);
+    expect(parsed.warnings).toEqual([
+      { index: MAX_FEATURES, tag: '10 more', reason: `only the first ${MAX_FEATURES} feature tags are read` },
+    ]);
   });
 
   it('treats a non-array as no features, with a warning; undefined silently', () => {
-    expect(parseFeatures('agent,format=json')).toMatchObject({ tags: [], warnings: [{ reason: 'features must be an array of strings' }] });
+    expect(parseFeatures('agent,format=json')).toMatchObject({
+      tags: [],
+      warnings: [{ reason: 'features must be an array of strings' }],
+    });
     expect(parseFeatures(undefined)).toEqual({ tags: [], warnings: [] });
   });
 
@@ -198,7 +262,8 @@ describe('parseFeatures: conflict rules (CN-6)', () => {
   ])('%j -> %j (%s)', (input, expected) => {
     const parsed = parseFeatures(input);
     expect(serializeFeatures(parsed.tags)).toEqual(expected);
-    if (expected.length < input.length && new Set(input).size === input.length) expect(parsed.warnings.length).toBeGreaterThan(0);
+    if (expected.length < input.length && new Set(input).size === input.length)
+      expect(parsed.warnings.length).toBeGreaterThan(0);
   });
 });
 
@@ -221,8 +286,16 @@ describe('reading tags', () => {
 
   it('merges an override by dimension; agent and human are one (CN-9)', () => {
     const base = parseFeatures(['agent', 'format=json', 'sampling']).tags;
-    expect(serializeFeatures(mergeFeatures(base, parseFeatures(['format=markdown']).tags))).toEqual(['agent', 'sampling', 'format=markdown']);
-    expect(serializeFeatures(mergeFeatures(base, parseFeatures(['human']).tags))).toEqual(['format=json', 'sampling', 'human']);
+    expect(serializeFeatures(mergeFeatures(base, parseFeatures(['format=markdown']).tags))).toEqual([
+      'agent',
+      'sampling',
+      'format=markdown',
+    ]);
+    expect(serializeFeatures(mergeFeatures(base, parseFeatures(['human']).tags))).toEqual([
+      'format=json',
+      'sampling',
+      'human',
+    ]);
     expect(serializeFeatures(mergeFeatures(base, []))).toEqual(['agent', 'format=json', 'sampling']);
   });
 });

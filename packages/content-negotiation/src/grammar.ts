@@ -31,7 +31,16 @@ export interface ParsedFeatures {
 }
 
 /** Registry tags that only mean something present or absent. */
-export const BOOLEAN_FEATURES = ['agent', 'human', 'mcp-capable', 'interactive', 'sampling', 'elicitation', 'roots', 'tasks'] as const;
+export const BOOLEAN_FEATURES = [
+  'agent',
+  'human',
+  'mcp-capable',
+  'interactive',
+  'sampling',
+  'elicitation',
+  'roots',
+  'tasks',
+] as const;
 
 /** Registry tags that take one value from a closed list (values compared case-insensitively). */
 export const VALUED_FEATURES: Readonly<Record<string, readonly string[]>> = {
@@ -56,7 +65,8 @@ function shown(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-export type TagCheck = { readonly ok: true; readonly tag: FeatureTag } | { readonly ok: false; readonly reason: string };
+export type TagCheck =
+  { readonly ok: true; readonly tag: FeatureTag } | { readonly ok: false; readonly reason: string };
 
 /** Parses one tag against the grammar and the registry. Never throws, whatever `input` is. */
 export function parseFeatureTag(input: unknown): TagCheck {
@@ -150,7 +160,8 @@ function resolveConflicts(tags: readonly FeatureTag[], warnings: FeatureWarning[
     } else if (equals.length === 1) {
       const [only] = equals;
       const negated = notEquals.filter((tag) => tag.value === only?.value);
-      if (negated.length > 0) drop([...equals, ...negated], `"${name}" both equals and differs from "${only?.value ?? ''}"`);
+      if (negated.length > 0)
+        drop([...equals, ...negated], `"${name}" both equals and differs from "${only?.value ?? ''}"`);
       else if (absent.length > 0 && !absent.some((tag) => dropped.has(tag))) {
         drop([...absent, ...equals], `"${name}" is negated yet given a value`);
       }
@@ -179,7 +190,11 @@ export function parseFeatures(input: unknown): ParsedFeatures {
   }
   const list: readonly unknown[] = input;
   if (list.length > MAX_FEATURES) {
-    warnings.push({ index: MAX_FEATURES, tag: `${list.length - MAX_FEATURES} more`, reason: `only the first ${MAX_FEATURES} feature tags are read` });
+    warnings.push({
+      index: MAX_FEATURES,
+      tag: `${list.length - MAX_FEATURES} more`,
+      reason: `only the first ${MAX_FEATURES} feature tags are read`,
+    });
   }
   const unique: FeatureTag[] = [];
   const count = Math.min(list.length, MAX_FEATURES);
@@ -219,7 +234,9 @@ export function featureValue(tags: readonly FeatureTag[], name: string): string 
 /** The values excluded with `name!=value`. */
 export function excludedValues(tags: readonly FeatureTag[], name: string): string[] {
   const key = name.toLowerCase();
-  return tags.filter((tag) => tag.name === key && tag.op === 'not-equals').flatMap((tag) => (tag.value === undefined ? [] : [tag.value]));
+  return tags
+    .filter((tag) => tag.name === key && tag.op === 'not-equals')
+    .flatMap((tag) => (tag.value === undefined ? [] : [tag.value]));
 }
 
 /** `agent` and `human` are one dimension: a per-call override of either replaces both. */

@@ -13,7 +13,12 @@ export {
   CONTENT_NEGOTIATION_SCHEMAS,
   contentNegotiationJsonSchema,
 } from './schema.js';
-export type { ContentNegotiationClientSettings, ContentNegotiationServerSettings, FeatureOverride, AppliedFeatures } from './schema.js';
+export type {
+  ContentNegotiationClientSettings,
+  ContentNegotiationServerSettings,
+  FeatureOverride,
+  AppliedFeatures,
+} from './schema.js';
 export {
   BOOLEAN_FEATURES,
   VALUED_FEATURES,
@@ -28,7 +33,13 @@ export {
   mergeFeatures,
 } from './grammar.js';
 export type { FeatureOperator, FeatureTag, FeatureWarning, ParsedFeatures, TagCheck } from './grammar.js';
-export { DEFAULT_PRESENTATION, defaultPresentation, choosePresentation, resolvePresentation, readOverride } from './presentation.js';
+export {
+  DEFAULT_PRESENTATION,
+  defaultPresentation,
+  choosePresentation,
+  resolvePresentation,
+  readOverride,
+} from './presentation.js';
 export type { Presentation, PresentationDefaults, Audience, ResolveInput } from './presentation.js';
 export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES } from '@ext/core';
 export type { PresentationFormat, PresentationVerbosity, CallPresentation } from '@ext/core';

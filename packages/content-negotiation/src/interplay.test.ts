@@ -41,9 +41,15 @@ interface Counters {
 function tools(counters: Counters) {
   return (server: ExtendedServer): void => {
     server.registerTool('missing_ticket', {}, () => {
-      throw toolError.permanent({ code: 'RESOURCE_NOT_FOUND', message: 'Ticket T-404 does not exist.', suggestion: 'Call list_tickets.' });
+      throw toolError.permanent({
+        code: 'RESOURCE_NOT_FOUND',
+        message: 'Ticket T-404 does not exist.',
+        suggestion: 'Call list_tickets.',
+      });
     });
-    server.registerTool('strict', { inputSchema: z.object({ count: z.number() }) }, ({ count }, ctx) => render(ctx, { data: { count } }));
+    server.registerTool('strict', { inputSchema: z.object({ count: z.number() }) }, ({ count }, ctx) =>
+      render(ctx, { data: { count } }),
+    );
     server.registerTool('delete_everything', {}, (_args, ctx) => {
       counters.deleted += 1;
       return render(ctx, { data: { deleted: true } });
@@ -70,7 +76,10 @@ describe.each(TEST_LINES)('interplay on %s', (line) => {
     const serverExtensions = [errorsServer(), contentNegotiationServer()];
 
     it('an agent gets the structured error as JSON text, the structured _meta, and the echo', async () => {
-      const { client } = await open({ serverExtensions, clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['agent'] })] });
+      const { client } = await open({
+        serverExtensions,
+        clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['agent'] })],
+      });
       const result = await client.callTool('missing_ticket');
       expect(result.isError).toBe(true);
       const structured = getStructuredError(result);
@@ -80,15 +89,23 @@ describe.each(TEST_LINES)('interplay on %s', (line) => {
     });
 
     it('a person gets markdown', async () => {
-      const { client } = await open({ serverExtensions, clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['human'] })] });
+      const { client } = await open({
+        serverExtensions,
+        clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['human'] })],
+      });
       const result = await client.callTool('missing_ticket');
-      expect(result.content).toEqual([{ type: 'text', text: '**Error:** Ticket T-404 does not exist.\n\n**Suggestion:** Call list_tickets.' }]);
+      expect(result.content).toEqual([
+        { type: 'text', text: '**Error:** Ticket T-404 does not exist.\n\n**Suggestion:** Call list_tickets.' },
+      ]);
       expect(getAppliedFeatures(result)?.format).toBe('markdown');
       expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeDefined();
     });
 
     it('an argument error, refused before the content-negotiation stage, is rendered too', async () => {
-      const { client } = await open({ serverExtensions, clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['agent', 'verbosity=verbose'] })] });
+      const { client } = await open({
+        serverExtensions,
+        clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['agent', 'verbosity=verbose'] })],
+      });
       const result = await client.callTool('strict', { count: 'many' });
       expect(result.isError).toBe(true);
       const parsed = JSON.parse(String(result.content[0]?.text)) as { error: StructuredError };
@@ -98,7 +115,10 @@ describe.each(TEST_LINES)('interplay on %s', (line) => {
     });
 
     it('content negotiation without errors negotiated still renders the text, and leaks no structured _meta', async () => {
-      const { client } = await open({ serverExtensions, clientExtensions: [contentNegotiationClient({ features: ['human', 'verbosity=compact'] })] });
+      const { client } = await open({
+        serverExtensions,
+        clientExtensions: [contentNegotiationClient({ features: ['human', 'verbosity=compact'] })],
+      });
       const result = await client.callTool('missing_ticket');
       expect(result.content).toEqual([{ type: 'text', text: '**Error:** Ticket T-404 does not exist.' }]);
       expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
@@ -116,11 +136,18 @@ describe.each(TEST_LINES)('interplay on %s', (line) => {
     const serverExtensions = [errorsServer(), contentNegotiationServer(), confirmationGate()];
 
     it('!interactive does not bypass confirmation: the call is refused and nothing runs', async () => {
-      const { client } = await open({ serverExtensions, clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['agent', '!interactive'] })] });
+      const { client } = await open({
+        serverExtensions,
+        clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['agent', '!interactive'] })],
+      });
       const refused = await client.callTool('delete_everything');
       expect(refused.isError).toBe(true);
       expect(getStructuredError(refused)?.code).toBe('CONFIRMATION_REQUIRED');
-      const overridden = await client.callTool('delete_everything', {}, { meta: overrideFeatures(['!interactive', 'x-skip-confirmation']) });
+      const overridden = await client.callTool(
+        'delete_everything',
+        {},
+        { meta: overrideFeatures(['!interactive', 'x-skip-confirmation']) },
+      );
       expect(getStructuredError(overridden)?.code).toBe('CONFIRMATION_REQUIRED');
       expect(counters.deleted).toBe(0);
       // The refusal itself is rendered as the agent asked.
@@ -128,8 +155,15 @@ describe.each(TEST_LINES)('interplay on %s', (line) => {
     });
 
     it('with the gate satisfied, the call runs exactly once and is rendered as negotiated', async () => {
-      const { client } = await open({ serverExtensions, clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['agent', '!interactive'] })] });
-      const result = await client.callTool('delete_everything', {}, { meta: { [CONFIRMATION_ID]: { token: 'approved' } } });
+      const { client } = await open({
+        serverExtensions,
+        clientExtensions: [errorsClient(), contentNegotiationClient({ features: ['agent', '!interactive'] })],
+      });
+      const result = await client.callTool(
+        'delete_everything',
+        {},
+        { meta: { [CONFIRMATION_ID]: { token: 'approved' } } },
+      );
       expect(result.structuredContent).toEqual({ deleted: true });
       expect(counters.deleted).toBe(1);
     });

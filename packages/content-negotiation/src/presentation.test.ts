@@ -4,7 +4,8 @@ import { parseFeatures } from './grammar.js';
 import { choosePresentation, DEFAULT_PRESENTATION, resolvePresentation } from './presentation.js';
 import { CONTENT_NEGOTIATION_EXTENSION_ID } from './schema.js';
 
-const choose = (features: string[], defaults = DEFAULT_PRESENTATION) => choosePresentation(parseFeatures(features).tags, defaults);
+const choose = (features: string[], defaults = DEFAULT_PRESENTATION) =>
+  choosePresentation(parseFeatures(features).tags, defaults);
 
 describe('choosePresentation (CN-8)', () => {
   it.each([
@@ -45,7 +46,11 @@ describe('resolvePresentation', () => {
   const id = CONTENT_NEGOTIATION_EXTENSION_ID;
 
   it('gives a client that did not negotiate the defaults, ignoring any override (CN-7)', () => {
-    const { presentation, warnings } = resolvePresentation({ id: undefined, advertised: undefined, override: { features: ['human'] } });
+    const { presentation, warnings } = resolvePresentation({
+      id: undefined,
+      advertised: undefined,
+      override: { features: ['human'] },
+    });
     expect(presentation).toMatchObject({ negotiated: false, format: 'json', verbosity: 'standard', features: [] });
     expect(warnings).toEqual([]);
   });
@@ -53,7 +58,13 @@ describe('resolvePresentation', () => {
   it('applies a per-call override over the advertised features (CN-9)', () => {
     const advertised = parseFeatures(['agent', 'format=json', 'verbosity=compact']);
     const { presentation } = resolvePresentation({ id, advertised, override: { features: ['format=markdown'] } });
-    expect(presentation).toMatchObject({ negotiated: true, id, format: 'markdown', verbosity: 'compact', audience: 'agent' });
+    expect(presentation).toMatchObject({
+      negotiated: true,
+      id,
+      format: 'markdown',
+      verbosity: 'compact',
+      audience: 'agent',
+    });
   });
 
   it('ignores a malformed override with a warning, never an error (CN-4)', () => {
@@ -63,7 +74,11 @@ describe('resolvePresentation', () => {
       expect(presentation.format).toBe('markdown');
       expect(warnings).toHaveLength(1);
     }
-    const { presentation, warnings } = resolvePresentation({ id, advertised, override: { features: ['@#$%', 'verbosity=verbose'] } });
+    const { presentation, warnings } = resolvePresentation({
+      id,
+      advertised,
+      override: { features: ['@#$%', 'verbosity=verbose'] },
+    });
     expect(presentation).toMatchObject({ format: 'markdown', verbosity: 'verbose' });
     expect(warnings.map((warning) => warning.tag)).toEqual(['@#$%']);
   });

@@ -47,7 +47,14 @@ export interface Presentation extends CallPresentation {
 
 /** The presentation of a client that did not negotiate: the server's defaults, no features. */
 export function defaultPresentation(defaults: PresentationDefaults = DEFAULT_PRESENTATION): Presentation {
-  return { negotiated: false, id: undefined, format: defaults.format, verbosity: defaults.verbosity, audience: undefined, features: [] };
+  return {
+    negotiated: false,
+    id: undefined,
+    format: defaults.format,
+    verbosity: defaults.verbosity,
+    audience: undefined,
+    features: [],
+  };
 }
 
 function firstAllowed<T extends string>(candidates: readonly T[], excluded: readonly string[]): T | undefined {
@@ -77,7 +84,10 @@ export function choosePresentation(
   const explicitVerbosity = featureValue(features, 'verbosity') as PresentationVerbosity | undefined;
   const verbosity =
     explicitVerbosity ??
-    firstAllowed([defaults.verbosity, 'standard', ...PRESENTATION_VERBOSITIES], excludedValues(features, 'verbosity')) ??
+    firstAllowed(
+      [defaults.verbosity, 'standard', ...PRESENTATION_VERBOSITIES],
+      excludedValues(features, 'verbosity'),
+    ) ??
     defaults.verbosity;
   return { format, verbosity, audience };
 }
@@ -88,11 +98,21 @@ let overrideValidator: ReturnType<typeof Compile<typeof FeatureOverrideSchema>> 
  * The per-call override in `params._meta[id]`: its features, or a warning
  * when the object is malformed (then it is ignored, never an error).
  */
-export function readOverride(raw: unknown): { parsed: ParsedFeatures | undefined; warning: FeatureWarning | undefined } {
+export function readOverride(raw: unknown): {
+  parsed: ParsedFeatures | undefined;
+  warning: FeatureWarning | undefined;
+} {
   if (raw === undefined) return { parsed: undefined, warning: undefined };
   overrideValidator ??= Compile(FeatureOverrideSchema);
   if (!overrideValidator.Check(raw)) {
-    return { parsed: undefined, warning: { index: -1, tag: 'params._meta', reason: 'the per-call override must be an object with a "features" array; ignored' } };
+    return {
+      parsed: undefined,
+      warning: {
+        index: -1,
+        tag: 'params._meta',
+        reason: 'the per-call override must be an object with a "features" array; ignored',
+      },
+    };
   }
   return { parsed: parseFeatures(raw.features), warning: undefined };
 }

@@ -33,7 +33,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function assertData(data: unknown): asserts data is Record<string, unknown> {
   if (!isRecord(data)) {
-    throw new TypeError('render: data must be a JSON object (it becomes structuredContent, which MCP defines as an object)');
+    throw new TypeError(
+      'render: data must be a JSON object (it becomes structuredContent, which MCP defines as an object)',
+    );
   }
 }
 
@@ -100,7 +102,10 @@ export function genericText(data: Record<string, unknown>, verbosity: Presentati
 }
 
 /** The text of `data` in the presentation's format. */
-export function renderText<T extends Record<string, unknown>>(presentation: CallPresentation, options: RenderOptions<T>): string {
+export function renderText<T extends Record<string, unknown>>(
+  presentation: CallPresentation,
+  options: RenderOptions<T>,
+): string {
   assertData(options.data);
   switch (presentation.format) {
     case 'json':
@@ -139,7 +144,9 @@ export function renderResource<T extends Record<string, unknown>>(
   presentation: CallPresentation,
   options: ResourceRenderOptions<T>,
 ): { contents: { uri: string; mimeType: string; text: string }[]; _meta?: Record<string, unknown> } {
-  const contents = [{ uri: options.uri, mimeType: FORMAT_MIME_TYPES[presentation.format], text: renderText(presentation, options) }];
+  const contents = [
+    { uri: options.uri, mimeType: FORMAT_MIME_TYPES[presentation.format], text: renderText(presentation, options) },
+  ];
   return presentation.resultMeta === undefined ? { contents } : { contents, _meta: { ...presentation.resultMeta } };
 }
 
@@ -160,7 +167,11 @@ export function renderPrompt<T extends Record<string, unknown>>(
 } {
   const body = renderText(presentation, options);
   const text = options.preamble === undefined ? body : `${options.preamble}\n\n${body}`;
-  const result: { description?: string; messages: { role: 'user'; content: { type: 'text'; text: string } }[]; _meta?: Record<string, unknown> } = {
+  const result: {
+    description?: string;
+    messages: { role: 'user'; content: { type: 'text'; text: string } }[];
+    _meta?: Record<string, unknown>;
+  } = {
     messages: [{ role: 'user', content: { type: 'text', text } }],
   };
   if (options.description !== undefined) result.description = options.description;

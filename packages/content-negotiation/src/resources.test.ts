@@ -19,7 +19,8 @@ async function pair(features: readonly string[] | undefined): Promise<{ client: 
   const negotiation = contentNegotiationServer();
   const mcp = new McpServer({ name: 'resources', version: '0.0.0' });
   extendServer(mcp, [negotiation]);
-  const presentation = (meta: unknown) => negotiation.presentationFor({ peerExtensions: mcp.server.getClientCapabilities()?.extensions, meta });
+  const presentation = (meta: unknown) =>
+    negotiation.presentationFor({ peerExtensions: mcp.server.getClientCapabilities()?.extensions, meta });
   mcp.registerResource('ticket', 'tracker://tickets/T-1', {}, (uri, extra) =>
     renderResource(presentation(extra._meta), { uri: uri.href, data: { ticket } }),
   );
@@ -52,7 +53,9 @@ describe('resources and prompts vary too, on v1 (CN-13)', () => {
     const opened = await pair(['human']);
     close = opened.close;
     const result = await opened.client.readResource({ uri: 'tracker://tickets/T-1' });
-    expect(result.contents).toEqual([{ uri: 'tracker://tickets/T-1', mimeType: 'text/markdown', text: genericMarkdown({ ticket }, 'standard') }]);
+    expect(result.contents).toEqual([
+      { uri: 'tracker://tickets/T-1', mimeType: 'text/markdown', text: genericMarkdown({ ticket }, 'standard') },
+    ]);
     expect(result._meta?.[ID]).toEqual({ features: ['format=markdown', 'verbosity=standard'] });
   });
 
@@ -60,8 +63,14 @@ describe('resources and prompts vary too, on v1 (CN-13)', () => {
     const opened = await pair(['agent']);
     close = opened.close;
     const prompt = await opened.client.getPrompt({ name: 'summarize' });
-    expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: `Summarize this ticket.\n\n${JSON.stringify({ ticket })}` });
-    const compact = await opened.client.readResource({ uri: 'tracker://tickets/T-1', _meta: { [ID]: { features: ['format=text'] } } });
+    expect(prompt.messages[0]?.content).toEqual({
+      type: 'text',
+      text: `Summarize this ticket.\n\n${JSON.stringify({ ticket })}`,
+    });
+    const compact = await opened.client.readResource({
+      uri: 'tracker://tickets/T-1',
+      _meta: { [ID]: { features: ['format=text'] } },
+    });
     expect(compact.contents[0]).toMatchObject({ mimeType: 'text/plain' });
   });
 

@@ -18,7 +18,9 @@ describe('the shipped JSON Schema document', () => {
     ajv.addSchema(contentNegotiationJsonSchema());
     const check = (name: string, value: unknown): boolean => ajv.validate(`${SCHEMA_BASE}/${name}.json`, value);
     expect(check('server-settings', contentNegotiationServer().settings)).toBe(true);
-    expect(check('client-settings', contentNegotiationClient({ features: ['agent', 'format=json'] }).settings)).toBe(true);
+    expect(check('client-settings', contentNegotiationClient({ features: ['agent', 'format=json'] }).settings)).toBe(
+      true,
+    );
     expect(check('client-settings', { version: '1.0', features: 'agent' })).toBe(false);
     expect(check('client-settings', {})).toBe(true);
     expect(check('request-meta', { features: ['human'] })).toBe(true);

@@ -91,13 +91,17 @@ export const CONTENT_NEGOTIATION_SCHEMAS = {
  */
 export function contentNegotiationJsonSchema(): Record<string, unknown> {
   const defs = Object.fromEntries(
-    Object.entries(CONTENT_NEGOTIATION_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]),
+    Object.entries(CONTENT_NEGOTIATION_SCHEMAS).map(([name, schema]) => [
+      name,
+      JSON.parse(JSON.stringify(schema)) as unknown,
+    ]),
   );
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/content-negotiation.json`,
     title: 'MCP content negotiation extension (io.github.mcp-ext/content-negotiation)',
-    description: 'Wire payloads of the content negotiation extension: settings, the per-call override and the applied-features echo.',
+    description:
+      'Wire payloads of the content negotiation extension: settings, the per-call override and the applied-features echo.',
     $defs: defs,
   };
 }

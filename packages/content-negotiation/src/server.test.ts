@@ -20,7 +20,9 @@ import { appliedFeatures, contentNegotiationServer, getPresentation, markApplied
 const ID = CONTENT_NEGOTIATION_EXTENSION_ID;
 
 function context(settings: Record<string, unknown> | undefined, logger: Logger = silentLogger, id = ID): CallContext {
-  const negotiation: NegotiationTable = new Map(settings === undefined ? [] : [['@ext/content-negotiation', { id, settings }]]);
+  const negotiation: NegotiationTable = new Map(
+    settings === undefined ? [] : [['@ext/content-negotiation', { id, settings }]],
+  );
   const request = createRequestContext({
     sdk: 'v2',
     era: 'modern',
@@ -42,15 +44,26 @@ function context(settings: Record<string, unknown> | undefined, logger: Logger =
 describe('contentNegotiationServer descriptor', () => {
   it('advertises io.github.mcp-ext/content-negotiation 1.0 at its stage (CN-1)', () => {
     const half = contentNegotiationServer();
-    expect(half).toMatchObject({ side: 'server', name: '@ext/content-negotiation', ids: [ID], settings: { version: '1.0' }, stage: 'content-negotiation' });
+    expect(half).toMatchObject({
+      side: 'server',
+      name: '@ext/content-negotiation',
+      ids: [ID],
+      settings: { version: '1.0' },
+      stage: 'content-negotiation',
+    });
     expect(half.reservedAliases).toBeUndefined();
-    expect(composeServer([half], { logger: silentLogger }).pipeline).toEqual([{ stage: 'content-negotiation', extension: '@ext/content-negotiation' }]);
+    expect(composeServer([half], { logger: silentLogger }).pipeline).toEqual([
+      { stage: 'content-negotiation', extension: '@ext/content-negotiation' },
+    ]);
   });
 
   it('serves the draft identifier only when opted in, without the author listing it in allowReservedIds (CN-1)', () => {
     const half = contentNegotiationServer({ acceptDraftIdentifier: true });
     expect(half.ids).toEqual([ID, CONTENT_NEGOTIATION_DRAFT_ID]);
-    expect(Object.keys(composeServer([half], { logger: silentLogger }).capabilities())).toEqual([ID, CONTENT_NEGOTIATION_DRAFT_ID]);
+    expect(Object.keys(composeServer([half], { logger: silentLogger }).capabilities())).toEqual([
+      ID,
+      CONTENT_NEGOTIATION_DRAFT_ID,
+    ]);
   });
 
   it.each([
@@ -82,14 +95,26 @@ describe('the middleware never refuses, skips or rewrites a call (CN-15)', () =>
     const composed = composeServer([contentNegotiationServer(), gate], { logger: silentLogger });
     await fc.assert(
       fc.asyncProperty(
-        fc.option(fc.record({ version: fc.constant('1.0'), features: fc.array(fc.oneof(fc.string(), fc.anything()), { maxLength: 40 }) }), { nil: undefined }),
+        fc.option(
+          fc.record({
+            version: fc.constant('1.0'),
+            features: fc.array(fc.oneof(fc.string(), fc.anything()), { maxLength: 40 }),
+          }),
+          { nil: undefined },
+        ),
         fc.dictionary(fc.constantFrom(ID, 'other', 'x'), fc.anything()),
         fc.dictionary(fc.string(), fc.jsonValue()),
         async (settings, meta, args) => {
           const call: ToolCall = { name: 'tool', arguments: args, meta };
           const seen: ToolCall[] = [];
           let handled = 0;
-          const spy: ServerExtension = { ...gate, middleware: (current, _ctx, next) => { seen.push(current); return next(); } };
+          const spy: ServerExtension = {
+            ...gate,
+            middleware: (current, _ctx, next) => {
+              seen.push(current);
+              return next();
+            },
+          };
           const traced = composeServer([contentNegotiationServer(), spy], { logger: silentLogger });
           const result = await traced.runToolCall(call, context(settings), (received) => {
             handled += 1;
@@ -111,21 +136,34 @@ describe('the middleware never refuses, skips or rewrites a call (CN-15)', () =>
     const refusing: ServerExtension = { ...gate, middleware: () => Promise.reject(new Error('refused by the gate')) };
     const composed = composeServer([contentNegotiationServer(), refusing], { logger: silentLogger });
     const ctx = context({ version: '1.0', features: ['agent', '!interactive'] });
-    await expect(composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, ctx, () => ({ content: [] }))).rejects.toThrow('refused by the gate');
+    await expect(
+      composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, ctx, () => ({ content: [] })),
+    ).rejects.toThrow('refused by the gate');
   });
 });
 
 describe('presentation in the call context', () => {
-  const run = async (settings: Record<string, unknown> | undefined, meta: Record<string, unknown> = {}, logger: Logger = silentLogger) => {
+  const run = async (
+    settings: Record<string, unknown> | undefined,
+    meta: Record<string, unknown> = {},
+    logger: Logger = silentLogger,
+  ) => {
     const composed = composeServer([contentNegotiationServer()], { logger });
     const ctx = context(settings, logger);
-    const result = await composed.runToolCall({ name: 'tool', arguments: {}, meta }, ctx, (_args, inner) => render(inner, { data: { ok: true } }));
+    const result = await composed.runToolCall({ name: 'tool', arguments: {}, meta }, ctx, (_args, inner) =>
+      render(inner, { data: { ok: true } }),
+    );
     return { ctx, result };
   };
 
   it('is resolved before the pipeline and shared through core only when negotiated (CN-17)', async () => {
     const negotiated = await run({ version: '1.0', features: ['human'] });
-    expect(getPresentation(negotiated.ctx)).toMatchObject({ negotiated: true, id: ID, format: 'markdown', audience: 'human' });
+    expect(getPresentation(negotiated.ctx)).toMatchObject({
+      negotiated: true,
+      id: ID,
+      format: 'markdown',
+      audience: 'human',
+    });
     expect(getCallPresentation(negotiated.ctx)).toEqual({
       format: 'markdown',
       verbosity: 'standard',
@@ -143,7 +181,9 @@ describe('presentation in the call context', () => {
     const settings = { version: '1.0', features: ['@#$%', 'agent'] };
     const composed = composeServer([contentNegotiationServer()], { logger });
     for (let index = 0; index < 3; index++) {
-      await composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(settings, logger), () => ({ content: [] }));
+      await composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(settings, logger), () => ({
+        content: [],
+      }));
     }
     expect(messages).toHaveLength(1);
     expect(messages[0]).toContain('"@#$%"');
@@ -152,7 +192,10 @@ describe('presentation in the call context', () => {
   it('outside the extension, getPresentation gives the built-in defaults and render still works', () => {
     const ctx = { locals: new Map<symbol, unknown>(), tool: { name: 't' } };
     expect(getPresentation(ctx)).toMatchObject({ negotiated: false, format: 'json', verbosity: 'standard' });
-    expect(render(ctx, { data: { a: 1 } })).toEqual({ content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { a: 1 } });
+    expect(render(ctx, { data: { a: 1 } })).toEqual({
+      content: [{ type: 'text', text: '{"a":1}' }],
+      structuredContent: { a: 1 },
+    });
   });
 
   it('strips an echo a handler wrote itself from results to clients that did not negotiate (CN-7)', async () => {
@@ -186,13 +229,21 @@ describe('presentationFor: resources and prompts (CN-13)', () => {
   const half = contentNegotiationServer({ acceptDraftIdentifier: true });
 
   it('negotiates from capabilities.extensions and reads the per-request override', () => {
-    expect(half.presentationFor({ peerExtensions: { [ID]: { version: '1.0', features: ['human'] } } })).toMatchObject({ negotiated: true, id: ID, format: 'markdown' });
+    expect(half.presentationFor({ peerExtensions: { [ID]: { version: '1.0', features: ['human'] } } })).toMatchObject({
+      negotiated: true,
+      id: ID,
+      format: 'markdown',
+    });
     expect(
       half.presentationFor({
         peerExtensions: { [CONTENT_NEGOTIATION_DRAFT_ID]: { version: '1.0', features: ['human'] } },
         meta: { [CONTENT_NEGOTIATION_DRAFT_ID]: { features: ['format=text'] } },
       }),
-    ).toMatchObject({ id: CONTENT_NEGOTIATION_DRAFT_ID, format: 'text', resultMeta: { [CONTENT_NEGOTIATION_DRAFT_ID]: { features: ['format=text', 'verbosity=standard'] } } });
+    ).toMatchObject({
+      id: CONTENT_NEGOTIATION_DRAFT_ID,
+      format: 'text',
+      resultMeta: { [CONTENT_NEGOTIATION_DRAFT_ID]: { features: ['format=text', 'verbosity=standard'] } },
+    });
   });
 
   it('gives the defaults when unknown, absent, or of an unknown major, with a warning for the last', () => {
@@ -200,7 +251,9 @@ describe('presentationFor: resources and prompts (CN-13)', () => {
     const logger: Logger = { warn: (message) => messages.push(message) };
     expect(half.presentationFor({ peerExtensions: undefined }).negotiated).toBe(false);
     expect(half.presentationFor({ peerExtensions: {} }).negotiated).toBe(false);
-    expect(half.presentationFor({ peerExtensions: { [ID]: { version: '2.0', features: ['human'] } }, logger })).toMatchObject({ negotiated: false, format: 'json' });
+    expect(
+      half.presentationFor({ peerExtensions: { [ID]: { version: '2.0', features: ['human'] } }, logger }),
+    ).toMatchObject({ negotiated: false, format: 'json' });
     expect(messages).toHaveLength(1);
   });
 });

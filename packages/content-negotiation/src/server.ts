@@ -15,8 +15,20 @@ import {
   type ToolMiddleware,
   type ToolResult,
 } from '@ext/core';
-import { formatFeatureTag, parseFeatures, parseFeatureTag, type FeatureWarning, type ParsedFeatures } from './grammar.js';
-import { DEFAULT_PRESENTATION, defaultPresentation, resolvePresentation, type Presentation, type PresentationDefaults } from './presentation.js';
+import {
+  formatFeatureTag,
+  parseFeatures,
+  parseFeatureTag,
+  type FeatureWarning,
+  type ParsedFeatures,
+} from './grammar.js';
+import {
+  DEFAULT_PRESENTATION,
+  defaultPresentation,
+  resolvePresentation,
+  type Presentation,
+  type PresentationDefaults,
+} from './presentation.js';
 import { renderResult, type RenderOptions } from './render.js';
 import {
   CONTENT_NEGOTIATION_DRAFT_ID,
@@ -48,7 +60,11 @@ export interface ContentNegotiationServerExtension extends ServerExtension {
    * `capabilities.extensions` (`undefined` when unknown) and the request's
    * `params._meta`. Dropped tags are reported to `logger`.
    */
-  presentationFor(request: { readonly peerExtensions: unknown; readonly meta?: unknown; readonly logger?: Logger | undefined }): Presentation;
+  presentationFor(request: {
+    readonly peerExtensions: unknown;
+    readonly meta?: unknown;
+    readonly logger?: Logger | undefined;
+  }): Presentation;
 }
 
 const OPTION_NAMES = new Set(['defaultFormat', 'defaultVerbosity', 'acceptDraftIdentifier']);
@@ -63,10 +79,16 @@ function validateOptions(options: unknown): ContentNegotiationServerOptions {
   }
   const record = options as Record<string, unknown>;
   for (const key of Object.keys(record)) if (!OPTION_NAMES.has(key)) fail(`unknown option "${key}"`);
-  if (record.defaultFormat !== undefined && !(PRESENTATION_FORMATS as readonly unknown[]).includes(record.defaultFormat)) {
+  if (
+    record.defaultFormat !== undefined &&
+    !(PRESENTATION_FORMATS as readonly unknown[]).includes(record.defaultFormat)
+  ) {
     fail(`option "defaultFormat" must be one of ${PRESENTATION_FORMATS.join(', ')}`);
   }
-  if (record.defaultVerbosity !== undefined && !(PRESENTATION_VERBOSITIES as readonly unknown[]).includes(record.defaultVerbosity)) {
+  if (
+    record.defaultVerbosity !== undefined &&
+    !(PRESENTATION_VERBOSITIES as readonly unknown[]).includes(record.defaultVerbosity)
+  ) {
     fail(`option "defaultVerbosity" must be one of ${PRESENTATION_VERBOSITIES.join(', ')}`);
   }
   if (record.acceptDraftIdentifier !== undefined && typeof record.acceptDraftIdentifier !== 'boolean') {
@@ -130,7 +152,10 @@ export function appliedFeatures(ctx: Pick<RequestContext, 'locals'>): string[] {
  * );
  * ```
  */
-export function render<T extends Record<string, unknown>>(ctx: Pick<CallContext, 'locals' | 'tool'>, options: RenderOptions<T>): ToolResult {
+export function render<T extends Record<string, unknown>>(
+  ctx: Pick<CallContext, 'locals' | 'tool'>,
+  options: RenderOptions<T>,
+): ToolResult {
   const presentation = getPresentation(ctx);
   const result = renderResult(presentation, options, ctx.tool.outputJsonSchema !== undefined);
   markApplied(ctx, `format=${presentation.format}`, `verbosity=${presentation.verbosity}`);
@@ -144,12 +169,15 @@ function echoFor(id: string, features: readonly string[]): Record<string, unknow
 
 function logWarnings(logger: Logger, id: string, source: string, warnings: readonly FeatureWarning[]): void {
   for (const warning of warnings) {
-    logger.warn(`${CONTENT_NEGOTIATION_PACKAGE_NAME}: ignored feature tag ${JSON.stringify(warning.tag)} (${source}): ${warning.reason}`, {
-      id,
-      source,
-      tag: warning.tag,
-      index: warning.index,
-    });
+    logger.warn(
+      `${CONTENT_NEGOTIATION_PACKAGE_NAME}: ignored feature tag ${JSON.stringify(warning.tag)} (${source}): ${warning.reason}`,
+      {
+        id,
+        source,
+        tag: warning.tag,
+        index: warning.index,
+      },
+    );
   }
 }
 
@@ -166,7 +194,9 @@ export function contentNegotiationServer(options?: ContentNegotiationServerOptio
     verbosity: resolved.defaultVerbosity ?? DEFAULT_PRESENTATION.verbosity,
   };
   const draft = resolved.acceptDraftIdentifier === true;
-  const ids: readonly string[] = draft ? [CONTENT_NEGOTIATION_EXTENSION_ID, CONTENT_NEGOTIATION_DRAFT_ID] : [CONTENT_NEGOTIATION_EXTENSION_ID];
+  const ids: readonly string[] = draft
+    ? [CONTENT_NEGOTIATION_EXTENSION_ID, CONTENT_NEGOTIATION_DRAFT_ID]
+    : [CONTENT_NEGOTIATION_EXTENSION_ID];
 
   // Advertised features are parsed once per settings object: once per session on the legacy era.
   const parsedSettings = new WeakMap<object, ParsedFeatures>();
@@ -186,7 +216,8 @@ export function contentNegotiationServer(options?: ContentNegotiationServerOptio
     logger: Logger,
   ): Presentation => {
     if (negotiated === undefined) return defaultPresentation(defaults);
-    const override = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[negotiated.id] : undefined;
+    const override =
+      typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)[negotiated.id] : undefined;
     const { presentation, warnings } = resolvePresentation(
       { id: negotiated.id, advertised: advertised(negotiated.id, negotiated.settings, logger), override },
       defaults,
@@ -256,7 +287,16 @@ export function contentNegotiationServer(options?: ContentNegotiationServerOptio
   };
 }
 
-export { renderResult, renderText, renderResource, renderPrompt, genericMarkdown, genericText, jsonText, FORMAT_MIME_TYPES } from './render.js';
+export {
+  renderResult,
+  renderText,
+  renderResource,
+  renderPrompt,
+  genericMarkdown,
+  genericText,
+  jsonText,
+  FORMAT_MIME_TYPES,
+} from './render.js';
 export type { RenderOptions, Renderer, ResourceRenderOptions, PromptRenderOptions } from './render.js';
 export { DEFAULT_PRESENTATION, defaultPresentation, choosePresentation } from './presentation.js';
 export type { Presentation, PresentationDefaults, Audience } from './presentation.js';

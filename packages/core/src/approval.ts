@@ -56,9 +56,14 @@ export function assertApproved(ctx: Pick<RequestContext, 'locals'>): void {
   const slot = slotOf(ctx);
   if (!slot || slot.granted || slot.requirements.length === 0) return;
   const reasons = slot.requirements.map((requirement) => requirement.reason).join('; ');
-  throw new ExtensionError('permanent', 'APPROVAL_REQUIRED', `This call needs a person's approval and no confirmation gate granted it: ${reasons}`, {
-    userActionable: true,
-    suggestion: 'Use a client and server that support the confirmation extension, so a person can approve the call.',
-    details: { requested_by: [...new Set(slot.requirements.map((requirement) => requirement.requestedBy))] },
-  });
+  throw new ExtensionError(
+    'permanent',
+    'APPROVAL_REQUIRED',
+    `This call needs a person's approval and no confirmation gate granted it: ${reasons}`,
+    {
+      userActionable: true,
+      suggestion: 'Use a client and server that support the confirmation extension, so a person can approve the call.',
+      details: { requested_by: [...new Set(slot.requirements.map((requirement) => requirement.requestedBy))] },
+    },
+  );
 }

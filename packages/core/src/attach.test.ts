@@ -28,8 +28,16 @@ function capture(): { logger: Logger; lines: string[] } {
 }
 
 const LINES = [
-  ['v1', (composed: ReturnType<typeof composeServer>, store: MemoryStore) => extendV1(new McpServerV1({ name: 's', version: '0' }), composed, { store })],
-  ['v2', (composed: ReturnType<typeof composeServer>, store: MemoryStore) => extendV2(new McpServer({ name: 's', version: '0' }), composed, { store })],
+  [
+    'v1',
+    (composed: ReturnType<typeof composeServer>, store: MemoryStore) =>
+      extendV1(new McpServerV1({ name: 's', version: '0' }), composed, { store }),
+  ],
+  [
+    'v2',
+    (composed: ReturnType<typeof composeServer>, store: MemoryStore) =>
+      extendV2(new McpServer({ name: 's', version: '0' }), composed, { store }),
+  ],
 ] as const;
 
 describe.each(LINES)('ServerExtension.attach on SDK %s [CORE-29]', (_line, extend) => {
@@ -64,6 +72,11 @@ describe.each(LINES)('ServerExtension.attach on SDK %s [CORE-29]', (_line, exten
     expect(() => extend(throwing, new MemoryStore())).not.toThrow();
     const rejecting = composeServer([recorder([], () => Promise.reject(new Error('later')))], { logger });
     expect(() => extend(rejecting, new MemoryStore())).not.toThrow();
-    await expect.poll(() => lines).toEqual(['@ext/starter: attach failed; the server serves without it', '@ext/starter: attach failed; the server serves without it']);
+    await expect
+      .poll(() => lines)
+      .toEqual([
+        '@ext/starter: attach failed; the server serves without it',
+        '@ext/starter: attach failed; the server serves without it',
+      ]);
   });
 });

@@ -7,7 +7,9 @@ import type { Store } from './store.js';
 const attached = new WeakMap<ComposedServer, WeakSet<Store>>();
 
 function report(logger: Logger, extension: string, error: unknown): void {
-  logger.warn(`${extension}: attach failed; the server serves without it`, { error: error instanceof Error ? error.message : String(error) });
+  logger.warn(`${extension}: attach failed; the server serves without it`, {
+    error: error instanceof Error ? error.message : String(error),
+  });
 }
 
 /**

@@ -7,16 +7,29 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer as McpServerV1 } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpServer as McpServerV2, requireBearerAuth, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
+import {
+  McpServer as McpServerV2,
+  requireBearerAuth,
+  type AuthInfo,
+  type OAuthTokenVerifier,
+} from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { composeServer, type ComposedServer } from './compose.js';
 import type { ServerExtension } from './extension.js';
 import type { ExtendedClient } from './host.js';
 import { silentLogger } from './logger.js';
 import { MemoryStore } from './memory-store.js';
-import { createHttpHandler as createHttpHandlerV1, extendClient as extendClientV1, extendServer as extendServerV1 } from './sdk-v1/index.js';
+import {
+  createHttpHandler as createHttpHandlerV1,
+  extendClient as extendClientV1,
+  extendServer as extendServerV1,
+} from './sdk-v1/index.js';
 import type { HttpIdentityOptions } from './http-identity.js';
-import { createHttpHandler as createHttpHandlerV2, extendClient as extendClientV2, extendServer as extendServerV2 } from './sdk-v2/index.js';
+import {
+  createHttpHandler as createHttpHandlerV2,
+  extendClient as extendClientV2,
+  extendServer as extendServerV2,
+} from './sdk-v2/index.js';
 import type { TestLine } from './testing/pair.js';
 import type { ToolResult } from './types.js';
 
@@ -30,12 +43,30 @@ const keeper: ServerExtension = {
   ids: [KEEPER],
   settings: { version: '1.0' },
   keepsCallerState: true,
-  methods: { whoami: (_params, ctx) => ({ principal: ctx.principal, source: ctx.identity?.source ?? null, scopes: [...(ctx.authInfo?.scopes ?? [])] }) },
+  methods: {
+    whoami: (_params, ctx) => ({
+      principal: ctx.principal,
+      source: ctx.identity?.source ?? null,
+      scopes: [...(ctx.authInfo?.scopes ?? [])],
+    }),
+  },
 };
 
 const TOKENS: Readonly<Record<string, AuthInfo>> = {
-  'alice-token': { token: 'alice-token', clientId: 'tracker-web', scopes: ['tickets:read'], expiresAt: 4_102_444_800, extra: { iss: 'https://auth.test', sub: 'alice' } },
-  'bob-token': { token: 'bob-token', clientId: 'tracker-web', scopes: [], expiresAt: 4_102_444_800, extra: { iss: 'https://auth.test', sub: 'bob' } },
+  'alice-token': {
+    token: 'alice-token',
+    clientId: 'tracker-web',
+    scopes: ['tickets:read'],
+    expiresAt: 4_102_444_800,
+    extra: { iss: 'https://auth.test', sub: 'alice' },
+  },
+  'bob-token': {
+    token: 'bob-token',
+    clientId: 'tracker-web',
+    scopes: [],
+    expiresAt: 4_102_444_800,
+    extra: { iss: 'https://auth.test', sub: 'bob' },
+  },
 };
 
 const verifier: OAuthTokenVerifier = {
@@ -56,11 +87,16 @@ interface Endpoint {
 
 function serveV2(composed: ComposedServer, identity: HttpIdentityOptions<AuthInfo>): Endpoint {
   const store = new MemoryStore();
-  const handler = createHttpHandlerV2(() => {
-    const mcp = new McpServerV2({ name: 'caller-test', version: '0' });
-    extendServerV2(mcp, composed, { store }).registerTool('whoami', {}, (_args, ctx) => ({ content: [{ type: 'text', text: ctx.principal }] }));
-    return mcp;
-  }, { ...identity, logger: silentLogger });
+  const handler = createHttpHandlerV2(
+    () => {
+      const mcp = new McpServerV2({ name: 'caller-test', version: '0' });
+      extendServerV2(mcp, composed, { store }).registerTool('whoami', {}, (_args, ctx) => ({
+        content: [{ type: 'text', text: ctx.principal }],
+      }));
+      return mcp;
+    },
+    { ...identity, logger: silentLogger },
+  );
   const statuses: number[] = [];
   return {
     statuses,
@@ -75,11 +111,16 @@ function serveV2(composed: ComposedServer, identity: HttpIdentityOptions<AuthInf
 
 function serveV1(composed: ComposedServer, identity: HttpIdentityOptions<AuthInfo>): Endpoint {
   const store = new MemoryStore();
-  const handler = createHttpHandlerV1(() => {
-    const mcp = new McpServerV1({ name: 'caller-test', version: '0' });
-    extendServerV1(mcp, composed, { store }).registerTool('whoami', {}, (_args, ctx) => ({ content: [{ type: 'text', text: ctx.principal }] }));
-    return mcp;
-  }, { ...identity, logger: silentLogger });
+  const handler = createHttpHandlerV1(
+    () => {
+      const mcp = new McpServerV1({ name: 'caller-test', version: '0' });
+      extendServerV1(mcp, composed, { store }).registerTool('whoami', {}, (_args, ctx) => ({
+        content: [{ type: 'text', text: ctx.principal }],
+      }));
+      return mcp;
+    },
+    { ...identity, logger: silentLogger },
+  );
   return { statuses: [], fetch: (request) => handler.fetch(request), close: () => handler.close() };
 }
 
@@ -88,7 +129,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((close) => close()));
 });
 
-async function connect(line: TestLine, endpoint: Endpoint, headers: Record<string, string> = {}): Promise<ExtendedClient> {
+async function connect(
+  line: TestLine,
+  endpoint: Endpoint,
+  headers: Record<string, string> = {},
+): Promise<ExtendedClient> {
   const fetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(url, init);
     for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
@@ -109,7 +154,11 @@ async function connect(line: TestLine, endpoint: Endpoint, headers: Record<strin
   return extended;
 }
 
-function serve(line: TestLine, identity: HttpIdentityOptions<AuthInfo>, extensions: readonly ServerExtension[] = [keeper]): Endpoint {
+function serve(
+  line: TestLine,
+  identity: HttpIdentityOptions<AuthInfo>,
+  extensions: readonly ServerExtension[] = [keeper],
+): Endpoint {
   const composed = composeServer(extensions, { logger: silentLogger });
   const endpoint = line === 'v1' ? serveV1(composed, identity) : serveV2(composed, identity);
   open.push(() => endpoint.close());
@@ -128,15 +177,25 @@ describe.each(LINES)('caller identity over HTTP on %s', (line) => {
     const endpoint = serve(line, { authenticate: requireBearerAuth({ verifier }) });
     const alice = await connect(line, endpoint, { authorization: 'Bearer alice-token' });
     const bob = await connect(line, endpoint, { authorization: 'Bearer bob-token' });
-    expect(await alice.request(`${KEEPER}/whoami`)).toMatchObject({ principal: 'oauth:https://auth.test#alice', source: 'oauth', scopes: ['tickets:read'] });
-    expect(await bob.request(`${KEEPER}/whoami`)).toMatchObject({ principal: 'oauth:https://auth.test#bob', source: 'oauth', scopes: [] });
+    expect(await alice.request(`${KEEPER}/whoami`)).toMatchObject({
+      principal: 'oauth:https://auth.test#alice',
+      source: 'oauth',
+      scopes: ['tickets:read'],
+    });
+    expect(await bob.request(`${KEEPER}/whoami`)).toMatchObject({
+      principal: 'oauth:https://auth.test#bob',
+      source: 'oauth',
+      scopes: [],
+    });
     expect(textOf(await alice.callTool('whoami'))).toBe('oauth:https://auth.test#alice');
   });
 
   it('refuses a request without a valid token with the SDK bearer challenge (401)', async () => {
     const endpoint = serve(line, { authenticate: requireBearerAuth({ verifier }) });
     await expect(connect(line, endpoint, { authorization: 'Bearer forged' })).rejects.toThrow();
-    const response = await endpoint.fetch(new Request(ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    const response = await endpoint.fetch(
+      new Request(ENDPOINT, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+    );
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
   });
@@ -145,7 +204,10 @@ describe.each(LINES)('caller identity over HTTP on %s', (line) => {
     const keys: Record<string, string> = { k1: 'robot-1', k2: 'robot-2' };
     const endpoint = serve(line, { identify: (request) => keys[request.headers.get('x-api-key') ?? ''] });
     const one = await connect(line, endpoint, { 'x-api-key': 'k1' });
-    expect(await one.request(`${KEEPER}/whoami`, { _meta: { principal: 'robot-2' } })).toMatchObject({ principal: 'id:robot-1', source: 'custom' });
+    expect(await one.request(`${KEEPER}/whoami`, { _meta: { principal: 'robot-2' } })).toMatchObject({
+      principal: 'id:robot-1',
+      source: 'custom',
+    });
     await expect(connect(line, endpoint, { 'x-api-key': 'nope' })).rejects.toThrow();
   });
 
@@ -187,10 +249,19 @@ describe.each(['v1', 'v2-legacy'] as const)('legacy-era sessions on %s', (line) 
     const sessionId = seen.sessionId;
     expect(sessionId).toBeDefined();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: `${KEEPER}/whoami`, params: {} });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId ?? '', 'mcp-protocol-version': '2025-11-25' };
-    const hijack = await endpoint.fetch(new Request(ENDPOINT, { method: 'POST', headers: { ...headers, authorization: 'Bearer bob-token' }, body }));
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId ?? '',
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const hijack = await endpoint.fetch(
+      new Request(ENDPOINT, { method: 'POST', headers: { ...headers, authorization: 'Bearer bob-token' }, body }),
+    );
     expect(hijack.status).toBe(404);
-    const owner = await endpoint.fetch(new Request(ENDPOINT, { method: 'POST', headers: { ...headers, authorization: 'Bearer alice-token' }, body }));
+    const owner = await endpoint.fetch(
+      new Request(ENDPOINT, { method: 'POST', headers: { ...headers, authorization: 'Bearer alice-token' }, body }),
+    );
     expect(owner.status).toBe(200);
   });
 });
@@ -202,13 +273,21 @@ describe('unidentified callers where an extension keeps per-caller state (IDENT-
     const composed = composeServer([keeper], { logger: silentLogger });
     const handler = createMcpHandler(() => {
       const mcp = new McpServerV2({ name: 'raw', version: '0' });
-      extendServerV2(mcp, composed).registerTool('whoami', {}, (_args, ctx) => ({ content: [{ type: 'text', text: ctx.principal }] }));
+      extendServerV2(mcp, composed).registerTool('whoami', {}, (_args, ctx) => ({
+        content: [{ type: 'text', text: ctx.principal }],
+      }));
       return mcp;
     });
     open.push(() => handler.close());
-    const endpoint: Endpoint = { statuses: [], fetch: (request) => handler.fetch(request), close: () => Promise.resolve() };
+    const endpoint: Endpoint = {
+      statuses: [],
+      fetch: (request) => handler.fetch(request),
+      close: () => Promise.resolve(),
+    };
     const client = await connect('v2-modern', endpoint);
-    await expect(client.request(`${KEEPER}/whoami`)).rejects.toMatchObject({ data: { code: 'CALLER_UNIDENTIFIED', category: 'auth_required' } });
+    await expect(client.request(`${KEEPER}/whoami`)).rejects.toMatchObject({
+      data: { code: 'CALLER_UNIDENTIFIED', category: 'auth_required' },
+    });
     const refused = await client.callTool('whoami');
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/cannot tell its callers apart/);

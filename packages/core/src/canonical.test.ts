@@ -5,7 +5,9 @@ import { canonicalHash, canonicalJson, jsonEqual } from './canonical.js';
 
 describe('canonicalJson (RFC 8785)', () => {
   it('sorts keys and drops whitespace', () => {
-    expect(canonicalJson({ b: 1, a: [true, null, 'x'], c: { z: 1, y: 2 } })).toBe('{"a":[true,null,"x"],"b":1,"c":{"y":2,"z":1}}');
+    expect(canonicalJson({ b: 1, a: [true, null, 'x'], c: { z: 1, y: 2 } })).toBe(
+      '{"a":[true,null,"x"],"b":1,"c":{"y":2,"z":1}}',
+    );
     expect(canonicalJson(1e21)).toBe('1e+21');
   });
 
@@ -36,7 +38,11 @@ describe('canonicalJson (RFC 8785)', () => {
 function reordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reordered);
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([key, member]) => [key, reordered(member)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([key, member]) => [key, reordered(member)]),
+  );
 }
 
 describe('jsonEqual', () => {

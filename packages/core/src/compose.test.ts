@@ -10,7 +10,13 @@ import type { NegotiationTable } from './compose.js';
 import type { CallContext, ToolResult } from './types.js';
 
 function half(name: string, extra: Partial<ServerExtension> = {}): ServerExtension {
-  return { side: 'server', name: `@ext/${name}`, ids: [`io.github.mcp-ext/${name}`], settings: { version: '1.0' }, ...extra };
+  return {
+    side: 'server',
+    name: `@ext/${name}`,
+    ids: [`io.github.mcp-ext/${name}`],
+    settings: { version: '1.0' },
+    ...extra,
+  };
 }
 
 function tracer(stage: PipelineStage, trace: string[]): ServerExtension {
@@ -45,7 +51,7 @@ function context(negotiation: NegotiationTable, peerExtensions: Record<string, u
 const ok: ToolResult = { content: [{ type: 'text', text: 'ok' }] };
 
 describe('composeServer', () => {
-  it('runs middlewares in the fixed DESIGN order, whatever the list order', async () => {
+  it('runs middlewares in the fixed pipeline order, whatever the list order', async () => {
     const trace: string[] = [];
     const shuffled = [...PIPELINE_STAGES].reverse().map((stage) => tracer(stage, trace));
     const composed = composeServer(shuffled, { logger: silentLogger });
@@ -81,11 +87,20 @@ describe('composeServer', () => {
 
   it('advertises every identifier a package serves and negotiates the newest common one', () => {
     const composed = composeServer(
-      [half('errors', { ids: ['io.github.mcp-ext/errors', 'io.github.mcp-ext/errors-v2'], settings: { version: '2.0' }, majors: [1, 2] })],
+      [
+        half('errors', {
+          ids: ['io.github.mcp-ext/errors', 'io.github.mcp-ext/errors-v2'],
+          settings: { version: '2.0' },
+          majors: [1, 2],
+        }),
+      ],
       { logger: silentLogger },
     );
     expect(Object.keys(composed.capabilities())).toEqual(['io.github.mcp-ext/errors', 'io.github.mcp-ext/errors-v2']);
-    const table = composed.negotiate({ 'io.github.mcp-ext/errors': { version: '1.0' }, 'io.github.mcp-ext/errors-v2': { version: '2.1' } });
+    const table = composed.negotiate({
+      'io.github.mcp-ext/errors': { version: '1.0' },
+      'io.github.mcp-ext/errors-v2': { version: '2.1' },
+    });
     expect(table.get('@ext/errors')).toEqual({ id: 'io.github.mcp-ext/errors-v2', settings: { version: '2.1' } });
   });
 
@@ -101,7 +116,12 @@ describe('composeServer', () => {
 
   it('merges tool metadata contributions under each identifier', () => {
     const composed = composeServer(
-      [half('a', { toolMeta: (tool) => (tool.name === 'rm' ? { risky: true } : undefined), toolAnnotations: () => ({ destructiveHint: true }) })],
+      [
+        half('a', {
+          toolMeta: (tool) => (tool.name === 'rm' ? { risky: true } : undefined),
+          toolAnnotations: () => ({ destructiveHint: true }),
+        }),
+      ],
       { logger: silentLogger },
     );
     expect(composed.decorateTool({ name: 'rm', _meta: { other: 1 } })).toEqual({
@@ -112,18 +132,22 @@ describe('composeServer', () => {
 
   it('asks the extensions again only when a re-registered tool changed, and hands out copies', () => {
     let asked = 0;
-    const composed = composeServer(
-      [half('a', { toolMeta: (tool) => ((asked += 1), { seen: tool.description }) })],
-      { logger: silentLogger },
-    );
+    const composed = composeServer([half('a', { toolMeta: (tool) => ((asked += 1), { seen: tool.description }) })], {
+      logger: silentLogger,
+    });
     const meta = { other: 1 };
     const first = composed.decorateTool({ name: 'rm', description: 'one', _meta: meta });
     first._meta.other = 2;
     // A server per request registers the same registration again: decorated once.
-    expect(composed.decorateTool({ name: 'rm', description: 'one', _meta: meta })).toEqual({ _meta: { other: 1, 'io.github.mcp-ext/a': { seen: 'one' } }, annotations: undefined });
+    expect(composed.decorateTool({ name: 'rm', description: 'one', _meta: meta })).toEqual({
+      _meta: { other: 1, 'io.github.mcp-ext/a': { seen: 'one' } },
+      annotations: undefined,
+    });
     expect(asked).toBe(1);
     // Anything an extension could read differs: decorated again.
-    expect(composed.decorateTool({ name: 'rm', description: 'two', _meta: meta })._meta['io.github.mcp-ext/a']).toEqual({ seen: 'two' });
+    expect(composed.decorateTool({ name: 'rm', description: 'two', _meta: meta })._meta['io.github.mcp-ext/a']).toEqual(
+      { seen: 'two' },
+    );
     // A literal with the same content, as a factory writes it per request: not asked again.
     composed.decorateTool({ name: 'rm', description: 'two', _meta: { other: 1 } });
     expect(asked).toBe(2);
@@ -140,7 +164,9 @@ describe('composeServer', () => {
     expect(composed.negotiate(declaration)).toBe(table);
     expect(composed.negotiate(JSON.parse(JSON.stringify(declaration)))).toBe(table);
     // Member order is not part of the declaration.
-    expect(composed.negotiate({ 'io.github.mcp-ext/b': { version: 7 }, 'io.github.mcp-ext/a': { version: '1.0' } })).toBe(table);
+    expect(
+      composed.negotiate({ 'io.github.mcp-ext/b': { version: 7 }, 'io.github.mcp-ext/a': { version: '1.0' } }),
+    ).toBe(table);
     expect(warnings).toHaveLength(1);
     expect([...composed.negotiate({ 'io.github.mcp-ext/b': { version: '1.0' } }).keys()]).toEqual(['@ext/b']);
   });
@@ -161,7 +187,10 @@ describe('composeServer', () => {
     // Each negotiation of a malformed entry warns once: the count of warnings is the count of negotiations.
     let negotiations = 0;
     const composed = composeServer([half('a'), half('b')], { logger: { warn: () => (negotiations += 1) } });
-    const declarationOf = (n: number): Record<string, unknown> => ({ 'io.github.mcp-ext/a': { version: '1.0', n }, 'io.github.mcp-ext/b': { version: 7 } });
+    const declarationOf = (n: number): Record<string, unknown> => ({
+      'io.github.mcp-ext/a': { version: '1.0', n },
+      'io.github.mcp-ext/b': { version: 7 },
+    });
     for (let n = 0; n < 40; n++) composed.negotiate(declarationOf(n));
     expect(negotiations).toBe(40);
     composed.negotiate(declarationOf(39));
@@ -177,29 +206,45 @@ describe('composeServer', () => {
       return (
         WireError.isInstance(error) &&
         error.code === -32021 &&
-        JSON.stringify(error.data) === JSON.stringify({ requiredCapabilities: { extensions: { 'io.github.mcp-ext/a': {} } } })
+        JSON.stringify(error.data) ===
+          JSON.stringify({ requiredCapabilities: { extensions: { 'io.github.mcp-ext/a': {} } } })
       );
     });
     // Unknown peer (legacy stateless HTTP): degrade, do not refuse.
-    await expect(composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), undefined), () => ok)).resolves.toEqual(ok);
+    await expect(
+      composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), undefined), () => ok),
+    ).resolves.toEqual(ok);
   });
 
   it('accepts a reserved alias a half declares for its own extension name, and nothing else (CORE-3)', () => {
     const draft = 'io.modelcontextprotocol/content-negotiation';
     const own = 'io.github.mcp-ext/content-negotiation';
-    const composed = composeServer([half('content-negotiation', { ids: [own, draft], reservedAliases: [draft] })], { logger: silentLogger });
+    const composed = composeServer([half('content-negotiation', { ids: [own, draft], reservedAliases: [draft] })], {
+      logger: silentLogger,
+    });
     expect(Object.keys(composed.capabilities())).toEqual([own, draft]);
     expect(composed.negotiate({ [draft]: { version: '1.0' } }).get('@ext/content-negotiation')?.id).toBe(draft);
     // Not in ids, another extension's name, or no own identifier to alias: refused.
-    expect(() => composeServer([half('a', { reservedAliases: ['io.modelcontextprotocol/a'] })])).toThrow(/must be listed in ids/);
-    expect(() =>
-      composeServer([half('a', { ids: ['io.github.mcp-ext/a', 'io.modelcontextprotocol/b'], reservedAliases: ['io.modelcontextprotocol/b'] })]),
-    ).toThrow(/same extension/);
-    expect(() => composeServer([half('a', { ids: ['io.modelcontextprotocol/a'], reservedAliases: ['io.modelcontextprotocol/a'] })])).toThrow(
-      /reserved alias/,
+    expect(() => composeServer([half('a', { reservedAliases: ['io.modelcontextprotocol/a'] })])).toThrow(
+      /must be listed in ids/,
     );
+    expect(() =>
+      composeServer([
+        half('a', {
+          ids: ['io.github.mcp-ext/a', 'io.modelcontextprotocol/b'],
+          reservedAliases: ['io.modelcontextprotocol/b'],
+        }),
+      ]),
+    ).toThrow(/same extension/);
+    expect(() =>
+      composeServer([
+        half('a', { ids: ['io.modelcontextprotocol/a'], reservedAliases: ['io.modelcontextprotocol/a'] }),
+      ]),
+    ).toThrow(/reserved alias/);
     // A reserved identifier that is not declared as an alias still needs the author's allowReservedIds.
-    expect(() => composeServer([half('a', { ids: ['io.github.mcp-ext/a', 'io.modelcontextprotocol/a'] })])).toThrow(/reserved/);
+    expect(() => composeServer([half('a', { ids: ['io.github.mcp-ext/a', 'io.modelcontextprotocol/a'] })])).toThrow(
+      /reserved/,
+    );
   });
 
   it('runs every beginCall before the pipeline, in pipeline order, and ignores one that throws', async () => {
@@ -208,8 +253,16 @@ describe('composeServer', () => {
     const slot = Symbol('seen');
     const composed = composeServer(
       [
-        half('late', { stage: 'idempotency', middleware: (_call, _ctx, next) => next(), beginCall: () => trace.push('begin late') }),
-        half('broken', { beginCall: () => { throw new Error('boom'); } }),
+        half('late', {
+          stage: 'idempotency',
+          middleware: (_call, _ctx, next) => next(),
+          beginCall: () => trace.push('begin late'),
+        }),
+        half('broken', {
+          beginCall: () => {
+            throw new Error('boom');
+          },
+        }),
         half('errors', {
           stage: 'errors',
           beginCall: (_call, ctx) => {
@@ -229,23 +282,38 @@ describe('composeServer', () => {
       trace.push('validate');
       return Promise.resolve(args);
     };
-    await expect(composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, { ...ctx, logger: { warn: (message) => warnings.push(message) } }, () => ok, validate)).resolves.toEqual(ok);
+    await expect(
+      composed.runToolCall(
+        { name: 'tool', arguments: {}, meta: {} },
+        { ...ctx, logger: { warn: (message) => warnings.push(message) } },
+        () => ok,
+        validate,
+      ),
+    ).resolves.toEqual(ok);
     expect(trace).toEqual(['begin errors', 'begin late', 'errors stage sees: set before the pipeline', 'validate']);
     expect(warnings).toEqual(['@ext/broken: beginCall threw; the call proceeds without it']);
   });
 
   it('lists methods as <id>/<verb> for every identifier', () => {
-    const composed = composeServer([half('t', { ids: ['io.github.mcp-ext/t', 'io.github.mcp-ext/t-v2'], methods: { begin: () => ({}) } })], {
-      logger: silentLogger,
-    });
-    expect(composed.methods.map((method) => method.method)).toEqual(['io.github.mcp-ext/t/begin', 'io.github.mcp-ext/t-v2/begin']);
+    const composed = composeServer(
+      [half('t', { ids: ['io.github.mcp-ext/t', 'io.github.mcp-ext/t-v2'], methods: { begin: () => ({}) } })],
+      {
+        logger: silentLogger,
+      },
+    );
+    expect(composed.methods.map((method) => method.method)).toEqual([
+      'io.github.mcp-ext/t/begin',
+      'io.github.mcp-ext/t-v2/begin',
+    ]);
   });
 });
 
 describe('composeClient', () => {
   it('refuses server halves and advertises client settings', () => {
     expect(() => composeClient([half('a') as never])).toThrow(/server half/);
-    const composed = composeClient([{ side: 'client', name: '@ext/a', ids: ['io.github.mcp-ext/a'], settings: { version: '1.0', x: 1 } }]);
+    const composed = composeClient([
+      { side: 'client', name: '@ext/a', ids: ['io.github.mcp-ext/a'], settings: { version: '1.0', x: 1 } },
+    ]);
     expect(composed.capabilities()).toEqual({ 'io.github.mcp-ext/a': { version: '1.0', x: 1 } });
   });
 });
@@ -281,6 +349,8 @@ describe('approval requirements (CORE approval slot)', () => {
       },
     });
     const composed = composeServer([gate, asker], { logger: silentLogger });
-    await expect(composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), {}), () => ok)).resolves.toEqual(ok);
+    await expect(
+      composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), {}), () => ok),
+    ).resolves.toEqual(ok);
   });
 });

@@ -10,7 +10,17 @@ import { consoleLogger, type Logger } from './logger.js';
 import { methodOutcome, toolCallOutcome } from './semconv.js';
 import { parseSettingsVersion, readSettings, type SettingsSpec } from './settings.js';
 import { observeOperation, type ServerOperation } from './telemetry.js';
-import type { CallContext, MethodHandler, RequestContext, NegotiatedExtension, ToolCall, ToolHandler, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
+import type {
+  CallContext,
+  MethodHandler,
+  RequestContext,
+  NegotiatedExtension,
+  ToolCall,
+  ToolHandler,
+  ToolInfo,
+  ToolMiddleware,
+  ToolResult,
+} from './types.js';
 
 type Maybe<T> = T | false | null | undefined;
 
@@ -324,7 +334,9 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
     .filter((half) => half.middleware && half.stage !== undefined)
     .map((half) => ({ stage: half.stage as PipelineStage, extension: half.name }));
   const stages = ordered.flatMap((half) =>
-    half.middleware && half.stage !== undefined ? [{ stage: half.stage, extension: half.name, middleware: half.middleware }] : [],
+    half.middleware && half.stage !== undefined
+      ? [{ stage: half.stage, extension: half.name, middleware: half.middleware }]
+      : [],
   );
 
   const methods: ComposedMethod[] = [];
@@ -403,11 +415,17 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
       // reuse the last decoration instead of asking every extension again.
       const last = decorations.get(tool.name);
       if (last !== undefined && sameTool(last.tool, tool)) {
-        return { _meta: { ...last._meta }, annotations: last.annotations === undefined ? undefined : { ...last.annotations } };
+        return {
+          _meta: { ...last._meta },
+          annotations: last.annotations === undefined ? undefined : { ...last.annotations },
+        };
       }
       const decoration = decorate(tool);
       decorations.set(tool.name, { tool, ...decoration });
-      return { _meta: { ...decoration._meta }, annotations: decoration.annotations === undefined ? undefined : { ...decoration.annotations } };
+      return {
+        _meta: { ...decoration._meta },
+        annotations: decoration.annotations === undefined ? undefined : { ...decoration.annotations },
+      };
     },
     negotiate: negotiator(ordered, logger),
     missingMandatory(isNegotiated, peerKnown) {
@@ -431,7 +449,9 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
       return observeOperation({ method, meta: params._meta, ctx }, run, (_result, error) => methodOutcome(error));
     },
     describe() {
-      const lines = pipeline.map((entry, index) => `${String(index + 1).padStart(2)}. ${entry.stage.padEnd(20)} ${entry.extension}`);
+      const lines = pipeline.map(
+        (entry, index) => `${String(index + 1).padStart(2)}. ${entry.stage.padEnd(20)} ${entry.extension}`,
+      );
       lines.push(`${String(pipeline.length + 1).padStart(2)}. ${'tool handler'.padEnd(20)}`);
       return lines.join('\n');
     },
@@ -440,9 +460,15 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
 }
 
 /** Identifiers marked mandatory that the peer lacks (empty when the peer is unknown). */
-function missingMandatory(halves: readonly ServerExtension[], isNegotiated: (extensionName: string) => boolean, peerKnown: boolean): string[] {
+function missingMandatory(
+  halves: readonly ServerExtension[],
+  isNegotiated: (extensionName: string) => boolean,
+  peerKnown: boolean,
+): string[] {
   if (!peerKnown) return [];
-  return halves.filter((half) => half.mandatory === true && !isNegotiated(half.name)).flatMap((half) => half.ids.slice(-1));
+  return halves
+    .filter((half) => half.mandatory === true && !isNegotiated(half.name))
+    .flatMap((half) => half.ids.slice(-1));
 }
 
 /** What running a tool call needs of a composition. */
@@ -450,7 +476,11 @@ interface Pipeline {
   /** The extensions, in pipeline order. */
   readonly halves: readonly ServerExtension[];
   /** The middlewares, outermost first, with their stage and the package serving it. */
-  readonly stages: readonly { readonly stage: PipelineStage; readonly extension: string; readonly middleware: ToolMiddleware }[];
+  readonly stages: readonly {
+    readonly stage: PipelineStage;
+    readonly extension: string;
+    readonly middleware: ToolMiddleware;
+  }[];
   readonly callerState: readonly string[];
 }
 
@@ -458,7 +488,11 @@ type Validate = (args: Record<string, unknown>) => Promise<Record<string, unknow
 
 /** Refuses a call from a client known to lack a mandatory extension with -32021 (CORE-11). */
 function assertMandatoryNegotiated(parts: Pipeline, ctx: CallContext): void {
-  const missing = missingMandatory(parts.halves, (name) => ctx.negotiated(name) !== undefined, ctx.peerExtensions !== undefined);
+  const missing = missingMandatory(
+    parts.halves,
+    (name) => ctx.negotiated(name) !== undefined,
+    ctx.peerExtensions !== undefined,
+  );
   if (missing.length > 0) {
     throw new WireError(
       ErrorCodes.MissingRequiredClientCapability,
@@ -476,7 +510,10 @@ function beginCall(parts: Pipeline, call: ToolCall, ctx: CallContext): void {
       half.beginCall(call, ctx);
     } catch (error) {
       // A preparation hook may not refuse a call; refusing is a middleware's job.
-      ctx.logger.warn(`${half.name}: beginCall threw; the call proceeds without it`, { tool: call.name, error: String(error) });
+      ctx.logger.warn(`${half.name}: beginCall threw; the call proceeds without it`, {
+        tool: call.name,
+        error: String(error),
+      });
     }
   }
 }
@@ -486,11 +523,19 @@ function beginCall(parts: Pipeline, call: ToolCall, ctx: CallContext): void {
  * its own when the call is traced), with the caller check and the argument
  * validation just under the errors stage.
  */
-function pipelineSteps(parts: Pipeline, ctx: CallContext, validate: Validate | undefined, operation: ServerOperation | undefined): ToolMiddleware[] {
-  const steps = parts.stages.map((entry) => (operation?.recording === true ? operation.stage(entry.middleware, entry) : entry.middleware));
+function pipelineSteps(
+  parts: Pipeline,
+  ctx: CallContext,
+  validate: Validate | undefined,
+  operation: ServerOperation | undefined,
+): ToolMiddleware[] {
+  const steps = parts.stages.map((entry) =>
+    operation?.recording === true ? operation.stage(entry.middleware, entry) : entry.middleware,
+  );
   const underErrors = parts.stages[0]?.stage === 'errors' ? 1 : 0;
   if (validate) {
-    const validation: ToolMiddleware = async (current, _ctx, next) => next({ ...current, arguments: await validate(current.arguments) });
+    const validation: ToolMiddleware = async (current, _ctx, next) =>
+      next({ ...current, arguments: await validate(current.arguments) });
     steps.splice(underErrors, 0, validation);
   }
   if (ctx.identity === undefined && parts.callerState.length > 0) {
@@ -519,7 +564,9 @@ async function runPipeline(
       assertApproved(ctx);
       markHandlerStarted(ctx);
       // The handler's own calls belong to the request's span, not to the innermost stage's.
-      return operation === undefined ? handler(current.arguments, ctx) : operation.inRequest(() => handler(current.arguments, ctx));
+      return operation === undefined
+        ? handler(current.arguments, ctx)
+        : operation.inRequest(() => handler(current.arguments, ctx));
     }
     let called = false;
     return middleware(current, ctx, (replacement) => {
@@ -548,7 +595,13 @@ async function runLogged(
     return await runPipeline(parts, call, ctx, handler, validate, operation);
   } catch (error) {
     if (!WireError.isInstance(error) && !ExtensionError.isInstance(error)) {
-      logInternalError(ctx.logger, { correlationId: newCorrelationId(), method: 'tools/call', tool: call.name, principal: ctx.principal, error });
+      logInternalError(ctx.logger, {
+        correlationId: newCorrelationId(),
+        method: 'tools/call',
+        tool: call.name,
+        principal: ctx.principal,
+        error,
+      });
     }
     throw error;
   }

@@ -81,7 +81,8 @@ export function createRequestContext(facts: RequestFacts): RequestContext {
  * passes what it finds and anything malformed falls back to placeholders.
  */
 export function readServerIdentity(implementation: unknown): ServerIdentity {
-  const record = typeof implementation === 'object' && implementation !== null ? (implementation as Record<string, unknown>) : {};
+  const record =
+    typeof implementation === 'object' && implementation !== null ? (implementation as Record<string, unknown>) : {};
   const text = (key: string): string | undefined => (typeof record[key] === 'string' ? record[key] : undefined);
   return {
     name: text('name') ?? 'unknown',

@@ -19,18 +19,29 @@ describe('branded errors', () => {
   });
 
   it('maps extension failures to JSON-RPC errors without leaking internals', () => {
-    const invalid = toWireError(new ExtensionError('invalid_input', 'INVALID_INPUT', 'bad', { details: { field: '/a' } }));
-    expect(invalid).toMatchObject({ code: -32602, data: { code: 'INVALID_INPUT', category: 'invalid_input', details: { field: '/a' } } });
-    expect(toWireError(new ExtensionError('transient', 'BUSY', 'busy', { retryAfterSeconds: 1.2 })).data).toMatchObject({
-      retry_after_seconds: 2,
+    const invalid = toWireError(
+      new ExtensionError('invalid_input', 'INVALID_INPUT', 'bad', { details: { field: '/a' } }),
+    );
+    expect(invalid).toMatchObject({
+      code: -32602,
+      data: { code: 'INVALID_INPUT', category: 'invalid_input', details: { field: '/a' } },
     });
+    expect(toWireError(new ExtensionError('transient', 'BUSY', 'busy', { retryAfterSeconds: 1.2 })).data).toMatchObject(
+      {
+        retry_after_seconds: 2,
+      },
+    );
     const internal = toWireError(new Error('SELECT * FROM secrets at /srv/app.js:12'));
     expect(JSON.stringify(internal)).not.toMatch(/secrets|srv/);
     expect(internal.code).toBe(-32603);
   });
 
   it('a store outage travels as transient SERVICE_UNAVAILABLE with a wait, never permanent, and leaks nothing', () => {
-    const error = new StoreUnavailableError({ reason: 'timeout', retryAfterSeconds: 2, cause: new Error('redis://10.0.0.5:6379 timed out') });
+    const error = new StoreUnavailableError({
+      reason: 'timeout',
+      retryAfterSeconds: 2,
+      cause: new Error('redis://10.0.0.5:6379 timed out'),
+    });
     expect(ExtensionError.isInstance(error)).toBe(true);
     expect(error.reason).toBe('timeout');
     expect(error.toStructured()).toEqual({
@@ -45,6 +56,9 @@ describe('branded errors', () => {
     const wire = toWireError(error);
     expect(wire.code).toBe(-31000);
     expect(JSON.stringify(wire.data)).not.toMatch(/10\.0\.0\.5|6379/);
-    expect(new StoreUnavailableError().toStructured()).toMatchObject({ retry_after_seconds: 1, details: { reason: 'unreachable' } });
+    expect(new StoreUnavailableError().toStructured()).toMatchObject({
+      retry_after_seconds: 1,
+      details: { reason: 'unreachable' },
+    });
   });
 });

@@ -52,13 +52,21 @@ describe('handlerStarted', () => {
     const seen: boolean[] = [];
     const ctx = context();
     expect(handlerStarted(ctx)).toBe(false);
-    await composeServer([observer(seen)], { logger: silentLogger }).runToolCall({ name: 'tool', arguments: {}, meta: {} }, ctx, () => ok);
+    await composeServer([observer(seen)], { logger: silentLogger }).runToolCall(
+      { name: 'tool', arguments: {}, meta: {} },
+      ctx,
+      () => ok,
+    );
     expect(seen).toEqual([true]);
   });
 
   it('stays false when a stage answers without running the handler, or the approval gate refuses', async () => {
     const seen: boolean[] = [];
-    await composeServer([observer(seen, true)], { logger: silentLogger }).runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(), () => ok);
+    await composeServer([observer(seen, true)], { logger: silentLogger }).runToolCall(
+      { name: 'tool', arguments: {}, meta: {} },
+      context(),
+      () => ok,
+    );
     const asking: ServerExtension = {
       side: 'server',
       name: '@ext/asker',
@@ -70,7 +78,11 @@ describe('handlerStarted', () => {
         return next();
       },
     };
-    const refused = composeServer([observer(seen), asking], { logger: silentLogger }).runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(), () => ok);
+    const refused = composeServer([observer(seen), asking], { logger: silentLogger }).runToolCall(
+      { name: 'tool', arguments: {}, meta: {} },
+      context(),
+      () => ok,
+    );
     await expect(refused).rejects.toMatchObject({ code: 'APPROVAL_REQUIRED' });
     expect(seen).toEqual([false, false]);
   });

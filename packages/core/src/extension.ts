@@ -1,11 +1,19 @@
 import type { TSchema } from 'typebox';
 import type { Logger } from './logger.js';
 import type { Store } from './store.js';
-import type { CallContext, MethodHandler, NegotiatedExtension, ToolCall, ToolInfo, ToolMiddleware, ToolResult } from './types.js';
+import type {
+  CallContext,
+  MethodHandler,
+  NegotiatedExtension,
+  ToolCall,
+  ToolInfo,
+  ToolMiddleware,
+  ToolResult,
+} from './types.js';
 
 /**
- * The fixed order of the tool-call pipeline, outermost first (DESIGN
- * section 6). Checks that refuse a call come before anything with effects.
+ * The fixed order of the tool-call pipeline, outermost first
+ * (docs/ARCHITECTURE.md, 'The tool-call pipeline'). Checks that refuse a call come before anything with effects.
  * Users list extensions in any order; the core sorts them by this.
  */
 export const PIPELINE_STAGES = [
@@ -19,7 +27,7 @@ export const PIPELINE_STAGES = [
   'confirmation',
   'idempotency',
   'transactions',
-  // Innermost: helpers around the handler itself (DESIGN section 6, step 11).
+  // Innermost: helpers around the handler itself.
   'streaming',
   'data-references',
   'provenance',
@@ -123,12 +131,10 @@ export interface ClientExtension extends ExtensionHalf {
   readonly side: 'client';
   /** Adds this extension's per-call data (`params._meta[id]`) when negotiated. */
   readonly prepareCall?:
-    | ((call: OutgoingCall, negotiated: NegotiatedExtension | undefined) => void | Promise<void>)
-    | undefined;
+    ((call: OutgoingCall, negotiated: NegotiatedExtension | undefined) => void | Promise<void>) | undefined;
   /** Reads the result's `_meta[id]` (e.g. to remember a session token). */
   readonly onResult?:
-    | ((result: ToolResult, call: OutgoingCall, negotiated: NegotiatedExtension | undefined) => void)
-    | undefined;
+    ((result: ToolResult, call: OutgoingCall, negotiated: NegotiatedExtension | undefined) => void) | undefined;
 }
 
 /** Marks a server extension mandatory: clients that lack it get -32021 on tool calls. */

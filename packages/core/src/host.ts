@@ -62,7 +62,8 @@ export interface CallToolOptions {
   readonly meta?: Record<string, unknown> | undefined;
   readonly signal?: AbortSignal | undefined;
   /** Called with each `notifications/progress` of this call. */
-  readonly onProgress?: ((progress: { progress: number; total?: number | undefined; message?: string | undefined }) => void) | undefined;
+  readonly onProgress?:
+    ((progress: { progress: number; total?: number | undefined; message?: string | undefined }) => void) | undefined;
   readonly timeoutMs?: number | undefined;
 }
 
@@ -81,8 +82,20 @@ export interface ExtendedClient {
    * Sends an extension method request (`<id>/<verb>`). A JSON-RPC error
    * arrives as a thrown `WireError` with the error's `code` and `data`.
    */
-  request(method: string, params?: Record<string, unknown>, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<Record<string, unknown>>;
-  listTools(): Promise<{ name: string; description?: string | undefined; annotations?: ToolAnnotations | undefined; _meta?: Record<string, unknown> | undefined; inputSchema: Record<string, unknown> }[]>;
+  request(
+    method: string,
+    params?: Record<string, unknown>,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<Record<string, unknown>>;
+  listTools(): Promise<
+    {
+      name: string;
+      description?: string | undefined;
+      annotations?: ToolAnnotations | undefined;
+      _meta?: Record<string, unknown> | undefined;
+      inputSchema: Record<string, unknown>;
+    }[]
+  >;
   /** Listens for a notification method (e.g. an extension's events). */
   onNotification(method: string, handler: (params: Record<string, unknown>) => void): void;
   close(): Promise<void>;

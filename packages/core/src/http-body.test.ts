@@ -48,7 +48,12 @@ function handlerFor(line: 'v1' | 'v2'): { handler: Handler; calls: string[] } {
 
 /** A tools/call of `echo` whose `text` argument is `before`, the raw bytes `bytes`, then `after`. */
 function callBytes(bytes: readonly number[], meta: Record<string, unknown> = {}): Uint8Array {
-  const [head, tail] = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'echo', arguments: { text: 'a\u0000b' }, _meta: meta } }).split('\\u0000');
+  const [head, tail] = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 5,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'a\u0000b' }, _meta: meta },
+  }).split('\\u0000');
   return Buffer.concat([Buffer.from(head ?? ''), Buffer.from(bytes), Buffer.from(tail ?? '')]);
 }
 
@@ -62,9 +67,15 @@ function chunks(parts: readonly Uint8Array[]): ReadableStream<Uint8Array> {
 }
 
 async function openSession(handler: Handler): Promise<Record<string, string>> {
-  const response = await handler.fetch(new Request(URL_, { method: 'POST', headers: LEGACY_HEADERS, body: JSON.stringify(INITIALIZE) }));
+  const response = await handler.fetch(
+    new Request(URL_, { method: 'POST', headers: LEGACY_HEADERS, body: JSON.stringify(INITIALIZE) }),
+  );
   await response.text();
-  return { ...LEGACY_HEADERS, 'mcp-session-id': response.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
+  return {
+    ...LEGACY_HEADERS,
+    'mcp-session-id': response.headers.get('mcp-session-id') ?? '',
+    'mcp-protocol-version': '2025-11-25',
+  };
 }
 
 const MODERN_META = {
@@ -80,7 +91,11 @@ describe.each(['v1', 'v2'] as const)('bodies that are not UTF-8 on %s (CORE-33)'
     for (const bytes of [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
       const response = await handler.fetch(new Request(URL_, { method: 'POST', headers, body: callBytes(bytes) }));
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the request body is not valid UTF-8' }, id: null });
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32700, message: 'Parse error: the request body is not valid UTF-8' },
+        id: null,
+      });
     }
     expect(calls).toEqual([]);
   });
@@ -90,7 +105,14 @@ describe.each(['v1', 'v2'] as const)('bodies that are not UTF-8 on %s (CORE-33)'
     const headers = await openSession(handler);
     const body = callBytes([0xe2, 0x82, 0xac]);
     const split = body.indexOf(0x82);
-    const response = await handler.fetch(new Request(URL_, { method: 'POST', headers, body: chunks([body.subarray(0, split), body.subarray(split)]), duplex: 'half' }));
+    const response = await handler.fetch(
+      new Request(URL_, {
+        method: 'POST',
+        headers,
+        body: chunks([body.subarray(0, split), body.subarray(split)]),
+        duplex: 'half',
+      }),
+    );
     expect(response.status).toBe(200);
     await response.text();
     expect(calls).toEqual(['a\u20acb']);
@@ -100,7 +122,9 @@ describe.each(['v1', 'v2'] as const)('bodies that are not UTF-8 on %s (CORE-33)'
 describe('bodies that are not UTF-8 on the 2026-07-28 era (CORE-33)', () => {
   it('are refused the same way', async () => {
     const { handler, calls } = handlerFor('v2');
-    const response = await handler.fetch(new Request(URL_, { method: 'POST', headers: LEGACY_HEADERS, body: callBytes([0xff], MODERN_META) }));
+    const response = await handler.fetch(
+      new Request(URL_, { method: 'POST', headers: LEGACY_HEADERS, body: callBytes([0xff], MODERN_META) }),
+    );
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
     expect(calls).toEqual([]);
@@ -109,8 +133,15 @@ describe('bodies that are not UTF-8 on the 2026-07-28 era (CORE-33)', () => {
 
 describe('readBody', () => {
   it('stops at the first malformed sequence, and at the end for a truncated one', async () => {
-    await expect(readBody(new Request(URL_, { method: 'POST', body: new Uint8Array([0x7b, 0xff]) }), 1024)).resolves.toEqual({ kind: 'not-utf8' });
-    await expect(readBody(new Request(URL_, { method: 'POST', body: new Uint8Array([0x22, 0xe2, 0x82]) }), 1024)).resolves.toEqual({ kind: 'not-utf8' });
-    await expect(readBody(new Request(URL_, { method: 'POST', body: '"\u20ac"' }), 1024)).resolves.toEqual({ kind: 'text', text: '"\u20ac"' });
+    await expect(
+      readBody(new Request(URL_, { method: 'POST', body: new Uint8Array([0x7b, 0xff]) }), 1024),
+    ).resolves.toEqual({ kind: 'not-utf8' });
+    await expect(
+      readBody(new Request(URL_, { method: 'POST', body: new Uint8Array([0x22, 0xe2, 0x82]) }), 1024),
+    ).resolves.toEqual({ kind: 'not-utf8' });
+    await expect(readBody(new Request(URL_, { method: 'POST', body: '"\u20ac"' }), 1024)).resolves.toEqual({
+      kind: 'text',
+      text: '"\u20ac"',
+    });
   });
 });

@@ -59,12 +59,20 @@ function decodeChunk(decoder: InstanceType<typeof TextDecoder>, chunk?: Uint8Arr
   }
 }
 
-export function jsonRpcError(status: number, code: number, message: string, headers?: Record<string, string>): Response {
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 }
 
 export function isJsonPost(request: Request): boolean {
-  return request.method.toUpperCase() === 'POST' && /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '');
+  return (
+    request.method.toUpperCase() === 'POST' &&
+    /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(request.headers.get('content-type') ?? '')
+  );
 }
 
 /**
@@ -72,9 +80,13 @@ export function isJsonPost(request: Request): boolean {
  * it is JSON, `text` when it is not (the SDK answers that itself), or the
  * `Response` that refuses it (too large, unreadable, not UTF-8).
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<{ readonly parsed: unknown } | { readonly text: string } | Response> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number,
+): Promise<{ readonly parsed: unknown } | { readonly text: string } | Response> {
   const read = await readBody(request, maxBytes);
-  if (read.kind === 'too-large') return jsonRpcError(413, -32000, `Payload Too Large: Request body must not exceed ${String(maxBytes)} bytes`);
+  if (read.kind === 'too-large')
+    return jsonRpcError(413, -32000, `Payload Too Large: Request body must not exceed ${String(maxBytes)} bytes`);
   if (read.kind === 'unreadable') return jsonRpcError(400, -32700, 'Parse error: the request body could not be read');
   if (read.kind === 'not-utf8') return jsonRpcError(400, -32700, 'Parse error: the request body is not valid UTF-8');
   if (read.text === '') return { text: read.text };
@@ -99,6 +111,7 @@ export function requestIdsOf(body: unknown): (string | number)[] {
 /** Whether a parsed body (a message or a batch) holds an `initialize` request: one that opens a legacy-era session. */
 export function opensSession(body: unknown): boolean {
   return (Array.isArray(body) ? (body as unknown[]) : [body]).some(
-    (message) => typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize',
+    (message) =>
+      typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize',
   );
 }

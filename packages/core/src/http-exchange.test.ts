@@ -38,7 +38,10 @@ function slowTool(observed: { start: () => void; end: (how: 'aborted' | 'ran to 
   };
 }
 
-function handlerFor(line: Line): { handler: { fetch(request: Request): Promise<Response>; close(): Promise<void> }; observed: Observed } {
+function handlerFor(line: Line): {
+  handler: { fetch(request: Request): Promise<Response>; close(): Promise<void> };
+  observed: Observed;
+} {
   const composed = composeServer([], { logger: silentLogger });
   let start = (): void => undefined;
   let end = (_how: 'aborted' | 'ran to the end'): void => undefined;
@@ -107,10 +110,18 @@ describe.each(['v1', 'v2-legacy'] as const)('a legacy-era client that goes away 
     });
     const session = await openSession(served.url);
     const headers = { ...LEGACY_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    const listed = await fetch(served.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const listed = await fetch(served.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(listed.status).toBe(200);
     expect(await listed.text()).toContain('"slow"');
-    const again = await fetch(served.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const again = await fetch(served.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(await again.text()).toContain('"slow"');
   });
 });

@@ -65,14 +65,27 @@ export function onResponseEnd(response: Response, end: () => void): Response {
  * client would send it on its session; the SDK then aborts each handler's
  * signal (`ctx.signal`). Failures are dropped: there is nobody left to tell.
  */
-export function cancelRequests<A>(transport: LegacyTransport<A>, original: Request, ids: readonly (string | number)[], authInfo: A | undefined): void {
+export function cancelRequests<A>(
+  transport: LegacyTransport<A>,
+  original: Request,
+  ids: readonly (string | number)[],
+  authInfo: A | undefined,
+): void {
   const sessionId = transport.sessionId;
   if (sessionId === undefined) return;
-  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId });
+  const headers = new Headers({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-session-id': sessionId,
+  });
   const version = original.headers.get('mcp-protocol-version');
   if (version !== null) headers.set('mcp-protocol-version', version);
   for (const requestId of ids) {
-    const notification = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: GONE_REASON } };
+    const notification = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId, reason: GONE_REASON },
+    };
     transport
       .handleRequest(new Request(original.url, { method: 'POST', headers }), { authInfo, parsedBody: notification })
       .then((response) => response.body?.cancel())
@@ -89,7 +102,13 @@ export function cancelRequests<A>(transport: LegacyTransport<A>, original: Reque
  * reuses an id.
  */
 export function followExchange<A>(
-  exchange: { readonly request: Request; readonly body: unknown; readonly response: Response; readonly transport: LegacyTransport<A>; readonly authInfo: A | undefined },
+  exchange: {
+    readonly request: Request;
+    readonly body: unknown;
+    readonly response: Response;
+    readonly transport: LegacyTransport<A>;
+    readonly authInfo: A | undefined;
+  },
   end: () => void,
 ): Response {
   const { request, response } = exchange;

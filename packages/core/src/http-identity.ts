@@ -58,7 +58,10 @@ export interface HttpIdentityOptions<A extends SdkAuthInfo = SdkAuthInfo> {
 }
 
 /** The caller's auth info for the SDK (`undefined`: none), or the refusal to answer with. */
-export type CallerGate<A extends SdkAuthInfo> = (request: Request, given: A | undefined) => Promise<A | Response | undefined>;
+export type CallerGate<A extends SdkAuthInfo> = (
+  request: Request,
+  given: A | undefined,
+) => Promise<A | Response | undefined>;
 
 /** Whether the server author said how callers are identified. */
 export function statesIdentity(options: HttpIdentityOptions): boolean {
@@ -69,7 +72,11 @@ export function statesIdentity(options: HttpIdentityOptions): boolean {
  * The startup check (IDENT-7): an HTTP endpoint whose composition keeps
  * per-caller state must say how its callers are identified.
  */
-export function assertIdentityStated(composed: ComposedServer | undefined, options: HttpIdentityOptions, where: string): void {
+export function assertIdentityStated(
+  composed: ComposedServer | undefined,
+  options: HttpIdentityOptions,
+  where: string,
+): void {
   if (composed === undefined || statesIdentity(options) || composed.callerState.length === 0) return;
   throw new ConfigurationError(
     'CALLERS_NOT_IDENTIFIED',
@@ -83,7 +90,9 @@ export function assertIdentityStated(composed: ComposedServer | undefined, optio
 /** Logs the one start-up warning of an endpoint that does not tell callers apart. */
 export function warnIfShared(options: HttpIdentityOptions, logger: Logger, where: string): void {
   if (options.anonymous !== 'shared') return;
-  logger.warn(`${where}: anonymous: 'shared': callers no scheme identifies are one principal ("${ANONYMOUS_PRINCIPAL}"); they share confirmation tokens, quotas and every other per-caller record`);
+  logger.warn(
+    `${where}: anonymous: 'shared': callers no scheme identifies are one principal ("${ANONYMOUS_PRINCIPAL}"); they share confirmation tokens, quotas and every other per-caller record`,
+  );
 }
 
 function stamped(identity: CallerIdentity, scopes: readonly string[]): SdkAuthInfo {
@@ -93,7 +102,10 @@ function stamped(identity: CallerIdentity, scopes: readonly string[]): SdkAuthIn
 function unauthorized(): Response {
   const body = {
     jsonrpc: '2.0',
-    error: { code: -32000, message: 'Unauthorized: this server identifies its callers; send the credentials it expects' },
+    error: {
+      code: -32000,
+      message: 'Unauthorized: this server identifies its callers; send the credentials it expects',
+    },
     id: null,
   };
   return Response.json(body, { status: 401 });
@@ -125,6 +137,10 @@ export function principalOf(authInfo: SdkAuthInfo | undefined): string | undefin
   if (authInfo === undefined) return undefined;
   const identity = stampedIdentity(authInfo);
   if (identity !== undefined) return identity.principal;
-  const info: AuthInfo = { clientId: authInfo.clientId === '' ? undefined : authInfo.clientId, scopes: authInfo.scopes, extra: authInfo.extra };
+  const info: AuthInfo = {
+    clientId: authInfo.clientId === '' ? undefined : authInfo.clientId,
+    scopes: authInfo.scopes,
+    extra: authInfo.extra,
+  };
   return principalFromAuthInfo(info);
 }

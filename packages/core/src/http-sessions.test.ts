@@ -9,7 +9,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { composeServer } from './compose.js';
 import { ConfigurationError } from './errors.js';
 import { INITIALIZE, LEGACY_HEADERS } from './http-test-fixtures.js';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS, resolveSessionLimits, SessionTable, type SessionLimits } from './http-sessions.js';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  resolveSessionLimits,
+  SessionTable,
+  type SessionLimits,
+} from './http-sessions.js';
 import { silentLogger } from './logger.js';
 import { createHttpHandler as createHttpHandlerV1, extendServer as extendServerV1 } from './sdk-v1/index.js';
 import { createHttpHandler as createHttpHandlerV2, extendServer as extendServerV2 } from './sdk-v2/index.js';
@@ -51,14 +57,22 @@ function handlerFor(line: Line, sessions?: SessionLimits, toolMs = 0): Handler {
 
 function post(body: unknown, session?: string): Request {
   const headers: Record<string, string> = { ...LEGACY_HEADERS };
-  if (session !== undefined) Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+  if (session !== undefined)
+    Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
   return new Request(URL_, { method: 'POST', headers, body: JSON.stringify(body) });
 }
 
 /** An `initialize` read to its end, as a client reads it: the session id, or the refusal. */
-async function initialize(handler: Handler): Promise<{ status: number; session: string | null; body: string; retryAfter: string | null }> {
+async function initialize(
+  handler: Handler,
+): Promise<{ status: number; session: string | null; body: string; retryAfter: string | null }> {
   const response = await handler.fetch(post(INITIALIZE));
-  return { status: response.status, session: response.headers.get('mcp-session-id'), body: await response.text(), retryAfter: response.headers.get('retry-after') };
+  return {
+    status: response.status,
+    session: response.headers.get('mcp-session-id'),
+    body: await response.text(),
+    retryAfter: response.headers.get('retry-after'),
+  };
 }
 
 async function listTools(handler: Handler, session: string): Promise<number> {
@@ -74,7 +88,10 @@ const sleep = (ms: number): Promise<void> =>
 
 describe('resolveSessionLimits', () => {
   it('defaults to 1,000 sessions and 15 minutes idle', () => {
-    expect(resolveSessionLimits(undefined, 'h')).toEqual({ max: DEFAULT_MAX_SESSIONS, idleTimeoutMs: DEFAULT_SESSION_IDLE_TIMEOUT_MS });
+    expect(resolveSessionLimits(undefined, 'h')).toEqual({
+      max: DEFAULT_MAX_SESSIONS,
+      idleTimeoutMs: DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+    });
     expect(DEFAULT_MAX_SESSIONS).toBe(1_000);
     expect(DEFAULT_SESSION_IDLE_TIMEOUT_MS).toBe(15 * 60 * 1000);
   });
@@ -117,7 +134,12 @@ describe.each(['v1', 'v2-legacy'] as const)('legacy-era sessions on %s (CORE-32)
     expect(JSON.parse(third.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
     // The open sessions still serve.
     expect(await listTools(handler, first.session!)).toBe(200);
-    const deleted = await handler.fetch(new Request(URL_, { method: 'DELETE', headers: { 'mcp-session-id': first.session!, 'mcp-protocol-version': '2025-11-25' } }));
+    const deleted = await handler.fetch(
+      new Request(URL_, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': first.session!, 'mcp-protocol-version': '2025-11-25' },
+      }),
+    );
     expect(deleted.status).toBe(200);
     expect((await initialize(handler)).status).toBe(200);
   });
@@ -141,7 +163,9 @@ describe.each(['v1', 'v2-legacy'] as const)('legacy-era sessions on %s (CORE-32)
   it('never expires a session while one of its requests is in flight', async () => {
     const handler = handlerFor(line, { idleTimeoutMs: 100 }, 400);
     const { session } = await initialize(handler);
-    const call = await handler.fetch(post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'pause', arguments: {} } }, session!));
+    const call = await handler.fetch(
+      post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'pause', arguments: {} } }, session!),
+    );
     expect(await call.text()).toContain('done');
     expect(await listTools(handler, session!)).toBe(200);
   });

@@ -30,14 +30,23 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 const MAX_RETRY_AFTER_SECONDS = 60;
 
 /** Checks `sessions` at creation: a bad value fails with a `ConfigurationError` naming the option. */
-export function resolveSessionLimits(limits: SessionLimits | undefined, where: string): Required<{ [K in keyof SessionLimits]: number }> {
+export function resolveSessionLimits(
+  limits: SessionLimits | undefined,
+  where: string,
+): Required<{ [K in keyof SessionLimits]: number }> {
   // Options may come from untyped configuration.
   if (limits !== undefined && (typeof limits !== 'object' || (limits as unknown) === null)) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: sessions must be an object ({ max?, idleTimeoutMs? }), got ${typeof limits}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: sessions must be an object ({ max?, idleTimeoutMs? }), got ${typeof limits}`,
+    );
   }
   const max = limits?.max ?? DEFAULT_MAX_SESSIONS;
   if (!Number.isSafeInteger(max) || max <= 0) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: sessions.max must be a positive integer, got ${String(limits?.max)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: sessions.max must be a positive integer, got ${String(limits?.max)}`,
+    );
   }
   const idleTimeoutMs = limits?.idleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
   if (!Number.isSafeInteger(idleTimeoutMs) || idleTimeoutMs <= 0 || idleTimeoutMs > MAX_TIMEOUT_MS) {
@@ -152,8 +161,13 @@ export class SessionTable<S> {
   /** The answer to an `initialize` when the table is full: 503, JSON-RPC -32000, and when to try again. */
   fullResponse(): Response {
     const retryAfter = Math.max(1, Math.min(MAX_RETRY_AFTER_SECONDS, Math.ceil(this.#idleTimeoutMs / 1000)));
-    return jsonRpcError(503, -32000, `Service Unavailable: this server holds its maximum of ${String(this.#max)} sessions; retry later`, {
-      'retry-after': String(retryAfter),
-    });
+    return jsonRpcError(
+      503,
+      -32000,
+      `Service Unavailable: this server holds its maximum of ${String(this.#max)} sessions; retry later`,
+      {
+        'retry-after': String(retryAfter),
+      },
+    );
   }
 }

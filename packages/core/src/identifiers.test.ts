@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkOwnIdentifier, extensionId, isExtensionId, parseExtensionId, pickCommonIdentifier, VENDOR_PREFIX } from './identifiers.js';
+import {
+  checkOwnIdentifier,
+  extensionId,
+  isExtensionId,
+  parseExtensionId,
+  pickCommonIdentifier,
+  VENDOR_PREFIX,
+} from './identifiers.js';
 
 describe('extension identifiers (SEP-2133)', () => {
   it('builds ours from the one vendor prefix', () => {
@@ -33,9 +40,15 @@ describe('extension identifiers (SEP-2133)', () => {
   it('flags reserved prefixes and refuses them for our own ids', () => {
     const official = parseExtensionId('io.modelcontextprotocol/ui');
     expect(official.ok && official.value.reserved).toBe(true);
-    expect(parseExtensionId('dev.mcp/x').ok && (parseExtensionId('dev.mcp/x') as { value: { reserved: boolean } }).value.reserved).toBe(true);
+    expect(
+      parseExtensionId('dev.mcp/x').ok &&
+        (parseExtensionId('dev.mcp/x') as { value: { reserved: boolean } }).value.reserved,
+    ).toBe(true);
     expect(checkOwnIdentifier('io.modelcontextprotocol/content-negotiation').ok).toBe(false);
-    expect(checkOwnIdentifier('io.modelcontextprotocol/content-negotiation', ['io.modelcontextprotocol/content-negotiation']).ok).toBe(true);
+    expect(
+      checkOwnIdentifier('io.modelcontextprotocol/content-negotiation', ['io.modelcontextprotocol/content-negotiation'])
+        .ok,
+    ).toBe(true);
     expect(checkOwnIdentifier('io.github.mcp-ext/errors').ok).toBe(true);
   });
 
@@ -46,7 +59,9 @@ describe('extension identifiers (SEP-2133)', () => {
 
   it('picks the newest identifier both sides advertise', () => {
     const ours = ['io.github.mcp-ext/errors', 'io.github.mcp-ext/errors-v2'];
-    expect(pickCommonIdentifier(ours, ['io.github.mcp-ext/errors', 'io.github.mcp-ext/errors-v2'])).toBe('io.github.mcp-ext/errors-v2');
+    expect(pickCommonIdentifier(ours, ['io.github.mcp-ext/errors', 'io.github.mcp-ext/errors-v2'])).toBe(
+      'io.github.mcp-ext/errors-v2',
+    );
     expect(pickCommonIdentifier(ours, ['io.github.mcp-ext/errors'])).toBe('io.github.mcp-ext/errors');
     expect(pickCommonIdentifier(ours, ['io.github.mcp-ext/errors-v2'])).toBe('io.github.mcp-ext/errors-v2');
     expect(pickCommonIdentifier(ours, ['io.github.mcp-ext/other'])).toBeUndefined();

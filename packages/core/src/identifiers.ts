@@ -31,8 +31,7 @@ export interface ParsedExtensionId {
 }
 
 export type IdentifierCheck =
-  | { readonly ok: true; readonly value: ParsedExtensionId }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly value: ParsedExtensionId } | { readonly ok: false; readonly reason: string };
 
 /**
  * Parses and validates an extension identifier against SEP-2133. Never throws,

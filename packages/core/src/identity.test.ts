@@ -25,15 +25,24 @@ function thrown(run: () => unknown): unknown {
   return undefined;
 }
 
-const request = (headers: Record<string, string> = {}): Request => new Request('http://mcp.test/mcp', { method: 'POST', headers });
+const request = (headers: Record<string, string> = {}): Request =>
+  new Request('http://mcp.test/mcp', { method: 'POST', headers });
 
 function perCaller(name = '@test/keeper'): ServerExtension {
-  return { side: 'server', name, ids: ['io.github.mcp-ext/keeper'], settings: { version: '1.0' }, keepsCallerState: true };
+  return {
+    side: 'server',
+    name,
+    ids: ['io.github.mcp-ext/keeper'],
+    settings: { version: '1.0' },
+    keepsCallerState: true,
+  };
 }
 
 describe('principal from OAuth auth info (IDENT-1)', () => {
   it('names the caller by issuer and subject, else subject, else client id', () => {
-    expect(principalFromAuthInfo({ clientId: 'app', extra: { iss: 'https://auth.example', sub: 'alice' } })).toBe('oauth:https://auth.example#alice');
+    expect(principalFromAuthInfo({ clientId: 'app', extra: { iss: 'https://auth.example', sub: 'alice' } })).toBe(
+      'oauth:https://auth.example#alice',
+    );
     expect(principalFromAuthInfo({ clientId: 'app', extra: { sub: 'alice' } })).toBe('sub:alice');
     expect(principalFromAuthInfo({ clientId: 'app' })).toBe('client:app');
     expect(principalFromAuthInfo({ clientId: '' })).toBeUndefined();
@@ -73,16 +82,29 @@ describe('principal from OAuth auth info (IDENT-1)', () => {
 
 describe('resolving the caller (IDENT-2, IDENT-3)', () => {
   it('is local off HTTP, unknown over HTTP without authentication', () => {
-    expect(resolveCaller({ rawAuthInfo: undefined, authInfo: undefined, overHttp: false })).toEqual({ principal: LOCAL_PRINCIPAL, source: 'local' });
+    expect(resolveCaller({ rawAuthInfo: undefined, authInfo: undefined, overHttp: false })).toEqual({
+      principal: LOCAL_PRINCIPAL,
+      source: 'local',
+    });
     expect(resolveCaller({ rawAuthInfo: undefined, authInfo: undefined, overHttp: true })).toBeUndefined();
   });
 
   it('prefers the identity the HTTP handler stamped, which a token claim cannot forge', () => {
     const raw = stampIdentity({ token: '', clientId: '', scopes: [] }, { principal: 'id:alice', source: 'custom' });
-    expect(resolveCaller({ rawAuthInfo: { ...raw }, authInfo: undefined, overHttp: true })).toEqual({ principal: 'id:alice', source: 'custom' });
+    expect(resolveCaller({ rawAuthInfo: { ...raw }, authInfo: undefined, overHttp: true })).toEqual({
+      principal: 'id:alice',
+      source: 'custom',
+    });
     // What a verifier copies from a JWT lands in `extra`, as strings: never a stamp.
-    const forged = { token: 't', clientId: 'app', scopes: [], extra: { 'io.github.mcp-ext/caller-identity': { principal: 'id:alice', source: 'custom' } } };
-    expect(resolveCaller({ rawAuthInfo: forged, authInfo: { clientId: 'app', extra: forged.extra }, overHttp: true })).toEqual({ principal: 'client:app', source: 'oauth' });
+    const forged = {
+      token: 't',
+      clientId: 'app',
+      scopes: [],
+      extra: { 'io.github.mcp-ext/caller-identity': { principal: 'id:alice', source: 'custom' } },
+    };
+    expect(
+      resolveCaller({ rawAuthInfo: forged, authInfo: { clientId: 'app', extra: forged.extra }, overHttp: true }),
+    ).toEqual({ principal: 'client:app', source: 'oauth' });
   });
 });
 
@@ -90,8 +112,19 @@ describe('identify results (IDENT-4)', () => {
   it('accepts a name or { principal, scopes } and refuses anything else, naming the hook', () => {
     expect(readIdentifyResult(undefined, 'h')).toBeUndefined();
     expect(readIdentifyResult('alice', 'h')).toEqual({ principal: 'id:alice', scopes: [] });
-    expect(readIdentifyResult({ principal: 'bob', scopes: ['a'] }, 'h')).toEqual({ principal: 'id:bob', scopes: ['a'] });
-    for (const bad of ['', 'a\nb', 'x'.repeat(MAX_PRINCIPAL_LENGTH + 1), 42, null, { principal: 'ok', scopes: 'a' }, { name: 'alice' }]) {
+    expect(readIdentifyResult({ principal: 'bob', scopes: ['a'] }, 'h')).toEqual({
+      principal: 'id:bob',
+      scopes: ['a'],
+    });
+    for (const bad of [
+      '',
+      'a\nb',
+      'x'.repeat(MAX_PRINCIPAL_LENGTH + 1),
+      42,
+      null,
+      { principal: 'ok', scopes: 'a' },
+      { name: 'alice' },
+    ]) {
       const error = thrown(() => readIdentifyResult(bad, 'my hook'));
       expect(error).toMatchObject({ code: 'INVALID_PRINCIPAL' });
       expect(String(error)).toContain('my hook');
@@ -100,13 +133,20 @@ describe('identify results (IDENT-4)', () => {
 });
 
 describe('the HTTP caller gate (IDENT-6)', () => {
-  const verified: SdkAuthInfo = { token: 't', clientId: 'app', scopes: ['read'], extra: { iss: 'https://auth.example', sub: 'alice' } };
+  const verified: SdkAuthInfo = {
+    token: 't',
+    clientId: 'app',
+    scopes: ['read'],
+    extra: { iss: 'https://auth.example', sub: 'alice' },
+  };
 
   it('takes auth info handed in first, then identify, then authenticate, then the anonymous choice', async () => {
     const gate = createCallerGate(
       {
-        identify: (req) => req.headers.get('x-api-key') === 'k1' ? { principal: 'robot', scopes: ['write'] } : undefined,
-        authenticate: (req) => (req.headers.get('authorization') === 'Bearer good' ? verified : new Response(null, { status: 401 })),
+        identify: (req) =>
+          req.headers.get('x-api-key') === 'k1' ? { principal: 'robot', scopes: ['write'] } : undefined,
+        authenticate: (req) =>
+          req.headers.get('authorization') === 'Bearer good' ? verified : new Response(null, { status: 401 }),
       },
       'test',
     );
@@ -114,7 +154,9 @@ describe('the HTTP caller gate (IDENT-6)', () => {
     const robot = await gate(request({ 'x-api-key': 'k1' }), undefined);
     expect(principalOf(robot as SdkAuthInfo)).toBe('id:robot');
     expect((robot as SdkAuthInfo).scopes).toEqual(['write']);
-    expect(principalOf((await gate(request({ authorization: 'Bearer good' }), undefined)) as SdkAuthInfo)).toBe('oauth:https://auth.example#alice');
+    expect(principalOf((await gate(request({ authorization: 'Bearer good' }), undefined)) as SdkAuthInfo)).toBe(
+      'oauth:https://auth.example#alice',
+    );
     expect(await gate(request(), undefined)).toBeInstanceOf(Response);
   });
 

@@ -22,7 +22,8 @@ export interface CallerIdentity {
  * subject), optionally with the scopes it holds, or `undefined` when the
  * request carries nothing the hook recognises.
  */
-export type IdentifyResult = string | { readonly principal: string; readonly scopes?: readonly string[] | undefined } | undefined;
+export type IdentifyResult =
+  string | { readonly principal: string; readonly scopes?: readonly string[] | undefined } | undefined;
 
 /** The principal of every caller on stdio and other in-process links: the one client that started the process. */
 export const LOCAL_PRINCIPAL = 'local';
@@ -51,7 +52,10 @@ export function isPrincipalName(value: unknown): value is string {
  * author's bug, never a reason to let the request through under some
  * other name: it throws a `ConfigurationError` naming the hook.
  */
-export function readIdentifyResult(result: unknown, where: string): { principal: string; scopes: readonly string[] } | undefined {
+export function readIdentifyResult(
+  result: unknown,
+  where: string,
+): { principal: string; scopes: readonly string[] } | undefined {
   if (result === undefined) return undefined;
   const name = typeof result === 'object' && result !== null ? (result as { principal?: unknown }).principal : result;
   if (!isPrincipalName(name)) {
@@ -62,7 +66,10 @@ export function readIdentifyResult(result: unknown, where: string): { principal:
   }
   const scopes = typeof result === 'object' && result !== null ? (result as { scopes?: unknown }).scopes : undefined;
   if (scopes !== undefined && !(Array.isArray(scopes) && scopes.every((scope) => typeof scope === 'string'))) {
-    throw new ConfigurationError('INVALID_PRINCIPAL', `${where}: identify returned scopes that are not an array of strings`);
+    throw new ConfigurationError(
+      'INVALID_PRINCIPAL',
+      `${where}: identify returned scopes that are not an array of strings`,
+    );
   }
   return { principal: `id:${name}`, scopes: scopes ?? [] };
 }

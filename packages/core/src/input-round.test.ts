@@ -7,19 +7,28 @@ import type { ToolResult } from './types.js';
 
 describe('elicitationAnswer', () => {
   it('reads an elicitation answer by key and nothing else', () => {
-    const round = { responses: { confirm: { action: 'accept', content: { confirm: true } }, odd: { action: 'maybe' }, text: 'x' } };
+    const round = {
+      responses: { confirm: { action: 'accept', content: { confirm: true } }, odd: { action: 'maybe' }, text: 'x' },
+    };
     expect(elicitationAnswer(round, 'confirm')).toEqual({ action: 'accept', content: { confirm: true } });
     expect(elicitationAnswer(round, 'odd')).toBeUndefined();
     expect(elicitationAnswer(round, 'text')).toBeUndefined();
     expect(elicitationAnswer(round, 'missing')).toBeUndefined();
     expect(elicitationAnswer(undefined, 'confirm')).toBeUndefined();
-    expect(isInputRequiredResult(inputRequiredResult({ confirm: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } } }))).toBe(true);
+    expect(
+      isInputRequiredResult(
+        inputRequiredResult({ confirm: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } } }),
+      ),
+    ).toBe(true);
   });
 
   it('puts a requestState on the input_required result only when one is given', () => {
     const question = { message: 'ok?', requestedSchema: { type: 'object', properties: {} } };
     expect(inputRequiredResult({ q: question })).not.toHaveProperty('requestState');
-    expect(inputRequiredResult({ q: question }, { requestState: 'abc' })).toMatchObject({ resultType: 'input_required', requestState: 'abc' });
+    expect(inputRequiredResult({ q: question }, { requestState: 'abc' })).toMatchObject({
+      resultType: 'input_required',
+      requestState: 'abc',
+    });
   });
 });
 
@@ -40,18 +49,25 @@ describe.each(TEST_LINES)('asking the user in-band (%s)', (line) => {
         return Promise.resolve({ action: 'accept', content: { name: 'Ada' } });
       },
       setup: (server) => {
-        server.registerTool('greet', { inputSchema: z.object({ greeting: z.string() }) }, async ({ greeting }, ctx): Promise<ToolResult> => {
-          const question = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } };
-          let name: unknown;
-          if (ctx.elicit) {
-            name = (await ctx.elicit(question)).content?.name;
-          } else if (ctx.inputRound) {
-            const answer = elicitationAnswer(ctx.inputRound, 'name');
-            if (answer === undefined) return inputRequiredResult({ name: question });
-            name = answer.content?.name;
-          }
-          return { content: [{ type: 'text', text: `${greeting}, ${String(name)}` }] };
-        });
+        server.registerTool(
+          'greet',
+          { inputSchema: z.object({ greeting: z.string() }) },
+          async ({ greeting }, ctx): Promise<ToolResult> => {
+            const question = {
+              message: 'Your name?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+            };
+            let name: unknown;
+            if (ctx.elicit) {
+              name = (await ctx.elicit(question)).content?.name;
+            } else if (ctx.inputRound) {
+              const answer = elicitationAnswer(ctx.inputRound, 'name');
+              if (answer === undefined) return inputRequiredResult({ name: question });
+              name = answer.content?.name;
+            }
+            return { content: [{ type: 'text', text: `${greeting}, ${String(name)}` }] };
+          },
+        );
       },
     });
     const result = await pair.client.callTool('greet', { greeting: 'Hello' });
@@ -70,7 +86,10 @@ describe.each(TEST_LINES)('asking the user in-band (%s)', (line) => {
           if (!ctx.inputRound) return { content: [{ type: 'text', text: 'no input round' }] };
           seen.push(ctx.inputRound.requestState);
           if (elicitationAnswer(ctx.inputRound, 'q') === undefined) {
-            return inputRequiredResult({ q: { message: 'ok?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } }, { requestState: 'state-1 ✓' });
+            return inputRequiredResult(
+              { q: { message: 'ok?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } },
+              { requestState: 'state-1 ✓' },
+            );
           }
           return { content: [{ type: 'text', text: 'answered' }] };
         });

@@ -18,11 +18,17 @@ export interface InputRequiredOptions {
  * middleware or handler in place of a tool result; only meaningful when
  * `ctx.inputRound` is defined.
  */
-export function inputRequiredResult(requests: Readonly<Record<string, ElicitationRequest>>, options: InputRequiredOptions = {}): ToolResult {
+export function inputRequiredResult(
+  requests: Readonly<Record<string, ElicitationRequest>>,
+  options: InputRequiredOptions = {},
+): ToolResult {
   const inputRequests = Object.fromEntries(
     Object.entries(requests).map(([key, request]) => [
       key,
-      { method: 'elicitation/create', params: { mode: 'form', message: request.message, requestedSchema: request.requestedSchema } },
+      {
+        method: 'elicitation/create',
+        params: { mode: 'form', message: request.message, requestedSchema: request.requestedSchema },
+      },
     ]),
   );
   // The wire shape of MCP's InputRequiredResult: it has no `content`.
@@ -32,7 +38,11 @@ export function inputRequiredResult(requests: Readonly<Record<string, Elicitatio
 
 /** Whether a result asks the client for input (see {@link inputRequiredResult}). */
 export function isInputRequiredResult(result: unknown): boolean {
-  return typeof result === 'object' && result !== null && (result as { resultType?: unknown }).resultType === 'input_required';
+  return (
+    typeof result === 'object' &&
+    result !== null &&
+    (result as { resultType?: unknown }).resultType === 'input_required'
+  );
 }
 
 /**
@@ -45,6 +55,9 @@ export function elicitationAnswer(round: InputRound | undefined, key: string): E
   if (typeof entry !== 'object' || entry === null) return undefined;
   const { action, content } = entry as { action?: unknown; content?: unknown };
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return undefined;
-  const body = typeof content === 'object' && content !== null && !Array.isArray(content) ? (content as Record<string, unknown>) : undefined;
+  const body =
+    typeof content === 'object' && content !== null && !Array.isArray(content)
+      ? (content as Record<string, unknown>)
+      : undefined;
   return { action, content: body };
 }

@@ -31,7 +31,10 @@ describe('correlation ids', () => {
 
   it('go into details.correlation_id, beside what details held', () => {
     const structured = { code: 'INTERNAL_ERROR', message: 'm', category: 'permanent' as const, details: { step: 2 } };
-    expect(withCorrelationId(structured, 'abc')).toEqual({ ...structured, details: { step: 2, correlation_id: 'abc' } });
+    expect(withCorrelationId(structured, 'abc')).toEqual({
+      ...structured,
+      details: { step: 2, correlation_id: 'abc' },
+    });
     expect(structured.details).toEqual({ step: 2 });
   });
 });
@@ -40,7 +43,13 @@ describe('logInternalError', () => {
   it('logs once through error, with the id, the method, tool, caller and the stack', () => {
     const { logger, lines } = capture();
     const error = new Error('disk on fire');
-    logInternalError(logger, { correlationId: 'c0ffee', method: 'tools/call', tool: 'get_ticket', principal: 'id:alice', error });
+    logInternalError(logger, {
+      correlationId: 'c0ffee',
+      method: 'tools/call',
+      tool: 'get_ticket',
+      principal: 'id:alice',
+      error,
+    });
     expect(lines).toEqual([
       {
         level: 'error',
@@ -60,13 +69,32 @@ describe('logInternalError', () => {
 
   it('falls back to warn, and survives values that cannot be read and loggers that throw', () => {
     const warned: unknown[] = [];
-    const hostile = new Proxy({}, { get: () => { throw new Error('no'); }, getPrototypeOf: () => { throw new Error('no'); } });
-    logInternalError({ warn: (_message, details) => warned.push(details) }, { correlationId: 'x', method: 'm', principal: 'local', error: hostile });
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('no');
+        },
+        getPrototypeOf: () => {
+          throw new Error('no');
+        },
+      },
+    );
+    logInternalError(
+      { warn: (_message, details) => warned.push(details) },
+      { correlationId: 'x', method: 'm', principal: 'local', error: hostile },
+    );
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({ correlation_id: 'x' });
     expect(typeof (warned[0] as { error?: unknown }).error).toBe('string');
-    const throwing: Logger = { warn: () => { throw new Error('logger down'); } };
-    expect(() => { logInternalError(throwing, { correlationId: 'x', method: 'm', principal: 'local', error: 1 }); }).not.toThrow();
+    const throwing: Logger = {
+      warn: () => {
+        throw new Error('logger down');
+      },
+    };
+    expect(() => {
+      logInternalError(throwing, { correlationId: 'x', method: 'm', principal: 'local', error: 1 });
+    }).not.toThrow();
   });
 });
 
@@ -90,7 +118,12 @@ describe('answerMethodFailure', () => {
     expect(wire.code).toBe(ErrorCodes.InternalError);
     const id = (wire.data as { details: { correlation_id: string } }).details.correlation_id;
     expect(lines).toHaveLength(1);
-    expect(lines[0]?.details).toMatchObject({ correlation_id: id, method: 'io.github.mcp-ext/x/do', principal: 'local', error: 'boom' });
+    expect(lines[0]?.details).toMatchObject({
+      correlation_id: id,
+      method: 'io.github.mcp-ext/x/do',
+      principal: 'local',
+      error: 'boom',
+    });
   });
 });
 
@@ -128,7 +161,10 @@ describe.each(TEST_LINES)('internal errors over a real client and server (%s)', 
     expect(id).toMatch(/^[0-9a-f]{16}$/);
     const logged = lines.filter((entry) => entry.details?.correlation_id !== undefined);
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ level: 'error', details: { correlation_id: id, method: 'io.github.mcp-ext/failing/explode' } });
+    expect(logged[0]).toMatchObject({
+      level: 'error',
+      details: { correlation_id: id, method: 'io.github.mcp-ext/failing/explode' },
+    });
     expect(typeof logged[0]?.details?.principal).toBe('string');
     expect(logged[0]?.details?.stack).toContain('method exploded');
     expect(JSON.stringify(thrown)).not.toContain('method exploded');

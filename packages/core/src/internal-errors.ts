@@ -32,7 +32,11 @@ export interface InternalErrorReport {
 function describe(error: unknown): { error: string; error_type?: string; stack?: string } {
   try {
     if (error instanceof Error) {
-      return { error: error.message, error_type: error.name, ...(typeof error.stack === 'string' ? { stack: error.stack } : {}) };
+      return {
+        error: error.message,
+        error_type: error.name,
+        ...(typeof error.stack === 'string' ? { stack: error.stack } : {}),
+      };
     }
     return { error: String(error) };
   } catch {
@@ -72,7 +76,11 @@ export function withCorrelationId(structured: StructuredError, correlationId: st
  * deliberate `WireError`) is logged once and answered with its correlation
  * id in the structured `data`; anything else is returned as it was thrown.
  */
-export function answerMethodFailure(error: unknown, method: string, ctx: Pick<RequestContext, 'logger' | 'principal'>): unknown {
+export function answerMethodFailure(
+  error: unknown,
+  method: string,
+  ctx: Pick<RequestContext, 'logger' | 'principal'>,
+): unknown {
   if (WireError.isInstance(error)) return error;
   const wire = toWireError(error);
   if (wire.code !== ErrorCodes.InternalError) return error;

@@ -54,7 +54,10 @@ describe('pinoLogger', () => {
 
   it('drops debug for a logger without it', () => {
     const records: string[] = [];
-    const logger = pinoLogger({ warn: (_details, message) => records.push(message), error: (_details, message) => records.push(message) });
+    const logger = pinoLogger({
+      warn: (_details, message) => records.push(message),
+      error: (_details, message) => records.push(message),
+    });
     logger.debug?.('nothing');
     logger.warn('w');
     expect(records).toEqual(['w']);

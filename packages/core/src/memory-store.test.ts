@@ -45,20 +45,25 @@ describe('MemoryStore sweeping', () => {
 
   it('never drops a live entry, however the writes interleave (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.nat(30), fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }), fc.nat(20)), { maxLength: 200 }), async (writes) => {
-        let now = 0;
-        const store = new MemoryStore({ now: () => now });
-        const expected = new Map<string, { value: number; expiresAt: number | undefined }>();
-        for (const [key, ttl, advance] of writes) {
-          now += advance;
-          await store.set(`k${key}`, key, ttl === undefined ? undefined : { ttlMs: ttl });
-          expected.set(`k${key}`, { value: key, expiresAt: ttl === undefined ? undefined : now + ttl });
-        }
-        for (const [key, entry] of expected) {
-          const live = entry.expiresAt === undefined || entry.expiresAt > now;
-          expect(await store.get(key)).toBe(live ? entry.value : undefined);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(30), fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }), fc.nat(20)), {
+          maxLength: 200,
+        }),
+        async (writes) => {
+          let now = 0;
+          const store = new MemoryStore({ now: () => now });
+          const expected = new Map<string, { value: number; expiresAt: number | undefined }>();
+          for (const [key, ttl, advance] of writes) {
+            now += advance;
+            await store.set(`k${key}`, key, ttl === undefined ? undefined : { ttlMs: ttl });
+            expected.set(`k${key}`, { value: key, expiresAt: ttl === undefined ? undefined : now + ttl });
+          }
+          for (const [key, entry] of expected) {
+            const live = entry.expiresAt === undefined || entry.expiresAt > now;
+            expect(await store.get(key)).toBe(live ? entry.value : undefined);
+          }
+        },
+      ),
     );
   });
 });

@@ -154,8 +154,7 @@ export class MemoryStore implements Store {
     return settle(() => {
       const expiresAt = expiry(this.#now(), options);
       const slot = this.#live(key);
-      const matches =
-        expected === undefined ? slot === undefined : slot !== undefined && holds(slot, expected);
+      const matches = expected === undefined ? slot === undefined : slot !== undefined && holds(slot, expected);
       if (!matches) return false;
       this.#write(key, slotOf(next, expiresAt));
       return true;

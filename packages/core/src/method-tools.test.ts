@@ -14,7 +14,8 @@ const greeter: ServerExtension = {
   settings: { version: '1.0' },
   methods: {
     greet: (params, ctx) => {
-      if (params.name === 'nobody') throw new ExtensionError('invalid_input', 'NO_ONE', 'Nobody to greet', { details: { field: 'name' } });
+      if (params.name === 'nobody')
+        throw new ExtensionError('invalid_input', 'NO_ONE', 'Nobody to greet', { details: { field: 'name' } });
       return { greeting: `hello ${String(params.name)}`, principal: ctx.principal };
     },
   },
@@ -34,7 +35,13 @@ describe.each(TEST_LINES)('extension methods served as tools too (%s)', (line) =
       serverOptions: { logger: silentLogger },
       setup: (server) => {
         registerMethodTools(server, '@ext/test-greeter', [
-          { verb: 'greet', name: 'greet', description: 'Greets someone.', inputSchema: z.object({ name: z.string() }), summary: (result) => String(result.greeting) },
+          {
+            verb: 'greet',
+            name: 'greet',
+            description: 'Greets someone.',
+            inputSchema: z.object({ name: z.string() }),
+            summary: (result) => String(result.greeting),
+          },
           {
             verb: 'greet',
             name: 'greet_anyone',
@@ -48,7 +55,10 @@ describe.each(TEST_LINES)('extension methods served as tools too (%s)', (line) =
     const viaMethod = await pair.client.request('io.github.mcp-ext/test-greeter/greet', { name: 'ada' });
     const viaTool = await pair.client.callTool('greet', { name: 'ada' });
     expect(viaTool.structuredContent).toEqual({ greeting: 'hello ada', principal: viaMethod.principal });
-    expect(viaTool.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^hello ada\n\{/) as unknown });
+    expect(viaTool.content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/^hello ada\n\{/) as unknown,
+    });
     const defaulted = await pair.client.callTool('greet_anyone', {});
     expect(defaulted.structuredContent).toMatchObject({ greeting: 'hello world' });
     expect(defaulted.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^\{/) as unknown });
@@ -66,7 +76,9 @@ describe('registerMethodTools refuses a wrong setup', () => {
       setup: (server) => {
         expect(() => registerMethodTools(server, '@ext/absent', [])).toThrow(ConfigurationError);
         expect(() =>
-          registerMethodTools(server, '@ext/test-greeter', [{ verb: 'wave', name: 'wave', description: 'x', inputSchema: z.object({}) }]),
+          registerMethodTools(server, '@ext/test-greeter', [
+            { verb: 'wave', name: 'wave', description: 'x', inputSchema: z.object({}) },
+          ]),
         ).toThrow(/serves no "wave" method \(it serves greet\)/);
       },
     });

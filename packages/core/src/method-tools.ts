@@ -23,25 +23,35 @@ export interface MethodTool {
 }
 
 /**
- * Serves extension methods as tools as well (DESIGN section 4: most LLM
- * hosts can only call tools). Each tool runs the very handler of
+ * Serves extension methods as tools as well (most LLM hosts can only call
+ * tools; docs/ARCHITECTURE.md, 'Where extension data travels'). Each tool runs the very handler of
  * `<id>/<verb>` with the call's context, so both doors behave the same; its
  * result carries the method's answer as `structuredContent`. A failure is
  * thrown as it is, so the errors stage reports it like any tool failure.
  * Throws a `ConfigurationError` naming the verb when the extension is not
  * composed or serves no such method.
  */
-export function registerMethodTools(server: Pick<ExtendedServer, 'registerTool' | 'composed'>, extensionName: string, tools: readonly MethodTool[]): ToolInfo[] {
+export function registerMethodTools(
+  server: Pick<ExtendedServer, 'registerTool' | 'composed'>,
+  extensionName: string,
+  tools: readonly MethodTool[],
+): ToolInfo[] {
   const methods = server.composed.methods.filter((entry) => entry.extension === extensionName);
   if (methods.length === 0) {
-    throw new ConfigurationError('MISSING_DEPENDENCY', `registerMethodTools: ${extensionName} is not composed into this server, or serves no methods`);
+    throw new ConfigurationError(
+      'MISSING_DEPENDENCY',
+      `registerMethodTools: ${extensionName} is not composed into this server, or serves no methods`,
+    );
   }
   // The newest identifier's method: every identifier of an extension runs the same handler.
   const byVerb = new Map(methods.map((entry) => [entry.method.slice(entry.id.length + 1), entry]));
   return tools.map((tool) => {
     const method = byVerb.get(tool.verb);
     if (method === undefined) {
-      throw new ConfigurationError('UNKNOWN_METHOD', `registerMethodTools: ${extensionName} serves no "${tool.verb}" method (it serves ${[...byVerb.keys()].join(', ')})`);
+      throw new ConfigurationError(
+        'UNKNOWN_METHOD',
+        `registerMethodTools: ${extensionName} serves no "${tool.verb}" method (it serves ${[...byVerb.keys()].join(', ')})`,
+      );
     }
     return server.registerTool(
       tool.name,

@@ -26,7 +26,8 @@ const gate: ServerExtension = {
   settings: { version: '1.0' },
   stage: 'confirmation',
   middleware: (call, ctx, next) => {
-    if (ctx.tool._meta?.gated === true) return Promise.reject(new ExtensionError('auth_required', 'GATED', `${call.name} needs a person's approval`));
+    if (ctx.tool._meta?.gated === true)
+      return Promise.reject(new ExtensionError('auth_required', 'GATED', `${call.name} needs a person's approval`));
     return next();
   },
 };
@@ -139,10 +140,20 @@ describe('SDK v2: no tool past the pipeline', () => {
   it('gates tools registered before and after the server started serving, and tells the client of the new ones', async () => {
     const served = await serveV2();
     try {
-      expect(await served.call('before_connect')).toEqual({ isError: true, text: "before_connect needs a person's approval" });
-      served.extended.registerTool('after_connect', { _meta: { gated: true } }, () => (served.runs.push('after_connect'), ok('ran')));
+      expect(await served.call('before_connect')).toEqual({
+        isError: true,
+        text: "before_connect needs a person's approval",
+      });
+      served.extended.registerTool(
+        'after_connect',
+        { _meta: { gated: true } },
+        () => (served.runs.push('after_connect'), ok('ran')),
+      );
       await eventually(() => served.listChanged() > 0);
-      expect(await served.call('after_connect')).toEqual({ isError: true, text: "after_connect needs a person's approval" });
+      expect(await served.call('after_connect')).toEqual({
+        isError: true,
+        text: "after_connect needs a person's approval",
+      });
       served.extended.registerTool('open_tool', {}, () => (served.runs.push('open_tool'), ok('ran')));
       expect(await served.call('open_tool')).toMatchObject({ text: 'ran' });
       expect(served.runs).toEqual(['open_tool']);
@@ -177,10 +188,20 @@ describe('SDK v1: no tool past the pipeline', () => {
   it('gates tools registered before and after the server started serving, and tells the client of the new ones', async () => {
     const served = await serveV1();
     try {
-      expect(await served.call('before_connect')).toEqual({ isError: true, text: "before_connect needs a person's approval" });
-      served.extended.registerTool('after_connect', { _meta: { gated: true } }, () => (served.runs.push('after_connect'), ok('ran')));
+      expect(await served.call('before_connect')).toEqual({
+        isError: true,
+        text: "before_connect needs a person's approval",
+      });
+      served.extended.registerTool(
+        'after_connect',
+        { _meta: { gated: true } },
+        () => (served.runs.push('after_connect'), ok('ran')),
+      );
       await eventually(() => served.listChanged() > 0);
-      expect(await served.call('after_connect')).toEqual({ isError: true, text: "after_connect needs a person's approval" });
+      expect(await served.call('after_connect')).toEqual({
+        isError: true,
+        text: "after_connect needs a person's approval",
+      });
       served.extended.registerTool('open_tool', {}, () => (served.runs.push('open_tool'), ok('ran')));
       expect(await served.call('open_tool')).toMatchObject({ text: 'ran' });
       expect(served.runs).toEqual(['open_tool']);

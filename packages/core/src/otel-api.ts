@@ -80,7 +80,8 @@ function createHistogram(api: OtelApi, provider: MeterProvider): Histogram | und
   if (meter === api.createNoopMeter()) return undefined;
   return meter.createHistogram(SERVER_DURATION_METRIC, {
     unit: 's',
-    description: 'MCP request duration as observed on the receiver from the time it was received until the result is sent.',
+    description:
+      'MCP request duration as observed on the receiver from the time it was received until the result is sent.',
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
   });
 }

@@ -11,7 +11,11 @@ describe('call presentation slot', () => {
 
   it('carries the result _meta entries that describe the presentation', () => {
     const ctx = { locals: new Map<symbol, unknown>() };
-    setCallPresentation(ctx, { format: 'json', verbosity: 'standard', resultMeta: { 'io.github.mcp-ext/x': { features: ['format=json'] } } });
+    setCallPresentation(ctx, {
+      format: 'json',
+      verbosity: 'standard',
+      resultMeta: { 'io.github.mcp-ext/x': { features: ['format=json'] } },
+    });
     expect(getCallPresentation(ctx)?.resultMeta).toEqual({ 'io.github.mcp-ext/x': { features: ['format=json'] } });
   });
 

@@ -37,5 +37,8 @@ export function getCallPresentation(ctx: Pick<RequestContext, 'locals'>): CallPr
 /** Records the presentation of the current call (content-negotiation does, before the pipeline runs). */
 export function setCallPresentation(ctx: Pick<RequestContext, 'locals'>, presentation: CallPresentation): void {
   const slot: CallPresentation = { format: presentation.format, verbosity: presentation.verbosity };
-  ctx.locals.set(PRESENTATION, presentation.resultMeta === undefined ? slot : { ...slot, resultMeta: { ...presentation.resultMeta } });
+  ctx.locals.set(
+    PRESENTATION,
+    presentation.resultMeta === undefined ? slot : { ...slot, resultMeta: { ...presentation.resultMeta } },
+  );
 }

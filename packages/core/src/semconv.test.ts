@@ -5,26 +5,42 @@ import { clientCallOutcome, errorClass, methodOutcome, operationName, toolCallOu
 describe('MCP semantic conventions', () => {
   it('names an operation `{mcp.method.name} {target}`', () => {
     expect(operationName('tools/call', 'get_ticket')).toBe('tools/call get_ticket');
-    expect(operationName('io.github.mcp-ext/transactions/begin', undefined)).toBe('io.github.mcp-ext/transactions/begin');
+    expect(operationName('io.github.mcp-ext/transactions/begin', undefined)).toBe(
+      'io.github.mcp-ext/transactions/begin',
+    );
   });
 
   it('tools/call: success, an isError result, a thrown error (answered as isError), a JSON-RPC error', () => {
     expect(toolCallOutcome({ content: [] }, undefined)).toEqual({});
     expect(toolCallOutcome({ content: [], isError: true }, undefined)).toEqual({ errorType: 'tool_error' });
     expect(toolCallOutcome(undefined, new Error('x'))).toEqual({ errorType: 'tool_error' });
-    expect(toolCallOutcome(undefined, new WireError(-32021, 'missing'))).toEqual({ errorType: '-32021', statusCode: '-32021', message: 'missing' });
+    expect(toolCallOutcome(undefined, new WireError(-32021, 'missing'))).toEqual({
+      errorType: '-32021',
+      statusCode: '-32021',
+      message: 'missing',
+    });
   });
 
   it('methods: the JSON-RPC error the client gets', () => {
     expect(methodOutcome(undefined)).toEqual({});
-    expect(methodOutcome(new ExtensionError('invalid_input', 'BAD', 'bad'))).toMatchObject({ errorType: String(ErrorCodes.InvalidParams) });
-    expect(methodOutcome(new ExtensionError('transient', 'LATER', 'later'))).toMatchObject({ errorType: String(ErrorCodes.ExtensionFailure) });
-    expect(methodOutcome(new Error('x'))).toEqual({ errorType: '-32603', statusCode: '-32603', message: 'Internal error' });
+    expect(methodOutcome(new ExtensionError('invalid_input', 'BAD', 'bad'))).toMatchObject({
+      errorType: String(ErrorCodes.InvalidParams),
+    });
+    expect(methodOutcome(new ExtensionError('transient', 'LATER', 'later'))).toMatchObject({
+      errorType: String(ErrorCodes.ExtensionFailure),
+    });
+    expect(methodOutcome(new Error('x'))).toEqual({
+      errorType: '-32603',
+      statusCode: '-32603',
+      message: 'Internal error',
+    });
   });
 
   it('client side: transport failures by class', () => {
     expect(clientCallOutcome({ isError: true }, undefined)).toEqual({ errorType: 'tool_error' });
-    expect(clientCallOutcome(undefined, Object.assign(new Error('t'), { name: 'TimeoutError' }))).toEqual({ errorType: 'TimeoutError' });
+    expect(clientCallOutcome(undefined, Object.assign(new Error('t'), { name: 'TimeoutError' }))).toEqual({
+      errorType: 'TimeoutError',
+    });
     expect(clientCallOutcome({ content: [] }, undefined)).toEqual({});
   });
 
@@ -34,6 +50,17 @@ describe('MCP semantic conventions', () => {
     expect(errorClass(new TypeError('x'))).toBe('TypeError');
     expect(errorClass(Object.assign(new Error('x'), { name: 'has spaces and /paths' }))).toBe('_OTHER');
     expect(errorClass('a string')).toBe('_OTHER');
-    expect(errorClass(new Proxy({}, { getPrototypeOf: () => { throw new Error('no'); } }))).toBe('_OTHER');
+    expect(
+      errorClass(
+        new Proxy(
+          {},
+          {
+            getPrototypeOf: () => {
+              throw new Error('no');
+            },
+          },
+        ),
+      ),
+    ).toBe('_OTHER');
   });
 });

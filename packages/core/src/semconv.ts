@@ -61,7 +61,8 @@ export function methodOutcome(error: unknown): Outcome {
  * result with `isError` as `tool_error`.
  */
 export function clientCallOutcome(result: unknown, error: unknown): Outcome {
-  if (error !== undefined) return WireError.isInstance(error) ? jsonRpcOutcome(error) : { errorType: errorClass(error) };
+  if (error !== undefined)
+    return WireError.isInstance(error) ? jsonRpcOutcome(error) : { errorType: errorClass(error) };
   const isError = typeof result === 'object' && result !== null && (result as { isError?: unknown }).isError === true;
   return isError ? { errorType: TOOL_ERROR } : SUCCESS;
 }

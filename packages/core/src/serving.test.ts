@@ -72,7 +72,9 @@ describe('ComposedServer.internTool', () => {
     expect(composed.internTool(first)).toBe(first);
     composed.recordTool(first);
     expect(composed.internTool({ name: 'a', description: 'A', _meta: meta, inputJsonSchema: schema })).toBe(first);
-    expect(composed.internTool({ name: 'a', description: 'A', _meta: { note: 'x' }, inputJsonSchema: { type: 'object' } })).toBe(first);
+    expect(
+      composed.internTool({ name: 'a', description: 'A', _meta: { note: 'x' }, inputJsonSchema: { type: 'object' } }),
+    ).toBe(first);
     for (const changed of [
       { name: 'a', description: 'B', _meta: meta, inputJsonSchema: schema },
       { name: 'a', description: 'A', _meta: { note: 'y' }, inputJsonSchema: schema },
@@ -130,7 +132,15 @@ describe.each(TEST_LINES)('the tool extensions see on %s', (line) => {
 
 describe('readServerIdentity', () => {
   it('keeps the string fields of an SDK Implementation and falls back for missing ones', () => {
-    expect(readServerIdentity({ name: 'shop', version: '1.2.3', title: 'Shop', websiteUrl: 'https://shop.example', icons: [] })).toEqual({
+    expect(
+      readServerIdentity({
+        name: 'shop',
+        version: '1.2.3',
+        title: 'Shop',
+        websiteUrl: 'https://shop.example',
+        icons: [],
+      }),
+    ).toEqual({
       name: 'shop',
       version: '1.2.3',
       title: 'Shop',
@@ -155,7 +165,11 @@ describe.each(TEST_LINES)('RequestContext.server on %s', (line) => {
     });
     open.push(pair);
     const answer = await pair.client.request(`${ID}/describe`);
-    expect(answer).toMatchObject({ identity: { name: 'ext-test-server', version: '0.0.0' }, tools: ['alpha'], extensions: [ID] });
+    expect(answer).toMatchObject({
+      identity: { name: 'ext-test-server', version: '0.0.0' },
+      tools: ['alpha'],
+      extensions: [ID],
+    });
   });
 
   it('reports a tool registered after the server started', async () => {

@@ -9,11 +9,15 @@ describe('extension settings', () => {
   it('parses "<major>.<minor>" and nothing else', () => {
     expect(parseSettingsVersion('1.0')).toEqual({ major: 1, minor: 0 });
     expect(parseSettingsVersion('12.34')).toEqual({ major: 12, minor: 34 });
-    for (const bad of ['1', '1.0.0', 'v1.0', '01.0', '', 1, null, {}]) expect(parseSettingsVersion(bad)).toBeUndefined();
+    for (const bad of ['1', '1.0.0', 'v1.0', '01.0', '', 1, null, {}])
+      expect(parseSettingsVersion(bad)).toBeUndefined();
   });
 
   it('accepts known majors and ignores unknown fields', () => {
-    const result = parseSettings({ version: '1.7', max_items: 3, future_field: { nested: true } }, { schema, majors: [1] });
+    const result = parseSettings(
+      { version: '1.7', max_items: 3, future_field: { nested: true } },
+      { schema, majors: [1] },
+    );
     expect(result).toMatchObject({ ok: true, version: { major: 1, minor: 7 } });
   });
 
@@ -22,7 +26,10 @@ describe('extension settings', () => {
   });
 
   it('treats an unknown major as not negotiated', () => {
-    expect(parseSettings({ version: '2.0' }, { schema, majors: [1] })).toMatchObject({ ok: false, pointer: '/version' });
+    expect(parseSettings({ version: '2.0' }, { schema, majors: [1] })).toMatchObject({
+      ok: false,
+      pointer: '/version',
+    });
   });
 
   it('names the field of the first violation', () => {

@@ -82,7 +82,12 @@ export function parseSettings<S = Record<string, unknown>>(raw: unknown, spec: S
 }
 
 /** {@link parseSettings}, reporting a failure through `logger` and returning `undefined`. */
-export function readSettings(id: string, raw: unknown, spec: SettingsSpec, logger: Logger): Record<string, unknown> | undefined {
+export function readSettings(
+  id: string,
+  raw: unknown,
+  spec: SettingsSpec,
+  logger: Logger,
+): Record<string, unknown> | undefined {
   const result = parseSettings(raw, spec);
   if (result.ok) return result.settings;
   logger.warn(`extension ${id} not negotiated: ${result.reason}`, { id, pointer: result.pointer });

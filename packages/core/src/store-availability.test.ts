@@ -4,7 +4,10 @@ import { StoreAvailability } from './store-availability.js';
 
 function capture() {
   const lines: { message: string; details: Record<string, unknown> | undefined }[] = [];
-  return { lines, logger: { warn: (message: string, details?: Record<string, unknown>) => lines.push({ message, details }) } };
+  return {
+    lines,
+    logger: { warn: (message: string, details?: Record<string, unknown>) => lines.push({ message, details }) },
+  };
 }
 
 describe('StoreAvailability', () => {

@@ -47,11 +47,15 @@ export class StoreAvailability {
     const outage = this.#outage;
     if (outage === undefined) return;
     this.#outage = undefined;
-    this.#logger.warn(`${this.#store}: store available again`, { reason: outage.reason, unavailable_ms: this.#now() - outage.since });
+    this.#logger.warn(`${this.#store}: store available again`, {
+      reason: outage.reason,
+      unavailable_ms: this.#now() - outage.since,
+    });
   }
 }
 
 function describe(cause: unknown): string {
-  if (cause instanceof Error) return cause.message === '' ? cause.constructor.name : `${cause.constructor.name}: ${cause.message}`;
+  if (cause instanceof Error)
+    return cause.message === '' ? cause.constructor.name : `${cause.constructor.name}: ${cause.message}`;
   return String(cause);
 }

@@ -21,7 +21,11 @@ afterEach(async () => {
 
 describe.each(TEST_LINES)('a store outage reaches the peer as what it is, on %s [CORE-30]', (line) => {
   it('an extension method answers a JSON-RPC error whose data is the transient SERVICE_UNAVAILABLE error, naming nothing internal', async () => {
-    const pair = await createTestPair({ line, serverExtensions: [stateful()], serverOptions: { logger: silentLogger } });
+    const pair = await createTestPair({
+      line,
+      serverExtensions: [stateful()],
+      serverOptions: { logger: silentLogger },
+    });
     open.push(pair);
     const failure: unknown = await pair.client.request(`${ID}/read`).then(
       () => undefined,
@@ -29,7 +33,12 @@ describe.each(TEST_LINES)('a store outage reaches the peer as what it is, on %s 
     );
     expect(failure).toMatchObject({
       code: -31000,
-      data: { code: 'SERVICE_UNAVAILABLE', category: 'transient', retry_after_seconds: 1, details: { reason: 'timeout' } },
+      data: {
+        code: 'SERVICE_UNAVAILABLE',
+        category: 'transient',
+        retry_after_seconds: 1,
+        details: { reason: 'timeout' },
+      },
     });
     expect(JSON.stringify(failure)).not.toContain('10.0.0.9');
   });

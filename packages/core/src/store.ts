@@ -28,7 +28,7 @@ export interface AppendOptions {
 export type Unsubscribe = () => Promise<void>;
 
 /**
- * The one place every extension keeps state (DESIGN section 7). Keys are
+ * The one place every extension keeps state (docs/ARCHITECTURE.md, 'State and the Store'). Keys are
  * strings namespaced by the caller (`<extension>:<principal>:...`); values
  * are JSON. Every operation is atomic on its own. Implementations: memory
  * (here), SQLite, Redis; all pass `runStoreContract` from `@ext/core/testing`.

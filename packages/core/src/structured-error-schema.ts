@@ -28,7 +28,9 @@ export const StructuredErrorSchema = Type.Object(
     ),
     suggestion: Type.Optional(Type.String({ description: 'A concrete next step; never security guidance.' })),
     details: Type.Optional(Type.Object({}, { description: 'Additional structured context; varies by code.' })),
-    documentation_url: Type.Optional(Type.String({ format: 'uri', description: 'An https link explaining this error.' })),
+    documentation_url: Type.Optional(
+      Type.String({ format: 'uri', description: 'An https link explaining this error.' }),
+    ),
   },
   {
     title: 'StructuredError',

@@ -2,7 +2,12 @@ import { context, metrics, propagation, trace, SpanKind, SpanStatusCode } from '
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { DataPointType, MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { composeServer } from './compose.js';
@@ -78,7 +83,10 @@ const PROTOCOL_VERSIONS: Readonly<Record<TestLine, string>> = {
 
 function named(spans: readonly ReadableSpan[], name: string, kind?: SpanKind): ReadableSpan {
   const found = spans.filter((span) => span.name === name && (kind === undefined || span.kind === kind));
-  expect(found.map((span) => span.name), `exactly one span "${name}"`).toEqual([name]);
+  expect(
+    found.map((span) => span.name),
+    `exactly one span "${name}"`,
+  ).toEqual([name]);
   return found[0]!;
 }
 
@@ -107,7 +115,9 @@ describe.each(TEST_LINES)('telemetry over a real client and server (%s)', (line)
       serverExtensions: [stage('errors'), stage('permissions', seen), stage('idempotency')],
       serverOptions: { logger: silentLogger },
       setup: (server) => {
-        server.registerTool('get_ticket', { inputSchema: z.object({ id: z.string() }) }, ({ id }) => ({ content: [{ type: 'text', text: id }] }));
+        server.registerTool('get_ticket', { inputSchema: z.object({ id: z.string() }) }, ({ id }) => ({
+          content: [{ type: 'text', text: id }],
+        }));
       },
     });
     try {
@@ -150,7 +160,9 @@ describe.each(TEST_LINES)('telemetry over a real client and server (%s)', (line)
       expect(span.kind).toBe(SpanKind.INTERNAL);
       expect(parentId(span)).toBe(server.spanContext().spanId);
       expect(span.attributes['mcp_ext.pipeline.stage']).toBe(['errors', 'permissions', 'idempotency'][index]);
-      expect(span.attributes['mcp_ext.extension']).toBe(`@ext/${['errors', 'permissions', 'idempotency'][index] ?? ''}-probe`);
+      expect(span.attributes['mcp_ext.extension']).toBe(
+        `@ext/${['errors', 'permissions', 'idempotency'][index] ?? ''}-probe`,
+      );
     }
     // Pipeline order, outermost first.
     const starts = stages.map((span) => span.startTime[0] * 1e9 + span.startTime[1]);
@@ -158,7 +170,9 @@ describe.each(TEST_LINES)('telemetry over a real client and server (%s)', (line)
 
     // Cumulative over the file's calls: this line's successful calls are one data point.
     const points = (await durationPoints('tools/call')).filter(
-      (point) => point.attributes['mcp.protocol.version'] === PROTOCOL_VERSIONS[line] && point.attributes['error.type'] === undefined,
+      (point) =>
+        point.attributes['mcp.protocol.version'] === PROTOCOL_VERSIONS[line] &&
+        point.attributes['error.type'] === undefined,
     );
     expect(points).toHaveLength(1);
     expect(points[0]?.count).toBeGreaterThanOrEqual(1);
@@ -202,7 +216,9 @@ describe.each(TEST_LINES)('telemetry over a real client and server (%s)', (line)
     expect(exceptions).toHaveLength(1);
     expect(exceptions[0]?.attributes?.['exception.message']).toBe('the ticket store is gone');
 
-    const failed = (await durationPoints('tools/call')).filter((point) => point.attributes['error.type'] === 'tool_error');
+    const failed = (await durationPoints('tools/call')).filter(
+      (point) => point.attributes['error.type'] === 'tool_error',
+    );
     expect(failed.length).toBeGreaterThanOrEqual(1);
   });
 
@@ -216,7 +232,9 @@ describe.each(TEST_LINES)('telemetry over a real client and server (%s)', (line)
       },
     });
     try {
-      await expect(pair.client.callTool('get_ticket', {})).rejects.toMatchObject({ code: ErrorCodes.MissingRequiredClientCapability });
+      await expect(pair.client.callTool('get_ticket', {})).rejects.toMatchObject({
+        code: ErrorCodes.MissingRequiredClientCapability,
+      });
     } finally {
       await pair.close();
     }
@@ -235,7 +253,9 @@ describe.each(TEST_LINES)('telemetry over a real client and server (%s)', (line)
     const method = 'io.github.mcp-ext/echo-probe/echo';
     const pair = await createTestPair({
       line,
-      serverExtensions: [{ ...stage('errors'), ids: ['io.github.mcp-ext/echo-probe'], methods: { echo: (params) => ({ ...params }) } }],
+      serverExtensions: [
+        { ...stage('errors'), ids: ['io.github.mcp-ext/echo-probe'], methods: { echo: (params) => ({ ...params }) } },
+      ],
       serverOptions: { logger: silentLogger },
     });
     try {
@@ -273,7 +293,11 @@ describe('where the server span takes its parent from', () => {
       notify: () => Promise.resolve(),
       elicit: undefined,
     });
-    return composed.runToolCall({ name: 'echo', arguments: {}, meta }, createCallContext(request, { name: 'echo' }), () => ({ content: [] }));
+    return composed.runToolCall(
+      { name: 'echo', arguments: {}, meta },
+      createCallContext(request, { name: 'echo' }),
+      () => ({ content: [] }),
+    );
   };
 
   it('prefers the caller context in `_meta` over the ambient one, and links the ambient span', async () => {
@@ -318,7 +342,11 @@ describe('where the server span takes its parent from', () => {
       notify: () => Promise.resolve(),
       elicit: undefined,
     });
-    await quiet.runToolCall({ name: 'echo', arguments: {}, meta: {} }, createCallContext(request, { name: 'echo' }), () => ({ content: [] }));
+    await quiet.runToolCall(
+      { name: 'echo', arguments: {}, meta: {} },
+      createCallContext(request, { name: 'echo' }),
+      () => ({ content: [] }),
+    );
     expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });

@@ -8,7 +8,16 @@
  * installed it; without it, or with no SDK registered, this costs next to
  * nothing (apps/bench measures it).
  */
-import type { Attributes, Context, Histogram, Link, Span, TextMapGetter, TextMapSetter, Tracer } from '@opentelemetry/api';
+import type {
+  Attributes,
+  Context,
+  Histogram,
+  Link,
+  Span,
+  TextMapGetter,
+  TextMapSetter,
+  Tracer,
+} from '@opentelemetry/api';
 import { coreTracer, INSTRUMENTATION_SCOPE, otelApi, serverDurationHistogram, type OtelApi } from './otel-api.js';
 import {
   ATTR_ERROR_TYPE,
@@ -74,12 +83,16 @@ function asMeta(meta: unknown): Readonly<Record<string, unknown>> {
  * exist the ambient span is linked, as the conventions ask: one HTTP request
  * may carry several MCP requests, and one MCP request several HTTP ones.
  */
-function parentOf(api: OtelApi, meta: unknown): { readonly context: Context; readonly remote: boolean; readonly links?: Link[] | undefined } {
+function parentOf(
+  api: OtelApi,
+  meta: unknown,
+): { readonly context: Context; readonly remote: boolean; readonly links?: Link[] | undefined } {
   const ambient = api.context.active();
   const extracted = api.propagation.extract(ambient, asMeta(meta), META_GETTER);
   const remote = api.trace.getSpanContext(extracted);
   const local = api.trace.getSpanContext(ambient);
-  if (remote === undefined || remote === local || !api.trace.isSpanContextValid(remote)) return { context: ambient, remote: false };
+  if (remote === undefined || remote === local || !api.trace.isSpanContextValid(remote))
+    return { context: ambient, remote: false };
   // In process (a test pair, a client in the server's process) the ambient span may be the caller's span itself.
   const linked = local !== undefined && api.trace.isSpanContextValid(local) && local.spanId !== remote.spanId;
   return { context: extracted, remote: true, links: linked ? [{ context: local }] : undefined };
@@ -107,7 +120,8 @@ function requestAttributes(start: OperationStart): Attributes {
 /** The histogram's attributes: the span's, less what names one request or session (unbounded cardinality). */
 function metricAttributes(attributes: Attributes, outcome: Outcome): Attributes {
   const out: Attributes = {};
-  for (const [key, value] of Object.entries(attributes)) if (key !== ATTR_MCP_SESSION_ID && key !== ATTR_JSONRPC_REQUEST_ID) out[key] = value;
+  for (const [key, value] of Object.entries(attributes))
+    if (key !== ATTR_MCP_SESSION_ID && key !== ATTR_JSONRPC_REQUEST_ID) out[key] = value;
   if (outcome.errorType !== undefined) out[ATTR_ERROR_TYPE] = outcome.errorType;
   if (outcome.statusCode !== undefined) out[ATTR_RPC_RESPONSE_STATUS_CODE] = outcome.statusCode;
   return out;
@@ -127,7 +141,14 @@ class Operation implements ServerOperation {
   readonly #attributes: Attributes;
   readonly #duration: Histogram | undefined;
 
-  constructor(api: OtelApi, tracer: Tracer, span: Span, context: Context, attributes: Attributes, duration: Histogram | undefined) {
+  constructor(
+    api: OtelApi,
+    tracer: Tracer,
+    span: Span,
+    context: Context,
+    attributes: Attributes,
+    duration: Histogram | undefined,
+  ) {
     this.#api = api;
     this.#tracer = tracer;
     this.#span = span;
@@ -182,7 +203,11 @@ class Operation implements ServerOperation {
 }
 
 /** `outcome(result, thrown)`, or `_OTHER` should reading what was thrown throw: telemetry never fails a request. */
-function safeOutcome<T>(outcome: (result: T | undefined, error: unknown) => Outcome, result: T | undefined, thrown: unknown): Outcome {
+function safeOutcome<T>(
+  outcome: (result: T | undefined, error: unknown) => Outcome,
+  result: T | undefined,
+  thrown: unknown,
+): Outcome {
   try {
     return outcome(result, thrown);
   } catch {
@@ -296,13 +321,21 @@ function startClientSpan(start: ClientCallStart): ClientSpan | undefined {
   if (api === undefined || tracer === undefined) return undefined;
   const ambient = api.context.active();
   const attributes = operationAttributes(start.method, start.tool);
-  const span = tracer.startSpan(operationName(start.method, start.tool), { kind: api.SpanKind.CLIENT, attributes }, ambient);
+  const span = tracer.startSpan(
+    operationName(start.method, start.tool),
+    { kind: api.SpanKind.CLIENT, attributes },
+    ambient,
+  );
   const context = api.trace.setSpan(ambient, span);
   api.propagation.inject(context, start.meta, META_SETTER);
   return { api, span, context };
 }
 
-async function sentUnder<T>(client: ClientSpan, send: () => Promise<T>, outcome: (result: T | undefined, error: unknown) => Outcome): Promise<T> {
+async function sentUnder<T>(
+  client: ClientSpan,
+  send: () => Promise<T>,
+  outcome: (result: T | undefined, error: unknown) => Outcome,
+): Promise<T> {
   let result: T | undefined;
   let thrown: unknown;
   try {
@@ -317,7 +350,10 @@ async function sentUnder<T>(client: ClientSpan, send: () => Promise<T>, outcome:
 }
 
 /** `params` with `meta` as its `_meta`, or `params` as they were when `meta` holds nothing (no empty `_meta` on the wire). */
-export function paramsWithMeta(params: Record<string, unknown>, meta: Record<string, unknown>): Record<string, unknown> {
+export function paramsWithMeta(
+  params: Record<string, unknown>,
+  meta: Record<string, unknown>,
+): Record<string, unknown> {
   return Object.keys(meta).length === 0 ? params : { ...params, _meta: meta };
 }
 

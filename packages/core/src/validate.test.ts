@@ -20,7 +20,11 @@ describe('validateArguments', () => {
     expect((failure as ExtensionError).toStructured()).toMatchObject({
       code: 'INVALID_INPUT',
       category: 'invalid_input',
-      details: { field: 'range.days', pointer: '/range/days', issues: [{ field: 'range.days', pointer: '/range/days' }] },
+      details: {
+        field: 'range.days',
+        pointer: '/range/days',
+        issues: [{ field: 'range.days', pointer: '/range/days' }],
+      },
     });
     expect(issuePointer(['a/b', { key: 'c~d' }, 0])).toBe('/a~1b/c~0d/0');
   });
@@ -41,7 +45,11 @@ function probes(log: string[]): ServerExtension[] {
         } catch (error) {
           if (!ExtensionError.isInstance(error)) throw error;
           log.push(`structured ${error.code} ${String(error.details?.field)}`);
-          return { content: [{ type: 'text', text: error.message }], isError: true, _meta: { probe: error.toStructured() } };
+          return {
+            content: [{ type: 'text', text: error.message }],
+            isError: true,
+            _meta: { probe: error.toStructured() },
+          };
         }
       },
     },
@@ -85,7 +93,10 @@ describe.each(TEST_LINES)('tool arguments are validated inside the pipeline (%s)
     const { client } = await connect(log, true);
     const result: ToolResult = await client.callTool('create_ticket', { title: 42 });
     expect(result.isError).toBe(true);
-    expect(result._meta?.probe).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'title', pointer: '/title' } });
+    expect(result._meta?.probe).toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { field: 'title', pointer: '/title' },
+    });
     expect(log).toEqual(['structured INVALID_INPUT title']);
   });
 

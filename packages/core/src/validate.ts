@@ -38,19 +38,30 @@ export async function validateArguments(
   const outcome = (await schema['~standard'].validate(args)) as Outcome;
   if (outcome.issues === undefined) {
     const value = outcome.value;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : args;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : args;
   }
   const first = outcome.issues[0];
   const field = issueField(first?.path);
   const where = field === '' ? 'the arguments' : `argument ${field}`;
-  throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid arguments for tool "${toolName}": ${where}: ${first?.message ?? 'invalid'}`, {
-    userActionable: true,
-    suggestion: 'Fix the named argument to match the tool\'s input schema and call again.',
-    // `field` names the argument, `pointer` locates it (RFC 6901), as every extension's errors do.
-    details: {
-      field,
-      pointer: issuePointer(first?.path),
-      issues: outcome.issues.slice(0, 10).map((issue) => ({ field: issueField(issue.path), pointer: issuePointer(issue.path), message: issue.message })),
+  throw new ExtensionError(
+    'invalid_input',
+    'INVALID_INPUT',
+    `Invalid arguments for tool "${toolName}": ${where}: ${first?.message ?? 'invalid'}`,
+    {
+      userActionable: true,
+      suggestion: "Fix the named argument to match the tool's input schema and call again.",
+      // `field` names the argument, `pointer` locates it (RFC 6901), as every extension's errors do.
+      details: {
+        field,
+        pointer: issuePointer(first?.path),
+        issues: outcome.issues.slice(0, 10).map((issue) => ({
+          field: issueField(issue.path),
+          pointer: issuePointer(issue.path),
+          message: issue.message,
+        })),
+      },
     },
-  });
+  );
 }

@@ -48,7 +48,10 @@ let statusValidator: ReturnType<typeof Compile<typeof CostStatusResultSchema>> |
  * declares a cost), from `COST_ID/status`; no quota is used. `undefined`
  * when the server does not negotiate the extension.
  */
-export async function getCostStatus(client: ExtendedClient, tools?: readonly string[]): Promise<CostStatusResult | undefined> {
+export async function getCostStatus(
+  client: ExtendedClient,
+  tools?: readonly string[],
+): Promise<CostStatusResult | undefined> {
   const negotiated = client.negotiated(COST_PACKAGE);
   if (negotiated === undefined) return undefined;
   const answer = await client.request(`${negotiated.id}/status`, tools === undefined ? {} : { tools: [...tools] });
@@ -147,8 +150,12 @@ const ANY_UNIT = '*';
 function checkBudget(budget: unknown): void {
   const valid = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value >= 0;
   if (valid(budget)) return;
-  if (typeof budget === 'object' && budget !== null && !Array.isArray(budget) && Object.values(budget).every(valid)) return;
-  throw new ConfigurationError('INVALID_OPTION', 'costGuard: budget must be a number >= 0 or an object of numbers >= 0 by unit label');
+  if (typeof budget === 'object' && budget !== null && !Array.isArray(budget) && Object.values(budget).every(valid))
+    return;
+  throw new ConfigurationError(
+    'INVALID_OPTION',
+    'costGuard: budget must be a number >= 0 or an object of numbers >= 0 by unit label',
+  );
 }
 
 /**
@@ -171,7 +178,8 @@ export function costGuard(client: ExtendedClient, options: CostGuardOptions): Co
 
   const account = (label: string | undefined): string => (typeof budget === 'number' ? ANY_UNIT : (label ?? 'units'));
   // Unit labels come from the server's tool metadata: only the budget's own entries are limits.
-  const limitOf = (key: string): number => (typeof budget === 'number' ? budget : Object.hasOwn(budget, key) ? (budget[key] ?? 0) : 0);
+  const limitOf = (key: string): number =>
+    typeof budget === 'number' ? budget : Object.hasOwn(budget, key) ? (budget[key] ?? 0) : 0;
   const remainingOf = (key: string): number => limitOf(key) - (spent.get(key) ?? 0) - (pending.get(key) ?? 0);
   const add = (map: Map<string, number>, key: string, units: number): void => {
     map.set(key, (map.get(key) ?? 0) + units);
@@ -229,12 +237,16 @@ export function costGuard(client: ExtendedClient, options: CostGuardOptions): Co
     async callTool(name, args = {}, callOptions) {
       const verdict = decide(name, await lookup(name));
       if (!verdict.allowed) {
-        throw new BudgetExceededError(verdict.meta === undefined ? 'COST_UNKNOWN' : 'BUDGET_EXCEEDED', verdict.reason ?? 'refused', {
-          tool: name,
-          estimatedUnits: verdict.estimatedUnits,
-          budgetRemaining: verdict.budgetRemaining,
-          unitLabel: verdict.unitLabel,
-        });
+        throw new BudgetExceededError(
+          verdict.meta === undefined ? 'COST_UNKNOWN' : 'BUDGET_EXCEEDED',
+          verdict.reason ?? 'refused',
+          {
+            tool: name,
+            estimatedUnits: verdict.estimatedUnits,
+            budgetRemaining: verdict.budgetRemaining,
+            unitLabel: verdict.unitLabel,
+          },
+        );
       }
       const counted = verdict.meta !== undefined && verdict.meta.cost.category !== 'free';
       const key = account(verdict.unitLabel);

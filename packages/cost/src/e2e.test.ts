@@ -35,7 +35,11 @@ async function pair(line: TestLine, fixture: Fixture, options: PairOptions = {})
       options.server !== false && costServer({ now: clock.read }),
       options.confirmation === true && confirmationServer(),
     ],
-    clientExtensions: [errors && errorsClient(), options.client !== false && costClient(), options.confirmation === true && confirmationClient()],
+    clientExtensions: [
+      errors && errorsClient(),
+      options.client !== false && costClient(),
+      options.confirmation === true && confirmationClient(),
+    ],
     setup: fixture.setup,
     serverOptions: { store: options.store ?? new MemoryStore(), logger: silentLogger },
     clientOptions: { logger: silentLogger },
@@ -57,7 +61,7 @@ function refusalOf(result: ToolResult): ReturnType<typeof getStructuredError> {
 }
 
 describe.each(TEST_LINES)('cost end to end on %s', (line) => {
-  it('COST-1 COST-2: advertises its settings and each declared tool\'s cost, latency and limits', async () => {
+  it("COST-1 COST-2: advertises its settings and each declared tool's cost, latency and limits", async () => {
     const { client } = await pair(line, new Fixture());
     expect(getCostSettings(client.serverExtensions())).toEqual({ version: '1.0' });
     const tools = new Map((await client.listTools()).map((tool) => [tool.name, tool]));
@@ -66,7 +70,11 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
       latency: 'minutes',
       quota: { limit: 12, window_seconds: 86_400 },
     });
-    expect(getToolCost(tools.get('search')!)).toEqual({ cost: { category: 'free', estimated_units: 1 }, latency: 'instant', rate_limits: { requests_per_minute: 3 } });
+    expect(getToolCost(tools.get('search')!)).toEqual({
+      cost: { category: 'free', estimated_units: 1 },
+      latency: 'instant',
+      rate_limits: { requests_per_minute: 3 },
+    });
     expect(tools.get('lookup')?._meta?.[COST_ID]).toBeUndefined();
     const costInfo = seeds.check('service-manifest', 'CostInfo');
     const rateLimits = seeds.check('service-manifest', 'RateLimits');
@@ -98,7 +106,13 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
       // 11 h 59 min 40 s until midnight UTC.
       retry_after_seconds: 43_180,
       user_actionable: true,
-      details: { tool: 'export_analytics', limit: 12, used: 10, requested_units: 5, resets_at: '2026-03-16T00:00:00.000Z' },
+      details: {
+        tool: 'export_analytics',
+        limit: 12,
+        used: 10,
+        requested_units: 5,
+        resets_at: '2026-03-16T00:00:00.000Z',
+      },
     });
     expect(fixture.count('export_analytics')).toBe(2);
   });
@@ -109,12 +123,24 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     const { client } = await pair(line, fixture, { clock });
     for (const range of ['a', 'b', 'c', 'd']) await client.callTool('export_analytics', { range });
     expect(fixture.count('export_analytics')).toBe(2);
-    expect((await getCostStatus(client, ['export_analytics']))?.tools[0]?.quota).toMatchObject({ used: 10, remaining: 2 });
+    expect((await getCostStatus(client, ['export_analytics']))?.tools[0]?.quota).toMatchObject({
+      used: 10,
+      remaining: 2,
+    });
     clock.advance(43_180_000 - 1);
-    expect(getStructuredError(await client.callTool('export_analytics', { range: 'e' }))).toMatchObject({ code: 'QUOTA_EXHAUSTED', retry_after_seconds: 1 });
+    expect(getStructuredError(await client.callTool('export_analytics', { range: 'e' }))).toMatchObject({
+      code: 'QUOTA_EXHAUSTED',
+      retry_after_seconds: 1,
+    });
     clock.advance(1);
     const renewed = await client.callTool('export_analytics', { range: 'f' });
-    expect(getCostInfo(renewed)?.quota).toEqual({ limit: 12, used: 5, remaining: 7, resets_at: '2026-03-17T00:00:00.000Z', window_seconds: 86_400 });
+    expect(getCostInfo(renewed)?.quota).toEqual({
+      limit: 12,
+      used: 5,
+      remaining: 7,
+      resets_at: '2026-03-17T00:00:00.000Z',
+      window_seconds: 86_400,
+    });
   });
 
   it('COST-7 COST-8: a rate limit refuses the call past it until its window ends, free tools included', async () => {
@@ -123,7 +149,11 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     const { client } = await pair(line, fixture, { clock });
     for (let i = 0; i < 3; i += 1) {
       const result = await client.callTool('search', { q: String(i) });
-      expect(getCostInfo(result)?.rate_limits?.requests_per_minute).toEqual({ limit: 3, remaining: 2 - i, resets_at: '2026-03-15T12:01:00.000Z' });
+      expect(getCostInfo(result)?.rate_limits?.requests_per_minute).toEqual({
+        limit: 3,
+        remaining: 2 - i,
+        resets_at: '2026-03-15T12:01:00.000Z',
+      });
     }
     expect(refusalOf(await client.callTool('search', { q: 'x' }))).toMatchObject({
       code: 'RATE_LIMIT_EXCEEDED',
@@ -140,7 +170,11 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
     const three = await client.callTool('render', { pages: 3 });
-    expect(getCostInfo(three)).toMatchObject({ units_used: 3, estimated_units: 2, quota: { used: 3, remaining: 7, resets_at: '2026-03-15T13:00:00.000Z' } });
+    expect(getCostInfo(three)).toMatchObject({
+      units_used: 3,
+      estimated_units: 2,
+      quota: { used: 3, remaining: 7, resets_at: '2026-03-15T13:00:00.000Z' },
+    });
     const estimated = await client.callTool('render', { pages: 9, report: false });
     expect(getCostInfo(estimated)).toMatchObject({ units_used: 2, quota: { used: 5 } });
     const softFailure = await client.callTool('render', { pages: 4, report: false, fail: 'result' });
@@ -156,8 +190,14 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
 
   it('COST-11: a call that uses more than estimated overdraws the quota, and the next call waits for the reset', async () => {
     const { client } = await pair(line, new Fixture());
-    expect(getCostInfo(await client.callTool('render', { pages: 12 }))).toMatchObject({ units_used: 12, quota: { used: 12, remaining: 0 } });
-    expect(getStructuredError(await client.callTool('render', { pages: 1 }))).toMatchObject({ code: 'QUOTA_EXHAUSTED', retry_after_seconds: 3580 });
+    expect(getCostInfo(await client.callTool('render', { pages: 12 }))).toMatchObject({
+      units_used: 12,
+      quota: { used: 12, remaining: 0 },
+    });
+    expect(getStructuredError(await client.callTool('render', { pages: 1 }))).toMatchObject({
+      code: 'QUOTA_EXHAUSTED',
+      retry_after_seconds: 3580,
+    });
   });
 
   it('COST-5: tools of one pool share its quota', async () => {
@@ -166,8 +206,15 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     await client.callTool('send_sms', { to: 'a' });
     await client.callTool('send_email', { to: 'b' });
     await client.callTool('send_sms', { to: 'c' });
-    expect(getCostInfo(await client.callTool('send_email', { to: 'd' }))?.quota).toMatchObject({ pool: 'messages', used: 4, remaining: 0 });
-    expect(getStructuredError(await client.callTool('send_sms', { to: 'e' }))).toMatchObject({ code: 'QUOTA_EXHAUSTED', details: { pool: 'messages' } });
+    expect(getCostInfo(await client.callTool('send_email', { to: 'd' }))?.quota).toMatchObject({
+      pool: 'messages',
+      used: 4,
+      remaining: 0,
+    });
+    expect(getStructuredError(await client.callTool('send_sms', { to: 'e' }))).toMatchObject({
+      code: 'QUOTA_EXHAUSTED',
+      details: { pool: 'messages' },
+    });
     expect(fixture.count('send_sms') + fixture.count('send_email')).toBe(4);
   });
 
@@ -179,9 +226,14 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     await alice.client.callTool('export_analytics', { range: '1' });
     await alice.client.callTool('export_analytics', { range: '2' });
     const aliceAgain = await pair(line, fixture, { store, clock, authInfo: { clientId: 'alice' } });
-    expect(getStructuredError(await aliceAgain.client.callTool('export_analytics', { range: '3' }))).toMatchObject({ code: 'QUOTA_EXHAUSTED' });
+    expect(getStructuredError(await aliceAgain.client.callTool('export_analytics', { range: '3' }))).toMatchObject({
+      code: 'QUOTA_EXHAUSTED',
+    });
     const bob = await pair(line, fixture, { store, clock, authInfo: { clientId: 'bob' } });
-    expect(getCostInfo(await bob.client.callTool('export_analytics', { range: '4' }))?.quota).toMatchObject({ used: 5, remaining: 7 });
+    expect(getCostInfo(await bob.client.callTool('export_analytics', { range: '4' }))?.quota).toMatchObject({
+      used: 5,
+      remaining: 7,
+    });
   });
 
   it('COST-4 COST-12: a client without the extension is held to the same limits, and its results carry no cost entry', async () => {
@@ -191,7 +243,9 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     expect(textOf(first)).toBe('exported a');
     expect(first._meta?.[COST_ID]).toBeUndefined();
     await client.callTool('export_analytics', { range: 'b' });
-    expect(refusalOf(await client.callTool('export_analytics', { range: 'c' }))).toMatchObject({ code: 'QUOTA_EXHAUSTED' });
+    expect(refusalOf(await client.callTool('export_analytics', { range: 'c' }))).toMatchObject({
+      code: 'QUOTA_EXHAUSTED',
+    });
     expect(fixture.count('export_analytics')).toBe(2);
   });
 
@@ -217,7 +271,11 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
     const refused = await client.callTool('wire_funds', { amount: 10 });
-    expect(refusalOf(refused)).toMatchObject({ code: 'APPROVAL_REQUIRED', category: 'permanent', details: { requested_by: ['@ext/cost'] } });
+    expect(refusalOf(refused)).toMatchObject({
+      code: 'APPROVAL_REQUIRED',
+      category: 'permanent',
+      details: { requested_by: ['@ext/cost'] },
+    });
     expect(fixture.count('wire_funds')).toBe(0);
     expect((await getCostStatus(client, ['wire_funds']))?.tools[0]?.quota).toMatchObject({ used: 0, remaining: 5 });
   });
@@ -226,19 +284,29 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture, { confirmation: true });
     const asked: string[] = [];
-    const declined = await callWithConfirmation(client, 'wire_funds', { amount: 10 }, {
-      confirm: (request) => {
-        if (request.kind === 'call') asked.push(request.message);
-        return Promise.resolve(false);
+    const declined = await callWithConfirmation(
+      client,
+      'wire_funds',
+      { amount: 10 },
+      {
+        confirm: (request) => {
+          if (request.kind === 'call') asked.push(request.message);
+          return Promise.resolve(false);
+        },
       },
-    });
+    );
     expect(declined.isError).toBe(true);
     expect(asked).toEqual(['"wire_funds" is billed: each call uses about 1 of your transfers.']);
     expect(fixture.count('wire_funds')).toBe(0);
     // The held call reports the quota it would draw on, and used nothing.
     const held = await client.callTool('wire_funds', { amount: 20 });
     expect(getCostInfo(held)).toMatchObject({ units_used: 0, quota: { used: 0, remaining: 5 } });
-    const approved = await callWithConfirmation(client, 'wire_funds', { amount: 30 }, { confirm: () => Promise.resolve(true) });
+    const approved = await callWithConfirmation(
+      client,
+      'wire_funds',
+      { amount: 30 },
+      { confirm: () => Promise.resolve(true) },
+    );
     expect(textOf(approved)).toBe('wired 30');
     expect(getCostInfo(approved)).toMatchObject({ units_used: 1, quota: { used: 1, remaining: 4 } });
     expect(fixture.count('wire_funds')).toBe(1);
@@ -253,14 +321,17 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
       setup: fixture.setup,
       serverOptions: { logger: silentLogger },
       clientOptions: { logger: silentLogger },
-      onElicit: (request) => Promise.resolve(request.message.includes('billed') ? { action: 'accept', content: { confirm: true } } : { action: 'decline' }),
+      onElicit: (request) =>
+        Promise.resolve(
+          request.message.includes('billed') ? { action: 'accept', content: { confirm: true } } : { action: 'decline' },
+        ),
     });
     open.push(created);
     expect(textOf(await created.client.callTool('wire_funds', { amount: 5 }))).toBe('wired 5');
     expect(fixture.count('wire_funds')).toBe(1);
   });
 
-  it('COST-14: status reports the caller\'s standing without using anything, and names an unknown tool', async () => {
+  it("COST-14: status reports the caller's standing without using anything, and names an unknown tool", async () => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
     await client.callTool('export_analytics', { range: 'a' });
@@ -280,7 +351,10 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     });
     const failure = await getCostStatus(client, ['search', 'lookup']).catch((error: unknown) => error);
     expect(WireError.isInstance(failure)).toBe(true);
-    expect(failure).toMatchObject({ code: -32602, data: { code: 'INVALID_INPUT', category: 'invalid_input', details: { pointer: '/tools/1' } } });
+    expect(failure).toMatchObject({
+      code: -32602,
+      data: { code: 'INVALID_INPUT', category: 'invalid_input', details: { pointer: '/tools/1' } },
+    });
     expect(errorSchema((failure as WireError).data).valid).toBe(true);
   });
 
@@ -294,10 +368,19 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     expect(textOf(await guard.callTool('export_analytics', { range: 'a' }))).toBe('exported a');
     expect(guard.spent('API calls')).toBe(5);
     expect(guard.remaining('API calls')).toBe(2);
-    expect(await guard.check('export_analytics')).toMatchObject({ allowed: false, estimatedUnits: 5, budgetRemaining: 2 });
+    expect(await guard.check('export_analytics')).toMatchObject({
+      allowed: false,
+      estimatedUnits: 5,
+      budgetRemaining: 2,
+    });
     const refused = await guard.callTool('export_analytics', { range: 'b' }).catch((error: unknown) => error);
     expect(BudgetExceededError.isInstance(refused)).toBe(true);
-    expect(refused).toMatchObject({ code: 'BUDGET_EXCEEDED', tool: 'export_analytics', estimatedUnits: 5, budgetRemaining: 2 });
+    expect(refused).toMatchObject({
+      code: 'BUDGET_EXCEEDED',
+      tool: 'export_analytics',
+      estimatedUnits: 5,
+      budgetRemaining: 2,
+    });
     expect(fixture.count('export_analytics')).toBe(1);
     expect(await guard.describe('export_analytics')).toBe(
       '"export_analytics" takes minutes and uses 5 of your 7 remaining API calls (the quota resets at 2026-03-16T00:00:00.000Z). That is more than the 2 API calls left in your budget.',
@@ -317,18 +400,24 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     const { client } = await pair(line, fixture);
     const guard = costGuard(client, { budget: 11 });
     await guard.check('export_analytics');
-    const outcomes = await Promise.allSettled([0, 1, 2, 3].map((i) => guard.callTool('export_analytics', { range: String(i) })));
+    const outcomes = await Promise.allSettled(
+      [0, 1, 2, 3].map((i) => guard.callTool('export_analytics', { range: String(i) })),
+    );
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(2);
     expect(fixture.count('export_analytics')).toBe(2);
     expect(guard.remaining()).toBe(1);
   });
 
-  it('COST-15: without the extension on the server a tool\'s cost is unknown: allowed by default, refused on request', async () => {
+  it("COST-15: without the extension on the server a tool's cost is unknown: allowed by default, refused on request", async () => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture, { server: false });
     expect(await costGuard(client, { budget: 0 }).describe('export_analytics')).toBeUndefined();
-    expect(textOf(await costGuard(client, { budget: 0 }).callTool('export_analytics', { range: 'a' }))).toBe('exported a');
-    await expect(costGuard(client, { budget: 100, unknownCost: 'refuse' }).callTool('export_analytics', { range: 'b' })).rejects.toMatchObject({
+    expect(textOf(await costGuard(client, { budget: 0 }).callTool('export_analytics', { range: 'a' }))).toBe(
+      'exported a',
+    );
+    await expect(
+      costGuard(client, { budget: 100, unknownCost: 'refuse' }).callTool('export_analytics', { range: 'b' }),
+    ).rejects.toMatchObject({
       code: 'COST_UNKNOWN',
     });
     expect(fixture.count('export_analytics')).toBe(1);

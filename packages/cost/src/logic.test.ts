@@ -79,9 +79,15 @@ describe('parseToolCost (COST-2, COST-3)', () => {
         { requiredKeys: ['category'] },
       ),
       latency: fc.constantFrom('instant', 'seconds', 'minutes'),
-      quota: fc.record({ limit: fc.integer({ min: 5, max: 1000 }), window_seconds: fc.integer({ min: 1, max: MAX_WINDOW_SECONDS }) }, { requiredKeys: ['limit'] }),
+      quota: fc.record(
+        { limit: fc.integer({ min: 5, max: 1000 }), window_seconds: fc.integer({ min: 1, max: MAX_WINDOW_SECONDS }) },
+        { requiredKeys: ['limit'] },
+      ),
       rate_limits: fc.record(
-        { requests_per_minute: fc.integer({ min: 1, max: 100 }), requests_per_day: fc.integer({ min: 1, max: 10_000 }) },
+        {
+          requests_per_minute: fc.integer({ min: 1, max: 100 }),
+          requests_per_day: fc.integer({ min: 1, max: 10_000 }),
+        },
         { requiredKeys: [] },
       ),
     },
@@ -102,17 +108,21 @@ describe('parseToolCost (COST-2, COST-3)', () => {
 describe('fixed windows (COST-5, COST-8)', () => {
   it('places every instant in exactly one window and counts the seconds to its end', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.integer({ min: 1, max: MAX_WINDOW_SECONDS }), (now, seconds) => {
-        const window = fixedWindow(now, seconds);
-        expect(window.startMs).toBeLessThanOrEqual(now);
-        expect(now).toBeLessThan(window.endMs);
-        expect(window.endMs - window.startMs).toBe(seconds * 1000);
-        const wait = secondsUntil(window.endMs, now);
-        expect(wait).toBeGreaterThanOrEqual(1);
-        expect(wait).toBeLessThanOrEqual(seconds);
-        // Waiting that long always lands in the next window.
-        expect(fixedWindow(now + wait * 1000, seconds).index).toBe(window.index + 1);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 4_102_444_800_000 }),
+        fc.integer({ min: 1, max: MAX_WINDOW_SECONDS }),
+        (now, seconds) => {
+          const window = fixedWindow(now, seconds);
+          expect(window.startMs).toBeLessThanOrEqual(now);
+          expect(now).toBeLessThan(window.endMs);
+          expect(window.endMs - window.startMs).toBe(seconds * 1000);
+          const wait = secondsUntil(window.endMs, now);
+          expect(wait).toBeGreaterThanOrEqual(1);
+          expect(wait).toBeLessThanOrEqual(seconds);
+          // Waiting that long always lands in the next window.
+          expect(fixedWindow(now + wait * 1000, seconds).index).toBe(window.index + 1);
+        },
+      ),
     );
   });
 
@@ -147,7 +157,16 @@ describe('planMeters (COST-5, COST-8)', () => {
     expect(keys('render', 'alice')[0]).not.toBe(keys('render', 'alice', NOON + 3_600_000)[0]);
     expect(counterKey('cost', 'quota', 'a:b', 'c', 60, 1)).not.toBe(counterKey('cost', 'quota', 'a', 'b:c', 60, 1));
     const pooled = (tool: string): string | undefined =>
-      planMeters({ cost: { category: 'metered', estimated_units: 1 }, quota: { limit: 4, window_seconds: 60, pool: 'messages' } }, tool, 'alice', NOON, 'cost')[0]?.key;
+      planMeters(
+        {
+          cost: { category: 'metered', estimated_units: 1 },
+          quota: { limit: 4, window_seconds: 60, pool: 'messages' },
+        },
+        tool,
+        'alice',
+        NOON,
+        'cost',
+      )[0]?.key;
     expect(pooled('send_sms')).toBe(pooled('send_email'));
   });
 });
@@ -167,25 +186,41 @@ describe('the reservation rule (COST-6, COST-9)', () => {
         (limit, charges, schedule) => {
           let counter = 0;
           type State = { step: 'add' } | { step: 'undo' } | { step: 'done'; admitted: boolean };
-          const calls: { charge: number; state: State; attempts: number }[] = charges.map((charge) => ({ charge, state: { step: 'add' }, attempts: 0 }));
+          const calls: { charge: number; state: State; attempts: number }[] = charges.map((charge) => ({
+            charge,
+            state: { step: 'add' },
+            attempts: 0,
+          }));
           const advance = (index: number): void => {
             const call = calls[index]!;
             if (call.state.step === 'add') {
               counter += call.charge;
               call.attempts += 1;
-              call.state = admits(counter, limit) ? { step: 'done', admitted: true } : call.charge === 0 ? { step: 'done', admitted: false } : { step: 'undo' };
+              call.state = admits(counter, limit)
+                ? { step: 'done', admitted: true }
+                : call.charge === 0
+                  ? { step: 'done', admitted: false }
+                  : { step: 'undo' };
             } else if (call.state.step === 'undo') {
               counter -= call.charge;
-              call.state = call.attempts < 3 && roomAfterUndo(counter, call.charge, limit) ? { step: 'add' } : { step: 'done', admitted: false };
+              call.state =
+                call.attempts < 3 && roomAfterUndo(counter, call.charge, limit)
+                  ? { step: 'add' }
+                  : { step: 'done', admitted: false };
             }
           };
           for (const pick of schedule) {
-            const pending = calls.map((call, index) => [call, index] as const).filter(([call]) => call.state.step !== 'done');
+            const pending = calls
+              .map((call, index) => [call, index] as const)
+              .filter(([call]) => call.state.step !== 'done');
             if (pending.length === 0) break;
             advance(pending[pick % pending.length]![1]);
           }
-          for (let index = 0; index < calls.length; index += 1) while (calls[index]!.state.step !== 'done') advance(index);
-          const admitted = calls.filter((call) => call.state.step === 'done' && call.state.admitted).reduce((sum, call) => sum + call.charge, 0);
+          for (let index = 0; index < calls.length; index += 1)
+            while (calls[index]!.state.step !== 'done') advance(index);
+          const admitted = calls
+            .filter((call) => call.state.step === 'done' && call.state.admitted)
+            .reduce((sum, call) => sum + call.charge, 0);
           expect(admitted).toBeLessThanOrEqual(limit);
           expect(counter).toBe(admitted);
         },
@@ -203,8 +238,21 @@ describe('the reservation rule (COST-6, COST-9)', () => {
   });
 
   it('COST-12: reports a state that never goes below zero remaining', () => {
-    const [meter] = planMeters({ cost: { category: 'metered', estimated_units: 1 }, quota: { limit: 3, window_seconds: 60, pool: 'p' } }, 't', 'a', NOON, 'cost');
-    expect(quotaState(meter!, 5)).toEqual({ limit: 3, used: 5, remaining: 0, resets_at: '2026-03-15T12:01:00.000Z', window_seconds: 60, pool: 'p' });
+    const [meter] = planMeters(
+      { cost: { category: 'metered', estimated_units: 1 }, quota: { limit: 3, window_seconds: 60, pool: 'p' } },
+      't',
+      'a',
+      NOON,
+      'cost',
+    );
+    expect(quotaState(meter!, 5)).toEqual({
+      limit: 3,
+      used: 5,
+      remaining: 0,
+      resets_at: '2026-03-15T12:01:00.000Z',
+      window_seconds: 60,
+      pool: 'p',
+    });
   });
 });
 
@@ -212,14 +260,22 @@ describe('readers (COST-12)', () => {
   it('ignore unknown fields and refuse malformed entries', () => {
     const entry = { units_used: 1, estimated_units: 1, future_field: true };
     expect(readResultCost({ content: [], _meta: { [COST_ID]: entry } }, COST_ID)).toEqual(entry);
-    expect(readResultCost({ content: [], _meta: { [COST_ID]: { units_used: -1, estimated_units: 1 } } }, COST_ID)).toBeUndefined();
+    expect(
+      readResultCost({ content: [], _meta: { [COST_ID]: { units_used: -1, estimated_units: 1 } } }, COST_ID),
+    ).toBeUndefined();
     expect(readResultCost({ content: [] }, COST_ID)).toBeUndefined();
-    expect(readToolCost({ [COST_ID]: { cost: { category: 'priceless', estimated_units: 1 } } }, COST_ID)).toBeUndefined();
+    expect(
+      readToolCost({ [COST_ID]: { cost: { category: 'priceless', estimated_units: 1 } } }, COST_ID),
+    ).toBeUndefined();
   });
 });
 
 describe('describeCost (COST-16)', () => {
-  const exportMeta: CostToolMeta = { cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' }, latency: 'minutes', quota: { limit: 12, window_seconds: 86_400 } };
+  const exportMeta: CostToolMeta = {
+    cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' },
+    latency: 'minutes',
+    quota: { limit: 12, window_seconds: 86_400 },
+  };
   const quota = { limit: 12, used: 0, remaining: 12, resets_at: '2026-03-16T00:00:00.000Z', window_seconds: 86_400 };
 
   it('says how long a call takes and what it uses of the quota left', () => {
@@ -229,11 +285,25 @@ describe('describeCost (COST-16)', () => {
   });
 
   it('presents costs as estimates, names approval, and flags a call the budget cannot pay', () => {
-    expect(describeCost({ subject: '"render"', meta: { cost: { category: 'metered', estimated_units: 2.5, unit_label: 'credits' }, latency: 'seconds' } })).toBe(
-      '"render" takes seconds and uses about 2.5 credits.',
-    );
-    expect(describeCost({ subject: '"search"', meta: { cost: { category: 'free', estimated_units: 1 }, latency: 'instant' } })).toBe('"search" is instant and is free.');
-    expect(describeCost({ subject: '"wire"', meta: { cost: { category: 'requires_approval', estimated_units: 1 } }, budgetRemaining: 0 })).toBe(
+    expect(
+      describeCost({
+        subject: '"render"',
+        meta: { cost: { category: 'metered', estimated_units: 2.5, unit_label: 'credits' }, latency: 'seconds' },
+      }),
+    ).toBe('"render" takes seconds and uses about 2.5 credits.');
+    expect(
+      describeCost({
+        subject: '"search"',
+        meta: { cost: { category: 'free', estimated_units: 1 }, latency: 'instant' },
+      }),
+    ).toBe('"search" is instant and is free.');
+    expect(
+      describeCost({
+        subject: '"wire"',
+        meta: { cost: { category: 'requires_approval', estimated_units: 1 } },
+        budgetRemaining: 0,
+      }),
+    ).toBe(
       '"wire" uses about 1 unit, and needs your approval first. That is more than the 0 units left in your budget.',
     );
   });

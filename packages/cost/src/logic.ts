@@ -32,7 +32,8 @@ const COST_FIELDS = ['category', 'estimated_units', 'unit_label'] as const;
 const QUOTA_FIELDS = ['limit', 'window_seconds', 'pool'] as const;
 const RATE_FIELDS = Object.keys(RATE_LIMIT_WINDOWS) as RateLimitWindow[];
 
-export type ParseResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly field: string; readonly message: string };
+export type ParseResult<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly field: string; readonly message: string };
 
 function fail(field: string, message: string): { ok: false; field: string; message: string } {
   return { ok: false, field, message };
@@ -65,20 +66,30 @@ function parseCostInfo(raw: unknown): ParseResult<CostInfo> {
   if (raw === undefined) return { ok: true, value: { category: 'free', estimated_units: DEFAULT_ESTIMATED_UNITS } };
   if (!isRecord(raw)) return fail('cost', `cost must be an object, got ${describeValue(raw)}`);
   const extra = unknownField(raw, COST_FIELDS);
-  if (extra !== undefined) return fail(`cost.${extra}`, `cost has an unknown field "${extra}" (expected ${COST_FIELDS.join(', ')})`);
+  if (extra !== undefined)
+    return fail(`cost.${extra}`, `cost has an unknown field "${extra}" (expected ${COST_FIELDS.join(', ')})`);
   const category = raw.category;
   if (typeof category !== 'string' || !(COST_CATEGORIES as readonly string[]).includes(category)) {
-    return fail('cost.category', `cost.category must be one of ${COST_CATEGORIES.join(', ')}, got ${describeValue(category)}`);
+    return fail(
+      'cost.category',
+      `cost.category must be one of ${COST_CATEGORIES.join(', ')}, got ${describeValue(category)}`,
+    );
   }
   const units = raw.estimated_units ?? DEFAULT_ESTIMATED_UNITS;
   if (typeof units !== 'number' || !Number.isFinite(units) || units < 0 || units > Number.MAX_SAFE_INTEGER) {
-    return fail('cost.estimated_units', `cost.estimated_units must be a finite number >= 0, got ${describeValue(raw.estimated_units)}`);
+    return fail(
+      'cost.estimated_units',
+      `cost.estimated_units must be a finite number >= 0, got ${describeValue(raw.estimated_units)}`,
+    );
   }
   const info: CostInfo = { category: category as CostCategory, estimated_units: units };
   const label = raw.unit_label;
   if (label !== undefined) {
     if (typeof label !== 'string' || label.trim().length === 0 || label.length > 64) {
-      return fail('cost.unit_label', `cost.unit_label must be a non-empty string of at most 64 characters, got ${describeValue(label)}`);
+      return fail(
+        'cost.unit_label',
+        `cost.unit_label must be a non-empty string of at most 64 characters, got ${describeValue(label)}`,
+      );
     }
     info.unit_label = label;
   }
@@ -88,16 +99,24 @@ function parseCostInfo(raw: unknown): ParseResult<CostInfo> {
 function parseQuota(raw: unknown): ParseResult<QuotaDeclaration> {
   if (!isRecord(raw)) return fail('quota', `quota must be an object, got ${describeValue(raw)}`);
   const extra = unknownField(raw, QUOTA_FIELDS);
-  if (extra !== undefined) return fail(`quota.${extra}`, `quota has an unknown field "${extra}" (expected ${QUOTA_FIELDS.join(', ')})`);
-  if (!isPositiveInteger(raw.limit)) return fail('quota.limit', `quota.limit must be a positive integer, got ${describeValue(raw.limit)}`);
+  if (extra !== undefined)
+    return fail(`quota.${extra}`, `quota has an unknown field "${extra}" (expected ${QUOTA_FIELDS.join(', ')})`);
+  if (!isPositiveInteger(raw.limit))
+    return fail('quota.limit', `quota.limit must be a positive integer, got ${describeValue(raw.limit)}`);
   const window = raw.window_seconds ?? DEFAULT_QUOTA_WINDOW_SECONDS;
   if (!isPositiveInteger(window) || window > MAX_WINDOW_SECONDS) {
-    return fail('quota.window_seconds', `quota.window_seconds must be an integer from 1 to ${MAX_WINDOW_SECONDS}, got ${describeValue(raw.window_seconds)}`);
+    return fail(
+      'quota.window_seconds',
+      `quota.window_seconds must be an integer from 1 to ${MAX_WINDOW_SECONDS}, got ${describeValue(raw.window_seconds)}`,
+    );
   }
   const quota: QuotaDeclaration = { limit: raw.limit, window_seconds: window };
   if (raw.pool !== undefined) {
     if (typeof raw.pool !== 'string' || !POOL_PATTERN.test(raw.pool)) {
-      return fail('quota.pool', `quota.pool must be 1 to 64 characters from [A-Za-z0-9_.-], got ${describeValue(raw.pool)}`);
+      return fail(
+        'quota.pool',
+        `quota.pool must be 1 to 64 characters from [A-Za-z0-9_.-], got ${describeValue(raw.pool)}`,
+      );
     }
     quota.pool = raw.pool;
   }
@@ -107,12 +126,20 @@ function parseQuota(raw: unknown): ParseResult<QuotaDeclaration> {
 function parseRateLimits(raw: unknown): ParseResult<RateLimitsDeclaration> {
   if (!isRecord(raw)) return fail('rate_limits', `rate_limits must be an object, got ${describeValue(raw)}`);
   const extra = unknownField(raw, RATE_FIELDS);
-  if (extra !== undefined) return fail(`rate_limits.${extra}`, `rate_limits has an unknown field "${extra}" (expected ${RATE_FIELDS.join(', ')})`);
+  if (extra !== undefined)
+    return fail(
+      `rate_limits.${extra}`,
+      `rate_limits has an unknown field "${extra}" (expected ${RATE_FIELDS.join(', ')})`,
+    );
   const limits: RateLimitsDeclaration = {};
   for (const window of RATE_FIELDS) {
     const value = raw[window];
     if (value === undefined) continue;
-    if (!isPositiveInteger(value)) return fail(`rate_limits.${window}`, `rate_limits.${window} must be a positive integer, got ${describeValue(value)}`);
+    if (!isPositiveInteger(value))
+      return fail(
+        `rate_limits.${window}`,
+        `rate_limits.${window} must be a positive integer, got ${describeValue(value)}`,
+      );
     limits[window] = value;
   }
   return { ok: true, value: limits };
@@ -215,9 +242,17 @@ export function counterKey(
  * shortest, so a refusal names the limit that is furthest from resetting.
  */
 /** The rate windows, longest first: the order meters are reserved in. */
-const RATE_WINDOWS_LONGEST_FIRST = (Object.entries(RATE_LIMIT_WINDOWS) as [RateLimitWindow, number][]).sort((a, b) => b[1] - a[1]);
+const RATE_WINDOWS_LONGEST_FIRST = (Object.entries(RATE_LIMIT_WINDOWS) as [RateLimitWindow, number][]).sort(
+  (a, b) => b[1] - a[1],
+);
 
-export function planMeters(meta: CostToolMeta, tool: string, principal: string, nowMs: number, prefix: string): Meter[] {
+export function planMeters(
+  meta: CostToolMeta,
+  tool: string,
+  principal: string,
+  nowMs: number,
+  prefix: string,
+): Meter[] {
   const meters: Meter[] = [];
   if (meta.quota !== undefined) {
     const { limit, window_seconds: windowSeconds, pool } = meta.quota;

@@ -31,8 +31,16 @@ describe('the shipped JSON Schema document', () => {
       expect(parsed.ok).toBe(true);
       if (parsed.ok) expect(validator.validate(`${SCHEMA_BASE}/tool-meta.json`, parsed.value)).toBe(true);
     }
-    expect(validator.validate(`${SCHEMA_BASE}/tool-meta.json`, { cost: { category: 'cheap', estimated_units: 1 } })).toBe(false);
-    expect(validator.validate(`${SCHEMA_BASE}/result-meta.json`, { units_used: 1, estimated_units: 1, quota: { limit: 5, used: 1, remaining: 4, resets_at: 'tomorrow', window_seconds: 60 } })).toBe(false);
+    expect(
+      validator.validate(`${SCHEMA_BASE}/tool-meta.json`, { cost: { category: 'cheap', estimated_units: 1 } }),
+    ).toBe(false);
+    expect(
+      validator.validate(`${SCHEMA_BASE}/result-meta.json`, {
+        units_used: 1,
+        estimated_units: 1,
+        quota: { limit: 5, used: 1, remaining: 4, resets_at: 'tomorrow', window_seconds: 60 },
+      }),
+    ).toBe(false);
     expect(validator.validate(`${SCHEMA_BASE}/status-params.json`, { tools: [''] })).toBe(false);
   });
 });
@@ -40,7 +48,7 @@ describe('the shipped JSON Schema document', () => {
 describe('agreement with the seed schemas (COST-17)', () => {
   const seeds = seedValidators();
 
-  it('the declaration\'s cost, latency and rate limits are the seed manifest\'s CostInfo, latency and RateLimits', () => {
+  it("the declaration's cost, latency and rate limits are the seed manifest's CostInfo, latency and RateLimits", () => {
     const costInfo = seeds.check('service-manifest', 'CostInfo');
     const tool = seeds.check('service-manifest', 'ToolDefinition');
     const rateLimits = seeds.check('service-manifest', 'RateLimits');
@@ -49,14 +57,19 @@ describe('agreement with the seed schemas (COST-17)', () => {
       if (!parsed.ok) throw new Error(parsed.message);
       const meta = parsed.value;
       expect(costInfo(meta.cost)).toEqual({ valid: true, errors: '' });
-      const definition: Record<string, unknown> = { name, description: name, input_schema: { type: 'object' }, cost: meta.cost };
+      const definition: Record<string, unknown> = {
+        name,
+        description: name,
+        input_schema: { type: 'object' },
+        cost: meta.cost,
+      };
       if (meta.latency !== undefined) definition.latency = meta.latency;
       expect(tool(definition)).toEqual({ valid: true, errors: '' });
       if (meta.rate_limits !== undefined) expect(rateLimits(meta.rate_limits)).toEqual({ valid: true, errors: '' });
     }
   });
 
-  it('a status entry carries the seed example\'s fields: tool, cost, latency, quota { remaining, resets_at }', () => {
+  it("a status entry carries the seed example's fields: tool, cost, latency, quota { remaining, resets_at }", () => {
     const validator = ajv();
     const entry = {
       tool: 'export_analytics',
@@ -65,6 +78,11 @@ describe('agreement with the seed schemas (COST-17)', () => {
       quota: { limit: 12, used: 0, remaining: 12, resets_at: '2026-03-16T00:00:00Z', window_seconds: 86_400 },
     };
     expect(validator.validate(at('CostToolStatus'), entry)).toBe(true);
-    expect(validator.validate(at('CostToolStatus'), { ...entry, quota: { remaining: 12, resets_at: '2026-03-16T00:00:00Z' } })).toBe(false);
+    expect(
+      validator.validate(at('CostToolStatus'), {
+        ...entry,
+        quota: { remaining: 12, resets_at: '2026-03-16T00:00:00Z' },
+      }),
+    ).toBe(false);
   });
 });

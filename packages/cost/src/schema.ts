@@ -162,7 +162,10 @@ export const CostStatusResultSchema = Type.Object(
 export type CostStatusResult = Static<typeof CostStatusResultSchema>;
 
 /** What either side advertises in `capabilities.extensions[COST_ID]`: the wire version. Unknown fields are ignored. */
-export const CostSettingsSchema = Type.Object({ version: Type.String() }, { $id: `${SCHEMA_BASE}/settings.json`, title: 'CostSettings' });
+export const CostSettingsSchema = Type.Object(
+  { version: Type.String() },
+  { $id: `${SCHEMA_BASE}/settings.json`, title: 'CostSettings' },
+);
 export type CostSettings = Static<typeof CostSettingsSchema>;
 
 /** Every wire shape of this extension, by name, as JSON Schema 2020-12. */

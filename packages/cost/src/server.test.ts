@@ -45,11 +45,16 @@ describe('costServer options', () => {
 
 describe('tool declarations at registration (COST-3)', () => {
   it('fails with a ConfigurationError naming the tool and the field', () => {
-    const error = registrationError(costServer(), tool('export', { cost: { category: 'metered' }, quota: { limit: 0 } }));
+    const error = registrationError(
+      costServer(),
+      tool('export', { cost: { category: 'metered' }, quota: { limit: 0 } }),
+    );
     expect(error?.code).toBe('INVALID_TOOL_META');
     expect(error?.message).toContain('tool "export"');
     expect(error?.message).toContain(`_meta["${COST_ID}"].quota.limit`);
-    expect(registrationError(costServer(), tool('export', 'cheap'))?.message).toContain(`_meta["${COST_ID}"]: the entry must be an object`);
+    expect(registrationError(costServer(), tool('export', 'cheap'))?.message).toContain(
+      `_meta["${COST_ID}"]: the entry must be an object`,
+    );
   });
 
   it('refuses tools of one pool that disagree on its limit or window', () => {
@@ -76,7 +81,9 @@ describe('tool declarations at registration (COST-3)', () => {
         line: 'v1',
         serverExtensions: [costServer()],
         setup: (server) => {
-          server.registerTool('bad', { _meta: { [COST_ID]: { rate_limits: { requests_per_second: 1 } } } }, () => ({ content: [] }));
+          server.registerTool('bad', { _meta: { [COST_ID]: { rate_limits: { requests_per_second: 1 } } } }, () => ({
+            content: [],
+          }));
         },
         serverOptions: { logger: silentLogger },
       }),
@@ -95,10 +102,24 @@ describe('costOf, the handler helper (COST-11)', () => {
       setup: (server) => {
         server.registerTool(
           'render',
-          { inputSchema: z.object({ units: z.number() }), _meta: { [COST_ID]: { cost: { category: 'metered', estimated_units: 2, unit_label: 'credits' }, quota: { limit: 10 } } } },
+          {
+            inputSchema: z.object({ units: z.number() }),
+            _meta: {
+              [COST_ID]: {
+                cost: { category: 'metered', estimated_units: 2, unit_label: 'credits' },
+                quota: { limit: 10 },
+              },
+            },
+          },
           (args, ctx) => {
             const call = costOf(ctx);
-            if (call !== undefined) seen.push({ category: call.category, estimatedUnits: call.estimatedUnits, unitLabel: call.unitLabel, quota: call.quota });
+            if (call !== undefined)
+              seen.push({
+                category: call.category,
+                estimatedUnits: call.estimatedUnits,
+                unitLabel: call.unitLabel,
+                quota: call.quota,
+              });
             call?.reportUnits(args.units);
             return { content: [{ type: 'text', text: 'ok' }] };
           },
@@ -136,7 +157,19 @@ describe.each(TEST_LINES)('get_cost_status, the status method as a tool, on %s (
       serverExtensions: [costServer({ now: clock.read })],
       serverOptions: { logger: silentLogger },
       setup: (server) => {
-        server.registerTool('export', { _meta: { [COST_ID]: { cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' }, latency: 'minutes', quota: { limit: 12 } } } }, () => ({ content: [] }));
+        server.registerTool(
+          'export',
+          {
+            _meta: {
+              [COST_ID]: {
+                cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' },
+                latency: 'minutes',
+                quota: { limit: 12 },
+              },
+            },
+          },
+          () => ({ content: [] }),
+        );
         registerCostTools(server);
       },
     });
@@ -150,7 +183,6 @@ describe.each(TEST_LINES)('get_cost_status, the status method as a tool, on %s (
     // Asking twice changes nothing: the status tool uses no quota.
     expect((await pair.client.callTool(COST_STATUS_TOOL, {})).structuredContent).toEqual(answer.structuredContent);
   });
-
 });
 
 describe('registerCostTools', () => {

@@ -74,7 +74,8 @@ interface Reservation {
   readonly total: number;
 }
 
-type ReserveOutcome = { readonly admitted: true; readonly total: number } | { readonly admitted: false; readonly used: number };
+type ReserveOutcome =
+  { readonly admitted: true; readonly total: number } | { readonly admitted: false; readonly used: number };
 
 /**
  * Adds the charge, and takes it back when the total passes the limit: the
@@ -88,7 +89,8 @@ async function reserve(store: Store, meter: Meter, nowMs: number): Promise<Reser
     if (admits(total, meter.limit)) return { admitted: true, total };
     if (meter.charge === 0) return { admitted: false, used: total };
     const after = await store.increment(meter.key, -meter.charge, options);
-    if (attempt >= RESERVE_ATTEMPTS || !roomAfterUndo(after, meter.charge, meter.limit)) return { admitted: false, used: after };
+    if (attempt >= RESERVE_ATTEMPTS || !roomAfterUndo(after, meter.charge, meter.limit))
+      return { admitted: false, used: after };
   }
 }
 
@@ -133,7 +135,13 @@ function refusal(meter: Meter, used: number, tool: string, meta: CostToolMeta, n
       retryAfterSeconds,
       userActionable: false,
       suggestion: `Retry after ${retryAfterSeconds} seconds.`,
-      details: { tool, limit: meter.limit, window: meter.name, window_seconds: meter.windowSeconds, resets_at: resetsAt },
+      details: {
+        tool,
+        limit: meter.limit,
+        window: meter.name,
+        window_seconds: meter.windowSeconds,
+        resets_at: resetsAt,
+      },
     },
   );
 }
@@ -156,7 +164,12 @@ function invalidParams(pointer: string, message: string): ExtensionError {
 let statusParamsValidator: ReturnType<typeof Compile<typeof CostStatusParamsSchema>> | undefined;
 
 /** What a settled call reports in `result._meta[COST_ID]`. */
-function resultEntry(meta: CostToolMeta, unitsUsed: number, quota: CostResultMeta['quota'], rates: RateLimitStates | undefined): CostResultMeta {
+function resultEntry(
+  meta: CostToolMeta,
+  unitsUsed: number,
+  quota: CostResultMeta['quota'],
+  rates: RateLimitStates | undefined,
+): CostResultMeta {
   const entry: CostResultMeta = { units_used: unitsUsed, estimated_units: meta.cost.estimated_units };
   if (meta.cost.unit_label !== undefined) entry.unit_label = meta.cost.unit_label;
   if (quota !== undefined) entry.quota = quota;
@@ -186,7 +199,10 @@ export function costServer(options: CostServerOptions = {}): ServerExtension {
       const parsed = parseToolCost(raw);
       if (!parsed.ok) {
         const where = parsed.field === '' ? `_meta["${COST_ID}"]` : `_meta["${COST_ID}"].${parsed.field}`;
-        throw new ConfigurationError('INVALID_TOOL_META', `costServer: tool "${tool.name}": ${where}: ${parsed.message}`);
+        throw new ConfigurationError(
+          'INVALID_TOOL_META',
+          `costServer: tool "${tool.name}": ${where}: ${parsed.message}`,
+        );
       }
       meta = parsed.value;
       checkPool(tool.name, meta);
@@ -212,21 +228,37 @@ export function costServer(options: CostServerOptions = {}): ServerExtension {
     }
   }
 
-  async function undoAll(store: Store, logger: Logger, reservations: readonly Reservation[], nowMs: number, tool: string): Promise<Map<Meter, number>> {
+  async function undoAll(
+    store: Store,
+    logger: Logger,
+    reservations: readonly Reservation[],
+    nowMs: number,
+    tool: string,
+  ): Promise<Map<Meter, number>> {
     const totals = new Map<Meter, number>();
     for (const reservation of reservations) {
       try {
         totals.set(reservation.meter, await release(store, reservation, nowMs));
       } catch (error) {
         // The charge stays counted until its window ends: the caller loses capacity, never gains it.
-        logger.warn('cost: taking back a reserved charge failed', { tool, counter: reservation.meter.name, error: String(error) });
+        logger.warn('cost: taking back a reserved charge failed', {
+          tool,
+          counter: reservation.meter.name,
+          error: String(error),
+        });
         totals.set(reservation.meter, reservation.total);
       }
     }
     return totals;
   }
 
-  async function reserveAll(ctx: CallContext, meters: readonly Meter[], meta: CostToolMeta, nowMs: number, tool: string): Promise<Reservation[]> {
+  async function reserveAll(
+    ctx: CallContext,
+    meters: readonly Meter[],
+    meta: CostToolMeta,
+    nowMs: number,
+    tool: string,
+  ): Promise<Reservation[]> {
     const reservations: Reservation[] = [];
     for (const meter of meters) {
       let outcome: ReserveOutcome;
@@ -265,7 +297,10 @@ export function costServer(options: CostServerOptions = {}): ServerExtension {
       const delta = quota === undefined ? 0 : chargeOf(unitsUsed) - quota.meter.charge;
       if (quota !== undefined && delta !== 0) {
         try {
-          totals.set(quota.meter, await ctx.store.increment(quota.meter.key, delta, { ttlMs: counterTtlMs(quota.meter, nowMs) }));
+          totals.set(
+            quota.meter,
+            await ctx.store.increment(quota.meter.key, delta, { ttlMs: counterTtlMs(quota.meter, nowMs) }),
+          );
         } catch (error) {
           // The estimate stays charged: the result still reports what the call used.
           ctx.logger.warn('cost: charging the units a call used failed', { tool, error: String(error) });
@@ -305,7 +340,14 @@ export function costServer(options: CostServerOptions = {}): ServerExtension {
     try {
       result = await next();
     } catch (error) {
-      await settle(ctx, meta, reservations, { ran: handlerStarted(ctx), failed: true, reported: reported() }, nowMs, call.name);
+      await settle(
+        ctx,
+        meta,
+        reservations,
+        { ran: handlerStarted(ctx), failed: true, reported: reported() },
+        nowMs,
+        call.name,
+      );
       throw error;
     }
     const entry = await settle(
@@ -334,7 +376,8 @@ export function costServer(options: CostServerOptions = {}): ServerExtension {
     const tools: CostToolStatus[] = [];
     for (const [index, name] of names.entries()) {
       const meta = declared.get(name);
-      if (meta === undefined) throw invalidParams(`/tools/${index}`, `No tool named "${name}" declares a cost on this server`);
+      if (meta === undefined)
+        throw invalidParams(`/tools/${index}`, `No tool named "${name}" declares a cost on this server`);
       const entry: CostToolStatus = { tool: name, cost: { ...meta.cost } };
       if (meta.latency !== undefined) entry.latency = meta.latency;
       const rates: RateLimitStates = {};

@@ -70,7 +70,12 @@ const redis: StoreKind = {
   },
 };
 
-async function instance(line: TestLine, store: Store, clock: Clock, setup: Parameters<typeof createTestPair>[0]['setup']): Promise<TestPair> {
+async function instance(
+  line: TestLine,
+  store: Store,
+  clock: Clock,
+  setup: Parameters<typeof createTestPair>[0]['setup'],
+): Promise<TestPair> {
   const pair = await createTestPair({
     line,
     serverExtensions: [errorsServer(), costServer({ now: clock.read })],
@@ -103,7 +108,11 @@ function suite(kind: StoreKind): void {
       const results = await Promise.all(Array.from({ length: 100 }, (_, n) => client.callTool('burst', { n })));
       expect(tally(results)).toEqual({ ok: 10, exhausted: 90, other: 0 });
       expect(runs.count).toBe(10);
-      expect((await getCostStatus(client, ['burst']))?.tools[0]?.quota).toMatchObject({ limit: 10, used: 10, remaining: 0 });
+      expect((await getCostStatus(client, ['burst']))?.tools[0]?.quota).toMatchObject({
+        limit: 10,
+        used: 10,
+        remaining: 0,
+      });
     });
 
     it('COST-6: a charge of 3 units against 10 admits 3 calls, never a 4th', async () => {

@@ -18,10 +18,21 @@ export class Clock {
 }
 
 export const DECLARATIONS = {
-  export_analytics: { cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' }, latency: 'minutes', quota: { limit: 12 } },
+  export_analytics: {
+    cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' },
+    latency: 'minutes',
+    quota: { limit: 12 },
+  },
   search: { cost: { category: 'free' }, latency: 'instant', rate_limits: { requests_per_minute: 3 } },
-  render: { cost: { category: 'metered', estimated_units: 2, unit_label: 'credits' }, latency: 'seconds', quota: { limit: 10, window_seconds: 3600 } },
-  wire_funds: { cost: { category: 'requires_approval', estimated_units: 1, unit_label: 'transfers' }, quota: { limit: 5 } },
+  render: {
+    cost: { category: 'metered', estimated_units: 2, unit_label: 'credits' },
+    latency: 'seconds',
+    quota: { limit: 10, window_seconds: 3600 },
+  },
+  wire_funds: {
+    cost: { category: 'requires_approval', estimated_units: 1, unit_label: 'transfers' },
+    quota: { limit: 5 },
+  },
   send_sms: { cost: { category: 'metered', unit_label: 'messages' }, quota: { limit: 4, pool: 'messages' } },
   send_email: { cost: { category: 'metered', unit_label: 'messages' }, quota: { limit: 4, pool: 'messages' } },
 } as const;
@@ -51,24 +62,44 @@ export class Fixture {
 
   readonly setup = (server: ExtendedServer): void => {
     const meta = (name: keyof typeof DECLARATIONS): Record<string, unknown> => ({ [COST_ID]: DECLARATIONS[name] });
-    server.registerTool('export_analytics', { description: 'Exports analytics', inputSchema: z.object({ range: z.string() }), _meta: meta('export_analytics') }, async (args) => {
-      this.#ran('export_analytics');
-      await tick();
-      return text(`exported ${args.range}`);
-    });
-    server.registerTool('search', { description: 'Searches', inputSchema: z.object({ q: z.string() }), _meta: meta('search') }, (args) => {
-      this.#ran('search');
-      return text(`found ${args.q}`);
-    });
-    server.registerTool('lookup', { description: 'Looks up, at no declared cost', inputSchema: z.object({ id: z.string() }) }, (args) => {
-      this.#ran('lookup');
-      return text(`looked up ${args.id}`);
-    });
+    server.registerTool(
+      'export_analytics',
+      {
+        description: 'Exports analytics',
+        inputSchema: z.object({ range: z.string() }),
+        _meta: meta('export_analytics'),
+      },
+      async (args) => {
+        this.#ran('export_analytics');
+        await tick();
+        return text(`exported ${args.range}`);
+      },
+    );
+    server.registerTool(
+      'search',
+      { description: 'Searches', inputSchema: z.object({ q: z.string() }), _meta: meta('search') },
+      (args) => {
+        this.#ran('search');
+        return text(`found ${args.q}`);
+      },
+    );
+    server.registerTool(
+      'lookup',
+      { description: 'Looks up, at no declared cost', inputSchema: z.object({ id: z.string() }) },
+      (args) => {
+        this.#ran('lookup');
+        return text(`looked up ${args.id}`);
+      },
+    );
     server.registerTool(
       'render',
       {
         description: 'Renders pages, charging the pages it rendered',
-        inputSchema: z.object({ pages: z.number(), report: z.boolean().optional(), fail: z.enum(['throw', 'result']).optional() }),
+        inputSchema: z.object({
+          pages: z.number(),
+          report: z.boolean().optional(),
+          fail: z.enum(['throw', 'result']).optional(),
+        }),
         _meta: meta('render'),
       },
       (args, ctx) => {
@@ -79,18 +110,30 @@ export class Fixture {
         return text(`rendered ${args.pages} pages`);
       },
     );
-    server.registerTool('wire_funds', { description: 'Wires funds', inputSchema: z.object({ amount: z.number() }), _meta: meta('wire_funds') }, (args) => {
-      this.#ran('wire_funds');
-      return text(`wired ${args.amount}`);
-    });
-    server.registerTool('send_sms', { description: 'Sends an SMS', inputSchema: z.object({ to: z.string() }), _meta: meta('send_sms') }, (args) => {
-      this.#ran('send_sms');
-      return text(`sms to ${args.to}`);
-    });
-    server.registerTool('send_email', { description: 'Sends an email', inputSchema: z.object({ to: z.string() }), _meta: meta('send_email') }, (args) => {
-      this.#ran('send_email');
-      return text(`email to ${args.to}`);
-    });
+    server.registerTool(
+      'wire_funds',
+      { description: 'Wires funds', inputSchema: z.object({ amount: z.number() }), _meta: meta('wire_funds') },
+      (args) => {
+        this.#ran('wire_funds');
+        return text(`wired ${args.amount}`);
+      },
+    );
+    server.registerTool(
+      'send_sms',
+      { description: 'Sends an SMS', inputSchema: z.object({ to: z.string() }), _meta: meta('send_sms') },
+      (args) => {
+        this.#ran('send_sms');
+        return text(`sms to ${args.to}`);
+      },
+    );
+    server.registerTool(
+      'send_email',
+      { description: 'Sends an email', inputSchema: z.object({ to: z.string() }), _meta: meta('send_email') },
+      (args) => {
+        this.#ran('send_email');
+        return text(`email to ${args.to}`);
+      },
+    );
   };
 }
 
@@ -106,12 +149,15 @@ export function quotaTool(name: string, limit: number, units: number, runs: { co
       {
         description: `Uses ${units} of ${limit} units a minute`,
         inputSchema: z.object({ n: z.number() }),
-        _meta: { [COST_ID]: { cost: { category: 'metered', estimated_units: units }, quota: { limit, window_seconds: 60 } } },
+        _meta: {
+          [COST_ID]: { cost: { category: 'metered', estimated_units: units }, quota: { limit, window_seconds: 60 } },
+        },
       },
       async (args) => {
         runs.count += 1;
         await tick();
-        if (failEvery !== undefined && args.n % failEvery === 0) return { ...text(`call ${args.n} failed`), isError: true };
+        if (failEvery !== undefined && args.n % failEvery === 0)
+          return { ...text(`call ${args.n} failed`), isError: true };
         return text(`call ${args.n}`);
       },
     );

@@ -23,14 +23,20 @@ export function statusSummary(status: CostStatusResult): string {
  * sentence per tool. It runs the method's own handler and uses no quota.
  */
 export function registerCostTools(server: Pick<ExtendedServer, 'registerTool' | 'composed'>): ToolInfo[] {
-  const method = server.composed.methods.find((entry) => entry.extension === COST_PACKAGE && entry.method === `${entry.id}/status`);
+  const method = server.composed.methods.find(
+    (entry) => entry.extension === COST_PACKAGE && entry.method === `${entry.id}/status`,
+  );
   if (method === undefined) {
-    throw new ConfigurationError('MISSING_DEPENDENCY', `registerCostTools: ${COST_PACKAGE} is not composed into this server`);
+    throw new ConfigurationError(
+      'MISSING_DEPENDENCY',
+      `registerCostTools: ${COST_PACKAGE} is not composed into this server`,
+    );
   }
   const tool = server.registerTool(
     COST_STATUS_TOOL,
     {
-      description: 'Tells what each tool of this server costs, how long it takes, and how much of your quota and rate limits is left. Uses no quota.',
+      description:
+        'Tells what each tool of this server costs, how long it takes, and how much of your quota and rate limits is left. Uses no quota.',
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (_args, ctx): Promise<ToolResult> => {

@@ -1,5 +1,11 @@
 import { Readable } from 'node:stream';
-import { ConfigurationError, ExtensionError, type ClientExtension, type ExtendedClient, type ToolResult } from '@ext/core';
+import {
+  ConfigurationError,
+  ExtensionError,
+  type ClientExtension,
+  type ExtendedClient,
+  type ToolResult,
+} from '@ext/core';
 import { Compile } from 'typebox/compile';
 import { importRequestFor, isDataReference, isMimeType, referencesInResult } from './logic.js';
 import {
@@ -68,7 +74,11 @@ export async function importReference(
   if (negotiated?.settings.import === undefined) return undefined;
   const method = `${negotiated.id}/import`;
   const result = withoutMeta(
-    await target.request(method, { ...importRequestFor(reference, options.targetFormat) }, options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs }),
+    await target.request(
+      method,
+      { ...importRequestFor(reference, options.targetFormat) },
+      options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs },
+    ),
   );
   importResponse ??= Compile(ImportFromRefResponseSchema);
   if (!importResponse.Check(result)) throw invalidResponse(method);
@@ -83,7 +93,10 @@ export async function requestUpload(
   const negotiated = client.negotiated<DataReferencesServerSettings>(DATA_REFERENCES_PACKAGE);
   if (negotiated?.settings.upload === undefined) return undefined;
   if (!isMimeType(request.mimeType)) {
-    throw new ConfigurationError('INVALID_OPTION', `requestUpload: mimeType must be a media type such as image/png, got ${JSON.stringify(request.mimeType)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `requestUpload: mimeType must be a media type such as image/png, got ${JSON.stringify(request.mimeType)}`,
+    );
   }
   const params: Record<string, unknown> = { mime_type: request.mimeType };
   if (request.sizeBytes !== undefined) params.size_bytes = request.sizeBytes;
@@ -108,12 +121,20 @@ export interface UploadDataOptions {
 
 function uploadFailure(status: number, text: string): ExtensionError {
   if (status === 413) {
-    return new ExtensionError('invalid_input', 'PAYLOAD_TOO_LARGE', 'The server refused the upload as too large', { userActionable: true, details: { status } });
+    return new ExtensionError('invalid_input', 'PAYLOAD_TOO_LARGE', 'The server refused the upload as too large', {
+      userActionable: true,
+      details: { status },
+    });
   }
   const transient = status >= 500 || status === 429;
-  return new ExtensionError(transient ? 'transient' : 'permanent', 'UPLOAD_FAILED', `The upload was refused: HTTP ${String(status)} ${text.slice(0, 200).trim()}`, {
-    details: { status },
-  });
+  return new ExtensionError(
+    transient ? 'transient' : 'permanent',
+    'UPLOAD_FAILED',
+    `The upload was refused: HTTP ${String(status)} ${text.slice(0, 200).trim()}`,
+    {
+      details: { status },
+    },
+  );
 }
 
 /**
@@ -122,7 +143,11 @@ function uploadFailure(status: number, text: string): ExtensionError {
  * reference to them, to pass in tool arguments. `undefined` when the server
  * takes no uploads.
  */
-export async function uploadData(client: ExtendedClient, body: UploadBody, options: UploadDataOptions): Promise<DataReference | undefined> {
+export async function uploadData(
+  client: ExtendedClient,
+  body: UploadBody,
+  options: UploadDataOptions,
+): Promise<DataReference | undefined> {
   const size = body instanceof Uint8Array ? body.byteLength : options.sizeBytes;
   const ticket = await requestUpload(client, { mimeType: options.mimeType, sizeBytes: size });
   if (ticket === undefined) return undefined;
@@ -132,7 +157,12 @@ export async function uploadData(client: ExtendedClient, body: UploadBody, optio
   if (body instanceof Uint8Array) payload = body;
   else if (body instanceof ReadableStream) payload = body;
   else payload = Readable.toWeb(Readable.from(body)) as ReadableStream<Uint8Array>;
-  const init: RequestInit & { duplex?: 'half' } = { method: ticket.method, headers, body: payload, signal: options.signal };
+  const init: RequestInit & { duplex?: 'half' } = {
+    method: ticket.method,
+    headers,
+    body: payload,
+    signal: options.signal,
+  };
   // A stream body needs half-duplex in undici.
   if (!(body instanceof Uint8Array)) init.duplex = 'half';
   const response = await doFetch(ticket.upload_url, init);

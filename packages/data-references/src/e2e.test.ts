@@ -8,9 +8,22 @@ import { errorsClient } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { getDataReferencesSettings, importReference, dataReferencesClient, referencesIn, requestUpload, uploadData } from './client.js';
+import {
+  getDataReferencesSettings,
+  importReference,
+  dataReferencesClient,
+  referencesIn,
+  requestUpload,
+  uploadData,
+} from './client.js';
 import { DATA_REFERENCES_ID, referenceResult, type DataReference } from './index.js';
-import { createReferenceOrigin, dataReferencesServer, referencesOf, registerDataReferenceTools, type ReferenceOrigin } from './server.js';
+import {
+  createReferenceOrigin,
+  dataReferencesServer,
+  referencesOf,
+  registerDataReferenceTools,
+  type ReferenceOrigin,
+} from './server.js';
 
 const SECRET_A = 'exporter-secret-0123456789abcdef0123';
 const SECRET_B = 'importer-secret-0123456789abcdef0123';
@@ -42,7 +55,15 @@ afterEach(async () => {
 });
 
 async function startOrigin(serverName: string, secret: string, now?: () => number): Promise<ReferenceOrigin> {
-  const origin = createReferenceOrigin({ secret, store: new MemoryStore(), serverName, uploads: { maxBytes: 4 * 1024 * 1024 }, spoolDirectory: join(dir, serverName), logger: silentLogger, now });
+  const origin = createReferenceOrigin({
+    secret,
+    store: new MemoryStore(),
+    serverName,
+    uploads: { maxBytes: 4 * 1024 * 1024 },
+    spoolDirectory: join(dir, serverName),
+    logger: silentLogger,
+    now,
+  });
   open.push(origin);
   await origin.listen();
   return origin;
@@ -50,18 +71,32 @@ async function startOrigin(serverName: string, secret: string, now?: () => numbe
 
 function exporterTools(server: ExtendedServer): void {
   server.registerTool('export_data', { description: 'Exports the data set by reference' }, async (_args, ctx) => {
-    const reference = await referencesOf(ctx).create({ chunks: chunked(PAYLOAD, 100_000) }, { mimeType: 'application/octet-stream', name: 'data.bin' });
+    const reference = await referencesOf(ctx).create(
+      { chunks: chunked(PAYLOAD, 100_000) },
+      { mimeType: 'application/octet-stream', name: 'data.bin' },
+    );
     return referenceResult(reference, { text: `Exported ${String(PAYLOAD.length)} bytes.` });
   });
-  server.registerTool('digest', { description: 'sha256 of one of the caller\'s references', inputSchema: z.object({ ref_id: z.string() }) }, async ({ ref_id }, ctx) => {
-    const hash = createHash('sha256');
-    for await (const chunk of await referencesOf(ctx).open(ref_id)) hash.update(chunk as Buffer);
-    return { content: [{ type: 'text', text: hash.digest('hex') }] };
-  });
-  server.registerTool('import_here', { description: 'Imports a reference the caller passes', inputSchema: z.object({ reference: z.record(z.string(), z.unknown()) }) }, async ({ reference }, ctx) => {
-    const response = await referencesOf(ctx).importReference(reference as DataReference);
-    return { content: [{ type: 'text', text: response.status }], structuredContent: { ...response } };
-  });
+  server.registerTool(
+    'digest',
+    { description: "sha256 of one of the caller's references", inputSchema: z.object({ ref_id: z.string() }) },
+    async ({ ref_id }, ctx) => {
+      const hash = createHash('sha256');
+      for await (const chunk of await referencesOf(ctx).open(ref_id)) hash.update(chunk as Buffer);
+      return { content: [{ type: 'text', text: hash.digest('hex') }] };
+    },
+  );
+  server.registerTool(
+    'import_here',
+    {
+      description: 'Imports a reference the caller passes',
+      inputSchema: z.object({ reference: z.record(z.string(), z.unknown()) }),
+    },
+    async ({ reference }, ctx) => {
+      const response = await referencesOf(ctx).importReference(reference as DataReference);
+      return { content: [{ type: 'text', text: response.status }], structuredContent: { ...response } };
+    },
+  );
 }
 
 interface World {
@@ -86,7 +121,10 @@ async function world(line: TestLine, options: { client?: boolean; clockA?: () =>
   open.push(a);
   const b = await createTestPair({
     line,
-    serverExtensions: [errorsServer(), dataReferencesServer({ origin: originB, import: { allowedOrigins: [new URL(originA.baseUrl).origin] } })],
+    serverExtensions: [
+      errorsServer(),
+      dataReferencesServer({ origin: originB, import: { allowedOrigins: [new URL(originA.baseUrl).origin] } }),
+    ],
     clientExtensions: [errorsClient(), client && dataReferencesClient()],
     setup: (server) => {
       registerDataReferenceTools(server);
@@ -111,8 +149,16 @@ function linkOf(result: ToolResult): Record<string, unknown> | undefined {
 describe.each(TEST_LINES)('data references end to end on %s', (line) => {
   it('DREF-1: each server advertises what it does with references', async () => {
     const { a, b } = await world(line);
-    expect(getDataReferencesSettings(a.client)).toEqual({ version: '1.0', origin_server: 'exporter', upload: { max_size_bytes: 4 * 1024 * 1024, ttl_seconds: 300 } });
-    expect(getDataReferencesSettings(b.client)).toMatchObject({ version: '1.0', origin_server: 'importer', import: { max_size_bytes: 1024 ** 3 } });
+    expect(getDataReferencesSettings(a.client)).toEqual({
+      version: '1.0',
+      origin_server: 'exporter',
+      upload: { max_size_bytes: 4 * 1024 * 1024, ttl_seconds: 300 },
+    });
+    expect(getDataReferencesSettings(b.client)).toMatchObject({
+      version: '1.0',
+      origin_server: 'importer',
+      import: { max_size_bytes: 1024 ** 3 },
+    });
   });
 
   it('DREF-2 DREF-3: a tool returns a reference in _meta and a resource_link; the signed URL serves the bytes', async () => {
@@ -121,16 +167,28 @@ describe.each(TEST_LINES)('data references end to end on %s', (line) => {
     const [reference] = referencesIn(result);
     expect(reference).toBeDefined();
     expect(validReference(reference).errors).toBe('');
-    expect(reference).toMatchObject({ origin_server: 'exporter', size_bytes: PAYLOAD.length, checksum: { algorithm: 'sha256', value: sha256(PAYLOAD) } });
-    expect(linkOf(result)).toMatchObject({ uri: reference?.access_url, mimeType: 'application/octet-stream', size: PAYLOAD.length });
+    expect(reference).toMatchObject({
+      origin_server: 'exporter',
+      size_bytes: PAYLOAD.length,
+      checksum: { algorithm: 'sha256', value: sha256(PAYLOAD) },
+    });
+    expect(linkOf(result)).toMatchObject({
+      uri: reference?.access_url,
+      mimeType: 'application/octet-stream',
+      size: PAYLOAD.length,
+    });
     expect((await bytesAt(reference?.access_url)).equals(PAYLOAD)).toBe(true);
   });
 
-  it('DREF-11 DREF-14: server B imports server A\'s reference directly, verified, and serves its own copy', async () => {
+  it("DREF-11 DREF-14: server B imports server A's reference directly, verified, and serves its own copy", async () => {
     const { a, b } = await world(line);
     const [reference] = referencesIn(await a.client.callTool('export_data'));
     const response = await importReference(b.client, reference as DataReference);
-    expect(response).toMatchObject({ status: 'imported', size_bytes: PAYLOAD.length, reference: { origin_server: 'importer', checksum: { value: sha256(PAYLOAD) } } });
+    expect(response).toMatchObject({
+      status: 'imported',
+      size_bytes: PAYLOAD.length,
+      reference: { origin_server: 'importer', checksum: { value: sha256(PAYLOAD) } },
+    });
     expect(validImport(response).errors).toBe('');
     expect(response?.imported_resource_id).toBe(response?.reference?.ref_id);
     expect((await bytesAt(response?.reference?.access_url)).equals(PAYLOAD)).toBe(true);
@@ -139,7 +197,10 @@ describe.each(TEST_LINES)('data references end to end on %s', (line) => {
   it('DREF-14: a checksum mismatch is reported as a failed import with a structured error', async () => {
     const { a, b } = await world(line);
     const [reference] = referencesIn(await a.client.callTool('export_data'));
-    const tampered = { ...(reference as DataReference), checksum: { algorithm: 'sha256' as const, value: sha256(Buffer.from('forged')) } };
+    const tampered = {
+      ...(reference as DataReference),
+      checksum: { algorithm: 'sha256' as const, value: sha256(Buffer.from('forged')) },
+    };
     const response = await importReference(b.client, tampered);
     expect(response).toMatchObject({ status: 'failed', error: { code: 'CHECKSUM_MISMATCH', category: 'permanent' } });
     expect(validImport(response).errors).toBe('');
@@ -151,24 +212,41 @@ describe.each(TEST_LINES)('data references end to end on %s', (line) => {
     const [reference] = referencesIn(await a.client.callTool('export_data'));
     const url = new URL(reference?.access_url ?? '');
     url.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 86_400));
-    expect(await importReference(b.client, { ...(reference as DataReference), access_url: url.href })).toMatchObject({ status: 'failed', error: { code: 'ACCESS_DENIED' } });
+    expect(await importReference(b.client, { ...(reference as DataReference), access_url: url.href })).toMatchObject({
+      status: 'failed',
+      error: { code: 'ACCESS_DENIED' },
+    });
     const foreign = new URL(reference?.access_url ?? '');
     foreign.hostname = 'localhost';
-    expect(await importReference(b.client, { ...(reference as DataReference), access_url: foreign.href })).toMatchObject({ status: 'failed', error: { code: 'ORIGIN_NOT_ALLOWED' } });
+    expect(
+      await importReference(b.client, { ...(reference as DataReference), access_url: foreign.href }),
+    ).toMatchObject({ status: 'failed', error: { code: 'ORIGIN_NOT_ALLOWED' } });
   });
 
-  it('DREF-12a: a server without an import policy answers a tool\'s import of another server\'s reference as failed ORIGIN_NOT_ALLOWED', async () => {
+  it("DREF-12a: a server without an import policy answers a tool's import of another server's reference as failed ORIGIN_NOT_ALLOWED", async () => {
     const { a, originB } = await world(line);
-    const foreign = { ref_id: 'ref-elsewhere', origin_server: 'importer', mime_type: 'image/png', access_url: `${originB.baseUrl}/ref-elsewhere?expires=1&sig=x` };
+    const foreign = {
+      ref_id: 'ref-elsewhere',
+      origin_server: 'importer',
+      mime_type: 'image/png',
+      access_url: `${originB.baseUrl}/ref-elsewhere?expires=1&sig=x`,
+    };
     const result = await a.client.callTool('import_here', { reference: foreign });
     expect(result.isError).not.toBe(true);
     const response = result.structuredContent;
-    expect(response).toMatchObject({ status: 'failed', error: { code: 'ORIGIN_NOT_ALLOWED', category: 'permanent', details: { ref_id: 'ref-elsewhere', origin_server: 'importer' } } });
+    expect(response).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'ORIGIN_NOT_ALLOWED',
+        category: 'permanent',
+        details: { ref_id: 'ref-elsewhere', origin_server: 'importer' },
+      },
+    });
     expect(validImport(response).errors).toBe('');
     expect(validError((response as { error?: unknown }).error).errors).toBe('');
   });
 
-  it('DREF-6 DREF-17: once the origin\'s URL has expired, the origin refuses it and the import fails', async () => {
+  it("DREF-6 DREF-17: once the origin's URL has expired, the origin refuses it and the import fails", async () => {
     let clock = Date.now();
     const { a, b } = await world(line, { clockA: () => clock });
     const [reference] = referencesIn(await a.client.callTool('export_data'));
@@ -182,10 +260,16 @@ describe.each(TEST_LINES)('data references end to end on %s', (line) => {
 
   it('DREF-11: malformed import params are a JSON-RPC -32602 error naming the field', async () => {
     const { b } = await world(line);
-    const failure = await b.client.request(`${DATA_REFERENCES_ID}/import`, { ref_id: 7, origin_server: 'x' }).catch((error: unknown) => error);
+    const failure = await b.client
+      .request(`${DATA_REFERENCES_ID}/import`, { ref_id: 7, origin_server: 'x' })
+      .catch((error: unknown) => error);
     expect(WireError.isInstance(failure)).toBe(true);
     expect((failure as WireError).code).toBe(-32602);
-    expect((failure as WireError).data).toMatchObject({ code: 'INVALID_INPUT', category: 'invalid_input', details: { field: 'ref_id' } });
+    expect((failure as WireError).data).toMatchObject({
+      code: 'INVALID_INPUT',
+      category: 'invalid_input',
+      details: { field: 'ref_id' },
+    });
   });
 
   it('DREF-19 DREF-20: a client uploads raw bytes out of band and a tool reads them by reference', async () => {
@@ -196,7 +280,10 @@ describe.each(TEST_LINES)('data references end to end on %s', (line) => {
     expect(validReference(reference).errors).toBe('');
     const digest = await a.client.callTool('digest', { ref_id: reference?.ref_id ?? '' });
     expect(digest.content[0]).toMatchObject({ text: sha256(bytes) });
-    await expect(uploadData(a.client, randomBytes(5 * 1024 * 1024), { mimeType: 'image/png' })).rejects.toMatchObject({ code: -32602, data: { code: 'PAYLOAD_TOO_LARGE' } });
+    await expect(uploadData(a.client, randomBytes(5 * 1024 * 1024), { mimeType: 'image/png' })).rejects.toMatchObject({
+      code: -32602,
+      data: { code: 'PAYLOAD_TOO_LARGE' },
+    });
   });
 });
 
@@ -222,6 +309,9 @@ describe.each(TEST_LINES)('data references degrade for a client without the exte
     expect(result.isError).not.toBe(true);
     expect(result.structuredContent).toMatchObject({ status: 'imported', size_bytes: PAYLOAD.length });
     expect(validImport(result.structuredContent).errors).toBe('');
-    expect(result.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Imported 1500000 bytes as ref-/) as string });
+    expect(result.content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/^Imported 1500000 bytes as ref-/) as string,
+    });
   });
 });

@@ -37,14 +37,23 @@ function* chunked(bytes: Uint8Array, size: number): Generator<Uint8Array> {
 }
 
 async function origin(options: { ttlSeconds?: number; host?: string } = {}): Promise<ReferenceOrigin> {
-  const created = createReferenceOrigin({ secret: SECRET, store: new MemoryStore(), serverName: 'exporter', spoolDirectory: join(dir, 'spool'), logger: silentLogger, ttlSeconds: options.ttlSeconds });
+  const created = createReferenceOrigin({
+    secret: SECRET,
+    store: new MemoryStore(),
+    serverName: 'exporter',
+    spoolDirectory: join(dir, 'spool'),
+    logger: silentLogger,
+    ttlSeconds: options.ttlSeconds,
+  });
   closers.push(() => created.close());
   await created.listen({ host: options.host });
   return created;
 }
 
 /** A plain HTTP server for origins that misbehave on purpose; counts requests and keeps their Range headers. */
-async function server(handler: (req: IncomingMessage, res: ServerResponse, count: number) => void): Promise<{ url: string; requests: (string | undefined)[] }> {
+async function server(
+  handler: (req: IncomingMessage, res: ServerResponse, count: number) => void,
+): Promise<{ url: string; requests: (string | undefined)[] }> {
   const requests: (string | undefined)[] = [];
   const http: Server = createServer((req, res) => {
     requests.push(req.headers.range);
@@ -81,14 +90,24 @@ function expectFailed(response: ImportFromRefResponse, code: string): void {
 }
 
 function fixed(bytes: Uint8Array, url: string): DataReference {
-  return { ref_id: 'ref-fixed', origin_server: 'fixed', mime_type: 'application/octet-stream', size_bytes: bytes.length, access_url: url, checksum: { algorithm: 'sha256', value: sha256(bytes) } };
+  return {
+    ref_id: 'ref-fixed',
+    origin_server: 'fixed',
+    mime_type: 'application/octet-stream',
+    size_bytes: bytes.length,
+    access_url: url,
+    checksum: { algorithm: 'sha256', value: sha256(bytes) },
+  };
 }
 
 describe('importing (DREF-11 to DREF-17)', () => {
   it('DREF-14: streams the bytes into the sink, verifies sha256, and answers imported', async () => {
     const source = await origin();
     const bytes = randomBytes(2_000_000);
-    const reference = await source.createReference({ chunks: chunked(bytes, 65_536) }, { mimeType: 'application/octet-stream' });
+    const reference = await source.createReference(
+      { chunks: chunked(bytes, 65_536) },
+      { mimeType: 'application/octet-stream' },
+    );
     const response = await importFromReference(reference, policy(), files());
     expect(response).toMatchObject({ status: 'imported', size_bytes: bytes.length });
     expect(validResponse(response).errors).toBe('');
@@ -99,17 +118,30 @@ describe('importing (DREF-11 to DREF-17)', () => {
 
   it('DREF-14: a checksum mismatch is detected and the partial data discarded', async () => {
     const source = await origin();
-    const reference = await source.createReference({ chunks: [randomBytes(100_000)] }, { mimeType: 'application/octet-stream' });
-    const tampered = { ...reference, checksum: { algorithm: 'sha256' as const, value: sha256(Buffer.from('something else')) } };
+    const reference = await source.createReference(
+      { chunks: [randomBytes(100_000)] },
+      { mimeType: 'application/octet-stream' },
+    );
+    const tampered = {
+      ...reference,
+      checksum: { algorithm: 'sha256' as const, value: sha256(Buffer.from('something else')) },
+    };
     const response = await importFromReference(tampered, policy(), files());
     expectFailed(response, 'CHECKSUM_MISMATCH');
-    expect(response.error).toMatchObject({ category: 'permanent', details: { algorithm: 'sha256', expected: tampered.checksum.value, actual: reference.checksum?.value } });
+    expect(response.error).toMatchObject({
+      category: 'permanent',
+      details: { algorithm: 'sha256', expected: tampered.checksum.value, actual: reference.checksum?.value },
+    });
     expect(await imported()).toEqual([]);
   });
 
   it('DREF-12: an origin outside the allow-list is refused before any request', async () => {
     const { url, requests } = await server((_req, res) => res.end('x'));
-    const response = await importFromReference(fixed(Buffer.from('x'), `${url}/refs/a`), policy({ allowedOrigins: ['https://files.example.com'] }), files());
+    const response = await importFromReference(
+      fixed(Buffer.from('x'), `${url}/refs/a`),
+      policy({ allowedOrigins: ['https://files.example.com'] }),
+      files(),
+    );
     expectFailed(response, 'ORIGIN_NOT_ALLOWED');
     expect(response.error?.details).toEqual({ origin: url });
     expect(requests).toEqual([]);
@@ -117,18 +149,35 @@ describe('importing (DREF-11 to DREF-17)', () => {
 
   it('DREF-12: non-http(s) URLs are refused', async () => {
     for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/a', 'data:application/octet-stream;base64,eA==']) {
-      expectFailed(await importFromReference(fixed(Buffer.from('x'), url), policy({ allowedOrigins: () => true }), files()), 'UNSUPPORTED_URL');
+      expectFailed(
+        await importFromReference(fixed(Buffer.from('x'), url), policy({ allowedOrigins: () => true }), files()),
+        'UNSUPPORTED_URL',
+      );
     }
   });
 
   it('DREF-12: expired, oversized, unverifiable and md5-only references are refused before any request', async () => {
     const { url, requests } = await server((_req, res) => res.end('x'));
     const reference = fixed(Buffer.from('x'), `${url}/a`);
-    expectFailed(await importFromReference({ ...reference, expires_at: new Date(Date.now() - 1000).toISOString() }, policy(), files()), 'REFERENCE_EXPIRED');
+    expectFailed(
+      await importFromReference(
+        { ...reference, expires_at: new Date(Date.now() - 1000).toISOString() },
+        policy(),
+        files(),
+      ),
+      'REFERENCE_EXPIRED',
+    );
     const large = await importFromReference({ ...reference, size_bytes: 2000 }, policy({ maxBytes: 1000 }), files());
     expectFailed(large, 'PAYLOAD_TOO_LARGE');
     expect(large.error?.details).toEqual({ size_bytes: 2000, max_size_bytes: 1000 });
-    expectFailed(await importFromReference({ ...reference, checksum: { algorithm: 'md5', value: 'a'.repeat(32) } }, policy(), files()), 'CHECKSUM_UNSUPPORTED');
+    expectFailed(
+      await importFromReference(
+        { ...reference, checksum: { algorithm: 'md5', value: 'a'.repeat(32) } },
+        policy(),
+        files(),
+      ),
+      'CHECKSUM_UNSUPPORTED',
+    );
     expect(requests).toEqual([]);
     const { checksum: _none, ...unverifiable } = reference;
     expectFailed(await importFromReference(unverifiable, policy(), files()), 'CHECKSUM_MISSING');
@@ -137,7 +186,7 @@ describe('importing (DREF-11 to DREF-17)', () => {
     expect(accepted.status).toBe('imported');
   });
 
-  it('DREF-14: without a checksum in the reference, the origin\'s Repr-Digest is verified instead', async () => {
+  it("DREF-14: without a checksum in the reference, the origin's Repr-Digest is verified instead", async () => {
     const source = await origin();
     const reference = await source.createReference({ chunks: [Buffer.from('digest me')] }, { mimeType: 'text/plain' });
     const { checksum: _omitted, ...bare } = reference;
@@ -166,7 +215,11 @@ describe('importing (DREF-11 to DREF-17)', () => {
       // Another host: same machine, but "localhost" is not the origin's host "127.0.0.1".
       res.writeHead(302, { location: `${elsewhere.url.replace('127.0.0.1', 'localhost')}/steal` }).end();
     });
-    const refused = await importFromReference(fixed(bytes, `${redirecting.url}/away`), policy({ allowedOrigins: () => true }), files());
+    const refused = await importFromReference(
+      fixed(bytes, `${redirecting.url}/away`),
+      policy({ allowedOrigins: () => true }),
+      files(),
+    );
     expectFailed(refused, 'REDIRECT_REFUSED');
     expect(elsewhere.requests).toEqual([]);
     const followed = await importFromReference(fixed(bytes, `${redirecting.url}/same`), policy(), files());
@@ -193,7 +246,10 @@ describe('importing (DREF-11 to DREF-17)', () => {
       const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
       if (range !== null) {
         const start = Number(range[1]);
-        res.writeHead(206, { 'content-length': String(bytes.length - start), 'content-range': `bytes ${String(start)}-${String(bytes.length - 1)}/${String(bytes.length)}` });
+        res.writeHead(206, {
+          'content-length': String(bytes.length - start),
+          'content-range': `bytes ${String(start)}-${String(bytes.length - 1)}/${String(bytes.length)}`,
+        });
         res.end(bytes.subarray(start));
         return;
       }
@@ -230,13 +286,16 @@ describe('importing (DREF-11 to DREF-17)', () => {
         yield Buffer.alloc(10, 1);
       }
     };
-    const reference = await source.createReference({ generate: slow, sizeBytes: 100, checksum: { algorithm: 'sha256', value: sha256(Buffer.alloc(100, 1)) } }, { mimeType: 'application/octet-stream' });
+    const reference = await source.createReference(
+      { generate: slow, sizeBytes: 100, checksum: { algorithm: 'sha256', value: sha256(Buffer.alloc(100, 1)) } },
+      { mimeType: 'application/octet-stream' },
+    );
     const response = await importFromReference(reference, policy(), files());
     expectFailed(response, 'REFERENCE_EXPIRED');
     expect(await imported()).toEqual([]);
   });
 
-  it('DREF-17: the origin\'s refusals map to structured failures', async () => {
+  it("DREF-17: the origin's refusals map to structured failures", async () => {
     const source = await origin();
     const reference = await source.createReference({ chunks: [Buffer.from('data')] }, { mimeType: 'text/plain' });
     const url = new URL(reference.access_url ?? '');
@@ -255,11 +314,15 @@ describe('importing (DREF-11 to DREF-17)', () => {
     const total = 256 * 1024 * 1024;
     const block = randomBytes(1024 * 1024);
     const generate = function* (offset: number): Generator<Uint8Array> {
-      for (let at = offset; at < total; at += block.length) yield at === offset && offset % block.length !== 0 ? block.subarray(offset % block.length) : block;
+      for (let at = offset; at < total; at += block.length)
+        yield at === offset && offset % block.length !== 0 ? block.subarray(offset % block.length) : block;
     };
     const hash = createHash('sha256');
     for (let at = 0; at < total; at += block.length) hash.update(block);
-    const reference = await source.createReference({ generate, sizeBytes: total, checksum: { algorithm: 'sha256', value: hash.digest('hex') } }, { mimeType: 'application/octet-stream' });
+    const reference = await source.createReference(
+      { generate, sizeBytes: total, checksum: { algorithm: 'sha256', value: hash.digest('hex') } },
+      { mimeType: 'application/octet-stream' },
+    );
     let written = 0;
     const discard: SinkFactory = () => ({
       writable: new Writable({

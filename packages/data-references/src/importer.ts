@@ -5,14 +5,27 @@ import { mkdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { consoleLogger, ExtensionError, type Logger, type RequestContext } from '@ext/core';
-import { byteCount, checkAccessUrl, checkRedirect, importFailure, msUntil, originCheck, positiveInteger, type OriginCheck, type OriginPolicy } from './logic.js';
+import {
+  byteCount,
+  checkAccessUrl,
+  checkRedirect,
+  importFailure,
+  msUntil,
+  originCheck,
+  positiveInteger,
+  type OriginCheck,
+  type OriginPolicy,
+} from './logic.js';
 import type { DataReference, ImportFromRefRequest, ImportFromRefResponse } from './schema.js';
 
 /** Where imported bytes go. The importer writes, ends and waits for `writable` to finish before `commit`. */
 export interface ImportSink {
   readonly writable: Writable;
   /** Every byte arrived and matched the checksum: make the data available and say where it is. */
-  commit(verified: { sizeBytes: number; sha256: string }): Promise<{ importedResourceId: string; reference?: DataReference | undefined }>;
+  commit(verified: {
+    sizeBytes: number;
+    sha256: string;
+  }): Promise<{ importedResourceId: string; reference?: DataReference | undefined }>;
   /** The transfer failed: discard what was written. */
   abort(reason: ExtensionError): Promise<void>;
 }
@@ -149,27 +162,47 @@ function statusFailure(status: number, url: URL): ExtensionError {
     });
   }
   if (status === 404 || status === 410) {
-    return importFailure('permanent', 'REFERENCE_NOT_FOUND', 'The origin does not know this reference (unknown, expired or revoked)', {
-      details: { status, origin: url.origin },
-    });
+    return importFailure(
+      'permanent',
+      'REFERENCE_NOT_FOUND',
+      'The origin does not know this reference (unknown, expired or revoked)',
+      {
+        details: { status, origin: url.origin },
+      },
+    );
   }
   const transient = status >= 500 || status === 429 || status === 408;
-  return importFailure(transient ? 'transient' : 'permanent', 'TRANSFER_FAILED', `The origin answered HTTP ${String(status)}`, {
-    details: { status, origin: url.origin },
-  });
+  return importFailure(
+    transient ? 'transient' : 'permanent',
+    'TRANSFER_FAILED',
+    `The origin answered HTTP ${String(status)}`,
+    {
+      details: { status, origin: url.origin },
+    },
+  );
 }
 
 function tooLarge(size: number | undefined, max: number): ExtensionError {
-  return importFailure('permanent', 'PAYLOAD_TOO_LARGE', `The referenced data is larger than this server imports (${String(max)} bytes)`, {
-    userActionable: true,
-    details: size === undefined ? { max_size_bytes: max } : { size_bytes: size, max_size_bytes: max },
-  });
+  return importFailure(
+    'permanent',
+    'PAYLOAD_TOO_LARGE',
+    `The referenced data is larger than this server imports (${String(max)} bytes)`,
+    {
+      userActionable: true,
+      details: size === undefined ? { max_size_bytes: max } : { size_bytes: size, max_size_bytes: max },
+    },
+  );
 }
 
 function sizeMismatch(declared: number, actual: number): ExtensionError {
-  return importFailure('permanent', 'SIZE_MISMATCH', `The origin sent ${String(actual)} bytes where the reference declares ${String(declared)}`, {
-    details: { size_bytes: declared, received_bytes: actual },
-  });
+  return importFailure(
+    'permanent',
+    'SIZE_MISMATCH',
+    `The origin sent ${String(actual)} bytes where the reference declares ${String(declared)}`,
+    {
+      details: { size_bytes: declared, received_bytes: actual },
+    },
+  );
 }
 
 function expired(): ExtensionError {
@@ -238,14 +271,24 @@ export async function importFromReference(
   request: ImportFromRefRequest,
   policy: ResolvedImportPolicy,
   openSink: SinkFactory,
-  context: { principal?: string | undefined; ctx?: RequestContext | undefined; signal?: AbortSignal | undefined; logger?: Logger | undefined } = {},
+  context: {
+    principal?: string | undefined;
+    ctx?: RequestContext | undefined;
+    signal?: AbortSignal | undefined;
+    logger?: Logger | undefined;
+  } = {},
 ): Promise<ImportFromRefResponse> {
   const checksum = request.checksum;
   if (checksum !== undefined && checksum.algorithm !== 'sha256') {
     return failed(
-      importFailure('invalid_input', 'CHECKSUM_UNSUPPORTED', `Checksums are verified with sha256 only, not ${checksum.algorithm}`, {
-        details: { field: 'checksum', algorithm: checksum.algorithm },
-      }),
+      importFailure(
+        'invalid_input',
+        'CHECKSUM_UNSUPPORTED',
+        `Checksums are verified with sha256 only, not ${checksum.algorithm}`,
+        {
+          details: { field: 'checksum', algorithm: checksum.algorithm },
+        },
+      ),
     );
   }
   const remaining = msUntil(request.expires_at, policy.now());
@@ -256,9 +299,12 @@ export async function importFromReference(
   if (!access.ok) return failed(access.error);
 
   const controller = new AbortController();
-  const deadline = remaining === undefined ? undefined : setTimeout(() => {
-    controller.abort(new Failure(expired()));
-  }, remaining);
+  const deadline =
+    remaining === undefined
+      ? undefined
+      : setTimeout(() => {
+          controller.abort(new Failure(expired()));
+        }, remaining);
   const outer = context.signal;
   const onOuterAbort = (): void => {
     controller.abort(new Failure(importFailure('transient', 'TRANSFER_FAILED', 'The import was cancelled')));
@@ -275,7 +321,12 @@ export async function importFromReference(
   let expected = checksum?.value.toLowerCase();
 
   const open = async (sizeBytes: number | undefined): Promise<ImportSink> => {
-    const opened = await openSink({ request, sizeBytes, principal: context.principal ?? 'anonymous', ctx: context.ctx });
+    const opened = await openSink({
+      request,
+      sizeBytes,
+      principal: context.principal ?? 'anonymous',
+      ctx: context.ctx,
+    });
     // A write error is read from `writable.errored` at the next write or at the end; without a listener it would crash the process.
     opened.writable.on('error', () => undefined);
     return opened;
@@ -292,7 +343,14 @@ export async function importFromReference(
       const next = checkRedirect(url, response.headers.get('location'));
       if (!next.ok) throw new Failure(next.error);
       if (hops >= policy.maxRedirects) {
-        throw new Failure(importFailure('permanent', 'TRANSFER_FAILED', `The origin redirected more than ${String(policy.maxRedirects)} times`, { details: { origin: url.origin } }));
+        throw new Failure(
+          importFailure(
+            'permanent',
+            'TRANSFER_FAILED',
+            `The origin redirected more than ${String(policy.maxRedirects)} times`,
+            { details: { origin: url.origin } },
+          ),
+        );
       }
       url = next.url;
     }
@@ -314,7 +372,14 @@ export async function importFromReference(
       }
       if (received > 0 && (response.status !== 206 || rangeStart(response) !== received)) {
         await discard(response);
-        throw new Failure(importFailure('transient', 'TRANSFER_FAILED', 'The transfer was interrupted and the origin cannot resume it', { details: { received_bytes: received } }));
+        throw new Failure(
+          importFailure(
+            'transient',
+            'TRANSFER_FAILED',
+            'The transfer was interrupted and the origin cannot resume it',
+            { details: { received_bytes: received } },
+          ),
+        );
       }
       total ??= announcedSize(response);
       if (total !== undefined && total > policy.maxBytes) {
@@ -329,10 +394,15 @@ export async function importFromReference(
       if (expected === undefined && policy.requireChecksum) {
         await discard(response);
         throw new Failure(
-          importFailure('invalid_input', 'CHECKSUM_MISSING', 'Neither the reference nor the origin gives a sha256 checksum, and this server imports only verifiable data', {
-            suggestion: 'Pass the whole DataReference, including its checksum.',
-            details: { field: 'checksum' },
-          }),
+          importFailure(
+            'invalid_input',
+            'CHECKSUM_MISSING',
+            'Neither the reference nor the origin gives a sha256 checksum, and this server imports only verifiable data',
+            {
+              suggestion: 'Pass the whole DataReference, including its checksum.',
+              details: { field: 'checksum' },
+            },
+          ),
         );
       }
       const body = response.body;
@@ -347,7 +417,11 @@ export async function importFromReference(
           try {
             await write(sink.writable, chunk);
           } catch (error) {
-            throw new Failure(importFailure('transient', 'STORAGE_FAILED', 'Writing the imported data failed on this server', { details: { reason: reasonOf(error) } }));
+            throw new Failure(
+              importFailure('transient', 'STORAGE_FAILED', 'Writing the imported data failed on this server', {
+                details: { reason: reasonOf(error) },
+              }),
+            );
           }
         }
         return;
@@ -375,15 +449,27 @@ export async function importFromReference(
     try {
       await finish(sink.writable);
     } catch (error) {
-      throw new Failure(importFailure('transient', 'STORAGE_FAILED', 'Writing the imported data failed on this server', { details: { reason: reasonOf(error) } }));
+      throw new Failure(
+        importFailure('transient', 'STORAGE_FAILED', 'Writing the imported data failed on this server', {
+          details: { reason: reasonOf(error) },
+        }),
+      );
     }
     let committed: Awaited<ReturnType<ImportSink['commit']>>;
     try {
       committed = await sink.commit({ sizeBytes: received, sha256: digest });
     } catch (error) {
-      throw new Failure(importFailure('transient', 'STORAGE_FAILED', 'Storing the imported data failed on this server', { details: { reason: reasonOf(error) } }));
+      throw new Failure(
+        importFailure('transient', 'STORAGE_FAILED', 'Storing the imported data failed on this server', {
+          details: { reason: reasonOf(error) },
+        }),
+      );
     }
-    const response: ImportFromRefResponse = { status: 'imported', imported_resource_id: committed.importedResourceId, size_bytes: received };
+    const response: ImportFromRefResponse = {
+      status: 'imported',
+      imported_resource_id: committed.importedResourceId,
+      size_bytes: received,
+    };
     if (committed.reference !== undefined) response.reference = committed.reference;
     return response;
   } catch (error) {
@@ -393,10 +479,14 @@ export async function importFromReference(
         ? error.error
         : reason !== undefined
           ? reason.error
-          : importFailure('transient', 'TRANSFER_FAILED', 'The transfer from the origin failed', { details: { reason: reasonOf(error) } });
+          : importFailure('transient', 'TRANSFER_FAILED', 'The transfer from the origin failed', {
+              details: { reason: reasonOf(error) },
+            });
     if (sink !== undefined) {
       await sink.abort(failure).catch((abortError: unknown) => {
-        (context.logger ?? consoleLogger).warn('data-references: discarding a failed import failed', { error: String(abortError) });
+        (context.logger ?? consoleLogger).warn('data-references: discarding a failed import failed', {
+          error: String(abortError),
+        });
       });
     }
     return failed(failure);

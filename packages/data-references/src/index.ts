@@ -48,4 +48,12 @@ export {
   resourceLinkFor,
   referenceResult,
 } from './logic.js';
-export type { RangeDecision, SigningPurpose, SignedRequestCheck, OriginPolicy, OriginCheck, UrlDecision, Parsed } from './logic.js';
+export type {
+  RangeDecision,
+  SigningPurpose,
+  SignedRequestCheck,
+  OriginPolicy,
+  OriginCheck,
+  UrlDecision,
+  Parsed,
+} from './logic.js';

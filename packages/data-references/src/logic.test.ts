@@ -48,7 +48,9 @@ describe('Range parsing (DREF-9)', () => {
   it('DREF-9: any header and size give a range inside the payload, or full, or 416 (property)', () => {
     const header = fc.oneof(
       fc.string(),
-      fc.tuple(fc.option(fc.nat({ max: 5000 })), fc.option(fc.nat({ max: 5000 }))).map(([a, b]) => `bytes=${a ?? ''}-${b ?? ''}`),
+      fc
+        .tuple(fc.option(fc.nat({ max: 5000 })), fc.option(fc.nat({ max: 5000 })))
+        .map(([a, b]) => `bytes=${a ?? ''}-${b ?? ''}`),
     );
     fc.assert(
       fc.property(header, fc.nat({ max: 4096 }), (value, size) => {
@@ -62,7 +64,9 @@ describe('Range parsing (DREF-9)', () => {
           const match = /^bytes=(\d*)-(\d*)$/.exec(value);
           expect(match).not.toBeNull();
           const [, first = '', last = ''] = match ?? [];
-          expect(size === 0 || (first !== '' && Number(first) >= size) || (first === '' && Number(last) === 0)).toBe(true);
+          expect(size === 0 || (first !== '' && Number(first) >= size) || (first === '' && Number(last) === 0)).toBe(
+            true,
+          );
         }
       }),
     );
@@ -74,19 +78,33 @@ describe('signed URLs (DREF-5, DREF-6, DREF-21)', () => {
   const url = signedUrl('https://files.example.com/refs/', ['ref-abc'], KEY, 'download', 'ref-abc', 2_000_000_000);
 
   it('DREF-5: the URL carries expires and a 256-bit base64url HMAC; it verifies until it expires', () => {
-    expect(url).toBe(`https://files.example.com/refs/ref-abc?expires=2000000000&sig=${sign(KEY, 'download', 'ref-abc', 2_000_000_000)}`);
+    expect(url).toBe(
+      `https://files.example.com/refs/ref-abc?expires=2000000000&sig=${sign(KEY, 'download', 'ref-abc', 2_000_000_000)}`,
+    );
     expect(Buffer.from(query(url).get('sig') ?? '', 'base64url')).toHaveLength(32);
-    expect(checkSignedRequest([KEY], 'download', 'ref-abc', query(url), 1_999_999_999_000)).toEqual({ ok: true, expiresSeconds: 2_000_000_000 });
-    expect(checkSignedRequest([KEY], 'download', 'ref-abc', query(url), 2_000_000_000_000)).toEqual({ ok: false, reason: 'expired' });
+    expect(checkSignedRequest([KEY], 'download', 'ref-abc', query(url), 1_999_999_999_000)).toEqual({
+      ok: true,
+      expiresSeconds: 2_000_000_000,
+    });
+    expect(checkSignedRequest([KEY], 'download', 'ref-abc', query(url), 2_000_000_000_000)).toEqual({
+      ok: false,
+      reason: 'expired',
+    });
   });
 
   it('DREF-6: a changed id, expiry, signature or key is refused as a bad signature', () => {
     const now = 1_000_000_000_000;
-    expect(checkSignedRequest([KEY], 'download', 'ref-abd', query(url), now)).toEqual({ ok: false, reason: 'signature' });
+    expect(checkSignedRequest([KEY], 'download', 'ref-abd', query(url), now)).toEqual({
+      ok: false,
+      reason: 'signature',
+    });
     const later = query(url);
     later.set('expires', '2000000001');
     expect(checkSignedRequest([KEY], 'download', 'ref-abc', later, now)).toEqual({ ok: false, reason: 'signature' });
-    expect(checkSignedRequest([OLD_KEY], 'download', 'ref-abc', query(url), now)).toEqual({ ok: false, reason: 'signature' });
+    expect(checkSignedRequest([OLD_KEY], 'download', 'ref-abc', query(url), now)).toEqual({
+      ok: false,
+      reason: 'signature',
+    });
     const missing = query(url);
     missing.delete('sig');
     expect(checkSignedRequest([KEY], 'download', 'ref-abc', missing, now)).toEqual({ ok: false, reason: 'signature' });
@@ -100,12 +118,19 @@ describe('signed URLs (DREF-5, DREF-6, DREF-21)', () => {
         fc.pre(sig[at] !== letter);
         const changed = query(url);
         changed.set('sig', `${sig.slice(0, at)}${letter}${sig.slice(at + 1)}`);
-        expect(checkSignedRequest([KEY], 'download', 'ref-abc', changed, 0)).toEqual({ ok: false, reason: 'signature' });
+        expect(checkSignedRequest([KEY], 'download', 'ref-abc', changed, 0)).toEqual({
+          ok: false,
+          reason: 'signature',
+        });
       }),
       { numRuns: 500 },
     );
     const last = sig.length - 1;
-    const sameBytes = alphabet.filter((letter) => letter !== sig[last] && Buffer.from(`${sig.slice(0, last)}${letter}`, 'base64url').equals(Buffer.from(sig, 'base64url')));
+    const sameBytes = alphabet.filter(
+      (letter) =>
+        letter !== sig[last] &&
+        Buffer.from(`${sig.slice(0, last)}${letter}`, 'base64url').equals(Buffer.from(sig, 'base64url')),
+    );
     expect(sameBytes).toHaveLength(3);
     for (const letter of sameBytes) {
       const changed = query(url);
@@ -150,7 +175,9 @@ describe('import policy (DREF-12, DREF-13)', () => {
     expect(allowed(new URL('http://127.0.0.1:8081/refs/x'))).toBe(false);
     expect(allowed(new URL('http://files.example.com/refs/x'))).toBe(false);
     expect(allowed(new URL('https://evil.files.example.com/'))).toBe(false);
-    expect(() => originCheck(['ftp://x.example'], 'allowedOrigins')).toThrow(/allowedOrigins: "ftp:\/\/x.example" must be an http or https URL origin/);
+    expect(() => originCheck(['ftp://x.example'], 'allowedOrigins')).toThrow(
+      /allowedOrigins: "ftp:\/\/x.example" must be an http or https URL origin/,
+    );
     expect(() => originCheck(['https://x.example/refs'], 'allowedOrigins')).toThrow(/origin only/);
     expect(() => originCheck(['not a url'], 'allowedOrigins')).toThrow(/is not a URL/);
     expect(() => originCheck('https://x.example' as unknown as string[], 'allowedOrigins')).toThrow(/must be an array/);
@@ -159,7 +186,14 @@ describe('import policy (DREF-12, DREF-13)', () => {
 
   it('DREF-12: only http(s) URLs without credentials from allowed origins are fetched', () => {
     expect(checkAccessUrl('https://files.example.com/refs/a', allowed)).toMatchObject({ ok: true });
-    for (const url of ['file:///etc/passwd', 'ftp://files.example.com/a', 'data:text/plain,hi', 'javascript:alert(1)', 'https://user:pw@files.example.com/a', 'nope']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'ftp://files.example.com/a',
+      'data:text/plain,hi',
+      'javascript:alert(1)',
+      'https://user:pw@files.example.com/a',
+      'nope',
+    ]) {
       const decision = checkAccessUrl(url, allowed);
       expect(decision.ok, url).toBe(false);
       if (!decision.ok) expect(decision.error.code, url).toBe('UNSUPPORTED_URL');
@@ -167,14 +201,27 @@ describe('import policy (DREF-12, DREF-13)', () => {
     const missing = checkAccessUrl(undefined, allowed);
     expect(!missing.ok && missing.error.code).toBe('UNSUPPORTED_URL');
     const foreign = checkAccessUrl('https://other.example/refs/a', allowed);
-    expect(!foreign.ok && foreign.error.toStructured()).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED', category: 'permanent', details: { origin: 'https://other.example' } });
+    expect(!foreign.ok && foreign.error.toStructured()).toMatchObject({
+      code: 'ORIGIN_NOT_ALLOWED',
+      category: 'permanent',
+      details: { origin: 'https://other.example' },
+    });
   });
 
   it('DREF-13: redirects are followed within one origin only', () => {
     const from = new URL('https://files.example.com/refs/a?sig=1');
-    expect(checkRedirect(from, '/refs/b')).toMatchObject({ ok: true, url: new URL('https://files.example.com/refs/b') });
+    expect(checkRedirect(from, '/refs/b')).toMatchObject({
+      ok: true,
+      url: new URL('https://files.example.com/refs/b'),
+    });
     expect(checkRedirect(from, 'https://files.example.com/x')).toMatchObject({ ok: true });
-    for (const location of ['https://evil.example/x', 'http://files.example.com/x', 'https://files.example.com:8443/x', '//evil.example/x', 'file:///etc/passwd']) {
+    for (const location of [
+      'https://evil.example/x',
+      'http://files.example.com/x',
+      'https://files.example.com:8443/x',
+      '//evil.example/x',
+      'file:///etc/passwd',
+    ]) {
       const decision = checkRedirect(from, location);
       expect(decision.ok, location).toBe(false);
       if (!decision.ok) expect(decision.error.code, location).toBe('REDIRECT_REFUSED');
@@ -186,16 +233,37 @@ describe('import policy (DREF-12, DREF-13)', () => {
 
 describe('boundary parsing (DREF-11, DREF-19)', () => {
   it('DREF-11: import params name the first bad field', () => {
-    expect(parseImportRequest({ ref_id: 'r', origin_server: 'a', _meta: { x: 1 } })).toEqual({ ok: true, value: { ref_id: 'r', origin_server: 'a' } });
-    expect(parseImportRequest({ origin_server: 'a' })).toMatchObject({ ok: false, field: 'ref_id', pointer: '/ref_id' });
-    expect(parseImportRequest({ ref_id: 'r', origin_server: 'a', size_bytes: -1 })).toMatchObject({ ok: false, field: 'size_bytes' });
-    expect(parseImportRequest({ ref_id: 'r', origin_server: 'a', checksum: { algorithm: 'crc32', value: 'ab' } })).toMatchObject({ ok: false, pointer: expect.stringMatching(/^\/checksum/) as string });
+    expect(parseImportRequest({ ref_id: 'r', origin_server: 'a', _meta: { x: 1 } })).toEqual({
+      ok: true,
+      value: { ref_id: 'r', origin_server: 'a' },
+    });
+    expect(parseImportRequest({ origin_server: 'a' })).toMatchObject({
+      ok: false,
+      field: 'ref_id',
+      pointer: '/ref_id',
+    });
+    expect(parseImportRequest({ ref_id: 'r', origin_server: 'a', size_bytes: -1 })).toMatchObject({
+      ok: false,
+      field: 'size_bytes',
+    });
+    expect(
+      parseImportRequest({ ref_id: 'r', origin_server: 'a', checksum: { algorithm: 'crc32', value: 'ab' } }),
+    ).toMatchObject({ ok: false, pointer: expect.stringMatching(/^\/checksum/) as string });
   });
 
   it('DREF-19: upload params name the first bad field; media types cannot carry a header line', () => {
-    expect(parseUploadRequest({ mime_type: 'image/png', size_bytes: 3 })).toEqual({ ok: true, value: { mime_type: 'image/png', size_bytes: 3 } });
-    expect(parseUploadRequest({ mime_type: 'image/png\r\nx-evil: 1' })).toMatchObject({ ok: false, field: 'mime_type' });
-    expect(parseUploadRequest({ mime_type: 'image/png', size_bytes: 1.5 })).toMatchObject({ ok: false, field: 'size_bytes' });
+    expect(parseUploadRequest({ mime_type: 'image/png', size_bytes: 3 })).toEqual({
+      ok: true,
+      value: { mime_type: 'image/png', size_bytes: 3 },
+    });
+    expect(parseUploadRequest({ mime_type: 'image/png\r\nx-evil: 1' })).toMatchObject({
+      ok: false,
+      field: 'mime_type',
+    });
+    expect(parseUploadRequest({ mime_type: 'image/png', size_bytes: 1.5 })).toMatchObject({
+      ok: false,
+      field: 'size_bytes',
+    });
     expect(isMimeType('text/csv; charset=utf-8')).toBe(true);
     expect(essenceOf('Image/PNG; q=1')).toBe('image/png');
     fc.assert(
@@ -234,7 +302,9 @@ describe('tool results (DREF-3)', () => {
       },
     ]);
     expect(referencesInResult(result, DATA_REFERENCES_ID)).toEqual([reference]);
-    expect(referencesInResult({ _meta: { [DATA_REFERENCES_ID]: { references: [{ ref_id: 1 }] } } }, DATA_REFERENCES_ID)).toEqual([]);
+    expect(
+      referencesInResult({ _meta: { [DATA_REFERENCES_ID]: { references: [{ ref_id: 1 }] } } }, DATA_REFERENCES_ID),
+    ).toEqual([]);
     expect(referencesInResult({}, DATA_REFERENCES_ID)).toEqual([]);
   });
 });

@@ -85,7 +85,9 @@ const SIGNATURE_BYTES = 32;
 
 /** HMAC-SHA256 over purpose, id and expiry, base64url. */
 export function sign(key: Uint8Array, purpose: SigningPurpose, id: string, expiresSeconds: number): string {
-  return createHmac('sha256', key).update(`io.github.mcp-ext/data-references\n${purpose}\n${id}\n${String(expiresSeconds)}`).digest('base64url');
+  return createHmac('sha256', key)
+    .update(`io.github.mcp-ext/data-references\n${purpose}\n${id}\n${String(expiresSeconds)}`)
+    .digest('base64url');
 }
 
 export type SignedRequestCheck =
@@ -113,7 +115,8 @@ export function checkSignedRequest(
   const given = Buffer.from(candidate, 'base64url');
   // The last of 43 characters carries two spare bits, so four spellings decode to the same
   // bytes; only the canonical one is accepted, so a changed URL is always a refused URL.
-  if (given.length !== SIGNATURE_BYTES || given.toString('base64url') !== candidate) return { ok: false, reason: 'signature' };
+  if (given.length !== SIGNATURE_BYTES || given.toString('base64url') !== candidate)
+    return { ok: false, reason: 'signature' };
   const expiresSeconds = Number(expires);
   let valid = false;
   for (const key of keys) {
@@ -144,9 +147,13 @@ export function secretBytes(value: unknown, option: string): Uint8Array {
   let bytes: Uint8Array;
   if (typeof value === 'string') bytes = Buffer.from(value, 'utf8');
   else if (value instanceof Uint8Array) bytes = Uint8Array.from(value);
-  else throw new ConfigurationError('INVALID_OPTION', `${option} must be a string or a Uint8Array of at least 32 bytes`);
+  else
+    throw new ConfigurationError('INVALID_OPTION', `${option} must be a string or a Uint8Array of at least 32 bytes`);
   if (bytes.length < 32) {
-    throw new ConfigurationError('INVALID_OPTION', `${option} must be at least 32 bytes long (got ${String(bytes.length)}); use 32 random bytes`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${option} must be at least 32 bytes long (got ${String(bytes.length)}); use 32 random bytes`,
+    );
   }
   return bytes;
 }
@@ -168,20 +175,39 @@ export type OriginCheck = (url: URL) => boolean;
  */
 export function originCheck(policy: OriginPolicy, option: string): OriginCheck {
   if (typeof policy === 'function') return policy;
-  if (!Array.isArray(policy)) throw new ConfigurationError('INVALID_OPTION', `${option} must be an array of URL origins or a function (url) => boolean`);
+  if (!Array.isArray(policy))
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${option} must be an array of URL origins or a function (url) => boolean`,
+    );
   const origins = new Set<string>();
   for (const entry of policy as readonly unknown[]) {
     let url: URL | undefined;
     try {
       url = typeof entry === 'string' ? new URL(entry) : undefined;
     } catch (error) {
-      throw new ConfigurationError('INVALID_OPTION', `${option}: ${JSON.stringify(entry)} is not a URL (${String(error)})`);
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${option}: ${JSON.stringify(entry)} is not a URL (${String(error)})`,
+      );
     }
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new ConfigurationError('INVALID_OPTION', `${option}: ${JSON.stringify(entry)} must be an http or https URL origin`);
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${option}: ${JSON.stringify(entry)} must be an http or https URL origin`,
+      );
     }
-    if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-      throw new ConfigurationError('INVALID_OPTION', `${option}: ${JSON.stringify(entry)} must be an origin only (scheme, host, port), e.g. ${url.origin}`);
+    if (
+      (url.pathname !== '/' && url.pathname !== '') ||
+      url.search !== '' ||
+      url.hash !== '' ||
+      url.username !== '' ||
+      url.password !== ''
+    ) {
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${option}: ${JSON.stringify(entry)} must be an origin only (scheme, host, port), e.g. ${url.origin}`,
+      );
     }
     origins.add(url.origin);
   }
@@ -195,7 +221,11 @@ export function importFailure(
   message: string,
   options: { suggestion?: string; details?: Record<string, unknown>; userActionable?: boolean } = {},
 ): ExtensionError {
-  return new ExtensionError(category, code, message, { userActionable: options.userActionable ?? false, suggestion: options.suggestion, details: options.details });
+  return new ExtensionError(category, code, message, {
+    userActionable: options.userActionable ?? false,
+    suggestion: options.suggestion,
+    details: options.details,
+  });
 }
 
 /**
@@ -203,24 +233,35 @@ export function importFailure(
  * allow-list is empty, so every origin is refused, as `ORIGIN_NOT_ALLOWED`.
  */
 export function importsNothing(reference: { readonly ref_id: string; readonly origin_server: string }): ExtensionError {
-  return importFailure('permanent', 'ORIGIN_NOT_ALLOWED', `This server imports no data from other servers, so it cannot read a reference of "${reference.origin_server}"`, {
-    userActionable: true,
-    suggestion: 'Send the data inline, or upload it to this server and pass the reference it returns.',
-    details: { ref_id: reference.ref_id, origin_server: reference.origin_server },
-  });
+  return importFailure(
+    'permanent',
+    'ORIGIN_NOT_ALLOWED',
+    `This server imports no data from other servers, so it cannot read a reference of "${reference.origin_server}"`,
+    {
+      userActionable: true,
+      suggestion: 'Send the data inline, or upload it to this server and pass the reference it returns.',
+      details: { ref_id: reference.ref_id, origin_server: reference.origin_server },
+    },
+  );
 }
 
-export type UrlDecision = { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly error: ExtensionError };
+export type UrlDecision =
+  { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly error: ExtensionError };
 
 /** Whether a reference's `access_url` may be fetched: http(s), no credentials, an allowed origin. Never throws. */
 export function checkAccessUrl(raw: string | undefined, allowed: OriginCheck): UrlDecision {
   if (raw === undefined) {
     return {
       ok: false,
-      error: importFailure('invalid_input', 'UNSUPPORTED_URL', 'The reference carries no access_url, so its bytes cannot be fetched', {
-        suggestion: 'Pass the whole DataReference the origin server returned, including its access_url.',
-        details: { field: 'access_url' },
-      }),
+      error: importFailure(
+        'invalid_input',
+        'UNSUPPORTED_URL',
+        'The reference carries no access_url, so its bytes cannot be fetched',
+        {
+          suggestion: 'Pass the whole DataReference the origin server returned, including its access_url.',
+          details: { field: 'access_url' },
+        },
+      ),
     };
   }
   let url: URL;
@@ -229,21 +270,30 @@ export function checkAccessUrl(raw: string | undefined, allowed: OriginCheck): U
   } catch {
     return {
       ok: false,
-      error: importFailure('invalid_input', 'UNSUPPORTED_URL', 'The access_url is not a valid URL', { details: { field: 'access_url' } }),
+      error: importFailure('invalid_input', 'UNSUPPORTED_URL', 'The access_url is not a valid URL', {
+        details: { field: 'access_url' },
+      }),
     };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return {
       ok: false,
-      error: importFailure('invalid_input', 'UNSUPPORTED_URL', `Only http and https access URLs are fetched, not ${url.protocol.replace(/:$/, '')}`, {
-        details: { field: 'access_url', scheme: url.protocol.replace(/:$/, '') },
-      }),
+      error: importFailure(
+        'invalid_input',
+        'UNSUPPORTED_URL',
+        `Only http and https access URLs are fetched, not ${url.protocol.replace(/:$/, '')}`,
+        {
+          details: { field: 'access_url', scheme: url.protocol.replace(/:$/, '') },
+        },
+      ),
     };
   }
   if (url.username !== '' || url.password !== '') {
     return {
       ok: false,
-      error: importFailure('invalid_input', 'UNSUPPORTED_URL', 'Access URLs with credentials in them are not fetched', { details: { field: 'access_url' } }),
+      error: importFailure('invalid_input', 'UNSUPPORTED_URL', 'Access URLs with credentials in them are not fetched', {
+        details: { field: 'access_url' },
+      }),
     };
   }
   if (!allowed(url)) {
@@ -271,15 +321,27 @@ export function checkRedirect(from: URL, location: string | null): UrlDecision {
     target = undefined;
   }
   if (target === undefined) {
-    return { ok: false, error: importFailure('transient', 'TRANSFER_FAILED', 'The origin answered with a redirect without a valid Location') };
+    return {
+      ok: false,
+      error: importFailure(
+        'transient',
+        'TRANSFER_FAILED',
+        'The origin answered with a redirect without a valid Location',
+      ),
+    };
   }
   if (target.origin !== from.origin || (target.protocol !== 'http:' && target.protocol !== 'https:')) {
     return {
       ok: false,
-      error: importFailure('permanent', 'REDIRECT_REFUSED', `The origin redirected to ${target.origin}, another host; redirects are followed only within ${from.origin}`, {
-        userActionable: true,
-        details: { origin: from.origin, redirect_origin: target.origin },
-      }),
+      error: importFailure(
+        'permanent',
+        'REDIRECT_REFUSED',
+        `The origin redirected to ${target.origin}, another host; redirects are followed only within ${from.origin}`,
+        {
+          userActionable: true,
+          details: { origin: from.origin, redirect_origin: target.origin },
+        },
+      ),
     };
   }
   return { ok: true, url: target };
@@ -336,7 +398,12 @@ export function parseUploadRequest(params: Readonly<Record<string, unknown>>): P
   const body = withoutMeta(params);
   if (uploadValidator.Check(body)) return { ok: true, value: body };
   const { pointer, field } = firstViolation(uploadValidator.Errors(body));
-  const what = field === 'mime_type' ? 'must be a media type such as image/png' : field === 'size_bytes' ? 'must be a non-negative integer' : 'is malformed';
+  const what =
+    field === 'mime_type'
+      ? 'must be a media type such as image/png'
+      : field === 'size_bytes'
+        ? 'must be a non-negative integer'
+        : 'is malformed';
   return { ok: false, pointer, field, message: `Invalid upload request: ${field} ${what}` };
 }
 
@@ -347,7 +414,10 @@ export function isDataReference(value: unknown): value is DataReference {
 }
 
 /** The references in a tool result's `_meta[id]`, or `[]` when there are none or the entry is malformed. Never throws. */
-export function referencesInResult(result: { readonly _meta?: Readonly<Record<string, unknown>> | undefined }, id: string): DataReference[] {
+export function referencesInResult(
+  result: { readonly _meta?: Readonly<Record<string, unknown>> | undefined },
+  id: string,
+): DataReference[] {
   resultMetaValidator ??= Compile(DataReferencesResultMetaSchema);
   const meta = result._meta?.[id];
   return resultMetaValidator.Check(meta) ? meta.references : [];
@@ -372,7 +442,10 @@ export function msUntil(expiresAt: string | undefined, nowMs: number): number | 
 export function byteCount(option: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new ConfigurationError('INVALID_OPTION', `${option} must be a non-negative integer number of bytes, got ${String(value)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${option} must be a non-negative integer number of bytes, got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -422,8 +495,13 @@ export function resourceLinkFor(reference: DataReference): ContentBlock | undefi
  * negotiated the extension, a `resource_link` per reference for the others,
  * and `text` first when given.
  */
-export function referenceResult(references: DataReference | readonly DataReference[], options: { text?: string | undefined } = {}): ToolResult {
-  const list: DataReference[] = Array.isArray(references) ? [...(references as readonly DataReference[])] : [references as DataReference];
+export function referenceResult(
+  references: DataReference | readonly DataReference[],
+  options: { text?: string | undefined } = {},
+): ToolResult {
+  const list: DataReference[] = Array.isArray(references)
+    ? [...(references as readonly DataReference[])]
+    : [references as DataReference];
   const content: ContentBlock[] = [];
   if (options.text !== undefined) content.push({ type: 'text', text: options.text });
   for (const reference of list) {

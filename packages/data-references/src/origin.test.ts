@@ -28,7 +28,14 @@ afterEach(async () => {
 
 async function started(options: Partial<ReferenceOriginOptions> = {}): Promise<ReferenceOrigin> {
   const store = options.store ?? new MemoryStore();
-  const origin = createReferenceOrigin({ secret: SECRET, store, serverName: 'exporter', spoolDirectory: join(dir, 'spool'), logger: silentLogger, ...options });
+  const origin = createReferenceOrigin({
+    secret: SECRET,
+    store,
+    serverName: 'exporter',
+    spoolDirectory: join(dir, 'spool'),
+    logger: silentLogger,
+    ...options,
+  });
   origins.push(origin);
   await origin.listen();
   return origin;
@@ -49,8 +56,14 @@ describe('reference creation (DREF-2)', () => {
     const path = join(dir, 'data.bin');
     await writeFile(path, bytes);
     const fromFile = await origin.createReference({ path }, { mimeType: 'application/octet-stream' });
-    const fromChunks = await origin.createReference({ chunks: chunked(bytes, 7_000) }, { mimeType: 'application/octet-stream' });
-    const fromGenerator = await origin.createReference({ generate: (offset) => chunked(bytes.subarray(offset), 4096) }, { mimeType: 'application/octet-stream' });
+    const fromChunks = await origin.createReference(
+      { chunks: chunked(bytes, 7_000) },
+      { mimeType: 'application/octet-stream' },
+    );
+    const fromGenerator = await origin.createReference(
+      { generate: (offset) => chunked(bytes.subarray(offset), 4096) },
+      { mimeType: 'application/octet-stream' },
+    );
     for (const reference of [fromFile, fromChunks, fromGenerator]) {
       expect(reference).toMatchObject({
         origin_server: 'exporter',
@@ -74,7 +87,13 @@ describe('reference creation (DREF-2)', () => {
     const path = join(dir, 'shared.csv');
     await writeFile(path, 'a,b\n1,2\n');
     const reference = await first.createReference({ path }, { mimeType: 'text/csv' });
-    const second = createReferenceOrigin({ secret: SECRET, store, serverName: 'exporter', baseUrl: first.baseUrl, logger: silentLogger });
+    const second = createReferenceOrigin({
+      secret: SECRET,
+      store,
+      serverName: 'exporter',
+      baseUrl: first.baseUrl,
+      logger: silentLogger,
+    });
     origins.push(second);
     const local = await second.lookup(reference.ref_id);
     expect(local?.sizeBytes).toBe(8);
@@ -90,10 +109,16 @@ describe('reference creation (DREF-2)', () => {
 
   it('DREF-2: the media type is checked so it can never inject a header', async () => {
     const origin = await started();
-    await expect(origin.createReference({ chunks: [Buffer.from('x')] }, { mimeType: 'text/plain\r\nset-cookie: a=b' })).rejects.toThrow(/mimeType must be a media type/);
+    await expect(
+      origin.createReference({ chunks: [Buffer.from('x')] }, { mimeType: 'text/plain\r\nset-cookie: a=b' }),
+    ).rejects.toThrow(/mimeType must be a media type/);
     const unstarted = createReferenceOrigin({ secret: SECRET, store: new MemoryStore(), serverName: 'x' });
-    await expect(unstarted.createReference({ chunks: [Buffer.from('x')] }, { mimeType: 'text/plain' })).rejects.toThrow(/pass baseUrl or call listen\(\) first/);
-    expect(() => createReferenceOrigin({ secret: 'short', store: new MemoryStore(), serverName: 'x' })).toThrow(/secret must be at least 32 bytes/);
+    await expect(unstarted.createReference({ chunks: [Buffer.from('x')] }, { mimeType: 'text/plain' })).rejects.toThrow(
+      /pass baseUrl or call listen\(\) first/,
+    );
+    expect(() => createReferenceOrigin({ secret: 'short', store: new MemoryStore(), serverName: 'x' })).toThrow(
+      /secret must be at least 32 bytes/,
+    );
   });
 });
 
@@ -158,7 +183,10 @@ describe('serving (DREF-5 to DREF-10)', () => {
   it('DREF-6: a tampered signature, id or expiry gets 403, and so does an expired URL', async () => {
     let clock = Date.now();
     const origin = await started({ now: () => clock, ttlSeconds: 60 });
-    const reference = await origin.createReference({ chunks: [Buffer.from('secret data')] }, { mimeType: 'text/plain' });
+    const reference = await origin.createReference(
+      { chunks: [Buffer.from('secret data')] },
+      { mimeType: 'text/plain' },
+    );
     const url = new URL(reference.access_url ?? '');
     const flipped = new URL(url);
     const sig = flipped.searchParams.get('sig') ?? '';
@@ -183,7 +211,14 @@ describe('serving (DREF-5 to DREF-10)', () => {
 
   it('DREF-7: a validly signed URL for an unknown or revoked id gets 404; paths outside the base are not handled', async () => {
     const origin = await started();
-    const unknown = signedUrl(origin.baseUrl, ['ref-unknown'], KEY, 'download', 'ref-unknown', Math.floor(Date.now() / 1000) + 60);
+    const unknown = signedUrl(
+      origin.baseUrl,
+      ['ref-unknown'],
+      KEY,
+      'download',
+      'ref-unknown',
+      Math.floor(Date.now() / 1000) + 60,
+    );
     expect((await fetch(unknown)).status).toBe(404);
     const reference = await origin.createReference({ chunks: [Buffer.from('x')] }, { mimeType: 'text/plain' });
     expect(await origin.revoke(reference.ref_id)).toBe(true);
@@ -213,7 +248,10 @@ describe('serving (DREF-5 to DREF-10)', () => {
         yield chunk;
       }
     };
-    const reference = await origin.createReference({ generate, sizeBytes: total, checksum: { algorithm: 'sha256', value: '0'.repeat(64) } }, { mimeType: 'application/octet-stream' });
+    const reference = await origin.createReference(
+      { generate, sizeBytes: total, checksum: { algorithm: 'sha256', value: '0'.repeat(64) } },
+      { mimeType: 'application/octet-stream' },
+    );
     const response = await new Promise<IncomingMessage>((resolve) => {
       get(reference.access_url ?? '', resolve);
     });
@@ -235,7 +273,11 @@ describe('serving (DREF-5 to DREF-10)', () => {
 });
 
 describe('uploads (DREF-19, DREF-20)', () => {
-  async function put(url: string, body: Uint8Array | undefined, headers: Record<string, string> = {}): Promise<Response> {
+  async function put(
+    url: string,
+    body: Uint8Array | undefined,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     return fetch(url, { method: 'PUT', body, headers: { 'content-type': 'application/octet-stream', ...headers } });
   }
 
@@ -246,8 +288,18 @@ describe('uploads (DREF-19, DREF-20)', () => {
     const bytes = randomBytes(300_000);
     const response = await put(ticket.upload_url, bytes);
     expect(response.status).toBe(201);
-    const reference = (await response.json()) as { ref_id: string; access_url: string; size_bytes: number; mime_type: string; checksum: { value: string } };
-    expect(reference).toMatchObject({ size_bytes: bytes.length, mime_type: 'image/png', checksum: { value: sha256(bytes) } });
+    const reference = (await response.json()) as {
+      ref_id: string;
+      access_url: string;
+      size_bytes: number;
+      mime_type: string;
+      checksum: { value: string };
+    };
+    expect(reference).toMatchObject({
+      size_bytes: bytes.length,
+      mime_type: 'image/png',
+      checksum: { value: sha256(bytes) },
+    });
     expect(Buffer.from(await (await fetch(reference.access_url)).arrayBuffer()).equals(bytes)).toBe(true);
     expect(await origin.lookup(reference.ref_id, 'alice')).toBeDefined();
     expect(await origin.lookup(reference.ref_id, 'mallory')).toBeUndefined();
@@ -261,10 +313,20 @@ describe('uploads (DREF-19, DREF-20)', () => {
     const ticket = await origin.createUploadTicket({ mimeType: 'image/png' });
     const url = new URL(ticket.upload_url);
     const tampered = new URL(url);
-    tampered.searchParams.set('sig', `${(url.searchParams.get('sig') ?? '').slice(0, -1)}${url.searchParams.get('sig')?.endsWith('A') === true ? 'B' : 'A'}`);
+    tampered.searchParams.set(
+      'sig',
+      `${(url.searchParams.get('sig') ?? '').slice(0, -1)}${url.searchParams.get('sig')?.endsWith('A') === true ? 'B' : 'A'}`,
+    );
     expect((await put(tampered.href, Buffer.from('x'))).status).toBe(403);
     const uploadId = url.pathname.split('/').at(-1) ?? '';
-    const asDownload = signedUrl(origin.baseUrl, ['uploads', uploadId], KEY, 'download', uploadId, Number(url.searchParams.get('expires')));
+    const asDownload = signedUrl(
+      origin.baseUrl,
+      ['uploads', uploadId],
+      KEY,
+      'download',
+      uploadId,
+      Number(url.searchParams.get('expires')),
+    );
     expect((await put(asDownload, Buffer.from('x'))).status).toBe(403);
     clock += 31_000;
     expect((await put(ticket.upload_url, Buffer.from('x'))).status).toBe(403);
@@ -276,10 +338,14 @@ describe('uploads (DREF-19, DREF-20)', () => {
     expect((await put(declared.upload_url, Buffer.alloc(1001))).status).toBe(413);
     const streamed = await origin.createUploadTicket({ mimeType: 'application/octet-stream' });
     const status = await new Promise<number | 'reset'>((resolve) => {
-      const request = httpRequest(streamed.upload_url, { method: 'PUT', headers: { 'transfer-encoding': 'chunked' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const request = httpRequest(
+        streamed.upload_url,
+        { method: 'PUT', headers: { 'transfer-encoding': 'chunked' } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       request.on('error', () => {
         resolve('reset');
       });
@@ -291,14 +357,26 @@ describe('uploads (DREF-19, DREF-20)', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const left = await readdir(join(dir, 'spool')).catch(() => []);
     expect(left).toEqual([]);
-    await expect(origin.createUploadTicket({ mimeType: 'image/png', sizeBytes: 5000 })).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', category: 'invalid_input' });
+    await expect(origin.createUploadTicket({ mimeType: 'image/png', sizeBytes: 5000 })).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      category: 'invalid_input',
+    });
   });
 
   it('DREF-19: without uploads enabled there is no ticket and the upload path is unknown', async () => {
     const origin = await started();
     expect(origin.uploads).toBeUndefined();
-    await expect(origin.createUploadTicket({ mimeType: 'image/png' })).rejects.toMatchObject({ code: 'UPLOADS_DISABLED' });
-    const url = signedUrl(origin.baseUrl, ['uploads', 'up-x'], KEY, 'upload', 'up-x', Math.floor(Date.now() / 1000) + 60);
+    await expect(origin.createUploadTicket({ mimeType: 'image/png' })).rejects.toMatchObject({
+      code: 'UPLOADS_DISABLED',
+    });
+    const url = signedUrl(
+      origin.baseUrl,
+      ['uploads', 'up-x'],
+      KEY,
+      'upload',
+      'up-x',
+      Math.floor(Date.now() / 1000) + 60,
+    );
     expect((await put(url, Buffer.from('x'))).status).toBe(404);
   });
 });

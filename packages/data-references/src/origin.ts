@@ -135,7 +135,11 @@ export interface ReferenceOrigin {
   /** Forgets a reference before its expiry; its URL stops working. */
   revoke(refId: string): Promise<boolean>;
   /** A single-use URL the holder can `PUT` raw bytes to (uploads must be enabled). */
-  createUploadTicket(request: { mimeType: string; sizeBytes?: number | undefined; principal?: string | undefined }): Promise<UploadTicket>;
+  createUploadTicket(request: {
+    mimeType: string;
+    sizeBytes?: number | undefined;
+    principal?: string | undefined;
+  }): Promise<UploadTicket>;
   /** A writer whose bytes become a reference once committed (imports land here). */
   spool(options: CreateReferenceOptions): Promise<SpoolWriter>;
   /** Deletes spooled files whose reference is gone. */
@@ -175,7 +179,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function readStoredReference(value: JsonValue | undefined): StoredReference | undefined {
   if (!isRecord(value)) return undefined;
   const { ref_id, mime_type, size_bytes, sha256, expires_at_ms, principal, name, source, path } = value;
-  if (typeof ref_id !== 'string' || typeof mime_type !== 'string' || typeof sha256 !== 'string' || typeof principal !== 'string') return undefined;
+  if (
+    typeof ref_id !== 'string' ||
+    typeof mime_type !== 'string' ||
+    typeof sha256 !== 'string' ||
+    typeof principal !== 'string'
+  )
+    return undefined;
   if (typeof size_bytes !== 'number' || typeof expires_at_ms !== 'number') return undefined;
   if (source !== 'file' && source !== 'spool' && source !== 'live') return undefined;
   if ((name !== null && typeof name !== 'string') || (path !== null && typeof path !== 'string')) return undefined;
@@ -185,7 +195,12 @@ function readStoredReference(value: JsonValue | undefined): StoredReference | un
 function readStoredUpload(value: JsonValue | undefined): StoredUpload | undefined {
   if (!isRecord(value)) return undefined;
   const { state, mime_type, max_size_bytes, principal, expires_at_ms } = value;
-  if ((state !== 'pending' && state !== 'receiving' && state !== 'used') || typeof mime_type !== 'string' || typeof principal !== 'string') return undefined;
+  if (
+    (state !== 'pending' && state !== 'receiving' && state !== 'used') ||
+    typeof mime_type !== 'string' ||
+    typeof principal !== 'string'
+  )
+    return undefined;
   if (typeof max_size_bytes !== 'number' || typeof expires_at_ms !== 'number') return undefined;
   return { state, mime_type, max_size_bytes, principal, expires_at_ms };
 }
@@ -224,7 +239,10 @@ class Meter extends Transform {
 }
 
 /** `source` from byte `start` to `end` inclusive (generators may yield more or less per chunk). */
-async function* slice(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, length: number): AsyncGenerator<Uint8Array> {
+async function* slice(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  length: number,
+): AsyncGenerator<Uint8Array> {
   let left = length;
   for await (const chunk of source) {
     if (left <= 0) break;
@@ -240,7 +258,12 @@ async function* slice(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, 
 }
 
 function notFound(refId: string): ExtensionError {
-  return new ExtensionError('permanent', 'REFERENCE_NOT_FOUND', 'No such reference is served here (unknown, expired or revoked)', { details: { ref_id: refId } });
+  return new ExtensionError(
+    'permanent',
+    'REFERENCE_NOT_FOUND',
+    'No such reference is served here (unknown, expired or revoked)',
+    { details: { ref_id: refId } },
+  );
 }
 
 function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
@@ -271,7 +294,10 @@ async function closed(stream: Writable): Promise<void> {
 }
 
 function isPrematureClose(error: unknown): boolean {
-  return isRecord(error) && (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE');
+  return (
+    isRecord(error) &&
+    (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE')
+  );
 }
 
 /**
@@ -281,12 +307,21 @@ function isPrematureClose(error: unknown): boolean {
 export function createReferenceOrigin(options: ReferenceOriginOptions): ReferenceOrigin {
   const where = 'createReferenceOrigin';
   const key = secretBytes(options.secret, `${where}: secret`);
-  const keys = [key, ...(options.previousSecrets ?? []).map((secret, index) => secretBytes(secret, `${where}: previousSecrets[${String(index)}]`))];
-  if (typeof options.store !== 'object') throw new ConfigurationError('INVALID_OPTION', `${where}: store is required (the server adapter's store)`);
+  const keys = [
+    key,
+    ...(options.previousSecrets ?? []).map((secret, index) =>
+      secretBytes(secret, `${where}: previousSecrets[${String(index)}]`),
+    ),
+  ];
+  if (typeof options.store !== 'object')
+    throw new ConfigurationError('INVALID_OPTION', `${where}: store is required (the server adapter's store)`);
   const store = options.store;
   const serverName = options.serverName;
   if (typeof serverName !== 'string' || serverName.length === 0 || serverName.length > 256) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: serverName must be a non-empty string of at most 256 characters`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: serverName must be a non-empty string of at most 256 characters`,
+    );
   }
   let baseUrl: string | undefined;
   let basePath = DEFAULT_PATH;
@@ -298,7 +333,10 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
       throw new ConfigurationError('INVALID_OPTION', `${where}: baseUrl is not a URL (${String(error)})`);
     }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
-      throw new ConfigurationError('INVALID_OPTION', `${where}: baseUrl must be an http(s) URL without query or fragment`);
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${where}: baseUrl must be an http(s) URL without query or fragment`,
+      );
     }
     basePath = url.pathname.replace(/\/+$/, '');
     baseUrl = `${url.origin}${basePath}`;
@@ -307,7 +345,8 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
   const ttlSeconds = positiveInteger(`${where}: ttlSeconds`, options.ttlSeconds, 3600);
   const spoolDirectory = options.spoolDirectory ?? join(tmpdir(), 'mcp-ext-data-references');
   const keyPrefix = options.keyPrefix ?? 'data-references';
-  if (typeof keyPrefix !== 'string' || keyPrefix === '') throw new ConfigurationError('INVALID_OPTION', `${where}: keyPrefix must be a non-empty string`);
+  if (typeof keyPrefix !== 'string' || keyPrefix === '')
+    throw new ConfigurationError('INVALID_OPTION', `${where}: keyPrefix must be a non-empty string`);
   const logger = options.logger ?? consoleLogger;
   const now = options.now ?? Date.now;
   const uploadOptions = options.uploads === true ? {} : options.uploads === false ? undefined : options.uploads;
@@ -317,7 +356,11 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
       : {
           maxBytes: byteCount(`${where}: uploads.maxBytes`, uploadOptions.maxBytes, 128 * 1024 * 1024),
           ttlSeconds: positiveInteger(`${where}: uploads.ttlSeconds`, uploadOptions.ttlSeconds, 300),
-          referenceTtlSeconds: positiveInteger(`${where}: uploads.referenceTtlSeconds`, uploadOptions.referenceTtlSeconds, ttlSeconds),
+          referenceTtlSeconds: positiveInteger(
+            `${where}: uploads.referenceTtlSeconds`,
+            uploadOptions.referenceTtlSeconds,
+            ttlSeconds,
+          ),
         };
 
   const generators = new Map<string, (offset: number) => AsyncIterable<Uint8Array> | Iterable<Uint8Array>>();
@@ -330,7 +373,10 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
   const newId = (prefix: string): string => `${prefix}${randomBytes(16).toString('base64url')}`;
   const currentBase = (): string => {
     if (baseUrl === undefined) {
-      throw new ConfigurationError('MISSING_BASE_URL', `${where}: the public URL is not known yet; pass baseUrl or call listen() first`);
+      throw new ConfigurationError(
+        'MISSING_BASE_URL',
+        `${where}: the public URL is not known yet; pass baseUrl or call listen() first`,
+      );
     }
     return baseUrl;
   };
@@ -360,7 +406,14 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     mime_type: record.mime_type,
     size_bytes: record.size_bytes,
     expires_at: new Date(record.expires_at_ms).toISOString(),
-    access_url: signedUrl(currentBase(), [record.ref_id], key, 'download', record.ref_id, Math.floor(record.expires_at_ms / 1000)),
+    access_url: signedUrl(
+      currentBase(),
+      [record.ref_id],
+      key,
+      'download',
+      record.ref_id,
+      Math.floor(record.expires_at_ms / 1000),
+    ),
     checksum: { algorithm: 'sha256', value: record.sha256 },
   });
 
@@ -389,7 +442,11 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
   };
 
   const checkMime = (mimeType: unknown): string => {
-    if (!isMimeType(mimeType)) throw new ConfigurationError('INVALID_OPTION', `${where}: mimeType must be a media type such as text/csv, got ${JSON.stringify(mimeType)}`);
+    if (!isMimeType(mimeType))
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${where}: mimeType must be a media type such as text/csv, got ${JSON.stringify(mimeType)}`,
+      );
     return mimeType;
   };
 
@@ -425,7 +482,9 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     };
   };
 
-  const hashOf = async (source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<{ sizeBytes: number; sha256: string }> => {
+  const hashOf = async (
+    source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  ): Promise<{ sizeBytes: number; sha256: string }> => {
     const hash = createHash('sha256');
     let sizeBytes = 0;
     for await (const chunk of source) {
@@ -443,7 +502,8 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     const name = create.name ?? null;
     if ('path' in source) {
       const info = await stat(source.path);
-      if (!info.isFile()) throw new ConfigurationError('INVALID_SOURCE', `${where}: the source path is not a regular file`);
+      if (!info.isFile())
+        throw new ConfigurationError('INVALID_SOURCE', `${where}: the source path is not a regular file`);
       const known = create.checksum?.algorithm === 'sha256' ? create.checksum.value.toLowerCase() : undefined;
       const sha256 = known ?? (await hashOf(createReadStream(source.path))).sha256;
       return save({
@@ -470,8 +530,12 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
       return writer.commit({ sizeBytes: meter.size, sha256: meter.digest() });
     }
     const generate = source.generate;
-    if (typeof generate !== 'function') throw new ConfigurationError('INVALID_SOURCE', `${where}: a source needs path, chunks or generate`);
-    const known = source.checksum?.algorithm === 'sha256' && source.sizeBytes !== undefined ? { sizeBytes: source.sizeBytes, sha256: source.checksum.value.toLowerCase() } : undefined;
+    if (typeof generate !== 'function')
+      throw new ConfigurationError('INVALID_SOURCE', `${where}: a source needs path, chunks or generate`);
+    const known =
+      source.checksum?.algorithm === 'sha256' && source.sizeBytes !== undefined
+        ? { sizeBytes: source.sizeBytes, sha256: source.checksum.value.toLowerCase() }
+        : undefined;
     const measured = known ?? (await hashOf(generate(0)));
     const refId = newId('ref-');
     generators.set(refId, generate);
@@ -522,8 +586,16 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     if (record === undefined) throw notFound(refId);
     const start = range?.start ?? 0;
     const end = range?.end ?? record.size_bytes - 1;
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end >= record.size_bytes || (end < start && record.size_bytes > 0)) {
-      throw new RangeError(`open: the range ${String(start)}-${String(end)} is outside 0-${String(record.size_bytes - 1)}`);
+    if (
+      !Number.isSafeInteger(start) ||
+      !Number.isSafeInteger(end) ||
+      start < 0 ||
+      end >= record.size_bytes ||
+      (end < start && record.size_bytes > 0)
+    ) {
+      throw new RangeError(
+        `open: the range ${String(start)}-${String(end)} is outside 0-${String(record.size_bytes - 1)}`,
+      );
     }
     const stream = await readable(record, start, end);
     if (stream === undefined) throw notFound(refId);
@@ -537,21 +609,32 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     return true;
   };
 
-  const createUploadTicket = async (request: { mimeType: string; sizeBytes?: number | undefined; principal?: string | undefined }): Promise<UploadTicket> => {
+  const createUploadTicket = async (request: {
+    mimeType: string;
+    sizeBytes?: number | undefined;
+    principal?: string | undefined;
+  }): Promise<UploadTicket> => {
     if (uploads === undefined) {
       throw new ExtensionError('permanent', 'UPLOADS_DISABLED', 'This server does not accept uploads', {
         suggestion: 'Send the data inline instead.',
       });
     }
     if (!isMimeType(request.mimeType)) {
-      throw new ExtensionError('invalid_input', 'INVALID_INPUT', 'mime_type must be a media type such as image/png', { details: { field: 'mime_type', pointer: '/mime_type' } });
+      throw new ExtensionError('invalid_input', 'INVALID_INPUT', 'mime_type must be a media type such as image/png', {
+        details: { field: 'mime_type', pointer: '/mime_type' },
+      });
     }
     if (request.sizeBytes !== undefined && request.sizeBytes > uploads.maxBytes) {
-      throw new ExtensionError('invalid_input', 'PAYLOAD_TOO_LARGE', `The upload is ${String(request.sizeBytes)} bytes; this server accepts at most ${String(uploads.maxBytes)}`, {
-        userActionable: true,
-        suggestion: 'Send less data, or split it.',
-        details: { size_bytes: request.sizeBytes, max_size_bytes: uploads.maxBytes },
-      });
+      throw new ExtensionError(
+        'invalid_input',
+        'PAYLOAD_TOO_LARGE',
+        `The upload is ${String(request.sizeBytes)} bytes; this server accepts at most ${String(uploads.maxBytes)}`,
+        {
+          userActionable: true,
+          suggestion: 'Send less data, or split it.',
+          details: { size_bytes: request.sizeBytes, max_size_bytes: uploads.maxBytes },
+        },
+      );
     }
     const uploadId = newId('up-');
     const expiresSeconds = Math.floor(now() / 1000) + uploads.ttlSeconds;
@@ -571,7 +654,12 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     };
   };
 
-  const serveDownload = async (req: IncomingMessage, res: ServerResponse, refId: string, query: URLSearchParams): Promise<void> => {
+  const serveDownload = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    refId: string,
+    query: URLSearchParams,
+  ): Promise<void> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       plain(res, 405, 'Method not allowed', { allow: 'GET, HEAD' });
       return;
@@ -589,7 +677,8 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     const size = record.size_bytes;
     const etag = `"sha256-${record.sha256}"`;
     const ifRange = req.headers['if-range'];
-    const decision: RangeDecision = ifRange !== undefined && ifRange !== etag ? { kind: 'full' } : parseRange(req.headers.range, size);
+    const decision: RangeDecision =
+      ifRange !== undefined && ifRange !== etag ? { kind: 'full' } : parseRange(req.headers.range, size);
     const headers: Record<string, string> = {
       'content-type': record.mime_type,
       'accept-ranges': 'bytes',
@@ -599,14 +688,19 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
       'x-content-type-options': 'nosniff',
     };
     if (decision.kind === 'unsatisfiable') {
-      plain(res, 416, 'Range not satisfiable', { 'content-range': contentRange(decision, size) ?? `bytes */${String(size)}` });
+      plain(res, 416, 'Range not satisfiable', {
+        'content-range': contentRange(decision, size) ?? `bytes */${String(size)}`,
+      });
       return;
     }
     const start = decision.kind === 'partial' ? decision.start : 0;
     const end = decision.kind === 'partial' ? decision.end : size - 1;
     const stream = await readable(record, start, end);
     if (stream === undefined) {
-      logger.warn('data-references: the bytes of a reference are not available in this process', { ref_id: refId, source: record.source });
+      logger.warn('data-references: the bytes of a reference are not available in this process', {
+        ref_id: refId,
+        source: record.source,
+      });
       plain(res, 404, 'Not found');
       return;
     }
@@ -623,7 +717,12 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     await pipeline(stream, res);
   };
 
-  const serveUpload = async (req: IncomingMessage, res: ServerResponse, uploadId: string, query: URLSearchParams): Promise<void> => {
+  const serveUpload = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    uploadId: string,
+    query: URLSearchParams,
+  ): Promise<void> => {
     if (uploads === undefined) {
       plain(res, 404, 'Not found');
       return;
@@ -634,7 +733,12 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     }
     const check = checkSignedRequest(keys, 'upload', uploadId, query, now());
     if (!check.ok) {
-      plain(res, 403, check.reason === 'expired' ? 'Forbidden: the upload URL has expired' : 'Forbidden: invalid signature', { connection: 'close' });
+      plain(
+        res,
+        403,
+        check.reason === 'expired' ? 'Forbidden: the upload URL has expired' : 'Forbidden: invalid signature',
+        { connection: 'close' },
+      );
       return;
     }
     const stored = await store.get(uploadKey(uploadId));
@@ -644,12 +748,24 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
       return;
     }
     // Single use: only the request that moves the ticket from pending to receiving may write.
-    if (ticket.state !== 'pending' || !(await store.compareAndSet(uploadKey(uploadId), stored, { ...ticket, state: 'receiving' }, { ttlMs: uploads.ttlSeconds * 1000 }))) {
+    if (
+      ticket.state !== 'pending' ||
+      !(await store.compareAndSet(
+        uploadKey(uploadId),
+        stored,
+        { ...ticket, state: 'receiving' },
+        { ttlMs: uploads.ttlSeconds * 1000 },
+      ))
+    ) {
       plain(res, 409, 'Conflict: this upload URL was already used', { connection: 'close' });
       return;
     }
     const used = async (): Promise<void> => {
-      await store.set(uploadKey(uploadId), { ...ticket, state: 'used' }, { ttlMs: Math.max(1, ticket.expires_at_ms - now()) });
+      await store.set(
+        uploadKey(uploadId),
+        { ...ticket, state: 'used' },
+        { ttlMs: Math.max(1, ticket.expires_at_ms - now()) },
+      );
     };
     const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
     if (declared !== undefined && declared > ticket.max_size_bytes) {
@@ -657,7 +773,11 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
       plain(res, 413, `Payload too large: at most ${String(ticket.max_size_bytes)} bytes`, { connection: 'close' });
       return;
     }
-    const writer = await spool({ mimeType: ticket.mime_type, principal: ticket.principal, ttlSeconds: uploads.referenceTtlSeconds });
+    const writer = await spool({
+      mimeType: ticket.mime_type,
+      principal: ticket.principal,
+      ttlSeconds: uploads.referenceTtlSeconds,
+    });
     const meter = new Meter(ticket.max_size_bytes);
     // Not pipeline(req, ...): on a refusal the request must stay open long enough to carry the 413 back.
     req.once('close', () => {
@@ -679,7 +799,11 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     const reference = await writer.commit({ sizeBytes: meter.size, sha256: meter.digest() });
     await used();
     const body = JSON.stringify(reference);
-    res.writeHead(201, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' });
+    res.writeHead(201, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'cache-control': 'no-store',
+    });
     res.end(body);
   };
 
@@ -694,7 +818,8 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     const segments = url.pathname.slice(basePath.length + 1).split('/');
     let served: Promise<void>;
     if (segments.length === 1 && isRefId(segments[0])) served = serveDownload(req, res, segments[0], url.searchParams);
-    else if (segments.length === 2 && segments[0] === UPLOADS && isRefId(segments[1])) served = serveUpload(req, res, segments[1], url.searchParams);
+    else if (segments.length === 2 && segments[0] === UPLOADS && isRefId(segments[1]))
+      served = serveUpload(req, res, segments[1], url.searchParams);
     else {
       plain(res, 404, 'Not found');
       return true;

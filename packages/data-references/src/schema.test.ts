@@ -19,7 +19,13 @@ describe('the shipped JSON Schema document', () => {
   const seed = seedValidators();
 
   it('DREF-1: compiles under JSON Schema 2020-12 and accepts what both halves advertise', () => {
-    const origin = createReferenceOrigin({ secret: 'x'.repeat(32), store: new MemoryStore(), serverName: 'a', baseUrl: 'https://a.example/refs', uploads: true });
+    const origin = createReferenceOrigin({
+      secret: 'x'.repeat(32),
+      store: new MemoryStore(),
+      serverName: 'a',
+      baseUrl: 'https://a.example/refs',
+      uploads: true,
+    });
     const server = dataReferencesServer({ origin, import: { allowedOrigins: ['https://b.example'] } });
     expect(server.settings).toEqual({
       version: '1.0',
@@ -30,7 +36,14 @@ describe('the shipped JSON Schema document', () => {
     expect(check('server-settings', server.settings)).toBe(true);
     expect(check('client-settings', dataReferencesClient().settings)).toBe(true);
     expect(check('upload-request', { mime_type: 'image/png\nx: y' })).toBe(false);
-    expect(check('upload-ticket', { upload_url: 'https://a.example/refs/uploads/u?expires=1&sig=s', method: 'PUT', expires_at: '2030-01-01T00:00:00Z', max_size_bytes: 5 })).toBe(true);
+    expect(
+      check('upload-ticket', {
+        upload_url: 'https://a.example/refs/uploads/u?expires=1&sig=s',
+        method: 'PUT',
+        expires_at: '2030-01-01T00:00:00Z',
+        max_size_bytes: 5,
+      }),
+    ).toBe(true);
   });
 
   it('DREF-2 DREF-11: each shape with a seed counterpart agrees with the seed schema on sample payloads', () => {
@@ -52,13 +65,23 @@ describe('the shipped JSON Schema document', () => {
       ['data-reference', 'DataReference', { ...reference, checksum: { algorithm: 'crc32', value: 'ab' } }],
       ['import-request', 'ImportFromRefRequest', { ...reference, target_format: 'raw' }],
       ['import-request', 'ImportFromRefRequest', { ref_id: 'r' }],
-      ['import-response', 'ImportFromRefResponse', { status: 'imported', imported_resource_id: 'ref-2', size_bytes: 3, reference }],
+      [
+        'import-response',
+        'ImportFromRefResponse',
+        { status: 'imported', imported_resource_id: 'ref-2', size_bytes: 3, reference },
+      ],
       ['import-response', 'ImportFromRefResponse', { status: 'failed', error }],
-      ['import-response', 'ImportFromRefResponse', { status: 'failed', error: { code: 'X', message: 'm', category: 'fatal' } }],
+      [
+        'import-response',
+        'ImportFromRefResponse',
+        { status: 'failed', error: { code: 'X', message: 'm', category: 'fatal' } },
+      ],
       ['import-response', 'ImportFromRefResponse', { status: 'done' }],
     ];
     for (const [ours, def, value] of samples) {
-      expect(check(ours, value), `${ours} ${JSON.stringify(value)}`).toBe(seed.check('data-references', def)(value).valid);
+      expect(check(ours, value), `${ours} ${JSON.stringify(value)}`).toBe(
+        seed.check('data-references', def)(value).valid,
+      );
     }
   });
 });

@@ -18,7 +18,8 @@ export const SCHEMA_BASE = 'https://mcp-ext.github.io/schemas/data-references/1.
  * (RFC 6838 restricted names) and optional parameters, printable ASCII only,
  * so a value can never smuggle a header line.
  */
-export const MIME_TYPE_PATTERN_SOURCE = "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:[ \\t]*;[\\x20-\\x7E]*)?$";
+export const MIME_TYPE_PATTERN_SOURCE =
+  '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(?:[ \\t]*;[\\x20-\\x7E]*)?$';
 
 /** Reference ids this package mints: URL-safe, so they can be a path segment. */
 export const REF_ID_PATTERN_SOURCE = '^[A-Za-z0-9_-]{1,128}$';
@@ -54,7 +55,6 @@ const dataReference = (options: Record<string, string> = {}) =>
   );
 export const DataReferenceSchema = dataReference({ $id: `${SCHEMA_BASE}/data-reference.json`, title: 'DataReference' });
 export type DataReference = Static<typeof DataReferenceSchema>;
-
 
 /**
  * Params of `<id>/import` (seed `ImportFromRefRequest`): the seed's
@@ -103,7 +103,9 @@ export const DataReferencesServerSettingsSchema = Type.Object(
     /** Present when the server serves `<id>/import`. */
     import: Type.Optional(Type.Object({ max_size_bytes: Type.Integer({ minimum: 0 }) })),
     /** Present when the server hands out upload URLs through `<id>/upload`. */
-    upload: Type.Optional(Type.Object({ max_size_bytes: Type.Integer({ minimum: 0 }), ttl_seconds: Type.Integer({ minimum: 1 }) })),
+    upload: Type.Optional(
+      Type.Object({ max_size_bytes: Type.Integer({ minimum: 0 }), ttl_seconds: Type.Integer({ minimum: 1 }) }),
+    ),
   },
   { $id: `${SCHEMA_BASE}/server-settings.json`, title: 'DataReferencesServerSettings' },
 );
@@ -165,13 +167,17 @@ export const DATA_REFERENCES_SCHEMAS = {
  */
 export function dataReferencesJsonSchema(): Record<string, unknown> {
   const defs = Object.fromEntries(
-    Object.entries(DATA_REFERENCES_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]),
+    Object.entries(DATA_REFERENCES_SCHEMAS).map(([name, schema]) => [
+      name,
+      JSON.parse(JSON.stringify(schema)) as unknown,
+    ]),
   );
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/data-references.json`,
     title: 'MCP data references extension (io.github.mcp-ext/data-references)',
-    description: 'Wire payloads of the data-references extension: settings, references, result _meta, import and upload methods.',
+    description:
+      'Wire payloads of the data-references extension: settings, references, result _meta, import and upload methods.',
     $defs: defs,
   };
 }

@@ -8,7 +8,13 @@ import {
   type ToolMiddleware,
   type ToolResult,
 } from '@ext/core';
-import { importFromReference, resolveImportPolicy, type ImportPolicy, type ResolvedImportPolicy, type SinkFactory } from './importer.js';
+import {
+  importFromReference,
+  resolveImportPolicy,
+  type ImportPolicy,
+  type ResolvedImportPolicy,
+  type SinkFactory,
+} from './importer.js';
 import { importsNothing, isMimeType, parseImportRequest, parseUploadRequest, type Parsed } from './logic.js';
 import type { CreateReferenceOptions, LocalReference, ReferenceOrigin, ReferenceSource } from './origin.js';
 import {
@@ -61,7 +67,10 @@ export interface CallReferences {
   /** Reads the bytes of one of the caller's references served by this origin. */
   open(refId: string, range?: { start: number; end: number }): Promise<Readable>;
   /** Imports another server's reference under this server's import policy (never throws; `failed` with an error). */
-  importReference(reference: DataReference | ImportFromRefRequest, options?: { sink?: SinkFactory | undefined }): Promise<ImportFromRefResponse>;
+  importReference(
+    reference: DataReference | ImportFromRefRequest,
+    options?: { sink?: SinkFactory | undefined },
+  ): Promise<ImportFromRefResponse>;
 }
 
 // Symbol.for, so duplicate copies of this package agree on the slot.
@@ -88,7 +97,10 @@ interface Slot {
 export function referencesOf(ctx: Pick<RequestContext, 'locals'>): CallReferences {
   const references = referencesFor(ctx);
   if (references === undefined) {
-    throw new ConfigurationError('MISSING_EXTENSION', 'referencesOf: compose dataReferencesServer() into this server first');
+    throw new ConfigurationError(
+      'MISSING_EXTENSION',
+      'referencesOf: compose dataReferencesServer() into this server first',
+    );
   }
   return references;
 }
@@ -110,7 +122,10 @@ function invalidInput(failure: Exclude<Parsed<unknown>, { ok: true }>, suggestio
 export function originSink(origin: ReferenceOrigin): SinkFactory {
   return async ({ request, principal }) => {
     const writer = await origin.spool({
-      mimeType: request.mime_type !== undefined && isMimeType(request.mime_type) ? request.mime_type : 'application/octet-stream',
+      mimeType:
+        request.mime_type !== undefined && isMimeType(request.mime_type)
+          ? request.mime_type
+          : 'application/octet-stream',
       principal,
       name: request.ref_id,
     });
@@ -148,39 +163,65 @@ export function dataReferencesServer(options: DataReferencesServerOptions = {}):
     throw new ConfigurationError('INVALID_OPTION', `${where}: origin must come from createReferenceOrigin()`);
   }
   if (origin === undefined && options.import === undefined) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: give an origin (to produce references), an import policy (to consume them), or both`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: give an origin (to produce references), an import policy (to consume them), or both`,
+    );
   }
-  const policy: ResolvedImportPolicy | undefined = options.import === undefined ? undefined : resolveImportPolicy(options.import, `${where}: import`);
+  const policy: ResolvedImportPolicy | undefined =
+    options.import === undefined ? undefined : resolveImportPolicy(options.import, `${where}: import`);
   const importSink = options.import?.sink ?? (origin === undefined ? undefined : originSink(origin));
   if (policy !== undefined && importSink === undefined) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: import needs a sink (import.sink, e.g. fileSink(directory)) or an origin to keep imports in`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: import needs a sink (import.sink, e.g. fileSink(directory)) or an origin to keep imports in`,
+    );
   }
   if (options.import?.sink !== undefined && typeof options.import.sink !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', `${where}: import.sink must be a function (target) => ImportSink`);
   }
 
   const requireOrigin = (what: string): ReferenceOrigin => {
-    if (origin === undefined) throw new ConfigurationError('MISSING_ORIGIN', `referencesOf(ctx).${what}: this server has no origin; pass dataReferencesServer({ origin })`);
+    if (origin === undefined)
+      throw new ConfigurationError(
+        'MISSING_ORIGIN',
+        `referencesOf(ctx).${what}: this server has no origin; pass dataReferencesServer({ origin })`,
+      );
     return origin;
   };
 
-  const runImport = async (request: ImportFromRefRequest, ctx: RequestContext, sink: SinkFactory | undefined): Promise<ImportFromRefResponse> => {
+  const runImport = async (
+    request: ImportFromRefRequest,
+    ctx: RequestContext,
+    sink: SinkFactory | undefined,
+  ): Promise<ImportFromRefResponse> => {
     // The reference comes from the caller, so a server that imports nothing refuses it as input, not as a setup fault (DREF-12a).
     if (policy === undefined) return { status: 'failed', error: importsNothing(request).toStructured() };
     const target = sink ?? importSink;
     if (target === undefined) throw new ConfigurationError('MISSING_SINK', 'importReference: give a sink');
-    return importFromReference(request, policy, target, { principal: ctx.principal, ctx, signal: ctx.signal, logger: ctx.logger });
+    return importFromReference(request, policy, target, {
+      principal: ctx.principal,
+      ctx,
+      signal: ctx.signal,
+      logger: ctx.logger,
+    });
   };
 
   const callReferences = (ctx: RequestContext): CallReferences => ({
     origin,
     negotiated: ctx.negotiated(DATA_REFERENCES_PACKAGE) !== undefined,
-    create: (source, create) => requireOrigin('create').createReference(source, { ...create, principal: ctx.principal }),
+    create: (source, create) =>
+      requireOrigin('create').createReference(source, { ...create, principal: ctx.principal }),
     lookup: (refId) => requireOrigin('lookup').lookup(refId, ctx.principal),
     async open(refId, range) {
       const local = await requireOrigin('open').lookup(refId, ctx.principal);
       if (local === undefined) {
-        throw new ExtensionError('invalid_input', 'REFERENCE_NOT_FOUND', 'No such reference is held here for this caller', { details: { ref_id: refId } });
+        throw new ExtensionError(
+          'invalid_input',
+          'REFERENCE_NOT_FOUND',
+          'No such reference is held here for this caller',
+          { details: { ref_id: refId } },
+        );
       }
       return requireOrigin('open').open(refId, range);
     },
@@ -196,7 +237,11 @@ export function dataReferencesServer(options: DataReferencesServerOptions = {}):
   if (policy !== undefined) {
     methods.import = async (params, ctx) => {
       const parsed = parseImportRequest(params);
-      if (!parsed.ok) throw invalidInput(parsed, 'Send the DataReference you received (ref_id, origin_server, access_url, checksum, ...), plus target_format if needed.');
+      if (!parsed.ok)
+        throw invalidInput(
+          parsed,
+          'Send the DataReference you received (ref_id, origin_server, access_url, checksum, ...), plus target_format if needed.',
+        );
       const response: ImportFromRefResponse = await runImport(parsed.value, ctx, undefined);
       return response;
     };
@@ -205,7 +250,11 @@ export function dataReferencesServer(options: DataReferencesServerOptions = {}):
     methods.upload = async (params, ctx) => {
       const parsed = parseUploadRequest(params);
       if (!parsed.ok) throw invalidInput(parsed, 'Send { mime_type, size_bytes? }.');
-      const ticket = await origin.createUploadTicket({ mimeType: parsed.value.mime_type, sizeBytes: parsed.value.size_bytes, principal: ctx.principal });
+      const ticket = await origin.createUploadTicket({
+        mimeType: parsed.value.mime_type,
+        sizeBytes: parsed.value.size_bytes,
+        principal: ctx.principal,
+      });
       return { ...ticket };
     };
   }
@@ -213,7 +262,8 @@ export function dataReferencesServer(options: DataReferencesServerOptions = {}):
   const settings: Omit<DataReferencesServerSettings, 'version'> = {};
   if (origin !== undefined) settings.origin_server = origin.serverName;
   if (policy !== undefined) settings.import = { max_size_bytes: policy.maxBytes };
-  if (origin?.uploads !== undefined) settings.upload = { max_size_bytes: origin.uploads.maxBytes, ttl_seconds: origin.uploads.ttlSeconds };
+  if (origin?.uploads !== undefined)
+    settings.upload = { max_size_bytes: origin.uploads.maxBytes, ttl_seconds: origin.uploads.ttlSeconds };
 
   return {
     side: 'server',

@@ -26,7 +26,10 @@ export function registerDataReferenceTools(server: Pick<ExtendedServer, 'registe
         mime_type: z.string().optional(),
         size_bytes: z.number().int().min(0).optional(),
         expires_at: z.string().optional(),
-        checksum: z.object({ algorithm: z.enum(['sha256', 'md5']), value: z.string() }).optional().describe('The checksum from the reference.'),
+        checksum: z
+          .object({ algorithm: z.enum(['sha256', 'md5']), value: z.string() })
+          .optional()
+          .describe('The checksum from the reference.'),
         target_format: z.string().optional().describe('Desired format for the imported data, e.g. "raw".'),
       }),
       annotations: { readOnlyHint: false, openWorldHint: true },

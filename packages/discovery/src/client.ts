@@ -14,14 +14,22 @@ import {
 
 /** The client half: advertises the extension. */
 export function discoveryClient(): ClientExtension {
-  return { side: 'client', name: DISCOVERY_PACKAGE, ids: [DISCOVERY_ID], settings: { version: DISCOVERY_WIRE_VERSION } };
+  return {
+    side: 'client',
+    name: DISCOVERY_PACKAGE,
+    ids: [DISCOVERY_ID],
+    settings: { version: DISCOVERY_WIRE_VERSION },
+  };
 }
 
 /** The server's discovery settings, or `undefined` when it does not negotiate the extension. */
 export function getDiscoverySettings(client: ExtendedClient): DiscoveryServerSettings | undefined {
   const negotiated = client.negotiated(DISCOVERY_PACKAGE);
   if (negotiated === undefined) return undefined;
-  const parsed = parseSettings<DiscoveryServerSettings>(negotiated.settings, { schema: DiscoveryServerSettingsSchema, majors: [1] });
+  const parsed = parseSettings<DiscoveryServerSettings>(negotiated.settings, {
+    schema: DiscoveryServerSettingsSchema,
+    majors: [1],
+  });
   return parsed.ok ? parsed.settings : undefined;
 }
 
@@ -65,7 +73,10 @@ export async function recommendServers(
 
 /** One line a person can read: `com.figma/mcp (high): Figma design files… — connect: https://… — auth: oauth2`. */
 export function describeRecommendation(recommendation: Recommendation): string {
-  const name = recommendation.title === undefined ? recommendation.server_name : `${recommendation.title} [${recommendation.server_name}]`;
+  const name =
+    recommendation.title === undefined
+      ? recommendation.server_name
+      : `${recommendation.title} [${recommendation.server_name}]`;
   const parts = [`${name} (${recommendation.match_confidence}): ${recommendation.description}`];
   const remote = recommendation.remotes?.[0];
   const installable = recommendation.packages?.[0];

@@ -11,7 +11,9 @@ import { discoveryServer, registerDiscoveryTools, type DiscoveryServerOptions } 
 import { syncRegistry } from './sync.js';
 import { startFakeRegistry, type FakeRegistry } from './testing/fake-registry.js';
 
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as { servers: Record<string, unknown>[] };
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as {
+  servers: Record<string, unknown>[];
+};
 const seedRecommendation = seedValidators().check('service-manifest', 'ServerRecommendation');
 
 const PEERS: DiscoveryServerOptions['peers'] = [
@@ -44,10 +46,18 @@ afterEach(async () => {
   pair = undefined;
 });
 
-async function connect(line: TestLine, client: boolean, options: DiscoveryServerOptions = {}, tools = false): Promise<TestPair> {
+async function connect(
+  line: TestLine,
+  client: boolean,
+  options: DiscoveryServerOptions = {},
+  tools = false,
+): Promise<TestPair> {
   pair = await createTestPair({
     line,
-    serverExtensions: [errorsServer(), discoveryServer({ index, peers: PEERS, exclude: ['com.postbox/email'], ...options })],
+    serverExtensions: [
+      errorsServer(),
+      discoveryServer({ index, peers: PEERS, exclude: ['com.postbox/email'], ...options }),
+    ],
     clientExtensions: [errorsClient(), client && discoveryClient()],
     serverOptions: { logger: silentLogger },
     clientOptions: { logger: silentLogger },
@@ -84,8 +94,16 @@ describe.each(TEST_LINES)('discovery end to end on %s', (line) => {
       remotes: [{ type: 'streamable-http', url: 'https://mcp.pixelforge.example.com/mcp' }],
       reason: 'Matched "design" in the name, "mockup" (as "mockups") in the description.',
     });
-    expect(second).toMatchObject({ server_name: 'io.github.pencil-labs/wireframe-kit', match_confidence: 'medium', auth_flow: 'none', packages: [{ registry_type: 'npm', identifier: '@pencil-labs/wireframe-mcp', version: '0.4.2', transport: 'stdio' }] });
-    for (const recommendation of answer?.recommendations ?? []) expect(seedRecommendation(recommendation)).toEqual({ valid: true, errors: '' });
+    expect(second).toMatchObject({
+      server_name: 'io.github.pencil-labs/wireframe-kit',
+      match_confidence: 'medium',
+      auth_flow: 'none',
+      packages: [
+        { registry_type: 'npm', identifier: '@pencil-labs/wireframe-mcp', version: '0.4.2', transport: 'stdio' },
+      ],
+    });
+    for (const recommendation of answer?.recommendations ?? [])
+      expect(seedRecommendation(recommendation)).toEqual({ valid: true, errors: '' });
     expect(describeRecommendation(first!)).toBe(
       'PixelForge [com.pixelforge/design] (high): Read PixelForge design files, components and mockups; export frames as PNG or SVG. — connect: https://mcp.pixelforge.example.com/mcp — auth: oauth2',
     );
@@ -118,7 +136,9 @@ describe.each(TEST_LINES)('discovery end to end on %s', (line) => {
   it('DISC-11: max_results is capped by the server; min_confidence filters', async () => {
     const { client } = await connect(line, true, { maxResults: 3, defaultResults: 2 });
     expect((await recommendServers(client, 'send a chat message'))?.recommendations).toHaveLength(2);
-    expect((await recommendServers(client, 'send a chat message', { maxResults: 50 }))?.recommendations).toHaveLength(3);
+    expect((await recommendServers(client, 'send a chat message', { maxResults: 50 }))?.recommendations).toHaveLength(
+      3,
+    );
     const strong = await recommendServers(client, 'send a chat message', { maxResults: 3, minConfidence: 'high' });
     expect(strong?.recommendations.every((r) => r.match_confidence === 'high')).toBe(true);
     expect((await recommendServers(client, 'zyxwvut'))?.recommendations).toEqual([]);
@@ -139,7 +159,11 @@ describe.each(TEST_LINES)('discovery end to end on %s', (line) => {
       );
       expect(WireError.isInstance(error)).toBe(true);
       expect((error as WireError).code).toBe(-32602);
-      expect((error as WireError).data).toMatchObject({ code: 'INVALID_INPUT', category: 'invalid_input', details: { field, pointer: `/${field}` } });
+      expect((error as WireError).data).toMatchObject({
+        code: 'INVALID_INPUT',
+        category: 'invalid_input',
+        details: { field, pointer: `/${field}` },
+      });
     }
   });
 
@@ -147,7 +171,9 @@ describe.each(TEST_LINES)('discovery end to end on %s', (line) => {
     const { client } = await connect(line, false);
     expect(await recommendServers(client, 'design mockup')).toBeUndefined();
     expect(getDiscoverySettings(client)).toBeUndefined();
-    const direct = (await client.request(`${DISCOVERY_ID}/recommend`, { capability_needed: 'weather forecast' })) as unknown as RecommendResult;
+    const direct = (await client.request(`${DISCOVERY_ID}/recommend`, {
+      capability_needed: 'weather forecast',
+    })) as unknown as RecommendResult;
     expect(direct.recommendations[0]?.server_name).toBe('com.skycast/weather');
   });
 
@@ -158,7 +184,11 @@ describe.each(TEST_LINES)('discovery end to end on %s', (line) => {
     const answer = result.structuredContent as unknown as RecommendResult;
     expect(answer.recommendations.map((r) => r.server_name)).toEqual(['com.pixelforge/design']);
     const text = result.content[0];
-    expect(text?.type === 'text' && typeof text.text === 'string' && text.text.startsWith('Recommended: com.pixelforge/design (high).')).toBe(true);
+    expect(
+      text?.type === 'text' &&
+        typeof text.text === 'string' &&
+        text.text.startsWith('Recommended: com.pixelforge/design (high).'),
+    ).toBe(true);
     const bad = await client.callTool('recommend_servers', { capability_needed: '' });
     expect(getStructuredError(bad)).toMatchObject({ category: 'invalid_input' });
   });

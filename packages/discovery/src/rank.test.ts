@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { confidenceOf, DEFAULT_SYNONYM_GROUPS, explain, rank, stem, synonymTable, terms } from './rank.js';
 import { RegistryIndex, type Candidate } from './registry.js';
 
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as { servers: unknown[] };
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as {
+  servers: unknown[];
+};
 const index = new RegistryIndex({ registryUrl: 'https://registry.modelcontextprotocol.io' });
 index.add(fixture.servers);
 const candidates = index.candidates();
@@ -26,7 +28,14 @@ describe('terms and stems', () => {
   it('folds plurals, -ing and -ed, case, diacritics and camelCase, and drops stopwords', () => {
     expect(terms('Send the Messages to my Team')).toEqual(['send', 'message', 'team']);
     expect(terms('design_mockups')).toEqual(['design', 'mockup']);
-    expect(terms('MongoDB issues, searches, sending, designed')).toEqual(['mongo', 'db', 'issue', 'search', 'send', 'design']);
+    expect(terms('MongoDB issues, searches, sending, designed')).toEqual([
+      'mongo',
+      'db',
+      'issue',
+      'search',
+      'send',
+      'design',
+    ]);
     expect(terms('Café résumé')).toEqual(['cafe', 'resume']);
     expect(terms('an MCP server tool for the API')).toEqual([]);
     expect(stem('running')).toBe('run');
@@ -66,19 +75,35 @@ describe('ranking on the fixture index (DISC-8, DISC-9)', () => {
 
   it('recommends the latest active version, never a deprecated or deleted server', () => {
     expect(rank('recipes', candidates)[0]?.candidate.version).toBe('2.1.0');
-    expect(rank('quiz flashcards', candidates)[0]?.candidate).toMatchObject({ name: 'com.quizly/quiz', version: '1.0.0' });
+    expect(rank('quiz flashcards', candidates)[0]?.candidate).toMatchObject({
+      name: 'com.quizly/quiz',
+      version: '1.0.0',
+    });
     expect(rank('postgres', candidates)[0]?.candidate.version).toBe('0.6.0');
-    const everything = rank('sketch design artboards crawl scrape websites pop3 email kanban cards crypto wallet', candidates).map((r) => r.candidate.name);
-    for (const gone of ['io.github.vectorworks-oss/sketch-reader', 'io.github.crawlkit/crawler', 'io.github.oldmail/pop3', 'io.github.kanbanize/boards', 'io.github.fakewallet/crypto-wallet']) {
+    const everything = rank(
+      'sketch design artboards crawl scrape websites pop3 email kanban cards crypto wallet',
+      candidates,
+    ).map((r) => r.candidate.name);
+    for (const gone of [
+      'io.github.vectorworks-oss/sketch-reader',
+      'io.github.crawlkit/crawler',
+      'io.github.oldmail/pop3',
+      'io.github.kanbanize/boards',
+      'io.github.fakewallet/crypto-wallet',
+    ]) {
       expect(everything).not.toContain(gone);
     }
   });
 
   it('explains each place: the words matched, where, and the words not found', () => {
     const [first, second] = rank('design_mockup', candidates, { synonyms });
-    expect(first !== undefined && explain(first)).toBe('Matched "design" in the name, "mockup" (as "mockups") in the description.');
+    expect(first !== undefined && explain(first)).toBe(
+      'Matched "design" in the name, "mockup" (as "mockups") in the description.',
+    );
     expect(second?.candidate.name).toBe('io.github.pencil-labs/wireframe-kit');
-    expect(second !== undefined && explain(second)).toBe('Matched "design" (as its synonym "wireframe") in the name, "mockup" (as "mockups") in the description.');
+    expect(second !== undefined && explain(second)).toBe(
+      'Matched "design" (as its synonym "wireframe") in the name, "mockup" (as "mockups") in the description.',
+    );
     const partial = rank('weather forecast for Berlin', candidates, { synonyms })[0];
     expect(partial !== undefined && explain(partial)).toMatch(/no match for "berlin"\.$/);
   });
@@ -119,14 +144,25 @@ describe('ranking on the fixture index (DISC-8, DISC-9)', () => {
       repositoryUrl: undefined,
       websiteUrl: undefined,
     };
-    const remote: Candidate = { ...base, name: 'z.example/remote', remotes: [{ type: 'streamable-http', url: 'https://z.example/mcp' }] };
+    const remote: Candidate = {
+      ...base,
+      name: 'z.example/remote',
+      remotes: [{ type: 'streamable-http', url: 'https://z.example/mcp' }],
+    };
     const peer: Candidate = { ...base, name: 'zz.example/peer', source: 'peer' };
     const other: Candidate = { ...base, name: 'b.example/two' };
-    expect(rank('parcels', [other, remote, base, peer]).map((r) => r.candidate.name)).toEqual(['zz.example/peer', 'z.example/remote', 'a.example/one', 'b.example/two']);
+    expect(rank('parcels', [other, remote, base, peer]).map((r) => r.candidate.name)).toEqual([
+      'zz.example/peer',
+      'z.example/remote',
+      'a.example/one',
+      'b.example/two',
+    ]);
   });
 
   it('is sorted, bounded, consistent with its confidence rule, and independent of the order of the index', () => {
-    const vocabulary = [...new Set(candidates.flatMap((candidate) => candidate.description.split(/\W+/)))].filter((word) => word.length > 2);
+    const vocabulary = [...new Set(candidates.flatMap((candidate) => candidate.description.split(/\W+/)))].filter(
+      (word) => word.length > 2,
+    );
     fc.assert(
       fc.property(
         fc.array(fc.oneof(fc.constantFrom(...vocabulary), fc.string({ maxLength: 8 })), { minLength: 1, maxLength: 5 }),
@@ -141,8 +177,12 @@ describe('ranking on the fixture index (DISC-8, DISC-9)', () => {
             expect(entry.confidence).toBe(confidenceOf(entry.score, entry.coverage));
             if (i > 0) expect(ranked[i - 1]!.score).toBeGreaterThanOrEqual(entry.score);
           }
-          const shuffled = [...candidates].sort((a, b) => ((a.name.length * 31 + seed) % 7) - ((b.name.length * 31 + seed) % 7));
-          expect(rank(query, shuffled, { synonyms }).map((r) => r.candidate.name)).toEqual(ranked.map((r) => r.candidate.name));
+          const shuffled = [...candidates].sort(
+            (a, b) => ((a.name.length * 31 + seed) % 7) - ((b.name.length * 31 + seed) % 7),
+          );
+          expect(rank(query, shuffled, { synonyms }).map((r) => r.candidate.name)).toEqual(
+            ranked.map((r) => r.candidate.name),
+          );
         },
       ),
       { numRuns: 80 },

@@ -31,12 +31,75 @@ export const PARTIAL_MATCH_FACTOR = 0.5;
  * Words that say nothing about a capability (English function words, and
  * words every MCP server description uses).
  */
-export const STOPWORDS: ReadonlySet<string> = new Set([
-  'a', 'an', 'and', 'any', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'for', 'from', 'get', 'has', 'have', 'help', 'i', 'in', 'into',
-  'is', 'it', 'its', 'let', 'like', 'me', 'my', 'need', 'of', 'on', 'or', 'our', 'please', 'some', 'something', 'that', 'the', 'their',
-  'them', 'this', 'to', 'use', 'using', 'via', 'want', 'we', 'which', 'who', 'will', 'with', 'you', 'your',
-  'mcp', 'server', 'model', 'context', 'protocol', 'tool', 'api', 'integration', 'access', 'support', 'provide', 'allow', 'let',
-].map(stem));
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  [
+    'a',
+    'an',
+    'and',
+    'any',
+    'are',
+    'as',
+    'at',
+    'be',
+    'by',
+    'can',
+    'do',
+    'for',
+    'from',
+    'get',
+    'has',
+    'have',
+    'help',
+    'i',
+    'in',
+    'into',
+    'is',
+    'it',
+    'its',
+    'let',
+    'like',
+    'me',
+    'my',
+    'need',
+    'of',
+    'on',
+    'or',
+    'our',
+    'please',
+    'some',
+    'something',
+    'that',
+    'the',
+    'their',
+    'them',
+    'this',
+    'to',
+    'use',
+    'using',
+    'via',
+    'want',
+    'we',
+    'which',
+    'who',
+    'will',
+    'with',
+    'you',
+    'your',
+    'mcp',
+    'server',
+    'model',
+    'context',
+    'protocol',
+    'tool',
+    'api',
+    'integration',
+    'access',
+    'support',
+    'provide',
+    'allow',
+    'let',
+  ].map(stem),
+);
 
 /** Groups of words a query may use for one another (each matched at {@link PARTIAL_MATCH_FACTOR}). */
 export const DEFAULT_SYNONYM_GROUPS: readonly (readonly string[])[] = [
@@ -66,7 +129,8 @@ export function stem(word: string): string {
   let w = word;
   if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
   if (w.length > 4 && /(ches|shes|sses|xes|zes)$/.test(w)) return w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is'))
+    w = w.slice(0, -1);
   if (w.length > 5 && w.endsWith('ing')) {
     w = w.slice(0, -3);
     if (/([^aeiouls])\1$/.test(w)) w = w.slice(0, -1);
@@ -175,7 +239,11 @@ function prefixMatch(term: string, word: string): boolean {
 }
 
 /** The best match of one query term in a candidate, or `undefined`. */
-export function matchTerm(term: Term, candidate: Candidate, synonyms: ReadonlyMap<string, ReadonlySet<string>>): TermMatch | undefined {
+export function matchTerm(
+  term: Term,
+  candidate: Candidate,
+  synonyms: ReadonlyMap<string, ReadonlySet<string>>,
+): TermMatch | undefined {
   let best: TermMatch | undefined;
   const consider = (match: TermMatch): void => {
     if (best === undefined || match.score > best.score) best = match;
@@ -189,8 +257,10 @@ export function matchTerm(term: Term, candidate: Candidate, synonyms: ReadonlyMa
       continue;
     }
     for (const [stemmed, word] of found) {
-      if (alternatives.has(stemmed)) consider({ term: term.word, field, via: 'synonym', matched: word, score: weight * PARTIAL_MATCH_FACTOR });
-      else if (prefixMatch(term.stem, stemmed)) consider({ term: term.word, field, via: 'prefix', matched: word, score: weight * PARTIAL_MATCH_FACTOR });
+      if (alternatives.has(stemmed))
+        consider({ term: term.word, field, via: 'synonym', matched: word, score: weight * PARTIAL_MATCH_FACTOR });
+      else if (prefixMatch(term.stem, stemmed))
+        consider({ term: term.word, field, via: 'prefix', matched: word, score: weight * PARTIAL_MATCH_FACTOR });
     }
   }
   return best;
@@ -283,9 +353,16 @@ const FIELD_WORDS: Record<MatchField, string> = {
 export function explain(ranked: Ranked): string {
   const found = ranked.matches.map((match) => {
     const how =
-      match.via === 'synonym' ? ` (as its synonym "${match.matched}")` : match.via === 'prefix' ? ` (as "${match.matched}")` : match.matched === match.term ? '' : ` (as "${match.matched}")`;
+      match.via === 'synonym'
+        ? ` (as its synonym "${match.matched}")`
+        : match.via === 'prefix'
+          ? ` (as "${match.matched}")`
+          : match.matched === match.term
+            ? ''
+            : ` (as "${match.matched}")`;
     return `"${match.term}"${how} in the ${FIELD_WORDS[match.field]}`;
   });
-  const missing = ranked.missing.length === 0 ? '' : `; no match for ${ranked.missing.map((term) => `"${term}"`).join(', ')}`;
+  const missing =
+    ranked.missing.length === 0 ? '' : `; no match for ${ranked.missing.map((term) => `"${term}"`).join(', ')}`;
   return `Matched ${found.join(', ')}${missing}.`;
 }

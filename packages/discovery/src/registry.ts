@@ -48,7 +48,9 @@ export const RegistryServerDetailSchema = Type.Object({
   version: Type.String({ minLength: 1, maxLength: 255 }),
   title: Type.Optional(Type.String({ maxLength: 200 })),
   websiteUrl: Type.Optional(Type.String({ maxLength: 2048 })),
-  repository: Type.Optional(Type.Object({ url: Type.String({ maxLength: 2048 }), source: Type.Optional(Type.String()) })),
+  repository: Type.Optional(
+    Type.Object({ url: Type.String({ maxLength: 2048 }), source: Type.Optional(Type.String()) }),
+  ),
   packages: Type.Optional(Type.Array(RegistryPackageSchema, { maxItems: 64 })),
   remotes: Type.Optional(Type.Array(TransportSchema, { maxItems: 64 })),
 });
@@ -154,7 +156,9 @@ export function parseRegistryEntry(
   input: unknown,
   origin?: string,
   fallbackOrigin?: string,
-): { readonly ok: true; readonly entry: IndexedEntry } | { readonly ok: false; readonly pointer: string; readonly message: string } {
+):
+  | { readonly ok: true; readonly entry: IndexedEntry }
+  | { readonly ok: false; readonly pointer: string; readonly message: string } {
   entryValidator ??= Compile(RegistryServerResponseSchema);
   const wrapped = isRecord(input) && !('server' in input) && 'name' in input ? { server: input } : input;
   if (!entryValidator.Check(wrapped)) {
@@ -172,7 +176,12 @@ export function parseRegistryEntry(
       version: wrapped.server.version,
       raw,
       server: wrapped.server,
-      official: { status: meta?.status, publishedAt: meta?.publishedAt, updatedAt: meta?.updatedAt, isLatest: meta?.isLatest },
+      official: {
+        status: meta?.status,
+        publishedAt: meta?.publishedAt,
+        updatedAt: meta?.updatedAt,
+        isLatest: meta?.isLatest,
+      },
       origin: origin ?? recorded ?? fallbackOrigin,
     },
   };
@@ -250,8 +259,10 @@ export function pickLatest(versions: readonly IndexedEntry[]): IndexedEntry | un
     }
     const order =
       flagged.length > 0
-        ? Math.sign(time(entry.official.publishedAt) - time(best.official.publishedAt)) || compareVersions(entry.version, best.version)
-        : compareVersions(entry.version, best.version) || Math.sign(time(entry.official.publishedAt) - time(best.official.publishedAt));
+        ? Math.sign(time(entry.official.publishedAt) - time(best.official.publishedAt)) ||
+          compareVersions(entry.version, best.version)
+        : compareVersions(entry.version, best.version) ||
+          Math.sign(time(entry.official.publishedAt) - time(best.official.publishedAt));
     if (order > 0) best = entry;
   }
   return best;
@@ -282,7 +293,9 @@ export function deriveAuthFlow(server: RegistryServerDetail): string | undefined
   const secret = packages.some(
     (entry) =>
       (entry.environmentVariables ?? []).some((variable) => variable.isSecret === true) ||
-      [...(entry.packageArguments ?? []), ...(entry.runtimeArguments ?? [])].some((argument) => argument.isSecret === true),
+      [...(entry.packageArguments ?? []), ...(entry.runtimeArguments ?? [])].some(
+        (argument) => argument.isSecret === true,
+      ),
   );
   return secret ? 'api_key' : 'none';
 }
@@ -359,7 +372,8 @@ export class RegistryIndex {
     }
     this.registryUrl = options.registryUrl;
     this.maxEntries = options.maxEntries ?? 100_000;
-    if (!Number.isSafeInteger(this.maxEntries) || this.maxEntries < 1) throw new TypeError('RegistryIndex: "maxEntries" must be a positive integer');
+    if (!Number.isSafeInteger(this.maxEntries) || this.maxEntries < 1)
+      throw new TypeError('RegistryIndex: "maxEntries" must be a positive integer');
   }
 
   /** Server versions held, every status included. */
@@ -381,19 +395,31 @@ export class RegistryIndex {
     items.forEach((item, position) => {
       const parsed = parseRegistryEntry(item, origin, this.registryUrl);
       if (!parsed.ok) {
-        const name = isRecord(item) && isRecord(item.server) && typeof item.server.name === 'string' ? item.server.name : undefined;
+        const name =
+          isRecord(item) && isRecord(item.server) && typeof item.server.name === 'string'
+            ? item.server.name
+            : undefined;
         skipped.push({ position, name, pointer: parsed.pointer, message: parsed.message });
         return;
       }
       const entry = parsed.entry;
       let versions = this.#entries.get(entry.name);
       const existing = versions?.get(entry.version);
-      if (existing !== undefined && (time(existing.official.updatedAt) > time(entry.official.updatedAt) || canonicalJson(existing.raw) === canonicalJson(entry.raw))) {
+      if (
+        existing !== undefined &&
+        (time(existing.official.updatedAt) > time(entry.official.updatedAt) ||
+          canonicalJson(existing.raw) === canonicalJson(entry.raw))
+      ) {
         unchanged += 1;
         return;
       }
       if (existing === undefined && this.#count >= this.maxEntries) {
-        skipped.push({ position, name: entry.name, pointer: '', message: `the index is full (${this.maxEntries} entries)` });
+        skipped.push({
+          position,
+          name: entry.name,
+          pointer: '',
+          message: `the index is full (${this.maxEntries} entries)`,
+        });
         return;
       }
       if (versions === undefined) {

@@ -20,7 +20,9 @@ const PROBLEMS: Record<string, string> = {
 export function parseRecommendRequest(params: unknown): Parsed<RecommendRequest> {
   requestValidator ??= Compile(RecommendRequestSchema);
   const body: Record<string, unknown> =
-    typeof params === 'object' && params !== null && !Array.isArray(params) ? { ...(params as Record<string, unknown>) } : {};
+    typeof params === 'object' && params !== null && !Array.isArray(params)
+      ? { ...(params as Record<string, unknown>) }
+      : {};
   delete body._meta;
   if (requestValidator.Check(body)) {
     const value: RecommendRequest = { capability_needed: body.capability_needed };

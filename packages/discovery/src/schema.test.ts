@@ -16,10 +16,14 @@ ajv.addSchema(discoveryJsonSchema());
 const ours = (name: string, value: unknown): boolean => ajv.validate(`${SCHEMA_BASE}/${name}.json`, value);
 const seedRecommendation = seedValidators().check('service-manifest', 'ServerRecommendation');
 
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as { servers: unknown[] };
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as {
+  servers: unknown[];
+};
 const index = new RegistryIndex({ registryUrl: 'https://registry.modelcontextprotocol.io' });
 index.add(fixture.servers);
-const vocabulary = [...new Set(index.candidates().flatMap((candidate) => candidate.description.split(/\W+/)))].filter((word) => word.length > 2);
+const vocabulary = [...new Set(index.candidates().flatMap((candidate) => candidate.description.split(/\W+/)))].filter(
+  (word) => word.length > 2,
+);
 
 describe('the shipped JSON Schema document', () => {
   it('schema.json is the generated document (refresh with vitest -u)', async () => {
@@ -32,8 +36,16 @@ describe('the shipped JSON Schema document', () => {
   });
 
   it('DISC-3: the request schema refuses what the parser refuses', () => {
-    expect(ours('recommend-request', { capability_needed: 'design mockups', max_results: 3, min_confidence: 'medium' })).toBe(true);
-    for (const bad of [{}, { capability_needed: '' }, { capability_needed: '   ' }, { capability_needed: 'x'.repeat(257) }, { capability_needed: 'x', max_results: 0 }]) {
+    expect(
+      ours('recommend-request', { capability_needed: 'design mockups', max_results: 3, min_confidence: 'medium' }),
+    ).toBe(true);
+    for (const bad of [
+      {},
+      { capability_needed: '' },
+      { capability_needed: '   ' },
+      { capability_needed: 'x'.repeat(257) },
+      { capability_needed: 'x', max_results: 0 },
+    ]) {
       expect(ours('recommend-request', bad)).toBe(false);
     }
   });

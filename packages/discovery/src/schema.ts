@@ -43,7 +43,13 @@ export interface RecommendRequest {
 
 // Inlined where used (not referenced), so each schema validates on its own.
 function remoteShape(options: Record<string, unknown> = {}) {
-  return Type.Object({ type: Type.Union([Type.Literal('streamable-http'), Type.Literal('sse')]), url: Type.String({ pattern: '^https://' }) }, options);
+  return Type.Object(
+    {
+      type: Type.Union([Type.Literal('streamable-http'), Type.Literal('sse')]),
+      url: Type.String({ pattern: '^https://' }),
+    },
+    options,
+  );
 }
 
 function packageShape(options: Record<string, unknown> = {}) {
@@ -94,7 +100,10 @@ export type Package = Static<typeof PackageSchema>;
  * `server_name`, `registry_url`, `auth_flow`, `match_confidence`) plus what
  * a client needs to explain and use it.
  */
-export const RecommendationSchema = recommendationShape({ $id: `${SCHEMA_BASE}/recommendation.json`, title: 'ServerRecommendation' });
+export const RecommendationSchema = recommendationShape({
+  $id: `${SCHEMA_BASE}/recommendation.json`,
+  title: 'ServerRecommendation',
+});
 export interface Recommendation {
   capability: string;
   server_name: string;
@@ -156,7 +165,9 @@ export const DISCOVERY_SCHEMAS = {
 
 /** The wire shapes as one JSON Schema 2020-12 document (shipped as `dist/schema.json`). */
 export function discoveryJsonSchema(): Record<string, unknown> {
-  const defs = Object.fromEntries(Object.entries(DISCOVERY_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]));
+  const defs = Object.fromEntries(
+    Object.entries(DISCOVERY_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]),
+  );
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/discovery.json`,

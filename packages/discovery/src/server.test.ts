@@ -20,11 +20,19 @@ describe('discoveryServer options', () => {
     expect(configError(() => discoveryServer({ defaultResults: 1.5 }))).toMatch(/"defaultResults"/);
     expect(configError(() => discoveryServer({ index: {} as never }))).toMatch(/"index"/);
     const peer: DiscoveryPeer = { name: 'com.example/a', description: 'A' };
-    expect(configError(() => discoveryServer({ peers: [peer, { ...peer, url: 'http://a.example/mcp' }] }))).toMatch(/peers\[1\]\.url must be an https URL/);
-    expect(configError(() => discoveryServer({ peers: [{ ...peer, description: ' ' }] }))).toMatch(/peers\[0\]\.description/);
+    expect(configError(() => discoveryServer({ peers: [peer, { ...peer, url: 'http://a.example/mcp' }] }))).toMatch(
+      /peers\[1\]\.url must be an https URL/,
+    );
+    expect(configError(() => discoveryServer({ peers: [{ ...peer, description: ' ' }] }))).toMatch(
+      /peers\[0\]\.description/,
+    );
     expect(configError(() => discoveryServer({ peers: [{ ...peer, name: '' }] }))).toMatch(/peers\[0\]\.name/);
-    expect(configError(() => discoveryServer({ peers: [{ ...peer, registryUrl: 'nope' }] }))).toMatch(/peers\[0\]\.registryUrl/);
-    expect(configError(() => discoveryServer({ peers: [{ ...peer, transport: 'ws' as never }] }))).toMatch(/peers\[0\]\.transport/);
+    expect(configError(() => discoveryServer({ peers: [{ ...peer, registryUrl: 'nope' }] }))).toMatch(
+      /peers\[0\]\.registryUrl/,
+    );
+    expect(configError(() => discoveryServer({ peers: [{ ...peer, transport: 'ws' as never }] }))).toMatch(
+      /peers\[0\]\.transport/,
+    );
     expect(configError(() => discoveryServer({ peers: [peer, peer] }))).toMatch(/same name/);
   });
 
@@ -38,7 +46,15 @@ describe('discoveryServer options', () => {
 
 describe('parseRecommendRequest (DISC-3)', () => {
   it('reads a valid request, ignoring _meta and unknown fields', () => {
-    expect(parseRecommendRequest({ capability_needed: 'maps', max_results: 2, min_confidence: 'low', extra: true, _meta: { x: 1 } })).toEqual({
+    expect(
+      parseRecommendRequest({
+        capability_needed: 'maps',
+        max_results: 2,
+        min_confidence: 'low',
+        extra: true,
+        _meta: { x: 1 },
+      }),
+    ).toEqual({
       ok: true,
       value: { capability_needed: 'maps', max_results: 2, min_confidence: 'low' },
     });
@@ -56,9 +72,15 @@ describe('parseRecommendRequest (DISC-3)', () => {
       }),
     );
     fc.assert(
-      fc.property(fc.record({ capability_needed: fc.string({ minLength: 1, maxLength: 256 }).filter((s) => /\S/.test(s)), max_results: fc.integer({ min: 1, max: 100 }) }), (input) => {
-        expect(parseRecommendRequest(input).ok).toBe(true);
-      }),
+      fc.property(
+        fc.record({
+          capability_needed: fc.string({ minLength: 1, maxLength: 256 }).filter((s) => /\S/.test(s)),
+          max_results: fc.integer({ min: 1, max: 100 }),
+        }),
+        (input) => {
+          expect(parseRecommendRequest(input).ok).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -1,4 +1,12 @@
-import { ConfigurationError, ExtensionError, registerMethodTools, type ExtendedServer, type MethodHandler, type ServerExtension, type ToolInfo } from '@ext/core';
+import {
+  ConfigurationError,
+  ExtensionError,
+  registerMethodTools,
+  type ExtendedServer,
+  type MethodHandler,
+  type ServerExtension,
+  type ToolInfo,
+} from '@ext/core';
 import * as z from 'zod';
 import { parseRecommendRequest } from './request.js';
 import { DEFAULT_SYNONYM_GROUPS, explain, rank, synonymTable, type Ranked } from './rank.js';
@@ -16,7 +24,13 @@ import {
 export { RegistryIndex } from './registry.js';
 export type { RegistryIndexOptions, AddReport, SkippedEntry } from './registry.js';
 export { loadRegistryFile, saveRegistryFile, syncRegistry, RegistrySyncError } from './sync.js';
-export type { LoadRegistryFileOptions, LoadReport, SyncRegistryOptions, SyncReport, RegistrySyncErrorCode } from './sync.js';
+export type {
+  LoadRegistryFileOptions,
+  LoadReport,
+  SyncRegistryOptions,
+  SyncReport,
+  RegistrySyncErrorCode,
+} from './sync.js';
 
 /** A server this server trusts and recommends itself, beside the registry index (the seed's decentralized variant). */
 export interface DiscoveryPeer {
@@ -59,7 +73,8 @@ export interface DiscoveryServerOptions {
 
 function positiveInteger(value: number | undefined, fallback: number, option: string): number {
   const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1) throw new ConfigurationError('INVALID_OPTION', `discoveryServer: "${option}" must be a positive integer`);
+  if (!Number.isSafeInteger(resolved) || resolved < 1)
+    throw new ConfigurationError('INVALID_OPTION', `discoveryServer: "${option}" must be a positive integer`);
   return resolved;
 }
 
@@ -71,23 +86,33 @@ function checkUrl(value: string | undefined, where: string): void {
   } catch {
     throw new ConfigurationError('INVALID_OPTION', `discoveryServer: ${where} must be an https URL`);
   }
-  if (parsed.protocol !== 'https:') throw new ConfigurationError('INVALID_OPTION', `discoveryServer: ${where} must be an https URL`);
+  if (parsed.protocol !== 'https:')
+    throw new ConfigurationError('INVALID_OPTION', `discoveryServer: ${where} must be an https URL`);
 }
 
 function peerCandidate(peer: DiscoveryPeer, index: number): Candidate {
   const where = `peers[${index}]`;
   if (typeof peer.name !== 'string' || peer.name.trim() === '' || peer.name.length > 200) {
-    throw new ConfigurationError('INVALID_OPTION', `discoveryServer: ${where}.name must be a name of 1 to 200 characters`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `discoveryServer: ${where}.name must be a name of 1 to 200 characters`,
+    );
   }
   if (typeof peer.description !== 'string' || peer.description.trim() === '') {
-    throw new ConfigurationError('INVALID_OPTION', `discoveryServer: ${where}.description must say what the server does`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `discoveryServer: ${where}.description must say what the server does`,
+    );
   }
   checkUrl(peer.url, `${where}.url`);
   checkUrl(peer.registryUrl, `${where}.registryUrl`);
   // Options may come from untyped configuration: check what the types promise.
   const transport: unknown = peer.transport;
   if (transport !== undefined && transport !== 'streamable-http' && transport !== 'sse') {
-    throw new ConfigurationError('INVALID_OPTION', `discoveryServer: ${where}.transport must be "streamable-http" or "sse"`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `discoveryServer: ${where}.transport must be "streamable-http" or "sse"`,
+    );
   }
   if (peer.keywords !== undefined && !peer.keywords.every((keyword) => typeof keyword === 'string')) {
     throw new ConfigurationError('INVALID_OPTION', `discoveryServer: ${where}.keywords must be strings`);
@@ -157,7 +182,8 @@ export function discoveryServer(options: DiscoveryServerOptions = {}): ServerExt
   const defaultResults = Math.min(positiveInteger(options.defaultResults, 5, 'defaultResults'), maxResults);
   const peers = (options.peers ?? []).map(peerCandidate);
   const peerNames = new Set(peers.map((peer) => peer.name));
-  if (peerNames.size !== peers.length) throw new ConfigurationError('INVALID_OPTION', 'discoveryServer: two peers have the same name');
+  if (peerNames.size !== peers.length)
+    throw new ConfigurationError('INVALID_OPTION', 'discoveryServer: two peers have the same name');
   const exclude = new Set(options.exclude ?? []);
   const synonyms = synonymTable(options.synonyms ?? DEFAULT_SYNONYM_GROUPS);
 
@@ -210,7 +236,11 @@ export function registerDiscoveryTools(server: Pick<ExtendedServer, 'registerToo
       description:
         'Recommends other MCP servers for a capability this server lacks, ranked, with how to connect and authenticate. Answered from a local index: the query is not sent anywhere.',
       inputSchema: z.object({
-        capability_needed: z.string().min(1).max(MAX_CAPABILITY_LENGTH).describe('The capability needed, in a few words ("design mockups").'),
+        capability_needed: z
+          .string()
+          .min(1)
+          .max(MAX_CAPABILITY_LENGTH)
+          .describe('The capability needed, in a few words ("design mockups").'),
         max_results: z.number().int().min(1).optional().describe('How many recommendations at most.'),
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },

@@ -7,7 +7,9 @@ import { OFFICIAL_META_KEY, RegistryIndex } from './registry.js';
 import { loadRegistryFile, RegistrySyncError, saveRegistryFile, syncRegistry } from './sync.js';
 import { startFakeRegistry, type FakeRegistry } from './testing/fake-registry.js';
 
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as { servers: Record<string, unknown>[] };
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as {
+  servers: Record<string, unknown>[];
+};
 const clone = (): Record<string, unknown>[] => JSON.parse(JSON.stringify(fixture.servers)) as Record<string, unknown>[];
 
 let registry: FakeRegistry | undefined;
@@ -36,18 +38,45 @@ describe('syncRegistry against a registry on 127.0.0.1 (DISC-6)', () => {
     registry = await startFakeRegistry(clone());
     const index = new RegistryIndex();
     const first = await syncRegistry(index, { url: registry.url, pageSize: 25 });
-    expect(first).toMatchObject({ pages: 3, received: fixture.servers.length, stored: fixture.servers.length, skipped: [], updatedSince: undefined });
+    expect(first).toMatchObject({
+      pages: 3,
+      received: fixture.servers.length,
+      stored: fixture.servers.length,
+      skipped: [],
+      updatedSince: undefined,
+    });
     expect(index.candidates()).toHaveLength(60);
-    expect(registry.requests.map((request) => new URL(request, registry!.url).searchParams.has('cursor'))).toEqual([false, true, true]);
+    expect(registry.requests.map((request) => new URL(request, registry!.url).searchParams.has('cursor'))).toEqual([
+      false,
+      true,
+      true,
+    ]);
     const since = index.updatedUntil(registry.url);
-    expect(since).toBe(fixture.servers.map((entry) => officialOf(entry).updatedAt as string).sort().at(-1));
+    expect(since).toBe(
+      fixture.servers
+        .map((entry) => officialOf(entry).updatedAt as string)
+        .sort()
+        .at(-1),
+    );
 
     // The registry deprecates one server and lists a new one.
     const chat = registry.entries.find((entry) => (entry.server as { name: string }).name === 'com.chatwave/mcp')!;
     Object.assign(officialOf(chat), { status: 'deprecated', updatedAt: '2026-06-01T00:00:00Z' });
     registry.entries.push({
-      server: { name: 'com.parcelpal/tracking', description: 'Track parcels across carriers.', version: '1.0.0', remotes: [{ type: 'streamable-http', url: 'https://mcp.parcelpal.example/mcp' }] },
-      _meta: { [OFFICIAL_META_KEY]: { status: 'active', isLatest: true, publishedAt: '2026-06-02T00:00:00Z', updatedAt: '2026-06-02T00:00:00Z' } },
+      server: {
+        name: 'com.parcelpal/tracking',
+        description: 'Track parcels across carriers.',
+        version: '1.0.0',
+        remotes: [{ type: 'streamable-http', url: 'https://mcp.parcelpal.example/mcp' }],
+      },
+      _meta: {
+        [OFFICIAL_META_KEY]: {
+          status: 'active',
+          isLatest: true,
+          publishedAt: '2026-06-02T00:00:00Z',
+          updatedAt: '2026-06-02T00:00:00Z',
+        },
+      },
     });
     registry.requests.length = 0;
     const second = await syncRegistry(index, { url: registry.url, pageSize: 25 });
@@ -61,7 +90,11 @@ describe('syncRegistry against a registry on 127.0.0.1 (DISC-6)', () => {
     );
     // DISC-12: no request ever carried anything but paging and the date.
     for (const request of registry.requests) {
-      expect([...new URL(request, registry.url).searchParams.keys()].every((key) => ['limit', 'cursor', 'updated_since'].includes(key))).toBe(true);
+      expect(
+        [...new URL(request, registry.url).searchParams.keys()].every((key) =>
+          ['limit', 'cursor', 'updated_since'].includes(key),
+        ),
+      ).toBe(true);
     }
   });
 
@@ -70,7 +103,12 @@ describe('syncRegistry against a registry on 127.0.0.1 (DISC-6)', () => {
     const index = new RegistryIndex();
     await syncRegistry(index, { url: registry.url });
     const again = await syncRegistry(index, { url: registry.url, updatedSince: null });
-    expect(again).toMatchObject({ received: fixture.servers.length, stored: 0, unchanged: fixture.servers.length, updatedSince: undefined });
+    expect(again).toMatchObject({
+      received: fixture.servers.length,
+      stored: 0,
+      unchanged: fixture.servers.length,
+      updatedSince: undefined,
+    });
   });
 
   it.each([
@@ -92,11 +130,17 @@ describe('syncRegistry against a registry on 127.0.0.1 (DISC-6)', () => {
 
   it('refuses a registry URL that is not https (plain http only on loopback), and a page budget overrun', async () => {
     const index = new RegistryIndex();
-    expect((await failure(syncRegistry(index, { url: 'http://registry.example.com' }))).code).toBe('REGISTRY_URL_INVALID');
+    expect((await failure(syncRegistry(index, { url: 'http://registry.example.com' }))).code).toBe(
+      'REGISTRY_URL_INVALID',
+    );
     expect((await failure(syncRegistry(index, { url: 'not a url' }))).code).toBe('REGISTRY_URL_INVALID');
-    expect((await failure(syncRegistry(index, { url: 'https://registry.example.com/?search=x' }))).code).toBe('REGISTRY_URL_INVALID');
+    expect((await failure(syncRegistry(index, { url: 'https://registry.example.com/?search=x' }))).code).toBe(
+      'REGISTRY_URL_INVALID',
+    );
     registry = await startFakeRegistry(clone());
-    expect((await failure(syncRegistry(index, { url: registry.url, pageSize: 10, maxPages: 2 }))).code).toBe('REGISTRY_TOO_MANY_PAGES');
+    expect((await failure(syncRegistry(index, { url: registry.url, pageSize: 10, maxPages: 2 }))).code).toBe(
+      'REGISTRY_TOO_MANY_PAGES',
+    );
     expect(index.entryCount).toBe(0);
   });
 
@@ -105,7 +149,9 @@ describe('syncRegistry against a registry on 127.0.0.1 (DISC-6)', () => {
     const url = registry.url;
     await registry.close();
     registry = undefined;
-    expect((await failure(syncRegistry(new RegistryIndex(), { url, timeoutMs: 5000 }))).code).toBe('REGISTRY_UNREACHABLE');
+    expect((await failure(syncRegistry(new RegistryIndex(), { url, timeoutMs: 5000 }))).code).toBe(
+      'REGISTRY_UNREACHABLE',
+    );
   });
 });
 
@@ -119,7 +165,9 @@ describe('loadRegistryFile and saveRegistryFile (DISC-4)', () => {
   it('loads the registry list format, and saves what loads back the same', async () => {
     const dir = await tempDir();
     const index = new RegistryIndex();
-    const report = await loadRegistryFile(index, new URL('./fixtures/registry.json', import.meta.url).pathname, { registryUrl: 'https://registry.modelcontextprotocol.io' });
+    const report = await loadRegistryFile(index, new URL('./fixtures/registry.json', import.meta.url).pathname, {
+      registryUrl: 'https://registry.modelcontextprotocol.io',
+    });
     expect(report).toMatchObject({ entries: fixture.servers.length, stored: fixture.servers.length, skipped: [] });
     const path = join(dir, 'index.json');
     await saveRegistryFile(index, path);
@@ -132,7 +180,10 @@ describe('loadRegistryFile and saveRegistryFile (DISC-4)', () => {
   it('accepts a bare array of entries and a single server.json', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'array.json'), JSON.stringify(fixture.servers.slice(0, 3)));
-    await writeFile(join(dir, 'one.json'), JSON.stringify({ name: 'com.example/one', description: 'One', version: '1.0.0' }));
+    await writeFile(
+      join(dir, 'one.json'),
+      JSON.stringify({ name: 'com.example/one', description: 'One', version: '1.0.0' }),
+    );
     const index = new RegistryIndex();
     expect((await loadRegistryFile(index, join(dir, 'array.json'))).stored).toBe(3);
     expect((await loadRegistryFile(index, join(dir, 'one.json'))).stored).toBe(1);
@@ -147,7 +198,9 @@ describe('loadRegistryFile and saveRegistryFile (DISC-4)', () => {
     const index = new RegistryIndex();
     expect((await failure(loadRegistryFile(index, join(dir, 'broken.json')))).code).toBe('REGISTRY_FILE_INVALID');
     expect((await failure(loadRegistryFile(index, join(dir, 'other.json')))).code).toBe('REGISTRY_FILE_INVALID');
-    expect((await failure(loadRegistryFile(index, join(dir, 'big.json'), { maxBytes: 1000 }))).code).toBe('REGISTRY_FILE_INVALID');
+    expect((await failure(loadRegistryFile(index, join(dir, 'big.json'), { maxBytes: 1000 }))).code).toBe(
+      'REGISTRY_FILE_INVALID',
+    );
     expect(index.entryCount).toBe(0);
   });
 });

@@ -64,10 +64,18 @@ export interface LoadReport extends AddReport {
  * skipped and reported; a file that is not JSON of one of those shapes
  * throws `REGISTRY_FILE_INVALID` and changes nothing.
  */
-export async function loadRegistryFile(index: RegistryIndex, path: string, options: LoadRegistryFileOptions = {}): Promise<LoadReport> {
+export async function loadRegistryFile(
+  index: RegistryIndex,
+  path: string,
+  options: LoadRegistryFileOptions = {},
+): Promise<LoadReport> {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const info = await stat(path);
-  if (info.size > maxBytes) throw new RegistrySyncError('REGISTRY_FILE_INVALID', `registry file is ${info.size} bytes; at most ${maxBytes} are read`);
+  if (info.size > maxBytes)
+    throw new RegistrySyncError(
+      'REGISTRY_FILE_INVALID',
+      `registry file is ${info.size} bytes; at most ${maxBytes} are read`,
+    );
   let document: unknown;
   try {
     document = JSON.parse(await readFile(path, 'utf8'));
@@ -76,7 +84,10 @@ export async function loadRegistryFile(index: RegistryIndex, path: string, optio
   }
   const entries = entriesOf(document);
   if (entries === undefined) {
-    throw new RegistrySyncError('REGISTRY_FILE_INVALID', 'registry file must hold { "servers": [...] } (the /v0.1/servers format), an array of entries, or a server.json');
+    throw new RegistrySyncError(
+      'REGISTRY_FILE_INVALID',
+      'registry file must hold { "servers": [...] } (the /v0.1/servers format), an array of entries, or a server.json',
+    );
   }
   const report = index.add(entries, options.registryUrl);
   return { ...report, entries: entries.length };
@@ -129,7 +140,8 @@ function baseUrl(raw: string): URL {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
     throw new RegistrySyncError('REGISTRY_URL_INVALID', 'registry url must be https (http only on a loopback address)');
   }
-  if (url.search !== '' || url.hash !== '') throw new RegistrySyncError('REGISTRY_URL_INVALID', 'registry url must have no query or fragment');
+  if (url.search !== '' || url.hash !== '')
+    throw new RegistrySyncError('REGISTRY_URL_INVALID', 'registry url must have no query or fragment');
   return url;
 }
 
@@ -142,7 +154,10 @@ async function readBody(response: Response, maxBytes: number): Promise<string> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
     await response.body?.cancel();
-    throw new RegistrySyncError('REGISTRY_RESPONSE_TOO_LARGE', `registry page is ${declared} bytes; at most ${maxBytes} are read`);
+    throw new RegistrySyncError(
+      'REGISTRY_RESPONSE_TOO_LARGE',
+      `registry page is ${declared} bytes; at most ${maxBytes} are read`,
+    );
   }
   if (response.body === null) return '';
   const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
@@ -163,7 +178,8 @@ async function readBody(response: Response, maxBytes: number): Promise<string> {
 
 function positive(value: number | undefined, fallback: number, option: string): number {
   const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 1) throw new TypeError(`syncRegistry: "${option}" must be a positive integer`);
+  if (!Number.isSafeInteger(resolved) || resolved < 1)
+    throw new TypeError(`syncRegistry: "${option}" must be a positive integer`);
   return resolved;
 }
 
@@ -185,14 +201,19 @@ export async function syncRegistry(index: RegistryIndex, options: SyncRegistryOp
   const timeoutMs = positive(options.timeoutMs, 30_000, 'timeoutMs');
   const doFetch = options.fetch ?? fetch;
   const updatedSince = options.updatedSince === null ? undefined : (options.updatedSince ?? index.updatedUntil(origin));
-  if (updatedSince !== undefined && Number.isNaN(Date.parse(updatedSince))) throw new TypeError('syncRegistry: "updatedSince" must be an RFC 3339 date-time');
+  if (updatedSince !== undefined && Number.isNaN(Date.parse(updatedSince)))
+    throw new TypeError('syncRegistry: "updatedSince" must be an RFC 3339 date-time');
 
   const received: unknown[] = [];
   const seenCursors = new Set<string>();
   let cursor: string | undefined;
   let pages = 0;
   for (;;) {
-    if (pages >= maxPages) throw new RegistrySyncError('REGISTRY_TOO_MANY_PAGES', `registry listed more than ${maxPages} pages; raise maxPages`);
+    if (pages >= maxPages)
+      throw new RegistrySyncError(
+        'REGISTRY_TOO_MANY_PAGES',
+        `registry listed more than ${maxPages} pages; raise maxPages`,
+      );
     const url = new URL('v0.1/servers', `${origin}/`);
     url.searchParams.set('limit', String(pageSize));
     if (cursor !== undefined) url.searchParams.set('cursor', cursor);
@@ -200,13 +221,23 @@ export async function syncRegistry(index: RegistryIndex, options: SyncRegistryOp
     const signals = [AbortSignal.timeout(timeoutMs), ...(options.signal === undefined ? [] : [options.signal])];
     let response: Response;
     try {
-      response = await doFetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.any(signals), redirect: 'error' });
+      response = await doFetch(url, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.any(signals),
+        redirect: 'error',
+      });
     } catch (error) {
-      throw new RegistrySyncError('REGISTRY_UNREACHABLE', `registry at ${origin} could not be reached`, { cause: error });
+      throw new RegistrySyncError('REGISTRY_UNREACHABLE', `registry at ${origin} could not be reached`, {
+        cause: error,
+      });
     }
     if (!response.ok) {
       await response.body?.cancel();
-      throw new RegistrySyncError('REGISTRY_HTTP_STATUS', `registry answered HTTP ${response.status} for ${url.pathname}`, { status: response.status });
+      throw new RegistrySyncError(
+        'REGISTRY_HTTP_STATUS',
+        `registry answered HTTP ${response.status} for ${url.pathname}`,
+        { status: response.status },
+      );
     }
     let page: unknown;
     try {
@@ -217,17 +248,20 @@ export async function syncRegistry(index: RegistryIndex, options: SyncRegistryOp
     }
     pages += 1;
     if (!isRecord(page) || !Array.isArray(page.servers)) {
-      throw new RegistrySyncError('REGISTRY_RESPONSE_INVALID', 'registry page has no "servers" array (expected the /v0.1/servers list format)');
+      throw new RegistrySyncError(
+        'REGISTRY_RESPONSE_INVALID',
+        'registry page has no "servers" array (expected the /v0.1/servers list format)',
+      );
     }
     received.push(...(page.servers as unknown[]));
     const next = isRecord(page.metadata) ? page.metadata.nextCursor : undefined;
     if (typeof next !== 'string' || next === '') break;
     // A registry that hands back a cursor twice would page forever.
-    if (seenCursors.has(next)) throw new RegistrySyncError('REGISTRY_RESPONSE_INVALID', 'registry repeated a pagination cursor');
+    if (seenCursors.has(next))
+      throw new RegistrySyncError('REGISTRY_RESPONSE_INVALID', 'registry repeated a pagination cursor');
     seenCursors.add(next);
     cursor = next;
   }
   const report = index.add(received, origin);
   return { ...report, pages, received: received.length, updatedSince };
 }
-

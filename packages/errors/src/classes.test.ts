@@ -19,23 +19,29 @@ const BRANDS = Symbol.for('io.github.mcp-ext/error-brands');
 const seed = seedValidators().check('error');
 
 describe('category classes', () => {
-  it.each(ERROR_CATEGORIES)('%s: class carries its category and builds a schema-valid object, retry_after rounded up (ERR-5, ERR-8)', (category) => {
-    const Class = ERROR_CLASSES[category];
-    const error = new Class('SOMETHING_FAILED', 'Something failed.', { suggestion: 'Do this.', retryAfterSeconds: 2.2 });
-    expect(error).toBeInstanceOf(ExtensionError);
-    expect(error).toBeInstanceOf(Error);
-    expect(error.category).toBe(category);
-    expect(error.code).toBe('SOMETHING_FAILED');
-    const structured = error.toStructured();
-    expect(structured).toEqual({
-      code: 'SOMETHING_FAILED',
-      message: 'Something failed.',
-      category,
-      suggestion: 'Do this.',
-      retry_after_seconds: 3,
-    });
-    expect(seed(structured).valid).toBe(true);
-  });
+  it.each(ERROR_CATEGORIES)(
+    '%s: class carries its category and builds a schema-valid object, retry_after rounded up (ERR-5, ERR-8)',
+    (category) => {
+      const Class = ERROR_CLASSES[category];
+      const error = new Class('SOMETHING_FAILED', 'Something failed.', {
+        suggestion: 'Do this.',
+        retryAfterSeconds: 2.2,
+      });
+      expect(error).toBeInstanceOf(ExtensionError);
+      expect(error).toBeInstanceOf(Error);
+      expect(error.category).toBe(category);
+      expect(error.code).toBe('SOMETHING_FAILED');
+      const structured = error.toStructured();
+      expect(structured).toEqual({
+        code: 'SOMETHING_FAILED',
+        message: 'Something failed.',
+        category,
+        suggestion: 'Do this.',
+        retry_after_seconds: 3,
+      });
+      expect(seed(structured).valid).toBe(true);
+    },
+  );
 
   it('every exported class is branded and recognised only by its own isInstance', () => {
     const classes = Object.values(ERROR_CLASSES);
@@ -62,7 +68,14 @@ describe('category classes', () => {
   });
 
   it('isInstance is false for look-alikes without the brand and for non-objects', () => {
-    for (const value of [null, undefined, 1, 'RateLimitedError', { name: 'RateLimitedError', category: 'rate_limited' }, new Error('x')]) {
+    for (const value of [
+      null,
+      undefined,
+      1,
+      'RateLimitedError',
+      { name: 'RateLimitedError', category: 'rate_limited' },
+      new Error('x'),
+    ]) {
       for (const Class of Object.values(ERROR_CLASSES)) expect(Class.isInstance(value)).toBe(false);
     }
   });

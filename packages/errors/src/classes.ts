@@ -108,7 +108,10 @@ export const ERROR_CLASSES = {
   auth_required: AuthRequiredError,
   invalid_input: InvalidInputError,
   rate_limited: RateLimitedError,
-} as const satisfies Record<ErrorCategory, new (code: string, message: string, options?: CategoryErrorOptions) => ExtensionError>;
+} as const satisfies Record<
+  ErrorCategory,
+  new (code: string, message: string, options?: CategoryErrorOptions) => ExtensionError
+>;
 
 /** What a {@link toolError} builder takes: a message, and optionally a code and the rest. */
 export interface ToolErrorInit extends CategoryErrorOptions {

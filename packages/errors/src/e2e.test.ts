@@ -1,4 +1,12 @@
-import { ERROR_CATEGORIES, WireError, type ErrorCategory, type ExtendedServer, type Logger, type OutgoingCall, type StructuredError } from '@ext/core';
+import {
+  ERROR_CATEGORIES,
+  WireError,
+  type ErrorCategory,
+  type ExtendedServer,
+  type Logger,
+  type OutgoingCall,
+  type StructuredError,
+} from '@ext/core';
 import { createTestPair, TEST_LINES, type TestPair, type TestPairOptions } from '@ext/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -72,24 +80,27 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
   });
 
   describe('client with the extension', () => {
-    it.each(ERROR_CATEGORIES)('gets the structured error for %s in _meta (ERR-1, ERR-2, ERR-3)', async (category: ErrorCategory) => {
-      const { client } = await open({
-        serverExtensions: [errorsServer()],
-        clientExtensions: [errorsClient()],
-        setup: withTools,
-      });
-      expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
-      const result = await client.callTool(`fail_${category}`);
-      expect(result.isError).toBe(true);
-      const payload = result._meta?.[ERRORS_EXTENSION_ID];
-      expectSeedValid(payload);
-      expect(payload).toMatchObject({ category, code: `${category.toUpperCase()}_FAILURE`, details: { category } });
-      expect(getStructuredError(result)).toEqual(payload);
-      const text = result.content[0];
-      expect(text?.type).toBe('text');
-      expect(String(text?.text)).toMatch(new RegExp(`^The ${category} tool failed\\.`));
-      if (category === 'invalid_input') expect(String(text?.text)).toContain('Pass a shorter date range.');
-    });
+    it.each(ERROR_CATEGORIES)(
+      'gets the structured error for %s in _meta (ERR-1, ERR-2, ERR-3)',
+      async (category: ErrorCategory) => {
+        const { client } = await open({
+          serverExtensions: [errorsServer()],
+          clientExtensions: [errorsClient()],
+          setup: withTools,
+        });
+        expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
+        const result = await client.callTool(`fail_${category}`);
+        expect(result.isError).toBe(true);
+        const payload = result._meta?.[ERRORS_EXTENSION_ID];
+        expectSeedValid(payload);
+        expect(payload).toMatchObject({ category, code: `${category.toUpperCase()}_FAILURE`, details: { category } });
+        expect(getStructuredError(result)).toEqual(payload);
+        const text = result.content[0];
+        expect(text?.type).toBe('text');
+        expect(String(text?.text)).toMatch(new RegExp(`^The ${category} tool failed\\.`));
+        if (category === 'invalid_input') expect(String(text?.text)).toContain('Pass a shorter date range.');
+      },
+    );
 
     it('gets a leak-free INTERNAL_ERROR for a foreign error (ERR-6, ERR-10)', async () => {
       const { client } = await open({
@@ -124,7 +135,10 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
       const id = structured?.details?.correlation_id;
       expect(id).toMatch(/^[0-9a-f]{16}$/);
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ level: 'error', details: { correlation_id: id, method: 'tools/call', tool: 'fail_foreign' } });
+      expect(lines[0]).toMatchObject({
+        level: 'error',
+        details: { correlation_id: id, method: 'tools/call', tool: 'fail_foreign' },
+      });
       expect(typeof lines[0]?.details?.principal).toBe('string');
       expect(lines[0]?.message).toContain(String(id));
       expect(lines[0]?.details?.stack).toEqual(expect.stringContaining('ENOENT: no such file'));
@@ -204,18 +218,21 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
   });
 
   describe('client without the extension (degradation)', () => {
-    it.each(ERROR_CATEGORIES)('gets a plain isError result with readable text and no _meta for %s (ERR-4)', async (category) => {
-      const { client } = await open({
-        serverExtensions: [errorsServer()],
-        clientExtensions: [],
-        setup: withTools,
-      });
-      const result = await client.callTool(`fail_${category}`);
-      expect(result.isError).toBe(true);
-      expect(String(result.content[0]?.text)).toMatch(new RegExp(`^The ${category} tool failed\\.`));
-      expect(result._meta === undefined || !(ERRORS_EXTENSION_ID in result._meta)).toBe(true);
-      expect(getStructuredError(result)).toBeUndefined();
-    });
+    it.each(ERROR_CATEGORIES)(
+      'gets a plain isError result with readable text and no _meta for %s (ERR-4)',
+      async (category) => {
+        const { client } = await open({
+          serverExtensions: [errorsServer()],
+          clientExtensions: [],
+          setup: withTools,
+        });
+        const result = await client.callTool(`fail_${category}`);
+        expect(result.isError).toBe(true);
+        expect(String(result.content[0]?.text)).toMatch(new RegExp(`^The ${category} tool failed\\.`));
+        expect(result._meta === undefined || !(ERRORS_EXTENSION_ID in result._meta)).toBe(true);
+        expect(getStructuredError(result)).toBeUndefined();
+      },
+    );
 
     it('a foreign error is still leak-free (ERR-10)', async () => {
       const { client } = await open({

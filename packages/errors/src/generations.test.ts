@@ -124,6 +124,9 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
     expect(result.isError).toBe(true);
     expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
     expect(result._meta?.[ERRORS_V2_EXTENSION_ID]).toBeUndefined();
-    expect(result.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('Search quota used up.') as unknown });
+    expect(result.content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('Search quota used up.') as unknown,
+    });
   });
 });

@@ -28,7 +28,10 @@ export function resolveErrorsIdentifiers(value: unknown, factory: 'errorsServer'
   const where = `${ERRORS_PACKAGE_NAME}: ${factory}(options)`;
   if (value === undefined) return DEFAULT_ERRORS_IDENTIFIERS.map((generation) => ERRORS_IDENTIFIERS[generation]);
   if (!Array.isArray(value) || value.length === 0) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: option "identifiers" must be a non-empty array of "v1" and "v2"`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: option "identifiers" must be a non-empty array of "v1" and "v2"`,
+    );
   }
   const chosen = new Set<ErrorsIdentifier>();
   for (const entry of value as unknown[]) {

@@ -1,4 +1,10 @@
-import { logInternalError, newCorrelationId, withCorrelationId, type CallContext, type StructuredError } from '@ext/core';
+import {
+  logInternalError,
+  newCorrelationId,
+  withCorrelationId,
+  type CallContext,
+  type StructuredError,
+} from '@ext/core';
 
 /** The code of an error answered without its cause (ERR-10, ERR-11's last row). */
 const INTERNAL_ERROR = 'INTERNAL_ERROR';
@@ -21,6 +27,12 @@ export function traceableError(
 ): { readonly structured: StructuredError; readonly correlationId?: string | undefined } {
   if (!isInternalError(structured)) return { structured };
   const correlationId = newCorrelationId();
-  logInternalError(ctx.logger, { correlationId, method: 'tools/call', tool: ctx.tool.name, principal: ctx.principal, error });
+  logInternalError(ctx.logger, {
+    correlationId,
+    method: 'tools/call',
+    tool: ctx.tool.name,
+    principal: ctx.principal,
+    error,
+  });
   return { structured: withCorrelationId(structured, correlationId), correlationId };
 }

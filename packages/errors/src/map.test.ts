@@ -29,7 +29,11 @@ describe('mapError: the package’s own errors', () => {
 
   it('a core ExtensionError from another extension maps the same way', () => {
     const error = new ExtensionError('invalid_input', 'IDEMPOTENCY_CONFLICT', 'Key reused with other arguments.');
-    expect(mapError(error)).toEqual({ code: 'IDEMPOTENCY_CONFLICT', message: 'Key reused with other arguments.', category: 'invalid_input' });
+    expect(mapError(error)).toEqual({
+      code: 'IDEMPOTENCY_CONFLICT',
+      message: 'Key reused with other arguments.',
+      category: 'invalid_input',
+    });
   });
 
   it('sanitizes what an author put in by mistake (ERR-6, ERR-7)', () => {
@@ -47,14 +51,21 @@ describe('mapError: the package’s own errors', () => {
   });
 
   it('adds documentation_url from documentationBaseUrl when the error has none', () => {
-    const out = mapError(toolError.invalidInput({ message: 'bad' }), { documentationBaseUrl: 'https://docs.example.com/errors#' });
+    const out = mapError(toolError.invalidInput({ message: 'bad' }), {
+      documentationBaseUrl: 'https://docs.example.com/errors#',
+    });
     expect(out.documentation_url).toBe('https://docs.example.com/errors#INVALID_INPUT');
   });
 
   it('a branded object from a duplicate copy without toStructured is read field by field', () => {
     const copy = { code: 'QUOTA', message: 'Quota used.', category: 'rate_limited', retryAfterSeconds: 5 };
     brandError(copy as unknown as Error, ExtensionError.brand);
-    expect(mapError(copy)).toEqual({ code: 'QUOTA', message: 'Quota used.', category: 'rate_limited', retry_after_seconds: 5 });
+    expect(mapError(copy)).toEqual({
+      code: 'QUOTA',
+      message: 'Quota used.',
+      category: 'rate_limited',
+      retry_after_seconds: 5,
+    });
   });
 });
 
@@ -96,13 +107,21 @@ describe('mapError: foreign errors (ERR-10, ERR-11)', () => {
   });
 
   it('a duck-typed zod error (another zod copy or version) maps the same way', () => {
-    const out = mapError({ name: 'ZodError', issues: [{ path: ['items', 0, 'sku'], message: 'Required', code: 'invalid_type' }] });
+    const out = mapError({
+      name: 'ZodError',
+      issues: [{ path: ['items', 0, 'sku'], message: 'Required', code: 'invalid_type' }],
+    });
     expect(out.details).toEqual({ field: 'items.0.sku', pointer: '/items/0/sku', constraint: 'invalid_type' });
   });
 
   it('JSON-RPC -32602 becomes invalid_input; -32001 becomes a transient timeout', () => {
-    expect(mapError(new WireError(-32602, 'Invalid params: /etc/x'))).toMatchObject({ category: 'invalid_input', code: 'INVALID_INPUT' });
-    expect(mapError({ name: 'McpError', code: -32602, message: 'MCP error -32602: bad' })).toMatchObject({ category: 'invalid_input' });
+    expect(mapError(new WireError(-32602, 'Invalid params: /etc/x'))).toMatchObject({
+      category: 'invalid_input',
+      code: 'INVALID_INPUT',
+    });
+    expect(mapError({ name: 'McpError', code: -32602, message: 'MCP error -32602: bad' })).toMatchObject({
+      category: 'invalid_input',
+    });
     expect(mapError({ name: 'McpError', code: -32001, message: 'Request timed out' })).toMatchObject({
       category: 'transient',
       code: 'OPERATION_TIMEOUT',
@@ -138,7 +157,11 @@ describe('mapError: foreign errors (ERR-10, ERR-11)', () => {
   });
 
   it('ERR-28: a store outage (core StoreUnavailableError) becomes transient SERVICE_UNAVAILABLE with a wait, never permanent', () => {
-    const error = new StoreUnavailableError({ reason: 'timeout', retryAfterSeconds: 2, cause: new Error('redis 10.0.0.7:6379 stalled') });
+    const error = new StoreUnavailableError({
+      reason: 'timeout',
+      retryAfterSeconds: 2,
+      cause: new Error('redis 10.0.0.7:6379 stalled'),
+    });
     const out = mapError(error, { exposeMessages: true });
     expectValid(out);
     expect(out).toEqual({
@@ -152,7 +175,11 @@ describe('mapError: foreign errors (ERR-10, ERR-11)', () => {
     });
     // An extension that wraps what its store threw does not turn the outage into an internal error.
     const wrapped = new Error('saving the grant failed', { cause: new Error('store call failed', { cause: error }) });
-    expect(mapError(wrapped)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', category: 'transient', retry_after_seconds: 2 });
+    expect(mapError(wrapped)).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      category: 'transient',
+      retry_after_seconds: 2,
+    });
   });
 
   it('ERR-28: node-redis connection and timeout errors that leak map to SERVICE_UNAVAILABLE too', () => {
@@ -169,14 +196,20 @@ describe('mapError: foreign errors (ERR-10, ERR-11)', () => {
     for (const [error, reason] of samples) {
       const out = mapError(error);
       expectValid(out);
-      expect(out).toMatchObject({ code: 'SERVICE_UNAVAILABLE', category: 'transient', retry_after_seconds: 1, details: { reason } });
+      expect(out).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        category: 'transient',
+        retry_after_seconds: 1,
+        details: { reason },
+      });
     }
     // A timeout that names itself (DOMException, AbortSignal.timeout) stays a generic OPERATION_TIMEOUT.
     expect(mapError(new DOMException('x', 'TimeoutError')).code).toBe('OPERATION_TIMEOUT');
   });
 
   it('ERR-28: SQLite errors that say the database cannot take writes map to SERVICE_UNAVAILABLE', () => {
-    const sqlite = (code: string) => Object.assign(new Error(`${code}: /srv/data/app.db`), { name: 'SqliteError', code });
+    const sqlite = (code: string) =>
+      Object.assign(new Error(`${code}: /srv/data/app.db`), { name: 'SqliteError', code });
     const samples: [string, string][] = [
       ['SQLITE_BUSY', 'busy'],
       ['SQLITE_FULL', 'full'],
@@ -190,7 +223,10 @@ describe('mapError: foreign errors (ERR-10, ERR-11)', () => {
       expect(JSON.stringify(out)).not.toContain('/srv/data');
     }
     // A constraint violation is a bug, not an outage.
-    expect(mapError(sqlite('SQLITE_CONSTRAINT_UNIQUE'))).toMatchObject({ code: 'INTERNAL_ERROR', category: 'permanent' });
+    expect(mapError(sqlite('SQLITE_CONSTRAINT_UNIQUE'))).toMatchObject({
+      code: 'INTERNAL_ERROR',
+      category: 'permanent',
+    });
   });
 
   it('never leaks the stack, even with exposeMessages', () => {
@@ -221,7 +257,10 @@ const hostileProxy = new Proxy(
   },
 );
 
-const categoryish = fc.oneof(fc.constantFrom('transient', 'permanent', 'auth_required', 'invalid_input', 'rate_limited'), fc.anything());
+const categoryish = fc.oneof(
+  fc.constantFrom('transient', 'permanent', 'auth_required', 'invalid_input', 'rate_limited'),
+  fc.anything(),
+);
 
 const branded = fc
   .record(
@@ -251,19 +290,34 @@ const realExtensionError = fc
     retryAfterSeconds: fc.option(fc.double(), { nil: undefined }),
     suggestion: fc.option(fc.string(), { nil: undefined }),
     details: fc.option(fc.dictionary(fc.string(), fc.jsonValue()), { nil: undefined }),
-    documentationUrl: fc.option(fc.oneof(fc.webUrl({ withFragments: true, withQueryParameters: true }), fc.string()), { nil: undefined }),
+    documentationUrl: fc.option(fc.oneof(fc.webUrl({ withFragments: true, withQueryParameters: true }), fc.string()), {
+      nil: undefined,
+    }),
   })
   .map(({ category, code, message, ...rest }) => new ExtensionError(category, code, message, rest));
 
-const errorWithMessage = fc.tuple(fc.string(), fc.anything()).map(([message, extra]) => Object.assign(new Error(message), { extra }));
+const errorWithMessage = fc
+  .tuple(fc.string(), fc.anything())
+  .map(([message, extra]) => Object.assign(new Error(message), { extra }));
 
 const zodLike = fc.record({
-  issues: fc.array(fc.record({ path: fc.array(fc.oneof(fc.string(), fc.integer(), fc.anything())), message: fc.anything(), code: fc.anything() }), {
-    maxLength: 3,
-  }),
+  issues: fc.array(
+    fc.record({
+      path: fc.array(fc.oneof(fc.string(), fc.integer(), fc.anything())),
+      message: fc.anything(),
+      code: fc.anything(),
+    }),
+    {
+      maxLength: 3,
+    },
+  ),
 });
 
-const rpcLike = fc.record({ code: fc.oneof(fc.integer({ min: -32768, max: -31000 }), fc.constant(-32602)), message: fc.anything(), data: fc.anything() });
+const rpcLike = fc.record({
+  code: fc.oneof(fc.integer({ min: -32768, max: -31000 }), fc.constant(-32602)),
+  message: fc.anything(),
+  data: fc.anything(),
+});
 
 const thrown = fc.oneof(
   fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withNullPrototype: true }),
@@ -302,15 +356,22 @@ describe('mapError: properties (ERR-22)', () => {
       fc.tuple(word, word).map(([user, pw]) => ({ text: `redis://${user}:${pw}Z9@cache:6379`, fragment: `${pw}Z9` })),
     );
     fc.assert(
-      fc.property(fc.string({ maxLength: 40 }), leak, fc.string({ maxLength: 40 }), (before, { text, fragment }, after) => {
-        const message = `${before} ${text} ${after}`;
-        const outputs = [
-          mapError(new Error(message), { exposeMessages: true }),
-          mapError(new PermanentError('X', message, { suggestion: message, details: { note: message } }), { exposeMessages: true }),
-          mapError(new RateLimitedError('X', 'ok', { details: { nested: [{ note: message }] } })),
-        ];
-        for (const out of outputs) expect(JSON.stringify(out)).not.toContain(fragment);
-      }),
+      fc.property(
+        fc.string({ maxLength: 40 }),
+        leak,
+        fc.string({ maxLength: 40 }),
+        (before, { text, fragment }, after) => {
+          const message = `${before} ${text} ${after}`;
+          const outputs = [
+            mapError(new Error(message), { exposeMessages: true }),
+            mapError(new PermanentError('X', message, { suggestion: message, details: { note: message } }), {
+              exposeMessages: true,
+            }),
+            mapError(new RateLimitedError('X', 'ok', { details: { nested: [{ note: message }] } })),
+          ];
+          for (const out of outputs) expect(JSON.stringify(out)).not.toContain(fragment);
+        },
+      ),
       { numRuns: 300 },
     );
   });

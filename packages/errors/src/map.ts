@@ -45,8 +45,24 @@ export const GENERIC_MESSAGES: Readonly<Record<ErrorCategory, string>> = {
 };
 
 const TIMEOUT_NAMES = new Set(['AbortError', 'TimeoutError']);
-const TIMEOUT_CODES = new Set(['ABORT_ERR', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-const UNAVAILABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ENOTFOUND', 'UND_ERR_SOCKET']);
+const TIMEOUT_CODES = new Set([
+  'ABORT_ERR',
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'UND_ERR_SOCKET',
+]);
 /** JSON-RPC request timeout as both MCP SDK lines define it. */
 const REQUEST_TIMEOUT = -32001;
 
@@ -164,7 +180,10 @@ function zodIssues(error: unknown): { path: unknown[]; message: unknown; code: u
 
 const SAFE_SEGMENT = /^[\w-]{1,64}$/;
 
-function fromZod(issue: { path: unknown[]; message: unknown; code: unknown }, options: MapErrorOptions): StructuredError {
+function fromZod(
+  issue: { path: unknown[]; message: unknown; code: unknown },
+  options: MapErrorOptions,
+): StructuredError {
   const segments: string[] = [];
   for (const segment of issue.path.slice(0, 32)) {
     if (typeof segment === 'number' && Number.isSafeInteger(segment)) segments.push(String(segment));
@@ -239,9 +258,16 @@ function mapUnsafe(error: unknown, options: MapErrorOptions): StructuredError {
   const data = read(error, 'data');
 
   // JSON-RPC errors (core's WireError, the SDKs' protocol errors): numeric code.
-  if (WireError.isInstance(error) || (typeof code === 'number' && Number.isInteger(code) && (typeof data === 'object' || data === undefined))) {
+  if (
+    WireError.isInstance(error) ||
+    (typeof code === 'number' && Number.isInteger(code) && (typeof data === 'object' || data === undefined))
+  ) {
     const dataCategory = read(data, 'category');
-    if (isCategory(dataCategory) && typeof read(data, 'code') === 'string' && typeof read(data, 'message') === 'string') {
+    if (
+      isCategory(dataCategory) &&
+      typeof read(data, 'code') === 'string' &&
+      typeof read(data, 'message') === 'string'
+    ) {
       return normalizeStructured(data as Candidate, options);
     }
     if (code === ErrorCodes.InvalidParams) {

@@ -27,7 +27,9 @@ const error: StructuredError = {
 
 describe('renderErrorText (ERR-27)', () => {
   it('without a presentation, is the ERR-2 text', () => {
-    expect(renderErrorText(error, undefined)).toBe('Search quota used up.\nNarrow the date range.\nRetry after 42 seconds.');
+    expect(renderErrorText(error, undefined)).toBe(
+      'Search quota used up.\nNarrow the date range.\nRetry after 42 seconds.',
+    );
     expect(renderErrorText(error, undefined)).toBe(errorText(error));
   });
 
@@ -45,20 +47,30 @@ describe('renderErrorText (ERR-27)', () => {
   });
 
   it('markdown: the message first, in bold label, then the rest', () => {
-    expect(renderErrorText(error, { format: 'markdown', verbosity: 'compact' })).toBe('**Error:** Search quota used up.');
+    expect(renderErrorText(error, { format: 'markdown', verbosity: 'compact' })).toBe(
+      '**Error:** Search quota used up.',
+    );
     expect(renderErrorText(error, { format: 'markdown', verbosity: 'standard' })).toBe(
       '**Error:** Search quota used up.\n\n**Suggestion:** Narrow the date range.\n\n_Retry after 42 seconds._',
     );
-    expect(renderErrorText(error, { format: 'markdown', verbosity: 'verbose' })).toContain('- Code: `RATE_LIMIT_EXCEEDED`\n- Category: `rate_limited`');
+    expect(renderErrorText(error, { format: 'markdown', verbosity: 'verbose' })).toContain(
+      '- Code: `RATE_LIMIT_EXCEEDED`\n- Category: `rate_limited`',
+    );
   });
 });
 
 describe('errorResult with a presentation', () => {
   it('merges the presentation’s result _meta beside the structured error', () => {
     const echo = { 'io.github.mcp-ext/content-negotiation': { features: ['format=json', 'verbosity=standard'] } };
-    const result = errorResult(error, true, ERRORS_EXTENSION_ID, { format: 'json', verbosity: 'standard', resultMeta: echo });
+    const result = errorResult(error, true, ERRORS_EXTENSION_ID, {
+      format: 'json',
+      verbosity: 'standard',
+      resultMeta: echo,
+    });
     expect(result._meta).toEqual({ ...echo, [ERRORS_EXTENSION_ID]: error });
-    expect(errorResult(error, false, ERRORS_EXTENSION_ID, { format: 'text', verbosity: 'compact' })._meta).toBeUndefined();
+    expect(
+      errorResult(error, false, ERRORS_EXTENSION_ID, { format: 'text', verbosity: 'compact' })._meta,
+    ).toBeUndefined();
   });
 
   it('the errors stage reads the presentation another extension recorded for the call', async () => {
@@ -89,9 +101,13 @@ describe('errorResult with a presentation', () => {
       notify: () => Promise.resolve(),
       elicit: undefined,
     });
-    const result = await composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, createCallContext(request, { name: 'tool' }), () => {
-      throw toolError.permanent({ message: 'No such record.' });
-    });
+    const result = await composed.runToolCall(
+      { name: 'tool', arguments: {}, meta: {} },
+      createCallContext(request, { name: 'tool' }),
+      () => {
+        throw toolError.permanent({ message: 'No such record.' });
+      },
+    );
     expect(result).toEqual({ content: [{ type: 'text', text: '**Error:** No such record.' }], isError: true });
   });
 });

@@ -2,7 +2,9 @@ import type { CallPresentation, StructuredError } from '@ext/core';
 
 function retryLine(error: StructuredError): string | undefined {
   const waits = error.category === 'rate_limited' || error.category === 'transient';
-  return waits && error.retry_after_seconds !== undefined ? `Retry after ${error.retry_after_seconds} seconds.` : undefined;
+  return waits && error.retry_after_seconds !== undefined
+    ? `Retry after ${error.retry_after_seconds} seconds.`
+    : undefined;
 }
 
 /** The text a person or a model reads: the message, then the suggestion and the wait, if any (ERR-2). */
@@ -30,11 +32,14 @@ function facts(error: StructuredError): [string, string][] {
 export function renderErrorText(error: StructuredError, presentation: CallPresentation | undefined): string {
   if (presentation === undefined) return plainErrorText(error);
   const { format, verbosity } = presentation;
-  if (format === 'json') return verbosity === 'verbose' ? JSON.stringify({ error }, null, 2) : JSON.stringify({ error });
+  if (format === 'json')
+    return verbosity === 'verbose' ? JSON.stringify({ error }, null, 2) : JSON.stringify({ error });
   if (format === 'text') {
     if (verbosity === 'compact') return error.message;
     const standard = plainErrorText(error);
-    return verbosity === 'standard' ? standard : [standard, ...facts(error).map(([name, value]) => `${name}: ${value}`)].join('\n');
+    return verbosity === 'standard'
+      ? standard
+      : [standard, ...facts(error).map(([name, value]) => `${name}: ${value}`)].join('\n');
   }
   const blocks = [`**Error:** ${error.message}`];
   if (verbosity !== 'compact') {
@@ -42,6 +47,11 @@ export function renderErrorText(error: StructuredError, presentation: CallPresen
     const retry = retryLine(error);
     if (retry !== undefined) blocks.push(`_${retry}_`);
   }
-  if (verbosity === 'verbose') blocks.push(facts(error).map(([name, value]) => `- ${name}: \`${value}\``).join('\n'));
+  if (verbosity === 'verbose')
+    blocks.push(
+      facts(error)
+        .map(([name, value]) => `- ${name}: \`${value}\``)
+        .join('\n'),
+    );
   return blocks.join('\n\n');
 }

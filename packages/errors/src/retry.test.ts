@@ -1,4 +1,11 @@
-import { ConfigurationError, ExtensionError, WireError, type ErrorCategory, type StructuredError, type ToolResult } from '@ext/core';
+import {
+  ConfigurationError,
+  ExtensionError,
+  WireError,
+  type ErrorCategory,
+  type StructuredError,
+  type ToolResult,
+} from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { toolError } from './classes.js';
@@ -136,20 +143,23 @@ describe('retryDelayMs (ERR-17, ERR-18)', () => {
 });
 
 describe('withRetry', () => {
-  it.each(['transient', 'rate_limited'] as const)('retries %s until success, passing the attempt number', async (category) => {
-    const { waits, sleep } = recordingSleep();
-    const attempts: number[] = [];
-    const result = await withRetry(
-      (attempt) => {
-        attempts.push(attempt);
-        return attempt < 3 ? failed(structured(category)) : ok;
-      },
-      { sleep, random: () => 0 },
-    );
-    expect(result).toBe(ok);
-    expect(attempts).toEqual([1, 2, 3]);
-    expect(waits).toEqual([250, 500]);
-  });
+  it.each(['transient', 'rate_limited'] as const)(
+    'retries %s until success, passing the attempt number',
+    async (category) => {
+      const { waits, sleep } = recordingSleep();
+      const attempts: number[] = [];
+      const result = await withRetry(
+        (attempt) => {
+          attempts.push(attempt);
+          return attempt < 3 ? failed(structured(category)) : ok;
+        },
+        { sleep, random: () => 0 },
+      );
+      expect(result).toBe(ok);
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(waits).toEqual([250, 500]);
+    },
+  );
 
   it.each(['permanent', 'invalid_input'] as const)('never retries %s (ERR-16)', async (category) => {
     const fn = vi.fn(() => failed(structured(category)));
@@ -193,10 +203,13 @@ describe('withRetry', () => {
 
   it('waits at least retry_after_seconds (ERR-17)', async () => {
     const { waits, sleep } = recordingSleep();
-    await withRetry((attempt) => (attempt === 1 ? failed(structured('rate_limited', { retry_after_seconds: 12 })) : ok), {
-      sleep,
-      random: () => 0,
-    });
+    await withRetry(
+      (attempt) => (attempt === 1 ? failed(structured('rate_limited', { retry_after_seconds: 12 })) : ok),
+      {
+        sleep,
+        random: () => 0,
+      },
+    );
     expect(waits).toEqual([12_000]);
   });
 
@@ -297,34 +310,46 @@ describe('withRetry', () => {
   });
 
   it('never exceeds maxAttempts nor retries a non-retryable category, for any sequence of outcomes', async () => {
-    const outcome = fc.constantFrom<ErrorCategory | 'ok'>('ok', 'transient', 'rate_limited', 'permanent', 'invalid_input', 'auth_required');
+    const outcome = fc.constantFrom<ErrorCategory | 'ok'>(
+      'ok',
+      'transient',
+      'rate_limited',
+      'permanent',
+      'invalid_input',
+      'auth_required',
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(outcome, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 6 }), fc.boolean(), async (script, maxAttempts, refresh) => {
-        let calls = 0;
-        let authCalls = 0;
-        await withRetry(
-          (attempt) => {
-            calls = attempt;
-            const next = script[Math.min(attempt - 1, script.length - 1)] ?? 'ok';
-            return next === 'ok' ? ok : failed(structured(next));
-          },
-          { maxAttempts, sleep: () => Promise.resolve(), onAuthRequired: () => ((authCalls += 1), refresh) },
-        );
-        expect(calls).toBeLessThanOrEqual(maxAttempts);
-        expect(authCalls).toBeLessThanOrEqual(1);
-        const last = script[Math.min(calls - 1, script.length - 1)] ?? 'ok';
-        // It stopped on success, on a category that is never retried, or at a cap.
-        const stoppedLegitimately =
-          last === 'ok' ||
-          last === 'permanent' ||
-          last === 'invalid_input' ||
-          last === 'auth_required' ||
-          calls === maxAttempts;
-        expect(stoppedLegitimately).toBe(true);
-        for (let i = 0; i < calls - 1; i += 1) {
-          expect(['permanent', 'invalid_input', 'ok']).not.toContain(script[Math.min(i, script.length - 1)]);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(outcome, { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.boolean(),
+        async (script, maxAttempts, refresh) => {
+          let calls = 0;
+          let authCalls = 0;
+          await withRetry(
+            (attempt) => {
+              calls = attempt;
+              const next = script[Math.min(attempt - 1, script.length - 1)] ?? 'ok';
+              return next === 'ok' ? ok : failed(structured(next));
+            },
+            { maxAttempts, sleep: () => Promise.resolve(), onAuthRequired: () => ((authCalls += 1), refresh) },
+          );
+          expect(calls).toBeLessThanOrEqual(maxAttempts);
+          expect(authCalls).toBeLessThanOrEqual(1);
+          const last = script[Math.min(calls - 1, script.length - 1)] ?? 'ok';
+          // It stopped on success, on a category that is never retried, or at a cap.
+          const stoppedLegitimately =
+            last === 'ok' ||
+            last === 'permanent' ||
+            last === 'invalid_input' ||
+            last === 'auth_required' ||
+            calls === maxAttempts;
+          expect(stoppedLegitimately).toBe(true);
+          for (let i = 0; i < calls - 1; i += 1) {
+            expect(['permanent', 'invalid_input', 'ok']).not.toContain(script[Math.min(i, script.length - 1)]);
+          }
+        },
+      ),
     );
   });
 });

@@ -36,7 +36,11 @@ const LEAKS: readonly [string, string, string][] = [
   ['github token', 'ghp_abcdefghijklmnopqrstuvwx1234 expired', 'ghp_abcdefghijklmnopqrstuvwx1234'],
   ['jwt', 'token eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeKKF2QT4 bad', 'eyJzdWIiOiIx'],
   ['private key', 'key: -----BEGIN RSA PRIVATE KEY-----\nMIIEow...', 'MIIEow'],
-  ['hex secret', 'hmac 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 mismatch', '9f86d081884c7d659a2f'],
+  [
+    'hex secret',
+    'hmac 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 mismatch',
+    '9f86d081884c7d659a2f',
+  ],
   ['base64 blob', 'sig Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MEFCQ0RFRkdISUpLTE1OT1A= rejected', 'Zm9vYmFyYmF6cXV4MTIz'],
   ['ipv4', 'connect ECONNREFUSED 10.0.0.5:5432', '10.0.0.5'],
   ['localhost', 'fetch failed for localhost:6379', 'localhost:6379'],
@@ -88,7 +92,14 @@ describe('redactText (ERR-6)', () => {
 
 describe('sanitizeDetails (ERR-6)', () => {
   it('keeps plain JSON', () => {
-    const details = { field: 'date_range', constraint: 'max 90 days', provided: 365, ok: false, none: null, list: [1, 'a', { b: true }] };
+    const details = {
+      field: 'date_range',
+      constraint: 'max 90 days',
+      provided: 365,
+      ok: false,
+      none: null,
+      list: [1, 'a', { b: true }],
+    };
     expect(sanitizeDetails(details)).toEqual(details);
   });
 
@@ -158,21 +169,39 @@ describe('sanitizeDetails (ERR-6)', () => {
 
   it('always yields a JSON round-trippable object, whatever it is given', () => {
     fc.assert(
-      fc.property(fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withNullPrototype: true, withSparseArray: true }), (value) => {
-        const out = sanitizeDetails(value);
-        if (out !== undefined) expect(JSON.parse(JSON.stringify(out))).toEqual(out);
-      }),
+      fc.property(
+        fc.anything({
+          withBigInt: true,
+          withDate: true,
+          withMap: true,
+          withSet: true,
+          withTypedArray: true,
+          withNullPrototype: true,
+          withSparseArray: true,
+        }),
+        (value) => {
+          const out = sanitizeDetails(value);
+          if (out !== undefined) expect(JSON.parse(JSON.stringify(out))).toEqual(out);
+        },
+      ),
     );
   });
 });
 
 describe('isSecretKey', () => {
-  it.each(['password', 'dbPassword', 'client_secret', 'Authorization', 'set-cookie', 'apiKey', 'refresh_token', 'stack', 'sql'])(
-    'flags %s',
-    (key) => {
-      expect(isSecretKey(key)).toBe(true);
-    },
-  );
+  it.each([
+    'password',
+    'dbPassword',
+    'client_secret',
+    'Authorization',
+    'set-cookie',
+    'apiKey',
+    'refresh_token',
+    'stack',
+    'sql',
+  ])('flags %s', (key) => {
+    expect(isSecretKey(key)).toBe(true);
+  });
   it.each(['field', 'tokens_used', 'max_tokens', 'idempotency_key', 'query', 'retry_after', 'required_scope'])(
     'keeps %s',
     (key) => {

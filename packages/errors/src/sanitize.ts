@@ -1,7 +1,7 @@
 /**
  * Leak filters for everything a structured error carries to the peer.
  * Error text written for developers (stack traces, file paths, SQL, secrets,
- * internal addresses) must never reach a client or a model (DESIGN section 5).
+ * internal addresses) must never reach a client or a model (docs/ARCHITECTURE.md, 'Errors').
  * These are heuristics tuned to over-redact rather than leak.
  */
 
@@ -97,6 +97,9 @@ export function truncate(text: string, max: number): string {
   return `${text.slice(0, Math.max(0, max - 1))}\u2026`;
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+const CONTROL_RUN = /[\u0000-\u001f\u007f]+/g;
+
 /**
  * Removes internals from a human-readable string: everything from a stack
  * trace or SQL statement on is cut, and paths, secrets and addresses are
@@ -111,8 +114,10 @@ export function redactText(text: string, max: number): string | undefined {
   }
   for (const pattern of REPLACE_MATCH) out = out.replace(pattern, REDACTED);
   out = out.replace(BLOB, (run) => (isKeyLike(run) ? REDACTED : run));
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed here
-  out = out.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s{2,}/g, ' ').trim();
+  out = out
+    .replace(CONTROL_RUN, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
   const readable = out.replaceAll(REDACTED, '').replace(/[\s.,:;'"()[\]-]+/g, '');
   if (readable.length === 0) return undefined;
   return truncate(out, max);

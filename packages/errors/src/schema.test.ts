@@ -20,7 +20,9 @@ describe('StructuredErrorSchema', () => {
   });
 
   it('has the seed schema’s fields, required fields and categories (ERR-3, ERR-5)', () => {
-    expect(Object.keys(StructuredErrorSchema.properties).sort()).toEqual(Object.keys(seedErrorSchema.properties).sort());
+    expect(Object.keys(StructuredErrorSchema.properties).sort()).toEqual(
+      Object.keys(seedErrorSchema.properties).sort(),
+    );
     expect([...StructuredErrorSchema.required].sort()).toEqual([...seedErrorSchema.required].sort());
     expect(seedErrorSchema.properties.category.enum).toEqual([...ERROR_CATEGORIES]);
     expect(StructuredErrorSchema.properties.category.enum).toEqual([...ERROR_CATEGORIES]);

@@ -49,7 +49,13 @@ export const structuredErrorJsonSchema: Readonly<Record<string, unknown>> = toJs
 function toJsonSchemaDocument(schema: object): Record<string, unknown> {
   const plain = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
   // Identification first, as a reader expects it at the top of the file.
-  return { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: plain.$id, title: plain.title, description: plain.description, ...plain };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: plain.$id,
+    title: plain.title,
+    description: plain.description,
+    ...plain,
+  };
 }
 
 // Compiled on first use: keeps import free of work and side effects.

@@ -40,17 +40,37 @@ function context(negotiated: boolean, logger: Logger = { warn: vi.fn() }): CallC
   return createCallContext(request, { name: 'tool' });
 }
 
-function run(handler: ToolHandler, options: { negotiated?: boolean; server?: ErrorsServerOptions; logger?: Logger; others?: ServerExtension[] } = {}): Promise<ToolResult> {
+function run(
+  handler: ToolHandler,
+  options: { negotiated?: boolean; server?: ErrorsServerOptions; logger?: Logger; others?: ServerExtension[] } = {},
+): Promise<ToolResult> {
   const composed = composeServer([...(options.others ?? []), errorsServer(options.server)]);
-  return composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(options.negotiated ?? true, options.logger), handler);
+  return composed.runToolCall(
+    { name: 'tool', arguments: {}, meta: {} },
+    context(options.negotiated ?? true, options.logger),
+    handler,
+  );
 }
 
 describe('errorsServer descriptor', () => {
   it('advertises io.github.mcp-ext/errors with version 1.0 at the outermost stage (ERR-1, ERR-21)', () => {
     const half = errorsServer();
-    expect(half).toMatchObject({ side: 'server', name: '@ext/errors', ids: [ERRORS_EXTENSION_ID], settings: { version: '1.0' }, stage: 'errors' });
+    expect(half).toMatchObject({
+      side: 'server',
+      name: '@ext/errors',
+      ids: [ERRORS_EXTENSION_ID],
+      settings: { version: '1.0' },
+      stage: 'errors',
+    });
     expect(PIPELINE_STAGES[0]).toBe('errors');
-    const inner: ServerExtension = { side: 'server', name: '@ext/inner', ids: ['io.github.mcp-ext/inner'], settings: { version: '1.0' }, stage: 'permissions', middleware: (_c, _x, next) => next() };
+    const inner: ServerExtension = {
+      side: 'server',
+      name: '@ext/inner',
+      ids: ['io.github.mcp-ext/inner'],
+      settings: { version: '1.0' },
+      stage: 'permissions',
+      middleware: (_c, _x, next) => next(),
+    };
     expect(composeServer([inner, errorsServer()]).pipeline[0]?.extension).toBe('@ext/errors');
   });
 
@@ -70,10 +90,16 @@ describe('errorsServer descriptor', () => {
 describe('errorsServer middleware', () => {
   it('turns a thrown error into an isError result with readable text and _meta (ERR-2, ERR-3)', async () => {
     const result = await run(() => {
-      throw toolError.rateLimited({ message: 'Search quota used up.', suggestion: 'Narrow the date range.', retryAfterSeconds: 42 });
+      throw toolError.rateLimited({
+        message: 'Search quota used up.',
+        suggestion: 'Narrow the date range.',
+        retryAfterSeconds: 42,
+      });
     });
     expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: 'Search quota used up.\nNarrow the date range.\nRetry after 42 seconds.' }]);
+    expect(result.content).toEqual([
+      { type: 'text', text: 'Search quota used up.\nNarrow the date range.\nRetry after 42 seconds.' },
+    ]);
     expect(result._meta).toEqual({
       [ERRORS_EXTENSION_ID]: {
         code: 'RATE_LIMIT_EXCEEDED',
@@ -107,7 +133,10 @@ describe('errorsServer middleware', () => {
     const handler = vi.fn(() => ({ content: [] }));
     const result = await run(handler, { others: [inner] });
     expect(handler).not.toHaveBeenCalled();
-    expect(result._meta?.[ERRORS_EXTENSION_ID]).toMatchObject({ category: 'auth_required', code: 'AUTHENTICATION_REQUIRED' });
+    expect(result._meta?.[ERRORS_EXTENSION_ID]).toMatchObject({
+      category: 'auth_required',
+      code: 'AUTHENTICATION_REQUIRED',
+    });
   });
 
   it('rethrows a WireError untouched (ERR-12)', async () => {
@@ -127,7 +156,11 @@ describe('errorsServer middleware', () => {
       isError: true,
       _meta: { [ERRORS_EXTENSION_ID]: { code: 'X', message: 'nope', category: 'permanent' }, other: 1 },
     };
-    expect(await run(() => returned, { negotiated: false })).toEqual({ content: returned.content, isError: true, _meta: { other: 1 } });
+    expect(await run(() => returned, { negotiated: false })).toEqual({
+      content: returned.content,
+      isError: true,
+      _meta: { other: 1 },
+    });
     expect(await run(() => returned)).toBe(returned);
   });
 
@@ -154,7 +187,10 @@ describe('errorsServer middleware', () => {
     const logger = { warn: vi.fn(), error: vi.fn() };
     const reports: ErrorReport[] = [];
     const original = new Error('Order store rejected the write to /var/lib/orders.db');
-    const result = await run(() => Promise.reject(original), { logger, server: { onError: (report) => void reports.push(report) } });
+    const result = await run(() => Promise.reject(original), {
+      logger,
+      server: { onError: (report) => void reports.push(report) },
+    });
     const sent = result._meta?.[ERRORS_EXTENSION_ID] as { details: { correlation_id: string } };
     const id = sent.details.correlation_id;
     expect(logger.error).toHaveBeenCalledTimes(1);
@@ -177,11 +213,18 @@ describe('errorsServer middleware', () => {
   it('logs nothing and adds no id for errors written for the peer (ERR-29)', async () => {
     const logger = { warn: vi.fn(), error: vi.fn() };
     const reports: ErrorReport[] = [];
-    const refused = await run(() => Promise.reject(toolError.invalidInput({ code: 'TOO_LONG', message: 'Too long.' })), {
-      logger,
-      server: { onError: (report) => void reports.push(report) },
+    const refused = await run(
+      () => Promise.reject(toolError.invalidInput({ code: 'TOO_LONG', message: 'Too long.' })),
+      {
+        logger,
+        server: { onError: (report) => void reports.push(report) },
+      },
+    );
+    expect(refused._meta?.[ERRORS_EXTENSION_ID]).toEqual({
+      code: 'TOO_LONG',
+      message: 'Too long.',
+      category: 'invalid_input',
     });
-    expect(refused._meta?.[ERRORS_EXTENSION_ID]).toEqual({ code: 'TOO_LONG', message: 'Too long.', category: 'invalid_input' });
     expect(reports[0]?.correlationId).toBeUndefined();
     expect(logger.error).not.toHaveBeenCalled();
     expect(logger.warn).not.toHaveBeenCalled();
@@ -206,14 +249,22 @@ describe('errorsServer middleware', () => {
       },
     });
     expect(result.isError).toBe(true);
-    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('onError'), expect.objectContaining({ tool: 'tool' }));
+    expect(logger.warn).toHaveBeenCalledWith(
+      expect.stringContaining('onError'),
+      expect.objectContaining({ tool: 'tool' }),
+    );
   });
 
   it('applies the map option first, sanitizing its answer, and falls back when it throws (ERR-6, ERR-22)', async () => {
     class UniqueViolation extends Error {}
     const map = (error: unknown) =>
       error instanceof UniqueViolation
-        ? { code: 'ALREADY_EXISTS', message: 'That name is taken.', category: 'invalid_input' as const, details: { sql: 'x', field: 'name' } }
+        ? {
+            code: 'ALREADY_EXISTS',
+            message: 'That name is taken.',
+            category: 'invalid_input' as const,
+            details: { sql: 'x', field: 'name' },
+          }
         : undefined;
     const mapped = await run(() => Promise.reject(new UniqueViolation('duplicate key')), { server: { map } });
     expect(mapped._meta?.[ERRORS_EXTENSION_ID]).toEqual({
@@ -223,9 +274,16 @@ describe('errorsServer middleware', () => {
       details: { field: 'name' },
     });
     const asClass = await run(() => Promise.reject(new UniqueViolation('duplicate key')), {
-      server: { map: () => toolError.invalidInput({ code: 'ALREADY_EXISTS', message: 'Taken.', retryAfterSeconds: 0 }) },
+      server: {
+        map: () => toolError.invalidInput({ code: 'ALREADY_EXISTS', message: 'Taken.', retryAfterSeconds: 0 }),
+      },
     });
-    expect(asClass._meta?.[ERRORS_EXTENSION_ID]).toEqual({ code: 'ALREADY_EXISTS', message: 'Taken.', category: 'invalid_input', retry_after_seconds: 0 });
+    expect(asClass._meta?.[ERRORS_EXTENSION_ID]).toEqual({
+      code: 'ALREADY_EXISTS',
+      message: 'Taken.',
+      category: 'invalid_input',
+      retry_after_seconds: 0,
+    });
     const logger = { warn: vi.fn() };
     const fallback = await run(() => Promise.reject(new Error('x')), {
       logger,
@@ -243,7 +301,9 @@ describe('errorsServer middleware', () => {
     const result = await run(() => Promise.reject(toolError.permanent({ code: 'GONE', message: 'Gone.' })), {
       server: { documentationBaseUrl: 'https://docs.example.com/errors#' },
     });
-    expect(result._meta?.[ERRORS_EXTENSION_ID]).toMatchObject({ documentation_url: 'https://docs.example.com/errors#GONE' });
+    expect(result._meta?.[ERRORS_EXTENSION_ID]).toMatchObject({
+      documentation_url: 'https://docs.example.com/errors#GONE',
+    });
   });
 
   it('passes successful results through untouched (ERR-13)', async () => {
@@ -255,7 +315,9 @@ describe('errorsServer middleware', () => {
 describe('errorText and errorResult', () => {
   it('writes message, then suggestion, then the wait (ERR-2)', () => {
     expect(errorText({ code: 'X', message: 'm', category: 'permanent' })).toBe('m');
-    expect(errorText({ code: 'X', message: 'm', category: 'transient', suggestion: 's', retry_after_seconds: 3 })).toBe('m\ns\nRetry after 3 seconds.');
+    expect(errorText({ code: 'X', message: 'm', category: 'transient', suggestion: 's', retry_after_seconds: 3 })).toBe(
+      'm\ns\nRetry after 3 seconds.',
+    );
     expect(errorText({ code: 'X', message: 'm', category: 'permanent', retry_after_seconds: 3 })).toBe('m');
   });
 

@@ -110,7 +110,11 @@ export interface PollOptions {
 }
 
 /** One poll of a subscription; `undefined` without negotiation. */
-export async function pollEvents(client: ExtendedClient, subscriptionId: string, options: PollOptions = {}): Promise<PollResult | undefined> {
+export async function pollEvents(
+  client: ExtendedClient,
+  subscriptionId: string,
+  options: PollOptions = {},
+): Promise<PollResult | undefined> {
   const method = methodFor(client, 'poll');
   if (method === undefined) return undefined;
   const params: Record<string, unknown> = { subscription_id: subscriptionId };
@@ -293,7 +297,10 @@ export class EventSubscription {
   #enqueue(task: () => Promise<void>): Promise<void> {
     const run = this.#queue.then(task);
     this.#queue = run.catch((error: unknown) => {
-      this.#client.composed.logger.warn('events: a subscription task failed', { subscription_id: this.id, error: String(error) });
+      this.#client.composed.logger.warn('events: a subscription task failed', {
+        subscription_id: this.id,
+        error: String(error),
+      });
     });
     return run;
   }
@@ -328,7 +335,11 @@ export class EventSubscription {
       await this.#options.onEvent(event);
     } catch (error) {
       // The subscriber's own failure must not stop the feed; it is reported, and the event counts as delivered.
-      this.#client.composed.logger.warn('events: onEvent threw', { subscription_id: this.id, cursor: event.cursor, error: String(error) });
+      this.#client.composed.logger.warn('events: onEvent threw', {
+        subscription_id: this.id,
+        cursor: event.cursor,
+        error: String(error),
+      });
     }
   }
 
@@ -387,7 +398,11 @@ export class EventSubscription {
   /** Subscribes (again) from the last delivered event and starts receiving. Runs inside the queue. */
   async #attach(): Promise<void> {
     const method = methodFor(this.#client, 'subscribe');
-    if (method === undefined) throw new ConfigurationError('NOT_NEGOTIATED', 'subscribeEvents: the server does not negotiate io.github.mcp-ext/events');
+    if (method === undefined)
+      throw new ConfigurationError(
+        'NOT_NEGOTIATED',
+        'subscribeEvents: the server does not negotiate io.github.mcp-ext/events',
+      );
     this.#generation += 1;
     const generation = this.#generation;
     this.#stop.abort();
@@ -453,7 +468,11 @@ export class EventSubscription {
       if (!this.#current(generation)) return;
       let result: Record<string, unknown>;
       try {
-        result = await this.#client.request(method, { subscription_id: this.id, cursor: this.#sequencer.last }, { signal: this.#stop.signal, timeoutMs });
+        result = await this.#client.request(
+          method,
+          { subscription_id: this.id, cursor: this.#sequencer.last },
+          { signal: this.#stop.signal, timeoutMs },
+        );
       } catch (error) {
         if (WireError.isInstance(error) && error.code === -32601) {
           // A server without streams: poll instead.
@@ -472,7 +491,11 @@ export class EventSubscription {
       }
       failures = 0;
       if (result.status === 'terminated') {
-        const notice: TerminationNotice = { subscription_id: this.id, reason: result.reason ?? 'terminated', cursor: result.cursor };
+        const notice: TerminationNotice = {
+          subscription_id: this.id,
+          reason: result.reason ?? 'terminated',
+          cursor: result.cursor,
+        };
         await this.#enqueue(() => this.#terminated(notice, generation));
         return;
       }
@@ -504,7 +527,10 @@ export class EventSubscription {
         for (const event of page.events) if (!this.#sequencer.has(event.cursor)) await this.#deliver(event);
         this.#pollCursor = page.cursor;
         if (page.status === 'terminated') {
-          await this.#terminated({ subscription_id: this.id, reason: page.reason ?? 'terminated', cursor: page.cursor }, generation);
+          await this.#terminated(
+            { subscription_id: this.id, reason: page.reason ?? 'terminated', cursor: page.cursor },
+            generation,
+          );
         }
       });
       if (!page.has_more) await delay(interval, this.#stop.signal);
@@ -564,7 +590,10 @@ export class EventSubscription {
  * bad filter) rejects with the server's `WireError`; a denied subscription
  * resolves with `state === 'denied'` and the reason in `response`.
  */
-export async function subscribeEvents(client: ExtendedClient, options: SubscribeOptions): Promise<EventSubscription | undefined> {
+export async function subscribeEvents(
+  client: ExtendedClient,
+  options: SubscribeOptions,
+): Promise<EventSubscription | undefined> {
   if (typeof options !== 'object' || typeof options.onEvent !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'subscribeEvents: onEvent must be a function');
   }
@@ -572,7 +601,10 @@ export async function subscribeEvents(client: ExtendedClient, options: Subscribe
     throw new ConfigurationError('INVALID_OPTION', 'subscribeEvents: events must name at least one event type');
   }
   if (options.subscriptionId !== undefined && !isSubscriptionId(options.subscriptionId)) {
-    throw new ConfigurationError('INVALID_OPTION', 'subscribeEvents: subscriptionId must be 1 to 128 characters from [a-zA-Z0-9_-:.]');
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'subscribeEvents: subscriptionId must be 1 to 128 characters from [a-zA-Z0-9_-:.]',
+    );
   }
   if (client.negotiated(EVENTS_PACKAGE) === undefined) return undefined;
   const subscription = new EventSubscription(client, options);

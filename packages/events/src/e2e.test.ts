@@ -38,7 +38,12 @@ function method(verb: string): string {
 
 async function publishTickets(fixture: Fixture, from: number, to: number, project = 'A'): Promise<void> {
   for (let seq = from; seq <= to; seq++) {
-    await fixture.events.publish(fixture.store, 'ticket_updated', { id: `T-${String(seq)}`, project, status: 'open', seq });
+    await fixture.events.publish(fixture.store, 'ticket_updated', {
+      id: `T-${String(seq)}`,
+      project,
+      status: 'open',
+      seq,
+    });
   }
 }
 
@@ -63,12 +68,17 @@ type Notify = RequestContext['notify'];
 function lossyServer(channel: (notify: Notify) => Notify): EventsServerExtension<FixtureEvents> {
   const inner = fixtureServer();
   const methods = inner.methods ?? {};
-  const through = (handler: MethodHandler | undefined): MethodHandler => (params, ctx) => {
-    if (handler === undefined) throw new Error('missing method');
-    const original = ctx.connection;
-    const connection = original && { signal: original.signal, notify: channel((method, body) => original.notify(method, body)) };
-    return handler(params, { ...ctx, notify: channel((method, body) => ctx.notify(method, body)), connection });
-  };
+  const through =
+    (handler: MethodHandler | undefined): MethodHandler =>
+    (params, ctx) => {
+      if (handler === undefined) throw new Error('missing method');
+      const original = ctx.connection;
+      const connection = original && {
+        signal: original.signal,
+        notify: channel((method, body) => original.notify(method, body)),
+      };
+      return handler(params, { ...ctx, notify: channel((method, body) => ctx.notify(method, body)), connection });
+    };
   return { ...inner, methods: { ...methods, subscribe: through(methods.subscribe), stream: through(methods.stream) } };
 }
 
@@ -99,11 +109,19 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
     const fixture = await open(line);
     const received: EventNotification[] = [];
     const subscription = track(
-      await subscribeEvents(fixture.pair.client, { events: ['ticket_updated'], onEvent: (event) => void received.push(event) }),
+      await subscribeEvents(fixture.pair.client, {
+        events: ['ticket_updated'],
+        onEvent: (event) => void received.push(event),
+      }),
     );
     const response = subscription.response;
     expect(seedResponse(response).valid).toBe(true);
-    expect(response).toMatchObject({ subscription_id: subscription.id, status: 'active', delivery: pushed, ttl_seconds: 3600 });
+    expect(response).toMatchObject({
+      subscription_id: subscription.id,
+      status: 'active',
+      delivery: pushed,
+      ttl_seconds: 3600,
+    });
     expect(response?.supported_events).toEqual(['ticket_updated', 'build_finished']);
     await publishTickets(fixture, 1, 30);
     await until(() => received.length >= 30, 10_000, '30 events');
@@ -136,29 +154,56 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
     await events.publish(store, 'ticket_updated', { id: 'T-7', project: 'A', status: 'open', seq: 7 });
     await until(() => received.length >= 4, 10_000, 'the fourth event');
     expect(seqs(received)).toEqual([2, 5, 6, 7]);
-    expect(received.map((event) => event.event)).toEqual(['ticket_updated', 'build_finished', 'ticket_updated', 'ticket_updated']);
+    expect(received.map((event) => event.event)).toEqual([
+      'ticket_updated',
+      'build_finished',
+      'ticket_updated',
+      'ticket_updated',
+    ]);
   });
 
   it('EVT-5: an unknown event type is refused with an error naming it', async () => {
     const { pair } = await open(line);
-    const error = await wireFailure(pair.client.request(method('subscribe'), { events: ['ticket_updated', 'commit_to_main'] }));
+    const error = await wireFailure(
+      pair.client.request(method('subscribe'), { events: ['ticket_updated', 'commit_to_main'] }),
+    );
     expect(error.code).toBe(-32602);
     expect(error.data).toMatchObject({
       code: 'UNKNOWN_EVENT',
       category: 'invalid_input',
-      details: { field: 'events', pointer: '/events/1', event: 'commit_to_main', supported_events: ['ticket_updated', 'build_finished'] },
+      details: {
+        field: 'events',
+        pointer: '/events/1',
+        event: 'commit_to_main',
+        supported_events: ['ticket_updated', 'build_finished'],
+      },
     });
   });
 
   it('EVT-6: a bad filter is refused with an error naming the filter field', async () => {
     const { pair } = await open(line);
-    const undeclared = await wireFailure(pair.client.request(method('subscribe'), { events: ['ticket_updated'], filter: { colour: 'red' } }));
-    expect(undeclared.data).toMatchObject({ code: 'INVALID_FILTER', details: { field: 'filter', pointer: '/filter/colour', filter_field: 'colour' } });
+    const undeclared = await wireFailure(
+      pair.client.request(method('subscribe'), { events: ['ticket_updated'], filter: { colour: 'red' } }),
+    );
+    expect(undeclared.data).toMatchObject({
+      code: 'INVALID_FILTER',
+      details: { field: 'filter', pointer: '/filter/colour', filter_field: 'colour' },
+    });
     expect((undeclared.data as { message: string }).message).toContain('ticket_updated: project, status');
-    const wrongType = await wireFailure(pair.client.request(method('subscribe'), { events: ['ticket_updated'], filter: { project: 7 } }));
-    expect(wrongType.data).toMatchObject({ code: 'INVALID_FILTER', details: { pointer: '/filter/project', event: 'ticket_updated' } });
-    const malformed = await wireFailure(pair.client.request(method('subscribe'), { events: ['ticket_updated'], ttl_seconds: 0 }));
-    expect(malformed.data).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'ttl_seconds', pointer: '/ttl_seconds' } });
+    const wrongType = await wireFailure(
+      pair.client.request(method('subscribe'), { events: ['ticket_updated'], filter: { project: 7 } }),
+    );
+    expect(wrongType.data).toMatchObject({
+      code: 'INVALID_FILTER',
+      details: { pointer: '/filter/project', event: 'ticket_updated' },
+    });
+    const malformed = await wireFailure(
+      pair.client.request(method('subscribe'), { events: ['ticket_updated'], ttl_seconds: 0 }),
+    );
+    expect(malformed.data).toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { field: 'ttl_seconds', pointer: '/ttl_seconds' },
+    });
     const empty = await wireFailure(pair.client.request(method('subscribe'), { events: [] }));
     expect(empty.data).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'events' } });
   });
@@ -201,7 +246,12 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
   it('EVT-8: without resubscription an expired subscription ends, and polling it says why', async () => {
     const fixture = await open(line);
     const subscription = track(
-      await subscribeEvents(fixture.pair.client, { events: ['ticket_updated'], ttlSeconds: 1, resubscribe: false, onEvent: () => undefined }),
+      await subscribeEvents(fixture.pair.client, {
+        events: ['ticket_updated'],
+        ttlSeconds: 1,
+        resubscribe: false,
+        onEvent: () => undefined,
+      }),
     );
     expect(await subscription.ended()).toEqual({ state: 'terminated', reason: 'expired' });
     const polled = await pollEvents(fixture.pair.client, subscription.id);
@@ -212,15 +262,30 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
     const fixture = await open(line);
     const notices: TerminationNotice[] = [];
     const subscription = track(
-      await subscribeEvents(fixture.pair.client, { events: ['ticket_updated'], onEvent: () => undefined, onTerminated: (notice) => void notices.push(notice) }),
+      await subscribeEvents(fixture.pair.client, {
+        events: ['ticket_updated'],
+        onEvent: () => undefined,
+        onTerminated: (notice) => void notices.push(notice),
+      }),
     );
-    const ended = await fixture.events.terminate(fixture.store, { principal: 'client:alice', subscriptionId: subscription.id }, 'revoked', 'Project archived');
+    const ended = await fixture.events.terminate(
+      fixture.store,
+      { principal: 'client:alice', subscriptionId: subscription.id },
+      'revoked',
+      'Project archived',
+    );
     expect(ended).toBe(true);
     expect(await subscription.ended()).toEqual({ state: 'terminated', reason: 'revoked' });
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ subscription_id: subscription.id, reason: 'revoked', message: 'Project archived' });
+    expect(notices[0]).toMatchObject({
+      subscription_id: subscription.id,
+      reason: 'revoked',
+      message: 'Project archived',
+    });
     expect(typeof notices[0]?.cursor).toBe('string');
-    expect(await fixture.events.terminate(fixture.store, { principal: 'client:alice', subscriptionId: subscription.id })).toBe(false);
+    expect(
+      await fixture.events.terminate(fixture.store, { principal: 'client:alice', subscriptionId: subscription.id }),
+    ).toBe(false);
   });
 
   it('EVT-13 EVT-16: unsubscribe stops delivery and is keyed by principal', async () => {
@@ -229,15 +294,25 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
     const alice = await open(line, { server, store, authInfo: { clientId: 'alice' } });
     const mallory = await open(line, { server, store, authInfo: { clientId: 'mallory' } });
     const received: EventNotification[] = [];
-    const subscription = track(await subscribeEvents(alice.pair.client, { events: ['ticket_updated'], onEvent: (event) => void received.push(event) }));
-    const foreignPoll = await wireFailure(mallory.pair.client.request(method('poll'), { subscription_id: subscription.id }));
+    const subscription = track(
+      await subscribeEvents(alice.pair.client, {
+        events: ['ticket_updated'],
+        onEvent: (event) => void received.push(event),
+      }),
+    );
+    const foreignPoll = await wireFailure(
+      mallory.pair.client.request(method('poll'), { subscription_id: subscription.id }),
+    );
     expect(foreignPoll.data).toMatchObject({ code: 'SUBSCRIPTION_NOT_FOUND' });
     expect(await unsubscribeEvents(mallory.pair.client, subscription.id)).toBe(false);
     await publishTickets(alice, 1, 1);
     await until(() => received.length === 1, 10_000, 'the first event');
     const request = { subscription_id: subscription.id };
     expect(seedUnsubscribe(request).valid).toBe(true);
-    expect(await alice.pair.client.request(method('unsubscribe'), request)).toMatchObject({ subscription_id: subscription.id, status: 'unsubscribed' });
+    expect(await alice.pair.client.request(method('unsubscribe'), request)).toMatchObject({
+      subscription_id: subscription.id,
+      status: 'unsubscribed',
+    });
     expect(await subscription.ended()).toEqual({ state: 'unsubscribed', reason: 'unsubscribed' });
     await publishTickets(alice, 2, 2);
     const polled = await pollEvents(alice.pair.client, subscription.id);
@@ -249,7 +324,12 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
     const fixture = await open(line);
     const received: EventNotification[] = [];
     const subscription = track(
-      await subscribeEvents(fixture.pair.client, { events: ['ticket_updated'], delivery: 'poll', pollIntervalMs: 20, onEvent: (event) => void received.push(event) }),
+      await subscribeEvents(fixture.pair.client, {
+        events: ['ticket_updated'],
+        delivery: 'poll',
+        pollIntervalMs: 20,
+        onEvent: (event) => void received.push(event),
+      }),
     );
     expect(subscription.delivery).toBe('poll');
     expect(subscription.response?.poll_interval_seconds).toBe(5);
@@ -263,7 +343,12 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
     const server = fixtureServer();
     const first = await eventsPair(line, { server, store });
     const received: EventNotification[] = [];
-    const subscription = track(await subscribeEvents(first.pair.client, { events: ['ticket_updated'], onEvent: (event) => void received.push(event) }));
+    const subscription = track(
+      await subscribeEvents(first.pair.client, {
+        events: ['ticket_updated'],
+        onEvent: (event) => void received.push(event),
+      }),
+    );
     await publishTickets(first, 1, 5);
     await until(() => received.length >= 5, 10_000, 'five events before the drop');
     // The connection drops; events keep being published meanwhile.
@@ -286,7 +371,12 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
     });
     const fixture = await open(line, { server: lossy });
     const received: EventNotification[] = [];
-    track(await subscribeEvents(fixture.pair.client, { events: ['ticket_updated'], onEvent: (event) => void received.push(event) }));
+    track(
+      await subscribeEvents(fixture.pair.client, {
+        events: ['ticket_updated'],
+        onEvent: (event) => void received.push(event),
+      }),
+    );
     await publishTickets(fixture, 1, 10);
     await until(() => received.length >= 10, 10_000, 'ten events');
     expect(seqs(received)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -295,7 +385,11 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
   it('EVT-21: a second stream of the same subscription takes over; the first ends as "replaced"', async () => {
     const fixture = await open(line);
     const { client } = fixture.pair;
-    await client.request(method('subscribe'), { subscription_id: 'one-path', events: ['ticket_updated'], delivery: 'stream' });
+    await client.request(method('subscribe'), {
+      subscription_id: 'one-path',
+      events: ['ticket_updated'],
+      delivery: 'stream',
+    });
     const first = client.request(method('stream'), { subscription_id: 'one-path' });
     await until(() => fixture.events.activeDeliveries() === 1, 10_000, 'the first stream');
     const stop = new AbortController();
@@ -309,9 +403,14 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
 
   it('EVT-18: a client without the extension can still subscribe and poll (degradation)', async () => {
     const fixture = await open(line, { client: false });
-    expect(await subscribeEvents(fixture.pair.client, { events: ['ticket_updated'], onEvent: () => undefined })).toBeUndefined();
+    expect(
+      await subscribeEvents(fixture.pair.client, { events: ['ticket_updated'], onEvent: () => undefined }),
+    ).toBeUndefined();
     expect(await listEventTypes(fixture.pair.client)).toBeUndefined();
-    const response = await fixture.pair.client.request(method('subscribe'), { events: ['ticket_updated'], subscription_id: 'plain-client' });
+    const response = await fixture.pair.client.request(method('subscribe'), {
+      events: ['ticket_updated'],
+      subscription_id: 'plain-client',
+    });
     expect(response).toMatchObject({ status: 'active', delivery: 'poll' });
     await publishTickets(fixture, 1, 3);
     const polled = await fixture.pair.client.request(method('poll'), { subscription_id: 'plain-client' });
@@ -322,9 +421,14 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
 
   it('EVT-19: a denied subscription says why', async () => {
     const fixture = await open(line, {
-      server: fixtureServer({ authorize: (attempt) => (attempt.events.includes('build_finished') ? 'CI events are for the build team' : true) }),
+      server: fixtureServer({
+        authorize: (attempt) => (attempt.events.includes('build_finished') ? 'CI events are for the build team' : true),
+      }),
     });
-    const subscription = await subscribeEvents(fixture.pair.client, { events: ['build_finished'], onEvent: () => undefined });
+    const subscription = await subscribeEvents(fixture.pair.client, {
+      events: ['build_finished'],
+      onEvent: () => undefined,
+    });
     expect(subscription?.state).toBe('denied');
     expect(seedResponse(subscription?.response).valid).toBe(true);
     expect(subscription?.response).toMatchObject({ status: 'denied', reason: 'CI events are for the build team' });
@@ -333,7 +437,13 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
   it('EVT-20: a stream reaching max_stream_seconds is reopened from its cursor without loss', async () => {
     const fixture = await open(line, { server: fixtureServer({ maxStreamSeconds: 1 }) });
     const received: EventNotification[] = [];
-    track(await subscribeEvents(fixture.pair.client, { events: ['ticket_updated'], delivery: 'stream', onEvent: (event) => void received.push(event) }));
+    track(
+      await subscribeEvents(fixture.pair.client, {
+        events: ['ticket_updated'],
+        delivery: 'stream',
+        onEvent: (event) => void received.push(event),
+      }),
+    );
     await publishTickets(fixture, 1, 3);
     await until(() => received.length >= 3, 10_000, 'events on the first stream');
     await new Promise((resolve) => setTimeout(resolve, 1200));

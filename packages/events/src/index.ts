@@ -65,5 +65,13 @@ export {
   parseStreamRequest,
   EventSequencer,
 } from './logic.js';
-export type { EventDefinition, Catalog, CatalogEntry, Violation, Parsed, RequestFailure, SequenceAction } from './logic.js';
+export type {
+  EventDefinition,
+  Catalog,
+  CatalogEntry,
+  Violation,
+  Parsed,
+  RequestFailure,
+  SequenceAction,
+} from './logic.js';
 export { getEventsSettings } from './settings.js';

@@ -30,14 +30,20 @@ const catalog = buildCatalog(FIXTURE_EVENTS, 'test');
 describe('request parsing', () => {
   it('EVT-4 EVT-6: never throws, and a refusal names a field of the request and its pointer', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom('events', 'filter', 'ttl_seconds', 'cursor', 'delivery', 'subscription_id', 'x'), fc.jsonValue()), (params) => {
-        const parsed = parseSubscriptionRequest(params);
-        if (!parsed.ok) {
-          expect(parsed.failure.code).toBe('INVALID_INPUT');
-          expect(parsed.failure.pointer.startsWith(`/${parsed.failure.field}`)).toBe(true);
-          expect(parsed.failure.message).toContain(parsed.failure.field);
-        }
-      }),
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom('events', 'filter', 'ttl_seconds', 'cursor', 'delivery', 'subscription_id', 'x'),
+          fc.jsonValue(),
+        ),
+        (params) => {
+          const parsed = parseSubscriptionRequest(params);
+          if (!parsed.ok) {
+            expect(parsed.failure.code).toBe('INVALID_INPUT');
+            expect(parsed.failure.pointer.startsWith(`/${parsed.failure.field}`)).toBe(true);
+            expect(parsed.failure.message).toContain(parsed.failure.field);
+          }
+        },
+      ),
     );
   });
 
@@ -51,7 +57,12 @@ describe('request parsing', () => {
     });
     expect(parsed).toEqual({
       ok: true,
-      value: { subscription_id: 'sub-git-main-commits', events: ['commit_to_main', 'pr_review_requested'], filter: { repository: 'frontend-app' }, ttl_seconds: 3600 },
+      value: {
+        subscription_id: 'sub-git-main-commits',
+        events: ['commit_to_main', 'pr_review_requested'],
+        filter: { repository: 'frontend-app' },
+        ttl_seconds: 3600,
+      },
     });
   });
 
@@ -65,19 +76,35 @@ describe('request parsing', () => {
 describe('checking a subscription against the event types', () => {
   it('EVT-5: the first unknown event is named by its index', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('ticket_updated', 'build_finished', 'nope', 'other'), { minLength: 1, maxLength: 8 }), (events) => {
-        const failure = checkSubscription(events, {}, catalog);
-        const unknown = events.findIndex((name) => !catalog.has(name));
-        if (unknown === -1) expect(failure).toBeUndefined();
-        else expect(failure).toMatchObject({ code: 'UNKNOWN_EVENT', pointer: `/events/${String(unknown)}`, details: { event: events[unknown] } });
-      }),
+      fc.property(
+        fc.array(fc.constantFrom('ticket_updated', 'build_finished', 'nope', 'other'), { minLength: 1, maxLength: 8 }),
+        (events) => {
+          const failure = checkSubscription(events, {}, catalog);
+          const unknown = events.findIndex((name) => !catalog.has(name));
+          if (unknown === -1) expect(failure).toBeUndefined();
+          else
+            expect(failure).toMatchObject({
+              code: 'UNKNOWN_EVENT',
+              pointer: `/events/${String(unknown)}`,
+              details: { event: events[unknown] },
+            });
+        },
+      ),
     );
   });
 
   it('EVT-6: a filter field applies to the types that declare it; one declared by none is refused', () => {
-    expect(checkSubscription(['ticket_updated', 'build_finished'], { project: 'A', repository: 'web' }, catalog)).toBeUndefined();
-    expect(checkSubscription(['build_finished'], { project: 'A' }, catalog)).toMatchObject({ code: 'INVALID_FILTER', pointer: '/filter/project' });
-    expect(checkSubscription(['ticket_updated'], { status: 3 }, catalog)).toMatchObject({ code: 'INVALID_FILTER', pointer: '/filter/status' });
+    expect(
+      checkSubscription(['ticket_updated', 'build_finished'], { project: 'A', repository: 'web' }, catalog),
+    ).toBeUndefined();
+    expect(checkSubscription(['build_finished'], { project: 'A' }, catalog)).toMatchObject({
+      code: 'INVALID_FILTER',
+      pointer: '/filter/project',
+    });
+    expect(checkSubscription(['ticket_updated'], { status: 3 }, catalog)).toMatchObject({
+      code: 'INVALID_FILTER',
+      pointer: '/filter/status',
+    });
     expect(checkSubscription(['ticket_updated'], { 'a/b': 1 }, catalog)).toMatchObject({ pointer: '/filter/a~1b' });
   });
 });
@@ -87,11 +114,15 @@ describe('the default filter match', () => {
 
   it('EVT-12: an empty filter matches everything; a filter cut from the payload matches it', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ maxLength: 3 }), scalar), fc.integer({ min: 0, max: 4 }), (payload, take) => {
-        expect(defaultMatch({}, payload)).toBe(true);
-        const filter = Object.fromEntries(Object.entries(payload).slice(0, take));
-        expect(defaultMatch(filter, payload)).toBe(true);
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 3 }), scalar),
+        fc.integer({ min: 0, max: 4 }),
+        (payload, take) => {
+          expect(defaultMatch({}, payload)).toBe(true);
+          const filter = Object.fromEntries(Object.entries(payload).slice(0, take));
+          expect(defaultMatch(filter, payload)).toBe(true);
+        },
+      ),
     );
   });
 
@@ -99,7 +130,12 @@ describe('the default filter match', () => {
     for (const field of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       expect(defaultMatch(JSON.parse(`{"${field}":"x"}`) as Record<string, unknown>, { id: 'T-1' })).toBe(false);
     }
-    expect(defaultMatch(JSON.parse('{"__proto__":"x"}') as Record<string, unknown>, JSON.parse('{"__proto__":"x"}') as Record<string, unknown>)).toBe(true);
+    expect(
+      defaultMatch(
+        JSON.parse('{"__proto__":"x"}') as Record<string, unknown>,
+        JSON.parse('{"__proto__":"x"}') as Record<string, unknown>,
+      ),
+    ).toBe(true);
   });
 
   it('EVT-12: an array filter value matches any of its items; a missing field never matches', () => {
@@ -116,11 +152,15 @@ describe('the default filter match', () => {
 describe('TTL and delivery choices', () => {
   it('EVT-7: the granted TTL is never above the maximum and honours smaller requests', () => {
     fc.assert(
-      fc.property(fc.option(fc.integer({ min: 1, max: 10 ** 7 }), { nil: undefined }), fc.integer({ min: 1, max: 10 ** 6 }), (requested, max) => {
-        const granted = grantedTtlSeconds(requested, Math.min(3600, max), max);
-        expect(granted).toBeLessThanOrEqual(max);
-        if (requested !== undefined && requested <= max) expect(granted).toBe(requested);
-      }),
+      fc.property(
+        fc.option(fc.integer({ min: 1, max: 10 ** 7 }), { nil: undefined }),
+        fc.integer({ min: 1, max: 10 ** 6 }),
+        (requested, max) => {
+          const granted = grantedTtlSeconds(requested, Math.min(3600, max), max);
+          expect(granted).toBeLessThanOrEqual(max);
+          if (requested !== undefined && requested <= max) expect(granted).toBe(requested);
+        },
+      ),
     );
   });
 
@@ -178,7 +218,8 @@ describe('store layout', () => {
 /** A log as a store keeps it: increasing zero-padded ids. */
 function fakeLog(values: readonly JsonValue[]): (after: string | undefined, limit: number) => Promise<StreamEntry[]> {
   const entries = values.map((value, index) => ({ id: String(index + 1).padStart(6, '0'), value }));
-  return (after, limit) => Promise.resolve(entries.filter((entry) => after === undefined || entry.id > after).slice(0, limit));
+  return (after, limit) =>
+    Promise.resolve(entries.filter((entry) => after === undefined || entry.id > after).slice(0, limit));
 }
 
 describe('scanning the log', () => {
@@ -190,7 +231,9 @@ describe('scanning the log', () => {
         fc.integer({ min: 1, max: 20 }),
         fc.integer({ min: 1, max: 9 }),
         async (seqs, limit, maxScan, batch) => {
-          const values: JsonValue[] = seqs.map((seq) => (seq === 'garbage' ? 'garbage' : logEntryToJson({ event: 'e', timestamp: 't', payload: { seq } })));
+          const values: JsonValue[] = seqs.map((seq) =>
+            seq === 'garbage' ? 'garbage' : logEntryToJson({ event: 'e', timestamp: 't', payload: { seq } }),
+          );
           const read = fakeLog(values);
           const wanted = (entry: LogEntry): boolean => (entry.payload.seq as number) % 2 === 0;
           const seen: number[] = [];
@@ -236,7 +279,8 @@ describe('the client-side sequencer', () => {
             if (action === 'gap') {
               // The poll from the last delivered event returns everything after it.
               const from = sent.findIndex((event) => event.cursor === sequencer.last) + 1;
-              for (const missing of sent.slice(from, sent.indexOf(notification))) if (!sequencer.has(missing.cursor)) deliver(missing.cursor);
+              for (const missing of sent.slice(from, sent.indexOf(notification)))
+                if (!sequencer.has(missing.cursor)) deliver(missing.cursor);
             }
             if (!sequencer.has(notification.cursor)) deliver(notification.cursor);
           }
@@ -261,9 +305,17 @@ describe('the client-side sequencer', () => {
 describe('declaring event types', () => {
   it('EVT-2: refuses a declaration that is not usable, naming the event', () => {
     expect(() => buildCatalog({}, 'eventsServer')).toThrow(/at least one event type/);
-    expect(() => buildCatalog({ '1bad': { description: 'x', payload: Type.Object({}) } }, 'eventsServer')).toThrow(/"1bad" must match/);
-    expect(() => buildCatalog({ ok: { description: '', payload: Type.Object({}) } }, 'eventsServer')).toThrow(/"ok" needs a description/);
-    expect(() => buildCatalog({ ok: { description: 'x', payload: Type.String() } }, 'eventsServer')).toThrow(/"ok": payload must be a TypeBox object schema/);
-    expect(() => buildCatalog({ ok: { description: 'x', payload: Type.Object({}), filter: Type.Integer() } }, 'eventsServer')).toThrow(/"ok": filter must be/);
+    expect(() => buildCatalog({ '1bad': { description: 'x', payload: Type.Object({}) } }, 'eventsServer')).toThrow(
+      /"1bad" must match/,
+    );
+    expect(() => buildCatalog({ ok: { description: '', payload: Type.Object({}) } }, 'eventsServer')).toThrow(
+      /"ok" needs a description/,
+    );
+    expect(() => buildCatalog({ ok: { description: 'x', payload: Type.String() } }, 'eventsServer')).toThrow(
+      /"ok": payload must be a TypeBox object schema/,
+    );
+    expect(() =>
+      buildCatalog({ ok: { description: 'x', payload: Type.Object({}), filter: Type.Integer() } }, 'eventsServer'),
+    ).toThrow(/"ok": filter must be/);
   });
 });

@@ -35,7 +35,8 @@ export interface EventDefinition<P extends TSchema = TSchema, F extends TSchema 
    * Whether an event matches a subscriber's filter (restricted to the
    * fields this type declares). Default {@link defaultMatch}.
    */
-  readonly match?: ((filter: Readonly<Record<string, unknown>>, payload: Readonly<Record<string, unknown>>) => boolean) | undefined;
+  readonly match?:
+    ((filter: Readonly<Record<string, unknown>>, payload: Readonly<Record<string, unknown>>) => boolean) | undefined;
 }
 
 /** An event type ready for use: its definition compiled once. */
@@ -93,7 +94,10 @@ export function firstViolation(errors: readonly RawViolation[]): Violation {
     return { pointer: `${first.instancePath}/${escapePointer(params.requiredProperties[0])}`, message: 'is required' };
   }
   if (first.keyword === 'additionalProperties' && params.additionalProperties?.[0] !== undefined) {
-    return { pointer: `${first.instancePath}/${escapePointer(params.additionalProperties[0])}`, message: 'is not accepted' };
+    return {
+      pointer: `${first.instancePath}/${escapePointer(params.additionalProperties[0])}`,
+      message: 'is not accepted',
+    };
   }
   if (first.keyword === 'boolean') return { pointer: first.instancePath, message: 'is not accepted' };
   return { pointer: first.instancePath, message: first.message ?? 'is invalid' };
@@ -121,7 +125,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * of the same name (canonical JSON equality); a filter value that is an
  * array matches any of its items when the payload's value is not an array.
  */
-export function defaultMatch(filter: Readonly<Record<string, unknown>>, payload: Readonly<Record<string, unknown>>): boolean {
+export function defaultMatch(
+  filter: Readonly<Record<string, unknown>>,
+  payload: Readonly<Record<string, unknown>>,
+): boolean {
   for (const [field, wanted] of Object.entries(filter)) {
     // The filter's fields are the subscriber's: a name the payload does not own (`constructor`) matches nothing.
     const actual = Object.hasOwn(payload, field) ? payload[field] : undefined;
@@ -139,22 +146,34 @@ export function defaultMatch(filter: Readonly<Record<string, unknown>>, payload:
 /** Validates the author's event declarations and compiles them. Throws `ConfigurationError` naming the event. */
 export function buildCatalog(events: Readonly<Record<string, EventDefinition>>, where: string): Catalog {
   if (!isRecord(events) || Object.keys(events).length === 0) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: events must declare at least one event type ({ name: { description, payload } })`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: events must declare at least one event type ({ name: { description, payload } })`,
+    );
   }
   const catalog = new Map<string, CatalogEntry>();
   for (const [name, definition] of Object.entries(events)) {
     if (!isEventName(name)) {
-      throw new ConfigurationError('INVALID_OPTION', `${where}: event name ${JSON.stringify(name)} must match ${EVENT_NAME_PATTERN_SOURCE}`);
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${where}: event name ${JSON.stringify(name)} must match ${EVENT_NAME_PATTERN_SOURCE}`,
+      );
     }
     if (!isRecord(definition) || typeof definition.description !== 'string' || definition.description.length === 0) {
       throw new ConfigurationError('INVALID_OPTION', `${where}: event "${name}" needs a description`);
     }
     if (!isObjectSchema(definition.payload)) {
-      throw new ConfigurationError('INVALID_OPTION', `${where}: event "${name}": payload must be a TypeBox object schema (Type.Object)`);
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${where}: event "${name}": payload must be a TypeBox object schema (Type.Object)`,
+      );
     }
     const filterSchema = definition.filter ?? Type.Object({}, { additionalProperties: false });
     if (!isObjectSchema(filterSchema)) {
-      throw new ConfigurationError('INVALID_OPTION', `${where}: event "${name}": filter must be a TypeBox object schema (Type.Object)`);
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${where}: event "${name}": filter must be a TypeBox object schema (Type.Object)`,
+      );
     }
     if (definition.match !== undefined && typeof definition.match !== 'function') {
       throw new ConfigurationError('INVALID_OPTION', `${where}: event "${name}": match must be a function`);
@@ -172,7 +191,8 @@ export function buildCatalog(events: Readonly<Record<string, EventDefinition>>, 
         filter_schema: toJsonSchema(filterSchema),
       },
       filterFields,
-      checkPayload: (payload) => (payloadCheck.Check(payload) ? undefined : firstViolation(payloadCheck.Errors(payload))),
+      checkPayload: (payload) =>
+        payloadCheck.Check(payload) ? undefined : firstViolation(payloadCheck.Errors(payload)),
       checkFilter: (filter) => (filterCheck.Check(filter) ? undefined : firstViolation(filterCheck.Errors(filter))),
       match,
     });
@@ -181,14 +201,18 @@ export function buildCatalog(events: Readonly<Record<string, EventDefinition>>, 
 }
 
 /** The part of a subscriber's filter that one event type declares. */
-export function projectFilter(filter: Readonly<Record<string, unknown>>, fields: ReadonlySet<string>): Record<string, unknown> {
+export function projectFilter(
+  filter: Readonly<Record<string, unknown>>,
+  fields: ReadonlySet<string>,
+): Record<string, unknown> {
   return Object.fromEntries(Object.entries(filter).filter(([field]) => fields.has(field)));
 }
 
 // ---------------------------------------------------------------------------
 // Boundary parsing of method params
 
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: RequestFailure };
+export type Parsed<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: RequestFailure };
 
 /** Why a request was refused: a code, the field and its JSON Pointer relative to `params`. */
 export interface RequestFailure {
@@ -227,7 +251,11 @@ function withoutMeta(params: Readonly<Record<string, unknown>>): Record<string, 
   return rest;
 }
 
-function parseWith<T>(schema: TSchema & { $id?: string }, params: Readonly<Record<string, unknown>>, what: string): Parsed<T> {
+function parseWith<T>(
+  schema: TSchema & { $id?: string },
+  params: Readonly<Record<string, unknown>>,
+  what: string,
+): Parsed<T> {
   const validator = validatorFor<T>(schema);
   const body = withoutMeta(params);
   if (validator.Check(body)) return { ok: true, value: body };
@@ -284,7 +312,9 @@ export function checkSubscription(
   const subscribed = [...new Set(events)].map((name) => catalog.get(name)).filter((entry) => entry !== undefined);
   for (const field of Object.keys(filter)) {
     if (!subscribed.some((entry) => entry.filterFields.has(field))) {
-      const accepted = subscribed.map((entry) => `${entry.name}: ${entry.filterFields.size === 0 ? 'none' : [...entry.filterFields].join(', ')}`);
+      const accepted = subscribed.map(
+        (entry) => `${entry.name}: ${entry.filterFields.size === 0 ? 'none' : [...entry.filterFields].join(', ')}`,
+      );
       return {
         code: 'INVALID_FILTER',
         field: 'filter',
@@ -321,7 +351,11 @@ export function grantedTtlSeconds(requested: number | undefined, defaultTtl: num
  * one, a stream for a client that speaks the extension, and polling for
  * one that does not.
  */
-export function chooseDelivery(requested: DeliveryMode | undefined, hasConnection: boolean, negotiated: boolean): DeliveryMode {
+export function chooseDelivery(
+  requested: DeliveryMode | undefined,
+  hasConnection: boolean,
+  negotiated: boolean,
+): DeliveryMode {
   if (requested === 'poll' || requested === 'stream') return requested;
   if (requested === 'notification') return hasConnection ? 'notification' : 'stream';
   if (!negotiated) return 'poll';
@@ -413,14 +447,27 @@ const DELIVERIES: ReadonlySet<string> = new Set(['notification', 'stream', 'poll
 /** Reads a stored subscription; `undefined` when absent or unreadable. */
 export function parseRecord(value: JsonValue | undefined): SubscriptionRecord | undefined {
   if (!isRecord(value) || value.v !== 1) return undefined;
-  const { subscription_id: id, events, filter, delivery, created_at: created, expires_ms: expires, cursor, terminated } = value;
-  if (!isSubscriptionId(id) || !Array.isArray(events) || !events.every((name) => typeof name === 'string')) return undefined;
+  const {
+    subscription_id: id,
+    events,
+    filter,
+    delivery,
+    created_at: created,
+    expires_ms: expires,
+    cursor,
+    terminated,
+  } = value;
+  if (!isSubscriptionId(id) || !Array.isArray(events) || !events.every((name) => typeof name === 'string'))
+    return undefined;
   if (!isRecord(filter) || typeof delivery !== 'string' || !DELIVERIES.has(delivery)) return undefined;
   if (typeof created !== 'string' || typeof expires !== 'number' || typeof cursor !== 'string') return undefined;
   let ended: SubscriptionRecord['terminated'];
   if (terminated !== undefined) {
     if (!isRecord(terminated) || typeof terminated.reason !== 'string') return undefined;
-    ended = typeof terminated.message === 'string' ? { reason: terminated.reason, message: terminated.message } : { reason: terminated.reason };
+    ended =
+      typeof terminated.message === 'string'
+        ? { reason: terminated.reason, message: terminated.message }
+        : { reason: terminated.reason };
   }
   return {
     v: 1,
@@ -436,7 +483,10 @@ export function parseRecord(value: JsonValue | undefined): SubscriptionRecord | 
 }
 
 /** Why the record no longer delivers, or `undefined` while it is active. */
-export function endedReason(record: SubscriptionRecord, now: number): { reason: string; message?: string | undefined } | undefined {
+export function endedReason(
+  record: SubscriptionRecord,
+  now: number,
+): { reason: string; message?: string | undefined } | undefined {
   if (record.terminated !== undefined) return record.terminated;
   return now >= record.expires_ms ? { reason: 'expired' } : undefined;
 }
@@ -444,14 +494,21 @@ export function endedReason(record: SubscriptionRecord, now: number): { reason: 
 /** The live subscriptions of one principal (id → expiry ms), pruned of expired ones. */
 export function parsePrincipalIndex(value: JsonValue | undefined, now: number): Record<string, number> {
   if (!isRecord(value)) return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] > now));
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && entry[1] > now),
+  );
 }
 
 /** Messages on the bus channel. */
 export type BusMessage =
   | { readonly kind: 'appended'; readonly cursor: string }
   /** A subscription ended: deliveries of it send a termination notice and stop. */
-  | { readonly kind: 'terminated'; readonly key: string; readonly reason: string; readonly message?: string | undefined }
+  | {
+      readonly kind: 'terminated';
+      readonly key: string;
+      readonly reason: string;
+      readonly message?: string | undefined;
+    }
   /** A new delivery of the subscription took over: every other one stops quietly. */
   | { readonly kind: 'replaced'; readonly key: string; readonly token: string };
 
@@ -459,7 +516,12 @@ export function parseBusMessage(value: JsonValue): BusMessage | undefined {
   if (!isRecord(value)) return undefined;
   if (value.kind === 'appended' && typeof value.cursor === 'string') return { kind: 'appended', cursor: value.cursor };
   if (value.kind === 'terminated' && typeof value.key === 'string' && typeof value.reason === 'string') {
-    return { kind: 'terminated', key: value.key, reason: value.reason, message: typeof value.message === 'string' ? value.message : undefined };
+    return {
+      kind: 'terminated',
+      key: value.key,
+      reason: value.reason,
+      message: typeof value.message === 'string' ? value.message : undefined,
+    };
   }
   if (value.kind === 'replaced' && typeof value.key === 'string' && typeof value.token === 'string') {
     return { kind: 'replaced', key: value.key, token: value.token };
@@ -481,7 +543,12 @@ export interface Selector {
 }
 
 /** Whether a log entry is for this subscriber. Never throws: a throwing `match` counts as no match and is reported. */
-export function selects(selector: Selector, entry: LogEntry, catalog: Catalog, onMatchError: (error: unknown) => void): boolean {
+export function selects(
+  selector: Selector,
+  entry: LogEntry,
+  catalog: Catalog,
+  onMatchError: (error: unknown) => void,
+): boolean {
   if (!selector.events.has(entry.event)) return false;
   const type = catalog.get(entry.event);
   if (type === undefined) return false;
@@ -494,7 +561,12 @@ export function selects(selector: Selector, entry: LogEntry, catalog: Catalog, o
 }
 
 /** The wire form of one matching entry on a subscription. */
-export function toNotification(subscriptionId: string, id: string, entry: LogEntry, previousCursor: string): EventNotification {
+export function toNotification(
+  subscriptionId: string,
+  id: string,
+  entry: LogEntry,
+  previousCursor: string,
+): EventNotification {
   const notification: EventNotification = {
     type: 'event',
     subscription_id: subscriptionId,

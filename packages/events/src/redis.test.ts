@@ -40,47 +40,71 @@ function track(subscription: EventSubscription | undefined): EventSubscription {
 
 const seqs = (received: readonly EventNotification[]): unknown[] => received.map((event) => event.payload?.seq);
 
-describe.skipIf(url === undefined || url === '').each(TEST_LINES)('@ext/events on a shared Redis store (%s)', (line) => {
-  it('EVT-22: an event published on instance A reaches a subscriber connected to instance B, in order', async () => {
-    const prefix = `events-test:${randomUUID()}:`;
-    const a = await instance(line, prefix);
-    const b = await instance(line, prefix);
-    const received: EventNotification[] = [];
-    track(await subscribeEvents(b.pair.client, { events: ['ticket_updated'], filter: { project: 'A' }, onEvent: (event) => void received.push(event) }));
-    for (let seq = 1; seq <= 40; seq++) {
-      await a.events.publish(a.store, 'ticket_updated', { id: `T-${String(seq)}`, project: seq % 4 === 0 ? 'B' : 'A', status: 'open', seq });
-    }
-    await until(() => received.length >= 30, 15_000, '30 matching events from the other instance');
-    expect(seqs(received)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1).filter((seq) => seq % 4 !== 0));
-  });
+describe.skipIf(url === undefined || url === '').each(TEST_LINES)(
+  '@ext/events on a shared Redis store (%s)',
+  (line) => {
+    it('EVT-22: an event published on instance A reaches a subscriber connected to instance B, in order', async () => {
+      const prefix = `events-test:${randomUUID()}:`;
+      const a = await instance(line, prefix);
+      const b = await instance(line, prefix);
+      const received: EventNotification[] = [];
+      track(
+        await subscribeEvents(b.pair.client, {
+          events: ['ticket_updated'],
+          filter: { project: 'A' },
+          onEvent: (event) => void received.push(event),
+        }),
+      );
+      for (let seq = 1; seq <= 40; seq++) {
+        await a.events.publish(a.store, 'ticket_updated', {
+          id: `T-${String(seq)}`,
+          project: seq % 4 === 0 ? 'B' : 'A',
+          status: 'open',
+          seq,
+        });
+      }
+      await until(() => received.length >= 30, 15_000, '30 matching events from the other instance');
+      expect(seqs(received)).toEqual(
+        Array.from({ length: 40 }, (_, index) => index + 1).filter((seq) => seq % 4 !== 0),
+      );
+    });
 
-  it('EVT-17 EVT-22: a subscriber that moves from instance A to instance B resumes from its cursor without gaps or duplicates', async () => {
-    const prefix = `events-test:${randomUUID()}:`;
-    const a = await instance(line, prefix);
-    const b = await instance(line, prefix);
-    const received: EventNotification[] = [];
-    const subscription = track(await subscribeEvents(a.pair.client, { events: ['build_finished'], onEvent: (event) => void received.push(event) }));
-    const publish = async (from: number, to: number): Promise<void> => {
-      for (let seq = from; seq <= to; seq++) await b.events.publish(b.store, 'build_finished', { repository: 'web', ok: true, seq });
-    };
-    await publish(1, 4);
-    await until(() => received.length >= 4, 15_000, 'events on instance A');
-    await a.pair.close();
-    await publish(5, 9);
-    await subscription.resume(b.pair.client);
-    await publish(10, 12);
-    await until(() => received.length >= 12, 15_000, 'every event after moving to instance B');
-    expect(seqs(received)).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
-  });
+    it('EVT-17 EVT-22: a subscriber that moves from instance A to instance B resumes from its cursor without gaps or duplicates', async () => {
+      const prefix = `events-test:${randomUUID()}:`;
+      const a = await instance(line, prefix);
+      const b = await instance(line, prefix);
+      const received: EventNotification[] = [];
+      const subscription = track(
+        await subscribeEvents(a.pair.client, {
+          events: ['build_finished'],
+          onEvent: (event) => void received.push(event),
+        }),
+      );
+      const publish = async (from: number, to: number): Promise<void> => {
+        for (let seq = from; seq <= to; seq++)
+          await b.events.publish(b.store, 'build_finished', { repository: 'web', ok: true, seq });
+      };
+      await publish(1, 4);
+      await until(() => received.length >= 4, 15_000, 'events on instance A');
+      await a.pair.close();
+      await publish(5, 9);
+      await subscription.resume(b.pair.client);
+      await publish(10, 12);
+      await until(() => received.length >= 12, 15_000, 'every event after moving to instance B');
+      expect(seqs(received)).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+    });
 
-  it('EVT-13: unsubscribing on instance B ends the delivery running on instance A', async () => {
-    const prefix = `events-test:${randomUUID()}:`;
-    const a = await instance(line, prefix);
-    const b = await instance(line, prefix);
-    const subscription = track(await subscribeEvents(a.pair.client, { events: ['ticket_updated'], onEvent: () => undefined }));
-    await until(() => a.events.activeDeliveries() === 1, 15_000, 'the delivery on instance A');
-    await b.pair.client.request('io.github.mcp-ext/events/unsubscribe', { subscription_id: subscription.id });
-    expect(await subscription.ended()).toEqual({ state: 'unsubscribed', reason: 'unsubscribed' });
-    await until(() => a.events.activeDeliveries() === 0, 15_000, 'the delivery on instance A to stop');
-  });
-});
+    it('EVT-13: unsubscribing on instance B ends the delivery running on instance A', async () => {
+      const prefix = `events-test:${randomUUID()}:`;
+      const a = await instance(line, prefix);
+      const b = await instance(line, prefix);
+      const subscription = track(
+        await subscribeEvents(a.pair.client, { events: ['ticket_updated'], onEvent: () => undefined }),
+      );
+      await until(() => a.events.activeDeliveries() === 1, 15_000, 'the delivery on instance A');
+      await b.pair.client.request('io.github.mcp-ext/events/unsubscribe', { subscription_id: subscription.id });
+      expect(await subscription.ended()).toEqual({ state: 'unsubscribed', reason: 'unsubscribed' });
+      await until(() => a.events.activeDeliveries() === 0, 15_000, 'the delivery on instance A to stop');
+    });
+  },
+);

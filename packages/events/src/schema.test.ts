@@ -20,7 +20,9 @@ describe('the shipped JSON Schema document', () => {
   const seed = seedValidators();
   const id = fc.stringMatching(/^[a-zA-Z0-9_\-:.]{1,40}$/);
   const name = fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9_\-.:]{0,20}$/);
-  const timestamp = fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString());
+  const timestamp = fc
+    .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+    .map((date) => date.toISOString());
   const payload = fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }));
 
   it('EVT-1: compiles under JSON Schema 2020-12 and accepts what both halves advertise', () => {
@@ -87,10 +89,18 @@ describe('the shipped JSON Schema document', () => {
         name,
         timestamp,
         payload,
-        fc.option(fc.record({ recommended_tool: fc.string(), parameters: payload, reason: fc.string() }, { requiredKeys: [] }), { nil: undefined }),
+        fc.option(
+          fc.record({ recommended_tool: fc.string(), parameters: payload, reason: fc.string() }, { requiredKeys: [] }),
+          { nil: undefined },
+        ),
         fc.string({ maxLength: 30 }),
         (subscription, cursor, event, at, data, hint, previous) => {
-          const notification = toNotification(subscription, cursor, { event, timestamp: at, payload: data, action_hint: hint }, previous);
+          const notification = toNotification(
+            subscription,
+            cursor,
+            { event, timestamp: at, payload: data, action_hint: hint },
+            previous,
+          );
           expect(check('event-notification', notification)).toBe(true);
           expect(seedNotification(notification).valid).toBe(true);
         },
@@ -113,7 +123,15 @@ describe('the shipped JSON Schema document', () => {
     expect(check('termination-notice', { subscription_id: 's', reason: 'expired', cursor: '' })).toBe(true);
     expect(check('termination-notice', { subscription_id: 's', reason: '', cursor: '' })).toBe(false);
     const event = toNotification('s', '2', { event: 'e', timestamp: '2026-01-01T00:00:00.000Z', payload: {} }, '1');
-    const poll = { subscription_id: 's', status: 'active', events: [event], cursor: '2', has_more: false, poll_interval_seconds: 5, expires_at: '2026-01-01T01:00:00.000Z' };
+    const poll = {
+      subscription_id: 's',
+      status: 'active',
+      events: [event],
+      cursor: '2',
+      has_more: false,
+      poll_interval_seconds: 5,
+      expires_at: '2026-01-01T01:00:00.000Z',
+    };
     expect(check('poll-result', poll)).toBe(true);
     expect(check('poll-result', { ...poll, events: [{ ...event, type: 'other' }] })).toBe(false);
   });

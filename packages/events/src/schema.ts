@@ -117,7 +117,10 @@ export interface ListEventsResult {
 export const SubscriptionRequestSchema = Type.Object(
   {
     subscription_id: Type.Optional(SubscriptionId),
-    events: Type.Array(Type.String({ pattern: EVENT_NAME_PATTERN_SOURCE }), { minItems: 1, maxItems: MAX_EVENTS_PER_SUBSCRIPTION }),
+    events: Type.Array(Type.String({ pattern: EVENT_NAME_PATTERN_SOURCE }), {
+      minItems: 1,
+      maxItems: MAX_EVENTS_PER_SUBSCRIPTION,
+    }),
     filter: Type.Optional(JsonObject),
     ttl_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
     cursor: Type.Optional(Cursor),
@@ -307,7 +310,8 @@ export function eventsJsonSchema(): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/events.json`,
     title: 'MCP events extension (io.github.mcp-ext/events)',
-    description: 'Wire payloads of the events extension: settings, the list, subscribe, unsubscribe, poll and stream methods, and the event and termination notifications.',
+    description:
+      'Wire payloads of the events extension: settings, the list, subscribe, unsubscribe, poll and stream methods, and the event and termination notifications.',
     $defs: defs,
   };
 }

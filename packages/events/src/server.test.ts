@@ -40,7 +40,9 @@ describe('eventsServer options', () => {
   it('EVT-2: validates its options when called, naming the option', () => {
     const events = FIXTURE_EVENTS;
     expect(() => eventsServer({ events, maxTtlSeconds: 0 })).toThrow(/maxTtlSeconds must be a positive integer/);
-    expect(() => eventsServer({ events, defaultTtlSeconds: 100, maxTtlSeconds: 10 })).toThrow(/defaultTtlSeconds \(100\) must not exceed maxTtlSeconds \(10\)/);
+    expect(() => eventsServer({ events, defaultTtlSeconds: 100, maxTtlSeconds: 10 })).toThrow(
+      /defaultTtlSeconds \(100\) must not exceed maxTtlSeconds \(10\)/,
+    );
     expect(() => eventsServer({ events, keyPrefix: '' })).toThrow(/keyPrefix/);
     expect(() => eventsServer({ events: {} })).toThrow(ConfigurationError);
     expect(() => eventsServer({ events, pollIntervalSeconds: 1.5 })).toThrow(/pollIntervalSeconds/);
@@ -55,7 +57,12 @@ describe('publishing', () => {
     await expect(unknown).rejects.toThrow(/event type "deploy" is not declared/);
     const bad = events.publish(store, 'build_finished', { repository: 'web', ok: 'yes' as unknown as boolean, seq: 1 });
     await expect(bad).rejects.toThrow(/publish\("build_finished"\): payload\/ok/);
-    const hint = events.publish(store, 'build_finished', { repository: 'web', ok: true, seq: 1 }, { actionHint: { reason: 3 as unknown as string } });
+    const hint = events.publish(
+      store,
+      'build_finished',
+      { repository: 'web', ok: true, seq: 1 },
+      { actionHint: { reason: 3 as unknown as string } },
+    );
     await expect(hint).rejects.toThrow(/actionHint/);
     expect(await store.read('events:log')).toEqual([]);
   });
@@ -69,7 +76,12 @@ describe('publishing', () => {
     });
     cleanup.push(() => watch.stop());
     for (let seq = 1; seq <= 20; seq++) {
-      await events.publish(store, 'build_finished', { repository: seq % 2 === 0 ? 'web' : 'api', ok: true, seq }, { actionHint: { recommended_tool: 'view_build', parameters: { seq } } });
+      await events.publish(
+        store,
+        'build_finished',
+        { repository: seq % 2 === 0 ? 'web' : 'api', ok: true, seq },
+        { actionHint: { recommended_tool: 'view_build', parameters: { seq } } },
+      );
     }
     await until(() => received.length >= 10, 10_000, 'ten watched events');
     expect(received.map((event) => event.payload?.seq)).toEqual([2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
@@ -77,7 +89,9 @@ describe('publishing', () => {
     expect(events.activeDeliveries()).toBe(1);
     await watch.stop();
     expect(events.activeDeliveries()).toBe(0);
-    await expect(events.watch(store, { events: ['nope'] }, () => undefined)).rejects.toThrow(/Unknown event type "nope"/);
+    await expect(events.watch(store, { events: ['nope'] }, () => undefined)).rejects.toThrow(
+      /Unknown event type "nope"/,
+    );
   });
 
   it('EVT-18: a log entry of another writer that is not an event is skipped, not fatal', async () => {
@@ -99,7 +113,11 @@ describe('subscriptions on the server', () => {
   it('EVT-19: a principal holding the maximum of subscriptions is denied another until one ends', async () => {
     const fixture = await open('v1', { server: fixtureServer({ maxSubscriptionsPerPrincipal: 2 }) });
     const request = (id: string): Promise<Record<string, unknown>> =>
-      fixture.pair.client.request(`${EVENTS_ID}/subscribe`, { subscription_id: id, events: ['ticket_updated'], delivery: 'poll' });
+      fixture.pair.client.request(`${EVENTS_ID}/subscribe`, {
+        subscription_id: id,
+        events: ['ticket_updated'],
+        delivery: 'poll',
+      });
     expect(await request('one')).toMatchObject({ status: 'active' });
     expect(await request('two')).toMatchObject({ status: 'active' });
     expect(await request('one')).toMatchObject({ status: 'active' });
@@ -113,7 +131,11 @@ describe('subscriptions on the server', () => {
   it('EVT-19: subscription ids named like Object.prototype members count against the maximum like any other', async () => {
     const fixture = await open('v1', { server: fixtureServer({ maxSubscriptionsPerPrincipal: 2 }) });
     const request = (id: string): Promise<Record<string, unknown>> =>
-      fixture.pair.client.request(`${EVENTS_ID}/subscribe`, { subscription_id: id, events: ['ticket_updated'], delivery: 'poll' });
+      fixture.pair.client.request(`${EVENTS_ID}/subscribe`, {
+        subscription_id: id,
+        events: ['ticket_updated'],
+        delivery: 'poll',
+      });
     expect(await request('__proto__')).toMatchObject({ status: 'active' });
     expect(await request('constructor')).toMatchObject({ status: 'active' });
     expect(await request('toString')).toMatchObject({ status: 'denied' });
@@ -123,16 +145,26 @@ describe('subscriptions on the server', () => {
 
   it('EVT-10: a poll returns at most `limit` events and says when more are waiting', async () => {
     const fixture = await open('v1');
-    await fixture.pair.client.request(`${EVENTS_ID}/subscribe`, { subscription_id: 'p', events: ['build_finished'], delivery: 'poll' });
-    for (let seq = 1; seq <= 7; seq++) await fixture.events.publish(fixture.store, 'build_finished', { repository: 'web', ok: true, seq });
-    const seqs = (result: Record<string, unknown>): unknown[] => (result.events as EventNotification[]).map((event) => event.payload?.seq);
+    await fixture.pair.client.request(`${EVENTS_ID}/subscribe`, {
+      subscription_id: 'p',
+      events: ['build_finished'],
+      delivery: 'poll',
+    });
+    for (let seq = 1; seq <= 7; seq++)
+      await fixture.events.publish(fixture.store, 'build_finished', { repository: 'web', ok: true, seq });
+    const seqs = (result: Record<string, unknown>): unknown[] =>
+      (result.events as EventNotification[]).map((event) => event.payload?.seq);
     const first = await fixture.pair.client.request(`${EVENTS_ID}/poll`, { subscription_id: 'p', limit: 3 });
     expect(seqs(first)).toEqual([1, 2, 3]);
     expect(first.has_more).toBe(true);
     const second = await fixture.pair.client.request(`${EVENTS_ID}/poll`, { subscription_id: 'p', limit: 10 });
     expect(seqs(second)).toEqual([4, 5, 6, 7]);
     expect(second.has_more).toBe(false);
-    const replay = await fixture.pair.client.request(`${EVENTS_ID}/poll`, { subscription_id: 'p', cursor: first.cursor, limit: 2 });
+    const replay = await fixture.pair.client.request(`${EVENTS_ID}/poll`, {
+      subscription_id: 'p',
+      cursor: first.cursor,
+      limit: 2,
+    });
     expect(seqs(replay)).toEqual([4, 5]);
     expect((replay.events as EventNotification[])[0]?.previous_cursor).toBe(first.cursor);
   });
@@ -145,17 +177,30 @@ describe('subscriptions on the server', () => {
       fixture.pair.client.request(`${EVENTS_ID}/subscribe`, { events: ['build_finished'], cursor: 'not-a-cursor' }),
     );
     expect(failure.data).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'cursor', pointer: '/cursor' } });
-    await fixture.pair.client.request(`${EVENTS_ID}/subscribe`, { subscription_id: 'p', events: ['build_finished'], delivery: 'poll' });
-    const poll = await wireFailure(fixture.pair.client.request(`${EVENTS_ID}/poll`, { subscription_id: 'p', cursor: 'x1' }));
+    await fixture.pair.client.request(`${EVENTS_ID}/subscribe`, {
+      subscription_id: 'p',
+      events: ['build_finished'],
+      delivery: 'poll',
+    });
+    const poll = await wireFailure(
+      fixture.pair.client.request(`${EVENTS_ID}/poll`, { subscription_id: 'p', cursor: 'x1' }),
+    );
     expect(poll.data).toMatchObject({ code: 'INVALID_INPUT', details: { field: 'cursor' } });
   });
 
   it('EVT-17: subscribing with a cursor replays what was published after it', async () => {
     const fixture = await open('v1');
     const cursors: string[] = [];
-    for (let seq = 1; seq <= 5; seq++) cursors.push(await fixture.events.publish(fixture.store, 'build_finished', { repository: 'web', ok: true, seq }));
+    for (let seq = 1; seq <= 5; seq++)
+      cursors.push(await fixture.events.publish(fixture.store, 'build_finished', { repository: 'web', ok: true, seq }));
     const received: EventNotification[] = [];
-    track(await subscribeEvents(fixture.pair.client, { events: ['build_finished'], cursor: cursors[1], onEvent: (event) => void received.push(event) }));
+    track(
+      await subscribeEvents(fixture.pair.client, {
+        events: ['build_finished'],
+        cursor: cursors[1],
+        onEvent: (event) => void received.push(event),
+      }),
+    );
     await until(() => received.length >= 3, 10_000, 'the replayed events');
     expect(received.map((event) => event.payload?.seq)).toEqual([3, 4, 5]);
     expect(received[0]?.previous_cursor).toBe(cursors[1]);

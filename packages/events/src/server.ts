@@ -71,7 +71,8 @@ export type { EventDefinition } from './logic.js';
 export type EventDefinitions = Readonly<Record<string, EventDefinition>>;
 
 /** The payload type of one declared event. */
-export type PayloadOf<E extends EventDefinitions, K extends keyof E> = Static<E[K]['payload']> & Record<string, unknown>;
+export type PayloadOf<E extends EventDefinitions, K extends keyof E> = Static<E[K]['payload']> &
+  Record<string, unknown>;
 
 /** What `authorize` is asked about. */
 export interface SubscriptionAttempt {
@@ -88,7 +89,8 @@ export interface EventsServerOptions<E extends EventDefinitions = EventDefinitio
    * Decides whether a caller may subscribe: `true` to allow, `false` or a
    * reason to deny (status `denied`). Default: everyone may subscribe.
    */
-  readonly authorize?: ((attempt: SubscriptionAttempt, ctx: RequestContext) => boolean | string | Promise<boolean | string>) | undefined;
+  readonly authorize?:
+    ((attempt: SubscriptionAttempt, ctx: RequestContext) => boolean | string | Promise<boolean | string>) | undefined;
   /** TTL when the client asks none. Default 3600. */
   readonly defaultTtlSeconds?: number | undefined;
   /** Longer requested TTLs are lowered to this. Default 86400. */
@@ -143,20 +145,34 @@ export interface EventsServerExtension<E extends EventDefinitions = EventDefinit
    * it. Returns its cursor. Throws `ConfigurationError` for an undeclared
    * type or a payload that does not match its schema (naming the field).
    */
-  publish<K extends keyof E & string>(store: Store, event: K, payload: PayloadOf<E, K>, options?: PublishOptions): Promise<string>;
+  publish<K extends keyof E & string>(
+    store: Store,
+    event: K,
+    payload: PayloadOf<E, K>,
+    options?: PublishOptions,
+  ): Promise<string>;
   /**
    * Subscribes in process, without MCP: `listener` gets every matching event
    * in order, as the notification a client would get. For server-side
    * consumers and benchmarks. Throws `ConfigurationError` for unknown events
    * or a bad filter.
    */
-  watch(store: Store, options: WatchOptions, listener: (event: EventNotification) => void | Promise<void>): Promise<EventWatch>;
+  watch(
+    store: Store,
+    options: WatchOptions,
+    listener: (event: EventNotification) => void | Promise<void>,
+  ): Promise<EventWatch>;
   /**
    * Ends a subscription early: its deliveries on every instance send a
    * termination notice with `reason` (default `revoked`) and stop. `false`
    * when there is no such subscription.
    */
-  terminate(store: Store, target: { readonly principal: string; readonly subscriptionId: string }, reason?: string, message?: string): Promise<boolean>;
+  terminate(
+    store: Store,
+    target: { readonly principal: string; readonly subscriptionId: string },
+    reason?: string,
+    message?: string,
+  ): Promise<boolean>;
   /** Ends every delivery on this instance with a `server_shutdown` notice (clients resubscribe elsewhere). */
   stop(): Promise<void>;
   /** Deliveries running on this instance (pushed to connections, open streams, watches). */
@@ -188,16 +204,26 @@ const RECHECK_EVERY = 5;
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError('INVALID_OPTION', `${WHERE}: ${name} must be a positive integer, got ${String(value)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${WHERE}: ${name} must be a positive integer, got ${String(value)}`,
+    );
   }
   return value;
 }
 
 function resolveOptions(options: EventsServerOptions): ResolvedOptions {
   const maxTtlSeconds = positiveInteger('maxTtlSeconds', options.maxTtlSeconds, 86_400);
-  const defaultTtlSeconds = positiveInteger('defaultTtlSeconds', options.defaultTtlSeconds, Math.min(3600, maxTtlSeconds));
+  const defaultTtlSeconds = positiveInteger(
+    'defaultTtlSeconds',
+    options.defaultTtlSeconds,
+    Math.min(3600, maxTtlSeconds),
+  );
   if (defaultTtlSeconds > maxTtlSeconds) {
-    throw new ConfigurationError('INVALID_OPTION', `${WHERE}: defaultTtlSeconds (${defaultTtlSeconds}) must not exceed maxTtlSeconds (${maxTtlSeconds})`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${WHERE}: defaultTtlSeconds (${defaultTtlSeconds}) must not exceed maxTtlSeconds (${maxTtlSeconds})`,
+    );
   }
   const keyPrefix = options.keyPrefix ?? 'events';
   if (typeof keyPrefix !== 'string' || keyPrefix.length === 0) {
@@ -214,7 +240,11 @@ function resolveOptions(options: EventsServerOptions): ResolvedOptions {
     maxTtlSeconds,
     pollIntervalSeconds: positiveInteger('pollIntervalSeconds', options.pollIntervalSeconds, 5),
     maxStreamSeconds: positiveInteger('maxStreamSeconds', options.maxStreamSeconds, 300),
-    maxSubscriptionsPerPrincipal: positiveInteger('maxSubscriptionsPerPrincipal', options.maxSubscriptionsPerPrincipal, 100),
+    maxSubscriptionsPerPrincipal: positiveInteger(
+      'maxSubscriptionsPerPrincipal',
+      options.maxSubscriptionsPerPrincipal,
+      100,
+    ),
     retainEvents: positiveInteger('retainEvents', options.retainEvents, 10_000),
     retainSeconds: positiveInteger('retainSeconds', options.retainSeconds, 86_400),
     graceSeconds: positiveInteger('graceSeconds', options.graceSeconds, 3600),
@@ -230,7 +260,7 @@ function invalid(failure: RequestFailure): ExtensionError {
     failure.code === 'UNKNOWN_EVENT'
       ? 'Call the list method to see the event types this server publishes.'
       : failure.code === 'INVALID_FILTER'
-        ? "Use only the filter fields each event type declares in its filter_schema (see the list method)."
+        ? 'Use only the filter fields each event type declares in its filter_schema (see the list method).'
         : 'Fix the named field and send the request again.';
   return new ExtensionError('invalid_input', failure.code, failure.message, {
     userActionable: false,
@@ -249,10 +279,15 @@ function invalidCursor(): ExtensionError {
 }
 
 function notFound(subscriptionId: string): ExtensionError {
-  return new ExtensionError('permanent', 'SUBSCRIPTION_NOT_FOUND', `No subscription "${subscriptionId}" for this caller`, {
-    suggestion: 'Subscribe again; pass your last cursor to miss no event.',
-    details: { subscription_id: subscriptionId },
-  });
+  return new ExtensionError(
+    'permanent',
+    'SUBSCRIPTION_NOT_FOUND',
+    `No subscription "${subscriptionId}" for this caller`,
+    {
+      suggestion: 'Subscribe again; pass your last cursor to miss no event.',
+      details: { subscription_id: subscriptionId },
+    },
+  );
 }
 
 /** Where events of one delivery go. */
@@ -312,8 +347,14 @@ class Delivery {
       this.#resolve = resolve;
     });
     const now = hub.now();
-    if (spec.expiresMs !== undefined) this.#timer(spec.expiresMs - now, () => { this.terminate('expired'); });
-    if (spec.maxMs !== undefined) this.#timer(spec.maxMs, () => { this.finish('active', 'stream_limit'); });
+    if (spec.expiresMs !== undefined)
+      this.#timer(spec.expiresMs - now, () => {
+        this.terminate('expired');
+      });
+    if (spec.maxMs !== undefined)
+      this.#timer(spec.maxMs, () => {
+        this.finish('active', 'stream_limit');
+      });
     if (spec.signal?.aborted === true) this.finish('closed', 'cancelled');
     else spec.signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
@@ -335,7 +376,10 @@ class Delivery {
       })
       .catch((error: unknown) => {
         // A send that fails means the connection or stream is gone: the subscriber resumes from its cursor.
-        this.#hub.logger.debug?.('events: a delivery stopped after a failed send', { subscription_id: this.#spec.subscriptionId, error: String(error) });
+        this.#hub.logger.debug?.('events: a delivery stopped after a failed send', {
+          subscription_id: this.#spec.subscriptionId,
+          error: String(error),
+        });
         this.finish('closed', 'send_failed');
       });
   }
@@ -351,7 +395,10 @@ class Delivery {
 
   async #catchUp(): Promise<void> {
     for (;;) {
-      const entries = await this.#hub.store.read(this.#hub.log, { after: storeCursor(this.#cursor), limit: READ_BATCH });
+      const entries = await this.#hub.store.read(this.#hub.log, {
+        after: storeCursor(this.#cursor),
+        limit: READ_BATCH,
+      });
       for (const raw of entries) {
         if (this.#closing) return;
         await this.#consider(raw.id, parseLogEntry(raw.value));
@@ -537,7 +584,9 @@ class Hub {
     }
     this.#reading = this.#readNew()
       .catch((error: unknown) => {
-        this.logger.warn('events: reading the event log failed; retrying on the next wake-up', { error: String(error) });
+        this.logger.warn('events: reading the event log failed; retrying on the next wake-up', {
+          error: String(error),
+        });
       })
       .finally(() => {
         this.#reading = undefined;
@@ -617,7 +666,11 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
     }
   }
 
-  async function startDelivery(store: Store, logger: Logger, spec: Omit<DeliverySpec, 'token'> & { token?: string }): Promise<Delivery> {
+  async function startDelivery(
+    store: Store,
+    logger: Logger,
+    spec: Omit<DeliverySpec, 'token'> & { token?: string },
+  ): Promise<Delivery> {
     for (;;) {
       const hub = await hubFor(store, logger);
       // The hub may have emptied and closed while this task waited; adding happens in the same turn as the check.
@@ -643,7 +696,11 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
     }
   }
 
-  async function loadRecord(store: Store, principal: string, subscriptionId: string): Promise<{ key: string; record: SubscriptionRecord }> {
+  async function loadRecord(
+    store: Store,
+    principal: string,
+    subscriptionId: string,
+  ): Promise<{ key: string; record: SubscriptionRecord }> {
     const key = subscriptionKey(config.keyPrefix, principal, subscriptionId);
     const record = parseRecord(await store.get(key));
     if (record === undefined) throw notFound(subscriptionId);
@@ -655,7 +712,12 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
   }
 
   /** Adds or removes one subscription in the principal's index; `false` when adding would exceed the limit. */
-  async function updateIndex(store: Store, principal: string, subscriptionId: string, expiresMs: number | undefined): Promise<boolean> {
+  async function updateIndex(
+    store: Store,
+    principal: string,
+    subscriptionId: string,
+    expiresMs: number | undefined,
+  ): Promise<boolean> {
     const key = principalIndexKey(config.keyPrefix, principal);
     for (let attempt = 0; attempt < 50; attempt++) {
       const raw = await store.get(key);
@@ -676,8 +738,18 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
     });
   }
 
-  async function endSubscription(store: Store, principal: string, key: string, record: SubscriptionRecord, reason: string, message?: string): Promise<void> {
-    const ended: SubscriptionRecord = { ...record, terminated: message === undefined ? { reason } : { reason, message } };
+  async function endSubscription(
+    store: Store,
+    principal: string,
+    key: string,
+    record: SubscriptionRecord,
+    reason: string,
+    message?: string,
+  ): Promise<void> {
+    const ended: SubscriptionRecord = {
+      ...record,
+      terminated: message === undefined ? { reason } : { reason, message },
+    };
     await store.set(key, recordToJson(ended), { ttlMs: config.graceSeconds * 1000 });
     await updateIndex(store, principal, record.subscription_id, undefined);
     const notice: BusMessage = { kind: 'terminated', key, reason, message };
@@ -710,18 +782,30 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
       poll_interval_seconds: config.pollIntervalSeconds,
     });
     if (options.authorize !== undefined) {
-      const verdict = await options.authorize({ subscription_id: subscriptionId, events: request.events, filter, principal: ctx.principal }, ctx);
-      if (verdict !== true) return denied(typeof verdict === 'string' && verdict.length > 0 ? verdict : 'Not allowed to subscribe to these events');
+      const verdict = await options.authorize(
+        { subscription_id: subscriptionId, events: request.events, filter, principal: ctx.principal },
+        ctx,
+      );
+      if (verdict !== true)
+        return denied(
+          typeof verdict === 'string' && verdict.length > 0 ? verdict : 'Not allowed to subscribe to these events',
+        );
     }
     if (request.cursor !== undefined) await checkCursor(store, request.cursor);
     const ttlSeconds = grantedTtlSeconds(request.ttl_seconds, config.defaultTtlSeconds, config.maxTtlSeconds);
     const now = config.now();
     const expiresMs = now + ttlSeconds * 1000;
     if (!(await updateIndex(store, ctx.principal, subscriptionId, expiresMs))) {
-      return denied(`This caller already holds the maximum of ${config.maxSubscriptionsPerPrincipal} subscriptions; unsubscribe from one first`);
+      return denied(
+        `This caller already holds the maximum of ${config.maxSubscriptionsPerPrincipal} subscriptions; unsubscribe from one first`,
+      );
     }
     const start = request.cursor ?? (await head(store));
-    const delivery: DeliveryMode = chooseDelivery(request.delivery, ctx.connection !== undefined, ctx.negotiated(EVENTS_PACKAGE) !== undefined);
+    const delivery: DeliveryMode = chooseDelivery(
+      request.delivery,
+      ctx.connection !== undefined,
+      ctx.negotiated(EVENTS_PACKAGE) !== undefined,
+    );
     const record: SubscriptionRecord = {
       v: 1,
       subscription_id: subscriptionId,
@@ -886,18 +970,35 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
     async publish(store, event, payload, publishOptions = {}) {
       const type = catalog.get(event);
       if (type === undefined) {
-        throw new ConfigurationError('UNKNOWN_EVENT', `publish: event type "${event}" is not declared (declared: ${supported.join(', ')})`);
+        throw new ConfigurationError(
+          'UNKNOWN_EVENT',
+          `publish: event type "${event}" is not declared (declared: ${supported.join(', ')})`,
+        );
       }
       const violation = type.checkPayload(payload);
       if (violation !== undefined) {
-        throw new ConfigurationError('INVALID_EVENT_PAYLOAD', `publish("${event}"): payload${violation.pointer} ${violation.message}`);
+        throw new ConfigurationError(
+          'INVALID_EVENT_PAYLOAD',
+          `publish("${event}"): payload${violation.pointer} ${violation.message}`,
+        );
       }
       const hint = publishOptions.actionHint;
       if (hint !== undefined && !isActionHint(hint)) {
-        throw new ConfigurationError('INVALID_EVENT_PAYLOAD', `publish("${event}"): actionHint must be { recommended_tool?, parameters?, reason? }`);
+        throw new ConfigurationError(
+          'INVALID_EVENT_PAYLOAD',
+          `publish("${event}"): actionHint must be { recommended_tool?, parameters?, reason? }`,
+        );
       }
-      const entry: LogEntry = { event, timestamp: new Date(config.now()).toISOString(), payload, ...(hint === undefined ? {} : { action_hint: hint }) };
-      const cursor = await store.append(log, logEntryToJson(entry), { maxLength: config.retainEvents, ttlMs: retentionMs });
+      const entry: LogEntry = {
+        event,
+        timestamp: new Date(config.now()).toISOString(),
+        payload,
+        ...(hint === undefined ? {} : { action_hint: hint }),
+      };
+      const cursor = await store.append(log, logEntryToJson(entry), {
+        maxLength: config.retainEvents,
+        ttlMs: retentionMs,
+      });
       await store.set(headKey(config.keyPrefix), cursor, { ttlMs: retentionMs });
       await store.publish(busChannel(config.keyPrefix), busMessageToJson({ kind: 'appended', cursor }));
       return cursor;
@@ -908,7 +1009,8 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
       const filter = watchOptions.filter ?? {};
       const failure = checkSubscription(events, filter, catalog);
       if (failure !== undefined) throw new ConfigurationError(failure.code, `watch: ${failure.message}`);
-      if (typeof listener !== 'function') throw new ConfigurationError('INVALID_OPTION', 'watch: listener must be a function');
+      if (typeof listener !== 'function')
+        throw new ConfigurationError('INVALID_OPTION', 'watch: listener must be a function');
       const start = watchOptions.after ?? (await head(store));
       const delivery = await startDelivery(store, config.logger, {
         key: undefined,
@@ -932,8 +1034,16 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
     },
 
     async terminate(store, target, reason = 'revoked', message) {
-      if (!isSubscriptionId(target.subscriptionId) || typeof reason !== 'string' || reason.length === 0 || reason.length > 64) {
-        throw new ConfigurationError('INVALID_OPTION', 'terminate: subscriptionId must be a subscription id and reason a string of 1 to 64 characters');
+      if (
+        !isSubscriptionId(target.subscriptionId) ||
+        typeof reason !== 'string' ||
+        reason.length === 0 ||
+        reason.length > 64
+      ) {
+        throw new ConfigurationError(
+          'INVALID_OPTION',
+          'terminate: subscriptionId must be a subscription id and reason a string of 1 to 64 characters',
+        );
       }
       const key = subscriptionKey(config.keyPrefix, target.principal, target.subscriptionId);
       const record = parseRecord(await store.get(key));

@@ -12,7 +12,10 @@ export const FIXTURE_EVENTS = {
     description: 'A ticket changed status',
     payload: Type.Object({ id: Type.String(), project: Type.String(), status: Type.String(), seq: Type.Integer() }),
     filter: Type.Object(
-      { project: Type.Optional(Type.String({ minLength: 1 })), status: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])) },
+      {
+        project: Type.Optional(Type.String({ minLength: 1 })),
+        status: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+      },
       { additionalProperties: false },
     ),
   },
@@ -25,7 +28,9 @@ export const FIXTURE_EVENTS = {
 
 export type FixtureEvents = typeof FIXTURE_EVENTS;
 
-export function fixtureServer(options: Partial<EventsServerOptions<FixtureEvents>> = {}): EventsServerExtension<FixtureEvents> {
+export function fixtureServer(
+  options: Partial<EventsServerOptions<FixtureEvents>> = {},
+): EventsServerExtension<FixtureEvents> {
   return eventsServer({ events: FIXTURE_EVENTS, logger: silentLogger, wakeIntervalMs: 200, ...options });
 }
 

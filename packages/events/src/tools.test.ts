@@ -26,15 +26,35 @@ describe.each(TEST_LINES)('events served as tools on %s', (line) => {
     });
     const { client } = pair;
     const listed = await client.callTool('list_events', {});
-    expect((listed.structuredContent?.events as { name: string }[]).map((event) => event.name)).toEqual(['ticket_updated', 'build_finished']);
-    const subscribed = await client.callTool('subscribe_events', { events: ['ticket_updated'], filter: { project: 'A' }, subscription_id: 'tool-sub' });
-    expect(subscribed.structuredContent).toMatchObject({ status: 'active', delivery: 'poll', subscription_id: 'tool-sub' });
-    for (const [seq, project] of [[1, 'A'], [2, 'B'], [3, 'A']] as const) {
+    expect((listed.structuredContent?.events as { name: string }[]).map((event) => event.name)).toEqual([
+      'ticket_updated',
+      'build_finished',
+    ]);
+    const subscribed = await client.callTool('subscribe_events', {
+      events: ['ticket_updated'],
+      filter: { project: 'A' },
+      subscription_id: 'tool-sub',
+    });
+    expect(subscribed.structuredContent).toMatchObject({
+      status: 'active',
+      delivery: 'poll',
+      subscription_id: 'tool-sub',
+    });
+    for (const [seq, project] of [
+      [1, 'A'],
+      [2, 'B'],
+      [3, 'A'],
+    ] as const) {
       await events.publish(store, 'ticket_updated', { id: `T-${String(seq)}`, project, status: 'open', seq });
     }
     const polled = await client.callTool('poll_events', { subscription_id: 'tool-sub' });
-    expect((polled.structuredContent?.events as EventNotification[]).map((event) => event.payload?.seq)).toEqual([1, 3]);
-    expect(polled.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^2 event\(s\)\./) as unknown });
+    expect((polled.structuredContent?.events as EventNotification[]).map((event) => event.payload?.seq)).toEqual([
+      1, 3,
+    ]);
+    expect(polled.content[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/^2 event\(s\)\./) as unknown,
+    });
     await client.callTool('unsubscribe_events', { subscription_id: 'tool-sub' });
     const after = await client.callTool('poll_events', { subscription_id: 'tool-sub' });
     expect(after.structuredContent).toMatchObject({ status: 'terminated', reason: 'unsubscribed' });

@@ -5,7 +5,10 @@ import { EVENTS_PACKAGE } from './schema.js';
 /** The tool names of {@link registerEventTools}. */
 export const EVENT_TOOL_NAMES = ['list_events', 'subscribe_events', 'poll_events', 'unsubscribe_events'] as const;
 
-const subscriptionId = z.string().regex(/^[a-zA-Z0-9_\-:.]{1,128}$/).describe('The subscription id.');
+const subscriptionId = z
+  .string()
+  .regex(/^[a-zA-Z0-9_\-:.]{1,128}$/)
+  .describe('The subscription id.');
 
 function count(result: Record<string, unknown>, field: string): number {
   const value = result[field];
@@ -24,7 +27,8 @@ export function registerEventTools(server: Pick<ExtendedServer, 'registerTool' |
     {
       verb: 'list',
       name: 'list_events',
-      description: 'Lists the event types this server publishes, with the schema of each payload and the filter arguments each accepts.',
+      description:
+        'Lists the event types this server publishes, with the schema of each payload and the filter arguments each accepts.',
       inputSchema: z.object({}),
       annotations: { readOnlyHint: true, openWorldHint: false },
       summary: (result) => `${String(count(result, 'events'))} event type(s).`,
@@ -32,7 +36,8 @@ export function registerEventTools(server: Pick<ExtendedServer, 'registerTool' |
     {
       verb: 'subscribe',
       name: 'subscribe_events',
-      description: 'Subscribes to event types (optionally filtered); then call poll_events with the subscription id to receive them.',
+      description:
+        'Subscribes to event types (optionally filtered); then call poll_events with the subscription id to receive them.',
       inputSchema: z.object({
         events: z.array(z.string()).min(1).max(100).describe('Event type names, from list_events.'),
         filter: z.record(z.string(), z.unknown()).optional().describe('Filter arguments the event types declare.'),

@@ -1,4 +1,10 @@
-import { ConfigurationError, type CallToolOptions, type ExtendedClient, type OutgoingCall, type ToolResult } from '@ext/core';
+import {
+  ConfigurationError,
+  type CallToolOptions,
+  type ExtendedClient,
+  type OutgoingCall,
+  type ToolResult,
+} from '@ext/core';
 import { describe, expect, it } from 'vitest';
 import { callIdempotent, getReplayInfo, idempotencyClient, idempotencyMeta, idempotentCall } from './client.js';
 import { getIdempotencySettings } from './settings.js';
@@ -11,13 +17,20 @@ function outgoing(meta: Record<string, unknown> = {}): OutgoingCall {
   return { name: 'create', arguments: {}, meta };
 }
 
-async function prepared(extension = idempotencyClient(), call = outgoing(), negotiated: typeof NEGOTIATED | null = NEGOTIATED) {
+async function prepared(
+  extension = idempotencyClient(),
+  call = outgoing(),
+  negotiated: typeof NEGOTIATED | null = NEGOTIATED,
+) {
   await extension.prepareCall?.(call, negotiated ?? undefined);
   return call.meta[IDEMPOTENCY_ID] as { idempotency_key: string; idempotency_ttl_seconds?: number } | undefined;
 }
 
 /** Just enough of an ExtendedClient to see what each attempt sends. */
-function recordingClient(negotiated: boolean): { client: ExtendedClient; sent: (Record<string, unknown> | undefined)[] } {
+function recordingClient(negotiated: boolean): {
+  client: ExtendedClient;
+  sent: (Record<string, unknown> | undefined)[];
+} {
   const sent: (Record<string, unknown> | undefined)[] = [];
   const client = {
     negotiated: () => (negotiated ? NEGOTIATED : undefined),
@@ -42,7 +55,9 @@ describe('idempotencyClient (IDEM-2)', () => {
   });
 
   it('keeps a key the caller chose, and mints none when autoKey is off', async () => {
-    expect(await prepared(idempotencyClient(), outgoing(idempotencyMeta('mine-1')))).toEqual({ idempotency_key: 'mine-1' });
+    expect(await prepared(idempotencyClient(), outgoing(idempotencyMeta('mine-1')))).toEqual({
+      idempotency_key: 'mine-1',
+    });
     expect(await prepared(idempotencyClient({ autoKey: false }))).toBeUndefined();
   });
 
@@ -75,15 +90,23 @@ describe('one key across retries (IDEM-2)', () => {
 
   it('callIdempotent hands the attempt to the retry function; without negotiation nothing is added', async () => {
     const negotiated = recordingClient(true);
-    const result = await callIdempotent(negotiated.client, 'create', {}, {
-      key: 'order-7',
-      retry: async (attempt) => {
-        await attempt();
-        return attempt();
+    const result = await callIdempotent(
+      negotiated.client,
+      'create',
+      {},
+      {
+        key: 'order-7',
+        retry: async (attempt) => {
+          await attempt();
+          return attempt();
+        },
       },
-    });
+    );
     expect(result.content).toEqual([{ type: 'text', text: 'attempt 2' }]);
-    expect(negotiated.sent.map((meta) => meta?.[IDEMPOTENCY_ID])).toEqual([{ idempotency_key: 'order-7' }, { idempotency_key: 'order-7' }]);
+    expect(negotiated.sent.map((meta) => meta?.[IDEMPOTENCY_ID])).toEqual([
+      { idempotency_key: 'order-7' },
+      { idempotency_key: 'order-7' },
+    ]);
 
     const plain = recordingClient(false);
     await callIdempotent(plain.client, 'create');

@@ -31,7 +31,10 @@ export interface IdempotencyClientOptions {
 
 function checkTtl(where: string, ttl: number | undefined): void {
   if (ttl !== undefined && (!Number.isSafeInteger(ttl) || ttl < 1)) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: ttlSeconds must be a positive integer, got ${String(ttl)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: ttlSeconds must be a positive integer, got ${String(ttl)}`,
+    );
   }
 }
 
@@ -65,7 +68,8 @@ export function newIdempotencyKey(): string {
  */
 export function idempotencyClient(options: IdempotencyClientOptions = {}): ClientExtension {
   const autoKey = options.autoKey ?? true;
-  if (typeof autoKey !== 'boolean') throw new ConfigurationError('INVALID_OPTION', 'idempotencyClient: autoKey must be a boolean');
+  if (typeof autoKey !== 'boolean')
+    throw new ConfigurationError('INVALID_OPTION', 'idempotencyClient: autoKey must be a boolean');
   checkTtl('idempotencyClient', options.ttlSeconds);
   const generate = options.generateKey ?? randomUUID;
   if (typeof generate !== 'function') {

@@ -84,16 +84,25 @@ class Fixture {
       if (n === 1) throw new Error('downstream failed');
       return text(`flaky ${args.name} #${n}`);
     });
-    server.registerTool('soft_fail_write', { description: 'Reports an error the first time', inputSchema: input }, (args) => {
-      const n = this.#bump('soft_fail_write');
-      return n === 1 ? { ...text('not yet'), isError: true } : text(`soft ${args.name} #${n}`);
-    });
-    server.registerTool('busy_write', { description: 'Transiently busy the first time', inputSchema: input }, (args, ctx) => {
-      const n = this.#bump('busy_write');
-      this.keysSeen.push(getIdempotencyCallInfo(ctx)?.idempotency_key);
-      if (n === 1) throw new ExtensionError('transient', 'UPSTREAM_BUSY', 'The upstream is busy', { retryAfterSeconds: 0 });
-      return text(`busy ${args.name} #${n}`);
-    });
+    server.registerTool(
+      'soft_fail_write',
+      { description: 'Reports an error the first time', inputSchema: input },
+      (args) => {
+        const n = this.#bump('soft_fail_write');
+        return n === 1 ? { ...text('not yet'), isError: true } : text(`soft ${args.name} #${n}`);
+      },
+    );
+    server.registerTool(
+      'busy_write',
+      { description: 'Transiently busy the first time', inputSchema: input },
+      (args, ctx) => {
+        const n = this.#bump('busy_write');
+        this.keysSeen.push(getIdempotencyCallInfo(ctx)?.idempotency_key);
+        if (n === 1)
+          throw new ExtensionError('transient', 'UPSTREAM_BUSY', 'The upstream is busy', { retryAfterSeconds: 0 });
+        return text(`busy ${args.name} #${n}`);
+      },
+    );
   };
 }
 
@@ -207,7 +216,10 @@ describe.each(TEST_LINES)('idempotency end to end on %s', (line) => {
 
   it('IDEM-10: the wait is bounded and ends in a transient IDEMPOTENCY_IN_PROGRESS', async () => {
     const fixture = new Fixture();
-    const { client } = await pair(line, fixture, { errors: true, server: { inFlightWaitMs: 50, inProgressRetryAfterSeconds: 2 } });
+    const { client } = await pair(line, fixture, {
+      errors: true,
+      server: { inFlightWaitMs: 50, inProgressRetryAfterSeconds: 2 },
+    });
     const release = deferred();
     fixture.gate = release.promise;
     const meta = idempotencyMeta('slow-2');
@@ -258,10 +270,20 @@ describe.each(TEST_LINES)('idempotency end to end on %s', (line) => {
   it('IDEM-4: an invalid key is invalid_input naming the field, and nothing executes', async () => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture, { errors: true });
-    const result = await client.callTool('create_item', { name: 'x' }, { meta: { [IDEMPOTENCY_ID]: { idempotency_key: 'has spaces' } } });
+    const result = await client.callTool(
+      'create_item',
+      { name: 'x' },
+      { meta: { [IDEMPOTENCY_ID]: { idempotency_key: 'has spaces' } } },
+    );
     expect(result.isError).toBe(true);
-    expect(getStructuredError(result)).toMatchObject({ code: 'INVALID_INPUT', category: 'invalid_input', details: { field: 'idempotency_key' } });
-    expect(getStructuredError(result)?.message).toContain('idempotency_key in params._meta["io.github.mcp-ext/idempotency"]');
+    expect(getStructuredError(result)).toMatchObject({
+      code: 'INVALID_INPUT',
+      category: 'invalid_input',
+      details: { field: 'idempotency_key' },
+    });
+    expect(getStructuredError(result)?.message).toContain(
+      'idempotency_key in params._meta["io.github.mcp-ext/idempotency"]',
+    );
     const badTtl = await client.callTool(
       'create_item',
       { name: 'x' },
@@ -274,7 +296,11 @@ describe.each(TEST_LINES)('idempotency end to end on %s', (line) => {
   it('IDEM-4: without @ext/errors the refusal is still a tool error naming the field', async () => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
-    const result = await client.callTool('create_item', { name: 'x' }, { meta: { [IDEMPOTENCY_ID]: { idempotency_key: '' } } });
+    const result = await client.callTool(
+      'create_item',
+      { name: 'x' },
+      { meta: { [IDEMPOTENCY_ID]: { idempotency_key: '' } } },
+    );
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('idempotency_key in params._meta["io.github.mcp-ext/idempotency"]');
     expect(fixture.count('create_item')).toBe(0);
@@ -358,7 +384,10 @@ describe.each(TEST_LINES)('idempotency end to end on %s', (line) => {
 
   it('IDEM-2 IDEM-10: a retry after IDEMPOTENCY_IN_PROGRESS receives the replay, not a second execution', async () => {
     const fixture = new Fixture();
-    const { client } = await pair(line, fixture, { errors: true, server: { inFlightWaitMs: 20, inProgressRetryAfterSeconds: 0 } });
+    const { client } = await pair(line, fixture, {
+      errors: true,
+      server: { inFlightWaitMs: 20, inProgressRetryAfterSeconds: 0 },
+    });
     const release = deferred();
     fixture.gate = release.promise;
     const key = 'lost-reply-1';
@@ -366,17 +395,22 @@ describe.each(TEST_LINES)('idempotency end to end on %s', (line) => {
     const lost = client.callTool('create_item', { name: 'x' }, { meta: idempotencyMeta(key) });
     await fixture.entered.promise;
     let retries = 0;
-    const result = await callIdempotent(client, 'create_item', { name: 'x' }, {
-      key,
-      retry: (attempt) =>
-        withRetry(attempt, {
-          sleep: async () => {
-            retries += 1;
-            release.resolve();
-            await lost;
-          },
-        }),
-    });
+    const result = await callIdempotent(
+      client,
+      'create_item',
+      { name: 'x' },
+      {
+        key,
+        retry: (attempt) =>
+          withRetry(attempt, {
+            sleep: async () => {
+              retries += 1;
+              release.resolve();
+              await lost;
+            },
+          }),
+      },
+    );
     expect(retries).toBe(1);
     expect(fixture.count('create_item')).toBe(1);
     expect(getReplayInfo(result)).toMatchObject({ idempotency_key: key, was_replay: true });

@@ -30,7 +30,10 @@ const KEY_ALPHABET = ['a', 'b', 'X', 'Z', '0', '9', '_', '-', ':', '.', ' ', '/'
 const LIMITS = { defaultTtlSeconds: 86_400, maxTtlSeconds: 604_800 };
 
 const seed = seedValidators();
-const seedCheck = (definition: string) => (value: unknown): boolean => seed.check('transactions', definition)(value).valid;
+const seedCheck =
+  (definition: string) =>
+  (value: unknown): boolean =>
+    seed.check('transactions', definition)(value).valid;
 
 describe('idempotency key validation (IDEM-2)', () => {
   it('never throws on arbitrary input and accepts only strings', () => {
@@ -68,10 +71,16 @@ describe('params._meta parsing (IDEM-4, IDEM-5)', () => {
 
   it('names the field of the first violation', () => {
     expect(metaPointer(id, 'idempotency_key')).toBe(keyPointer);
-    expect(parseIdempotencyMeta({ idempotency_key: 'no spaces' }, id, LIMITS)).toMatchObject({ ok: false, pointer: keyPointer });
+    expect(parseIdempotencyMeta({ idempotency_key: 'no spaces' }, id, LIMITS)).toMatchObject({
+      ok: false,
+      pointer: keyPointer,
+    });
     expect(parseIdempotencyMeta({}, id, LIMITS)).toMatchObject({ ok: false, pointer: keyPointer });
     expect(parseIdempotencyMeta({ idempotency_key: 42 }, id, LIMITS)).toMatchObject({ ok: false, pointer: keyPointer });
-    expect(parseIdempotencyMeta('k-1', id, LIMITS)).toMatchObject({ ok: false, pointer: '/_meta/io.github.mcp-ext~1idempotency' });
+    expect(parseIdempotencyMeta('k-1', id, LIMITS)).toMatchObject({
+      ok: false,
+      pointer: '/_meta/io.github.mcp-ext~1idempotency',
+    });
     for (const ttl of [0, -5, 1.5, '60', null, Number.NaN]) {
       expect(parseIdempotencyMeta({ idempotency_key: 'k-1', idempotency_ttl_seconds: ttl }, id, LIMITS)).toMatchObject({
         ok: false,
@@ -81,7 +90,10 @@ describe('params._meta parsing (IDEM-4, IDEM-5)', () => {
   });
 
   it('applies the default TTL and lowers a TTL above the maximum', () => {
-    expect(parseIdempotencyMeta({ idempotency_key: 'k-1' }, id, LIMITS)).toEqual({ ok: true, value: { key: 'k-1', ttlSeconds: 86_400 } });
+    expect(parseIdempotencyMeta({ idempotency_key: 'k-1' }, id, LIMITS)).toEqual({
+      ok: true,
+      value: { key: 'k-1', ttlSeconds: 86_400 },
+    });
     expect(parseIdempotencyMeta({ idempotency_key: 'k-1', idempotency_ttl_seconds: 60 }, id, LIMITS)).toEqual({
       ok: true,
       value: { key: 'k-1', ttlSeconds: 60 },
@@ -98,7 +110,11 @@ describe('params._meta parsing (IDEM-4, IDEM-5)', () => {
       fc.anything(),
       fc.record(
         {
-          idempotency_key: fc.oneof(fc.stringMatching(KEY_REGEX), fc.string({ unit: fc.constantFrom(...KEY_ALPHABET), maxLength: 130 }), fc.anything()),
+          idempotency_key: fc.oneof(
+            fc.stringMatching(KEY_REGEX),
+            fc.string({ unit: fc.constantFrom(...KEY_ALPHABET), maxLength: 130 }),
+            fc.anything(),
+          ),
           idempotency_ttl_seconds: fc.oneof(fc.integer({ min: 1 }), fc.double(), fc.anything()),
           extra: fc.anything(),
         },
@@ -220,96 +236,111 @@ describe('record state machine under any interleaving (IDEM-7, IDEM-8, IDEM-11, 
   }
 
   const event = fc.oneof(
-    { weight: 10, arbitrary: fc.record({ kind: fc.constant('step' as const), worker: fc.nat({ max: 5 }), fails: fc.boolean() }) },
+    {
+      weight: 10,
+      arbitrary: fc.record({ kind: fc.constant('step' as const), worker: fc.nat({ max: 5 }), fails: fc.boolean() }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('expire' as const) }) },
   );
 
   it('never lets two executions complete for one key, and never executes after a completion', () => {
     fc.assert(
-      fc.property(fc.array(event, { maxLength: 120 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }), (events, sameCall) => {
-        const fpA = callFingerprint('t', { n: 1 });
-        const fpB = callFingerprint('t', { n: 2 });
-        let stored: JsonValue | undefined;
-        let completions = 0;
-        let completedFingerprint: string | undefined;
-        let claims = 0;
-        let expiries = 0;
-        let concurrent = 0;
-        let maxConcurrent = 0;
-        const workers: Worker[] = sameCall.map((same) => ({ fingerprint: same ? fpA : fpB, phase: { name: 'read' }, fails: false }));
-        const cas = (expected: JsonValue | undefined, next: JsonValue): boolean => {
-          const matches = expected === undefined ? stored === undefined : stored !== undefined && canonicalJson(stored) === canonicalJson(expected);
-          if (matches) stored = next;
-          return matches;
-        };
+      fc.property(
+        fc.array(event, { maxLength: 120 }),
+        fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        (events, sameCall) => {
+          const fpA = callFingerprint('t', { n: 1 });
+          const fpB = callFingerprint('t', { n: 2 });
+          let stored: JsonValue | undefined;
+          let completions = 0;
+          let completedFingerprint: string | undefined;
+          let claims = 0;
+          let expiries = 0;
+          let concurrent = 0;
+          let maxConcurrent = 0;
+          const workers: Worker[] = sameCall.map((same) => ({
+            fingerprint: same ? fpA : fpB,
+            phase: { name: 'read' },
+            fails: false,
+          }));
+          const cas = (expected: JsonValue | undefined, next: JsonValue): boolean => {
+            const matches =
+              expected === undefined
+                ? stored === undefined
+                : stored !== undefined && canonicalJson(stored) === canonicalJson(expected);
+            if (matches) stored = next;
+            return matches;
+          };
 
-        const step = (worker: Worker, fails: boolean): void => {
-          const phase = worker.phase;
-          switch (phase.name) {
-            case 'read': {
-              const decision = decide(stored, worker.fingerprint);
-              if (decision.kind === 'replay') {
-                expect(decision.record.fingerprint).toBe(worker.fingerprint);
-                worker.phase = { name: 'done', outcome: 'replay' };
-              } else if (decision.kind === 'conflict') worker.phase = { name: 'done', outcome: 'conflict' };
-              else if (decision.kind === 'claim') worker.phase = { name: 'claim', expected: decision.expected };
-              else expect(decision.kind).toBe('wait');
-              return;
-            }
-            case 'claim': {
-              const claimId = `c${++claims}`;
-              const next = inFlightRecord(worker.fingerprint, claimId, 't0') as unknown as JsonValue;
-              if (cas(phase.expected as unknown as JsonValue | undefined, next)) {
-                // The property under test: once a result is recorded, nobody executes again.
-                expect(completions).toBe(0);
-                concurrent += 1;
-                maxConcurrent = Math.max(maxConcurrent, concurrent);
-                worker.fails = fails;
-                worker.phase = { name: 'execute', claimId };
-              } else worker.phase = { name: 'read' };
-              return;
-            }
-            case 'execute': {
-              concurrent -= 1;
-              const next = worker.fails
-                ? releaseRecord(stored, phase.claimId)
-                : completeRecord(stored, phase.claimId, { content: [{ type: 'text', text: phase.claimId }] });
-              if (next === undefined || !cas(stored, next as unknown as JsonValue)) {
-                worker.phase = { name: 'done', outcome: 'lost' };
+          const step = (worker: Worker, fails: boolean): void => {
+            const phase = worker.phase;
+            switch (phase.name) {
+              case 'read': {
+                const decision = decide(stored, worker.fingerprint);
+                if (decision.kind === 'replay') {
+                  expect(decision.record.fingerprint).toBe(worker.fingerprint);
+                  worker.phase = { name: 'done', outcome: 'replay' };
+                } else if (decision.kind === 'conflict') worker.phase = { name: 'done', outcome: 'conflict' };
+                else if (decision.kind === 'claim') worker.phase = { name: 'claim', expected: decision.expected };
+                else expect(decision.kind).toBe('wait');
                 return;
               }
-              if (!worker.fails) {
-                completions += 1;
-                completedFingerprint = worker.fingerprint;
+              case 'claim': {
+                const claimId = `c${++claims}`;
+                const next = inFlightRecord(worker.fingerprint, claimId, 't0') as unknown as JsonValue;
+                if (cas(phase.expected as unknown as JsonValue | undefined, next)) {
+                  // The property under test: once a result is recorded, nobody executes again.
+                  expect(completions).toBe(0);
+                  concurrent += 1;
+                  maxConcurrent = Math.max(maxConcurrent, concurrent);
+                  worker.fails = fails;
+                  worker.phase = { name: 'execute', claimId };
+                } else worker.phase = { name: 'read' };
+                return;
               }
-              worker.phase = { name: 'done', outcome: worker.fails ? 'failed' : 'completed' };
-              return;
+              case 'execute': {
+                concurrent -= 1;
+                const next = worker.fails
+                  ? releaseRecord(stored, phase.claimId)
+                  : completeRecord(stored, phase.claimId, { content: [{ type: 'text', text: phase.claimId }] });
+                if (next === undefined || !cas(stored, next as unknown as JsonValue)) {
+                  worker.phase = { name: 'done', outcome: 'lost' };
+                  return;
+                }
+                if (!worker.fails) {
+                  completions += 1;
+                  completedFingerprint = worker.fingerprint;
+                }
+                worker.phase = { name: 'done', outcome: worker.fails ? 'failed' : 'completed' };
+                return;
+              }
+              case 'done':
+                return;
             }
-            case 'done':
-              return;
+          };
+
+          for (const item of events) {
+            if (item.kind === 'expire') {
+              // A lapsed lease: the store drops an in-flight claim (never a completed record).
+              if (parseRecord(stored)?.state === 'in_flight') {
+                stored = undefined;
+                expiries += 1;
+              }
+            } else step(workers[item.worker]!, item.fails);
           }
-        };
+          // Let everyone finish, in order, without further failures.
+          for (let round = 0; round < 10; round += 1) for (const worker of workers) step(worker, false);
 
-        for (const item of events) {
-          if (item.kind === 'expire') {
-            // A lapsed lease: the store drops an in-flight claim (never a completed record).
-            if (parseRecord(stored)?.state === 'in_flight') {
-              stored = undefined;
-              expiries += 1;
-            }
-          } else step(workers[item.worker]!, item.fails);
-        }
-        // Let everyone finish, in order, without further failures.
-        for (let round = 0; round < 10; round += 1) for (const worker of workers) step(worker, false);
-
-        expect(completions).toBeLessThanOrEqual(1);
-        if (expiries === 0) expect(maxConcurrent).toBeLessThanOrEqual(1);
-        for (const worker of workers) {
-          if (worker.phase.name === 'done' && worker.phase.outcome === 'replay') expect(worker.fingerprint).toBe(completedFingerprint);
-        }
-        const final = parseRecord(stored);
-        if (completions === 1) expect(final?.state).toBe('completed');
-      }),
+          expect(completions).toBeLessThanOrEqual(1);
+          if (expiries === 0) expect(maxConcurrent).toBeLessThanOrEqual(1);
+          for (const worker of workers) {
+            if (worker.phase.name === 'done' && worker.phase.outcome === 'replay')
+              expect(worker.fingerprint).toBe(completedFingerprint);
+          }
+          const final = parseRecord(stored);
+          if (completions === 1) expect(final?.state).toBe('completed');
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -318,13 +349,18 @@ describe('record state machine under any interleaving (IDEM-7, IDEM-8, IDEM-11, 
 describe('record budget window (IDEM-13)', () => {
   it('every record still alive was counted in the current or the previous bucket', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10 ** 7 }), fc.nat({ max: 10 ** 9 }), fc.nat(), (windowMs, createdAt, age) => {
-        const lifetime = age % windowMs; // a record lives at most one window
-        const created = budgetWindow(createdAt, windowMs);
-        const now = budgetWindow(createdAt + lifetime, windowMs);
-        expect([now.current, now.previous]).toContain(created.current);
-        expect(now.secondsToNextBucket).toBeGreaterThanOrEqual(1);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10 ** 7 }),
+        fc.nat({ max: 10 ** 9 }),
+        fc.nat(),
+        (windowMs, createdAt, age) => {
+          const lifetime = age % windowMs; // a record lives at most one window
+          const created = budgetWindow(createdAt, windowMs);
+          const now = budgetWindow(createdAt + lifetime, windowMs);
+          expect([now.current, now.previous]).toContain(created.current);
+          expect(now.secondsToNextBucket).toBeGreaterThanOrEqual(1);
+        },
+      ),
     );
   });
 });
@@ -337,9 +373,15 @@ describe('participation rule (IDEM-14)', () => {
     expect(participates(tool('create'), 'mutating', id)).toBe(true);
     expect(participates(tool('read', { annotations: { readOnlyHint: true } }), 'mutating', id)).toBe(false);
     expect(
-      participates(tool('read', { annotations: { readOnlyHint: true }, _meta: { [id]: { idempotent_capable: true } } }), 'mutating', id),
+      participates(
+        tool('read', { annotations: { readOnlyHint: true }, _meta: { [id]: { idempotent_capable: true } } }),
+        'mutating',
+        id,
+      ),
     ).toBe(true);
-    expect(participates(tool('create', { _meta: { [id]: { idempotent_capable: false } } }), 'mutating', id)).toBe(false);
+    expect(participates(tool('create', { _meta: { [id]: { idempotent_capable: false } } }), 'mutating', id)).toBe(
+      false,
+    );
   });
 
   it('"all", a list of names, or a function', () => {
@@ -352,14 +394,22 @@ describe('participation rule (IDEM-14)', () => {
 
   it('refuses a malformed author entry with a ConfigurationError naming the tool', () => {
     expect(() => readAuthorToolMeta(tool('x', { _meta: { [id]: true } }), id)).toThrow(ConfigurationError);
-    expect(() => readAuthorToolMeta(tool('x', { _meta: { [id]: { idempotent_capable: 'yes' } } }), id)).toThrow(/tool "x"/);
+    expect(() => readAuthorToolMeta(tool('x', { _meta: { [id]: { idempotent_capable: 'yes' } } }), id)).toThrow(
+      /tool "x"/,
+    );
   });
 });
 
 describe('stored and returned results (IDEM-12)', () => {
   it('stores a JSON copy without its own _meta entry and keeps the others', () => {
-    const result: ToolResult = { content: [{ type: 'text', text: 'x' }], _meta: { [IDEMPOTENCY_ID]: { old: true }, other: 1 } };
-    expect(storableResult(result, IDEMPOTENCY_ID)).toEqual({ content: [{ type: 'text', text: 'x' }], _meta: { other: 1 } });
+    const result: ToolResult = {
+      content: [{ type: 'text', text: 'x' }],
+      _meta: { [IDEMPOTENCY_ID]: { old: true }, other: 1 },
+    };
+    expect(storableResult(result, IDEMPOTENCY_ID)).toEqual({
+      content: [{ type: 'text', text: 'x' }],
+      _meta: { other: 1 },
+    });
     expect(storableResult({ content: [], _meta: { [IDEMPOTENCY_ID]: 1 } }, IDEMPOTENCY_ID)).toEqual({ content: [] });
     expect(storableResult({ content: [], structuredContent: { n: 10n } }, IDEMPOTENCY_ID)).toBeUndefined();
   });
@@ -367,7 +417,11 @@ describe('stored and returned results (IDEM-12)', () => {
   it('reads back what it writes and ignores malformed entries', () => {
     const meta = { idempotency_key: 'k', was_replay: false, original_timestamp: '2026-01-01T00:00:00.000Z' };
     expect(readResultMeta(withResultMeta({ content: [] }, IDEMPOTENCY_ID, meta), IDEMPOTENCY_ID)).toEqual(meta);
-    expect(readResultMeta({ content: [], _meta: { [IDEMPOTENCY_ID]: { idempotency_key: 'k' } } }, IDEMPOTENCY_ID)).toBeUndefined();
-    fc.assert(fc.property(fc.anything(), (raw) => readResultMeta(raw, IDEMPOTENCY_ID) === undefined || typeof raw === 'object'));
+    expect(
+      readResultMeta({ content: [], _meta: { [IDEMPOTENCY_ID]: { idempotency_key: 'k' } } }, IDEMPOTENCY_ID),
+    ).toBeUndefined();
+    fc.assert(
+      fc.property(fc.anything(), (raw) => readResultMeta(raw, IDEMPOTENCY_ID) === undefined || typeof raw === 'object'),
+    );
   });
 });

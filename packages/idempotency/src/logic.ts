@@ -71,7 +71,12 @@ export function parseIdempotencyMeta(raw: unknown, id: string, limits: TtlLimits
   if (!requestValidator.Check(raw)) {
     const entry = `params._meta["${id}"]`;
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      return { ok: false, pointer: metaPointer(id), field: id, message: `${entry} must be an object with an "idempotency_key"` };
+      return {
+        ok: false,
+        pointer: metaPointer(id),
+        field: id,
+        message: `${entry} must be an object with an "idempotency_key"`,
+      };
     }
     const first = requestValidator.Errors(raw)[0];
     if (first === undefined || first.keyword === 'required' || first.instancePath === '/idempotency_key') {
@@ -340,7 +345,11 @@ export function readResultMeta(result: unknown, id: string): IdempotencyResultMe
   const raw = result._meta[id];
   resultMetaValidator ??= Compile(IdempotencyResultMetaSchema);
   if (!resultMetaValidator.Check(raw)) return undefined;
-  return { idempotency_key: raw.idempotency_key, was_replay: raw.was_replay, original_timestamp: raw.original_timestamp };
+  return {
+    idempotency_key: raw.idempotency_key,
+    was_replay: raw.was_replay,
+    original_timestamp: raw.original_timestamp,
+  };
 }
 
 /** A record as JSON for the store (records are built from JSON and plain strings only). */

@@ -19,6 +19,8 @@ describe('the shipped JSON Schema document', () => {
     expect(check('client-settings', idempotencyClient().settings)).toBe(true);
     expect(check('tool-meta', idempotencyServer().toolMeta?.({ name: 't' }))).toBe(true);
     expect(check('request-meta', { idempotency_key: 'k', idempotency_ttl_seconds: 0 })).toBe(false);
-    expect(check('result-meta', { idempotency_key: 'k', was_replay: true, original_timestamp: 'yesterday' })).toBe(false);
+    expect(check('result-meta', { idempotency_key: 'k', was_replay: true, original_timestamp: 'yesterday' })).toBe(
+      false,
+    );
   });
 });

@@ -59,7 +59,10 @@ export const IdempotencyServerSettingsSchema = Type.Object(
 export type IdempotencyServerSettings = Static<typeof IdempotencyServerSettingsSchema>;
 
 /** What the client advertises: only the wire version. Unknown fields are ignored. */
-export const IdempotencyClientSettingsSchema = Type.Object({ version: Type.String() }, { $id: `${SCHEMA_BASE}/client-settings.json`, title: 'IdempotencyClientSettings' });
+export const IdempotencyClientSettingsSchema = Type.Object(
+  { version: Type.String() },
+  { $id: `${SCHEMA_BASE}/client-settings.json`, title: 'IdempotencyClientSettings' },
+);
 export type IdempotencyClientSettings = Static<typeof IdempotencyClientSettingsSchema>;
 
 /** Every wire shape of this extension, by name, as JSON Schema 2020-12. */
@@ -83,7 +86,8 @@ export function idempotencyJsonSchema(): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/idempotency.json`,
     title: 'MCP idempotency extension (io.github.mcp-ext/idempotency)',
-    description: 'Wire payloads of the idempotency extension: request and result _meta entries, tool metadata, settings.',
+    description:
+      'Wire payloads of the idempotency extension: request and result _meta entries, tool metadata, settings.',
     $defs: defs,
   };
 }

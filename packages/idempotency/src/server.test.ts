@@ -18,7 +18,10 @@ import { describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_ID, IDEMPOTENCY_PACKAGE } from './schema.js';
 import { idempotencyServer, type IdempotencyServerOptions } from './server.js';
 
-function contextFor(store: Store, options: { principal?: string; tool?: ToolInfo; negotiated?: boolean } = {}): CallContext {
+function contextFor(
+  store: Store,
+  options: { principal?: string; tool?: ToolInfo; negotiated?: boolean } = {},
+): CallContext {
   const negotiated = options.negotiated ?? true;
   const request = createRequestContext({
     sdk: 'v1',
@@ -27,7 +30,9 @@ function contextFor(store: Store, options: { principal?: string; tool?: ToolInfo
     authInfo: { clientId: options.principal ?? 'p1' },
     identity: { principal: `client:${options.principal ?? 'p1'}`, source: 'oauth' },
     peerExtensions: negotiated ? { [IDEMPOTENCY_ID]: { version: '1.0' } } : {},
-    negotiation: new Map(negotiated ? [[IDEMPOTENCY_PACKAGE, { id: IDEMPOTENCY_ID, settings: { version: '1.0' } }]] : []),
+    negotiation: new Map(
+      negotiated ? [[IDEMPOTENCY_PACKAGE, { id: IDEMPOTENCY_ID, settings: { version: '1.0' } }]] : [],
+    ),
     signal: new AbortController().signal,
     logger: silentLogger,
     store,
@@ -66,14 +71,25 @@ describe('idempotencyServer options', () => {
   });
 
   it('IDEM-1: advertises its TTLs, and the default TTL follows a lower maximum', () => {
-    expect(idempotencyServer().settings).toEqual({ version: '1.0', default_ttl_seconds: 86_400, max_ttl_seconds: 604_800 });
-    expect(idempotencyServer({ maxTtlSeconds: 3600 }).settings).toMatchObject({ default_ttl_seconds: 3600, max_ttl_seconds: 3600 });
+    expect(idempotencyServer().settings).toEqual({
+      version: '1.0',
+      default_ttl_seconds: 86_400,
+      max_ttl_seconds: 604_800,
+    });
+    expect(idempotencyServer({ maxTtlSeconds: 3600 }).settings).toMatchObject({
+      default_ttl_seconds: 3600,
+      max_ttl_seconds: 3600,
+    });
   });
 
   it('IDEM-14: refuses a malformed Tool._meta entry when the tool is registered', () => {
     const extension = idempotencyServer();
-    expect(() => extension.toolMeta?.({ name: 'x', _meta: { [IDEMPOTENCY_ID]: { idempotent_capable: 1 } } })).toThrow(/tool "x"/);
-    expect(extension.toolMeta?.({ name: 'x', annotations: { readOnlyHint: true } })).toEqual({ idempotent_capable: false });
+    expect(() => extension.toolMeta?.({ name: 'x', _meta: { [IDEMPOTENCY_ID]: { idempotent_capable: 1 } } })).toThrow(
+      /tool "x"/,
+    );
+    expect(extension.toolMeta?.({ name: 'x', annotations: { readOnlyHint: true } })).toEqual({
+      idempotent_capable: false,
+    });
   });
 });
 
@@ -133,14 +149,21 @@ describe('the middleware', () => {
   it('IDEM-13: a new key refused by the record budget leaves no claim behind: it runs once there is room', async () => {
     let clock = 0;
     const store = new MemoryStore({ now: () => clock });
-    const middleware = middlewareOf({ maxKeysPerPrincipal: 1, maxTtlSeconds: 10, defaultTtlSeconds: 10, now: () => clock });
+    const middleware = middlewareOf({
+      maxKeysPerPrincipal: 1,
+      maxTtlSeconds: 10,
+      defaultTtlSeconds: 10,
+      now: () => clock,
+    });
     await middleware(callWith({ idempotency_key: 'first' }), contextFor(store), () => Promise.resolve(ok('1')));
     let ran = 0;
     const run = (): Promise<ToolResult> => {
       ran += 1;
       return Promise.resolve(ok('2'));
     };
-    const refused = await middleware(callWith({ idempotency_key: 'second' }), contextFor(store), run).catch((error: unknown) => error);
+    const refused = await middleware(callWith({ idempotency_key: 'second' }), contextFor(store), run).catch(
+      (error: unknown) => error,
+    );
     expect((refused as ExtensionError).code).toBe('IDEMPOTENCY_KEY_LIMIT');
     expect(ran).toBe(0);
     // Both budget windows later, the same key claims again and runs.
@@ -158,7 +181,9 @@ describe('the middleware', () => {
     // The first server never finishes: its handler hangs and its heartbeat is gone with it.
     void middleware(call, contextFor(store), () => new Promise<ToolResult>(() => undefined));
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const blocked = await middleware(call, contextFor(store), () => Promise.resolve(ok('second'))).catch((error: unknown) => error);
+    const blocked = await middleware(call, contextFor(store), () => Promise.resolve(ok('second'))).catch(
+      (error: unknown) => error,
+    );
     expect((blocked as ExtensionError).code).toBe('IDEMPOTENCY_IN_PROGRESS');
     clock += 1001;
     const result = await middleware(call, contextFor(store), () => Promise.resolve(ok('second')));
@@ -181,7 +206,10 @@ describe('the middleware', () => {
     const second = middleware(call, contextFor(store), slow);
     const results = await Promise.all([first, second]);
     expect(runs).toBe(1);
-    expect(results.map((result) => (result._meta?.[IDEMPOTENCY_ID] as { was_replay: boolean }).was_replay)).toEqual([false, true]);
+    expect(results.map((result) => (result._meta?.[IDEMPOTENCY_ID] as { was_replay: boolean }).was_replay)).toEqual([
+      false,
+      true,
+    ]);
   });
 });
 
@@ -196,7 +224,8 @@ function scheduledStore(s: fc.Scheduler, inner: Store): Store {
     get: (key) => run('get', () => inner.get(key)),
     set: (key, value, options?: SetOptions) => run('set', () => inner.set(key, value, options)),
     setIfAbsent: (key, value, options) => run('setIfAbsent', () => inner.setIfAbsent(key, value, options)),
-    compareAndSet: (key, expected, next, options) => run('cas', () => inner.compareAndSet(key, expected, next, options)),
+    compareAndSet: (key, expected, next, options) =>
+      run('cas', () => inner.compareAndSet(key, expected, next, options)),
     delete: (key) => run('delete', () => inner.delete(key)),
     increment: (key, by, options) => run('increment', () => inner.increment(key, by, options)),
     append: (stream, value, options) => run('append', () => inner.append(stream, value, options)),
@@ -246,7 +275,8 @@ describe('the real middleware under any interleaving of store operations (IDEM-7
         expect(texts.size).toBeLessThanOrEqual(1);
         const replays = results.filter(
           (result) =>
-            result.status === 'fulfilled' && (result.value._meta?.[IDEMPOTENCY_ID] as { was_replay: boolean }).was_replay,
+            result.status === 'fulfilled' &&
+            (result.value._meta?.[IDEMPOTENCY_ID] as { was_replay: boolean }).was_replay,
         );
         expect(replays).toHaveLength(results.length - failures - successes);
       }),

@@ -86,7 +86,10 @@ interface ResolvedOptions {
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError('INVALID_OPTION', `idempotencyServer: ${name} must be a positive integer, got ${String(value)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `idempotencyServer: ${name} must be a positive integer, got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -94,7 +97,10 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
 function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new ConfigurationError('INVALID_OPTION', `idempotencyServer: ${name} must be a non-negative integer, got ${String(value)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `idempotencyServer: ${name} must be a non-negative integer, got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -113,7 +119,11 @@ function resolveOptions(options: IdempotencyServerOptions): ResolvedOptions {
     );
   }
   const maxTtlSeconds = positiveInteger('maxTtlSeconds', options.maxTtlSeconds, 604_800);
-  const defaultTtlSeconds = positiveInteger('defaultTtlSeconds', options.defaultTtlSeconds, Math.min(DEFAULT_TTL_SECONDS, maxTtlSeconds));
+  const defaultTtlSeconds = positiveInteger(
+    'defaultTtlSeconds',
+    options.defaultTtlSeconds,
+    Math.min(DEFAULT_TTL_SECONDS, maxTtlSeconds),
+  );
   if (defaultTtlSeconds > maxTtlSeconds) {
     throw new ConfigurationError(
       'INVALID_OPTION',
@@ -137,7 +147,11 @@ function resolveOptions(options: IdempotencyServerOptions): ResolvedOptions {
     pollIntervalMs: positiveInteger('pollIntervalMs', options.pollIntervalMs, 100),
     leaseMs,
     maxKeysPerPrincipal: positiveInteger('maxKeysPerPrincipal', options.maxKeysPerPrincipal, 10_000),
-    inProgressRetryAfterSeconds: nonNegativeInteger('inProgressRetryAfterSeconds', options.inProgressRetryAfterSeconds, 1),
+    inProgressRetryAfterSeconds: nonNegativeInteger(
+      'inProgressRetryAfterSeconds',
+      options.inProgressRetryAfterSeconds,
+      1,
+    ),
     keyPrefix,
     now: options.now ?? Date.now,
   };
@@ -238,7 +252,12 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
   }
 
   /** Frees a claimed key, unless another claim replaced it, so a retry with the key can run. */
-  async function releaseClaim(store: Store, storeKey: string, claim: InFlightRecord, claimJson: JsonValue): Promise<void> {
+  async function releaseClaim(
+    store: Store,
+    storeKey: string,
+    claim: InFlightRecord,
+    claimJson: JsonValue,
+  ): Promise<void> {
     const released = releaseRecord(claim, claim.claim_id);
     if (released) await store.compareAndSet(storeKey, claimJson, recordToJson(released), { ttlMs: config.leaseMs });
   }
@@ -270,11 +289,14 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
         logger.warn('idempotency: in-flight claim was lost while the tool ran (lease expired)', { tool: call.name });
       }
     };
-    const heartbeat = setInterval(() => {
-      renew().catch((error: unknown) => {
-        logger.warn('idempotency: renewing the in-flight claim failed', { tool: call.name, error: String(error) });
-      });
-    }, Math.floor(config.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        renew().catch((error: unknown) => {
+          logger.warn('idempotency: renewing the in-flight claim failed', { tool: call.name, error: String(error) });
+        });
+      },
+      Math.floor(config.leaseMs / 3),
+    );
     heartbeat.unref();
 
     // Waiters also poll, so a lost announcement only delays them: log it instead of failing the call.
@@ -297,7 +319,10 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
       clearInterval(heartbeat);
       // A failed execution frees the key so a retry with it can run; the original error still propagates.
       await release().catch((releaseError: unknown) => {
-        logger.warn('idempotency: releasing the key after a failure failed', { tool: call.name, error: String(releaseError) });
+        logger.warn('idempotency: releasing the key after a failure failed', {
+          tool: call.name,
+          error: String(releaseError),
+        });
       });
       throw error;
     }
@@ -305,7 +330,8 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
 
     const storable = result.isError === true ? undefined : storableResult(result, id);
     if (storable === undefined) {
-      if (result.isError !== true) logger.warn('idempotency: the result is not JSON and was not stored', { tool: call.name });
+      if (result.isError !== true)
+        logger.warn('idempotency: the result is not JSON and was not stored', { tool: call.name });
       await release();
       return withResultMeta(result, id, meta);
     }
@@ -335,18 +361,25 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
     const fingerprint = callFingerprint(call.name, call.arguments);
     const deadline = performance.now() + config.inFlightWaitMs;
     const inProgress = (): ExtensionError =>
-      new ExtensionError('transient', 'IDEMPOTENCY_IN_PROGRESS', 'A call with this idempotency key is still executing', {
-        retryAfterSeconds: config.inProgressRetryAfterSeconds,
-        suggestion: 'Retry with the same idempotency key to receive the result once it completes.',
-        details: { idempotency_key: request.key },
-      });
+      new ExtensionError(
+        'transient',
+        'IDEMPOTENCY_IN_PROGRESS',
+        'A call with this idempotency key is still executing',
+        {
+          retryAfterSeconds: config.inProgressRetryAfterSeconds,
+          suggestion: 'Retry with the same idempotency key to receive the result once it completes.',
+          details: { idempotency_key: request.key },
+        },
+      );
 
     let waiter: Waiter | undefined;
     // A fresh key (the common case) is claimed outright, without reading it first; only a key found taken is read and decided on.
     let optimistic = true;
     try {
       for (;;) {
-        const decision: Decision = optimistic ? { kind: 'claim', expected: undefined } : decide(await store.get(storeKey), fingerprint);
+        const decision: Decision = optimistic
+          ? { kind: 'claim', expected: undefined }
+          : decide(await store.get(storeKey), fingerprint);
         const unread = optimistic;
         optimistic = false;
         switch (decision.kind) {
@@ -366,13 +399,22 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
               {
                 userActionable: false,
                 suggestion: 'Use a new idempotency key for a call with different arguments.',
-                details: { field: 'idempotency_key', pointer: metaPointer(id, 'idempotency_key'), idempotency_key: request.key },
+                details: {
+                  field: 'idempotency_key',
+                  pointer: metaPointer(id, 'idempotency_key'),
+                  idempotency_key: request.key,
+                },
               },
             );
           case 'unreadable':
-            throw new ExtensionError('permanent', 'IDEMPOTENCY_STATE_UNREADABLE', 'The stored state for this idempotency key cannot be read', {
-              suggestion: 'Use a new idempotency key.',
-            });
+            throw new ExtensionError(
+              'permanent',
+              'IDEMPOTENCY_STATE_UNREADABLE',
+              'The stored state for this idempotency key cannot be read',
+              {
+                suggestion: 'Use a new idempotency key.',
+              },
+            );
           case 'wait':
             // Subscribe first, then re-read: a completion between the two reads cannot be missed.
             if (waiter === undefined) {
@@ -388,7 +430,9 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
             const won =
               decision.expected === undefined
                 ? await store.setIfAbsent(storeKey, claimJson, { ttlMs: config.leaseMs })
-                : await store.compareAndSet(storeKey, recordToJson(decision.expected), claimJson, { ttlMs: config.leaseMs });
+                : await store.compareAndSet(storeKey, recordToJson(decision.expected), claimJson, {
+                    ttlMs: config.leaseMs,
+                  });
             if (!won) {
               // The key is taken (the first, unread try), or another caller changed the record first: read and decide again.
               if (!unread && performance.now() >= deadline) throw inProgress();
@@ -400,7 +444,10 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
               undoBudget = await reserveBudget(store, ctx.principal);
             } catch (error) {
               await giveBack(store, storeKey, claim, claimJson).catch((releaseError: unknown) => {
-                ctx.logger.warn('idempotency: releasing a key refused by the record budget failed', { tool: call.name, error: String(releaseError) });
+                ctx.logger.warn('idempotency: releasing a key refused by the record budget failed', {
+                  tool: call.name,
+                  error: String(releaseError),
+                });
               });
               throw error;
             }

@@ -10,6 +10,9 @@ export function getIdempotencySettings(extensions: unknown): IdempotencyServerSe
   if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
   const raw = (extensions as Record<string, unknown>)[IDEMPOTENCY_ID];
   if (raw === undefined) return undefined;
-  const parsed = parseSettings<IdempotencyServerSettings>(raw, { schema: IdempotencyServerSettingsSchema, majors: [1] });
+  const parsed = parseSettings<IdempotencyServerSettings>(raw, {
+    schema: IdempotencyServerSettingsSchema,
+    majors: [1],
+  });
   return parsed.ok ? parsed.settings : undefined;
 }

@@ -1,4 +1,11 @@
-import { ConfigurationError, parseSettings, type CallToolOptions, type ClientExtension, type ExtendedClient, type ToolResult } from '@ext/core';
+import {
+  ConfigurationError,
+  parseSettings,
+  type CallToolOptions,
+  type ClientExtension,
+  type ExtendedClient,
+  type ToolResult,
+} from '@ext/core';
 import { Compile } from 'typebox/compile';
 import { truncateCodePoints } from './logic.js';
 import {
@@ -30,7 +37,12 @@ export interface IntentPolicy {
    * The arguments for the recommended tool, from the original ones;
    * `undefined` declines to follow. Default: the original arguments.
    */
-  readonly mapArguments?: ((suggestion: IntentResultMeta['suggestion'], args: Readonly<Record<string, unknown>>) => Record<string, unknown> | undefined) | undefined;
+  readonly mapArguments?:
+    | ((
+        suggestion: IntentResultMeta['suggestion'],
+        args: Readonly<Record<string, unknown>>,
+      ) => Record<string, unknown> | undefined)
+    | undefined;
   /** Told about every suggestion (`log` and `follow`). Default for `log`: the client logger's `debug`, when it has one. */
   readonly onSuggestion?: ((suggestion: IntentResultMeta, called: string) => void) | undefined;
 }
@@ -42,7 +54,8 @@ const policies = new WeakMap<ClientExtension, IntentPolicy>();
 
 function checkPolicy(policy: IntentPolicy, where: string): void {
   const kind: unknown = policy.policy;
-  if (kind !== 'ignore' && kind !== 'log' && kind !== 'follow') throw new ConfigurationError('INVALID_OPTION', `${where}: "policy" must be "ignore", "log" or "follow"`);
+  if (kind !== 'ignore' && kind !== 'log' && kind !== 'follow')
+    throw new ConfigurationError('INVALID_OPTION', `${where}: "policy" must be "ignore", "log" or "follow"`);
   const allow: unknown = policy.allowTools;
   if (allow !== undefined && (!Array.isArray(allow) || !allow.every((tool) => typeof tool === 'string'))) {
     throw new ConfigurationError('INVALID_OPTION', `${where}: "allowTools" must be tool names`);
@@ -53,7 +66,12 @@ function checkPolicy(policy: IntentPolicy, where: string): void {
 export function intentClient(options: IntentClientOptions = {}): ClientExtension {
   const policy: IntentPolicy = { ...options, policy: options.policy ?? 'ignore' };
   checkPolicy(policy, 'intentClient');
-  const half: ClientExtension = { side: 'client', name: INTENT_PACKAGE, ids: [INTENT_ID], settings: { version: INTENT_WIRE_VERSION } };
+  const half: ClientExtension = {
+    side: 'client',
+    name: INTENT_PACKAGE,
+    ids: [INTENT_ID],
+    settings: { version: INTENT_WIRE_VERSION },
+  };
   policies.set(half, policy);
   return half;
 }
@@ -62,7 +80,10 @@ export function intentClient(options: IntentClientOptions = {}): ClientExtension
 export function getIntentSettings(client: ExtendedClient): IntentServerSettings | undefined {
   const negotiated = client.negotiated(INTENT_PACKAGE);
   if (negotiated === undefined) return undefined;
-  const parsed = parseSettings<IntentServerSettings>(negotiated.settings, { schema: IntentServerSettingsSchema, majors: [1] });
+  const parsed = parseSettings<IntentServerSettings>(negotiated.settings, {
+    schema: IntentServerSettingsSchema,
+    majors: [1],
+  });
   return parsed.ok ? parsed.settings : undefined;
 }
 
@@ -112,7 +133,10 @@ export async function callWithIntent(
   const negotiated = client.negotiated(INTENT_PACKAGE);
   const max = getIntentSettings(client)?.max_intent_length;
   const stated = max === undefined ? intent : truncateCodePoints(intent, max);
-  const meta = negotiated === undefined || stated.trim() === '' ? options.meta : { ...options.meta, [negotiated.id]: { intent: stated } };
+  const meta =
+    negotiated === undefined || stated.trim() === ''
+      ? options.meta
+      : { ...options.meta, [negotiated.id]: { intent: stated } };
   const result = await client.callTool(name, args, { ...options, meta });
   const suggestion = negotiated === undefined ? undefined : getSuggestion(result);
   const executed = suggestion?.executed ?? true;
@@ -120,12 +144,20 @@ export async function callWithIntent(
   if (suggestion === undefined || chosen.policy === 'ignore') return outcome;
   if (chosen.onSuggestion !== undefined) chosen.onSuggestion(suggestion, name);
   // A suggestion is not a problem: it goes to the debug channel, never to warnings.
-  else if (chosen.policy === 'log') client.composed.logger.debug?.(`intent: the server suggests ${suggestion.suggestion.recommended_tool} instead of ${name}: ${suggestion.suggestion.reason}`);
+  else if (chosen.policy === 'log')
+    client.composed.logger.debug?.(
+      `intent: the server suggests ${suggestion.suggestion.recommended_tool} instead of ${name}: ${suggestion.suggestion.reason}`,
+    );
   if (chosen.policy !== 'follow') return outcome;
   const target = suggestion.suggestion.recommended_tool;
   if (!(chosen.allowTools ?? []).includes(target)) return outcome;
   if (executed && chosen.followExecuted !== true) return outcome;
   const nextArgs = chosen.mapArguments === undefined ? args : chosen.mapArguments(suggestion.suggestion, args);
   if (nextArgs === undefined) return outcome;
-  return { result: await client.callTool(target, nextArgs, { ...options, meta: options.meta }), suggestion, executed, followed: target };
+  return {
+    result: await client.callTool(target, nextArgs, { ...options, meta: options.meta }),
+    suggestion,
+    executed,
+    followed: target,
+  };
 }

@@ -14,6 +14,20 @@ export {
   INTENT_SCHEMAS,
   intentJsonSchema,
 } from './schema.js';
-export type { IntentRequestMeta, Suggestion, IntentResultMeta, IntentServerSettings, IntentClientSettings } from './schema.js';
-export { route, ruleMatch, parseIntentMeta, checkSuggestion, metaPointer, codePointLength, truncateCodePoints } from './logic.js';
+export type {
+  IntentRequestMeta,
+  Suggestion,
+  IntentResultMeta,
+  IntentServerSettings,
+  IntentClientSettings,
+} from './schema.js';
+export {
+  route,
+  ruleMatch,
+  parseIntentMeta,
+  checkSuggestion,
+  metaPointer,
+  codePointLength,
+  truncateCodePoints,
+} from './logic.js';
 export type { RoutingRule, ParsedIntent } from './logic.js';

@@ -4,7 +4,12 @@ import { checkSuggestion, codePointLength, parseIntentMeta, route, ruleMatch, tr
 import { INTENT_ID } from './schema.js';
 
 const rules = [
-  { tool: 'get_recent_incidents', keywords: ['incident', 'outage'], from: ['search_issues'], reason: 'Filters by incident type and recency.' },
+  {
+    tool: 'get_recent_incidents',
+    keywords: ['incident', 'outage'],
+    from: ['search_issues'],
+    reason: 'Filters by incident type and recency.',
+  },
   { tool: 'export_report', pattern: /\b(csv|spreadsheet|export)\b/i },
 ];
 
@@ -53,30 +58,63 @@ describe('parseIntentMeta (INT-3)', () => {
   });
 
   it('names the field and its pointer relative to params', () => {
-    expect(parseIntentMeta('why', INTENT_ID, 10)).toMatchObject({ ok: false, field: INTENT_ID, pointer: '/_meta/io.github.mcp-ext~1intent' });
-    expect(parseIntentMeta({ intent: '  ' }, INTENT_ID, 10)).toMatchObject({ ok: false, field: 'intent', pointer: '/_meta/io.github.mcp-ext~1intent/intent' });
-    expect(parseIntentMeta({ intent: 'x'.repeat(11) }, INTENT_ID, 10)).toMatchObject({ ok: false, field: 'intent', message: expect.stringMatching(/11 characters/) as unknown });
+    expect(parseIntentMeta('why', INTENT_ID, 10)).toMatchObject({
+      ok: false,
+      field: INTENT_ID,
+      pointer: '/_meta/io.github.mcp-ext~1intent',
+    });
+    expect(parseIntentMeta({ intent: '  ' }, INTENT_ID, 10)).toMatchObject({
+      ok: false,
+      field: 'intent',
+      pointer: '/_meta/io.github.mcp-ext~1intent/intent',
+    });
+    expect(parseIntentMeta({ intent: 'x'.repeat(11) }, INTENT_ID, 10)).toMatchObject({
+      ok: false,
+      field: 'intent',
+      message: expect.stringMatching(/11 characters/) as unknown,
+    });
   });
 
   it('never throws, and accepts exactly the non-blank strings within the limit', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), fc.record({ intent: fc.string({ unit: 'grapheme', maxLength: 30 }) })), fc.integer({ min: 1, max: 20 }), (raw, max) => {
-        const parsed = parseIntentMeta(raw, INTENT_ID, max);
-        const intent = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as { intent?: unknown }).intent : undefined;
-        const acceptable = raw === undefined || (typeof intent === 'string' && intent.trim() !== '' && codePointLength(intent) <= max);
-        expect(parsed.ok).toBe(acceptable);
-      }),
+      fc.property(
+        fc.oneof(fc.anything(), fc.record({ intent: fc.string({ unit: 'grapheme', maxLength: 30 }) })),
+        fc.integer({ min: 1, max: 20 }),
+        (raw, max) => {
+          const parsed = parseIntentMeta(raw, INTENT_ID, max);
+          const intent =
+            typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+              ? (raw as { intent?: unknown }).intent
+              : undefined;
+          const acceptable =
+            raw === undefined || (typeof intent === 'string' && intent.trim() !== '' && codePointLength(intent) <= max);
+          expect(parsed.ok).toBe(acceptable);
+        },
+      ),
     );
   });
 });
 
 describe('checkSuggestion (INT-9)', () => {
   it('keeps a well-formed suggestion for another tool, drops one for the called tool, and refuses malformed ones', () => {
-    expect(checkSuggestion({ recommended_tool: 'b', reason: 'r' }, 'a')).toEqual({ ok: true, suggestion: { recommended_tool: 'b', reason: 'r' } });
-    expect(checkSuggestion({ recommended_tool: 'b', reason: 'r', extra: 1 }, 'a')).toEqual({ ok: true, suggestion: { recommended_tool: 'b', reason: 'r' } });
+    expect(checkSuggestion({ recommended_tool: 'b', reason: 'r' }, 'a')).toEqual({
+      ok: true,
+      suggestion: { recommended_tool: 'b', reason: 'r' },
+    });
+    expect(checkSuggestion({ recommended_tool: 'b', reason: 'r', extra: 1 }, 'a')).toEqual({
+      ok: true,
+      suggestion: { recommended_tool: 'b', reason: 'r' },
+    });
     expect(checkSuggestion({ recommended_tool: 'a', reason: 'r' }, 'a')).toEqual({ ok: true, suggestion: undefined });
     expect(checkSuggestion(undefined, 'a')).toEqual({ ok: true, suggestion: undefined });
-    for (const bad of ['b', [], { recommended_tool: '' , reason: 'r' }, { recommended_tool: 'b' }, { recommended_tool: 'b', reason: 'x'.repeat(1001) }, { recommended_tool: 'x'.repeat(129), reason: '' }]) {
+    for (const bad of [
+      'b',
+      [],
+      { recommended_tool: '', reason: 'r' },
+      { recommended_tool: 'b' },
+      { recommended_tool: 'b', reason: 'x'.repeat(1001) },
+      { recommended_tool: 'x'.repeat(129), reason: '' },
+    ]) {
       expect(checkSuggestion(bad, 'a').ok).toBe(false);
     }
   });

@@ -21,7 +21,8 @@ function escape(word: string): string {
 /** Whether `rule` matches the intent; returns what matched, for the reason. Pure. */
 export function ruleMatch(rule: RoutingRule, intent: string): string | undefined {
   for (const word of rule.keywords ?? []) {
-    if (new RegExp(`(^|[^\\p{L}\\p{N}])${escape(word)}($|[^\\p{L}\\p{N}])`, 'iu').test(intent)) return `mentions "${word}"`;
+    if (new RegExp(`(^|[^\\p{L}\\p{N}])${escape(word)}($|[^\\p{L}\\p{N}])`, 'iu').test(intent))
+      return `mentions "${word}"`;
   }
   if (rule.pattern !== undefined) {
     // A global or sticky pattern keeps state between calls: test a fresh copy.
@@ -40,7 +41,11 @@ export function route(rules: readonly RoutingRule[], intent: string, calledTool:
     if (rule.tool === calledTool) continue;
     if (rule.from !== undefined && !rule.from.includes(calledTool)) continue;
     const matched = ruleMatch(rule, intent);
-    if (matched !== undefined) return { recommended_tool: rule.tool, reason: rule.reason ?? `The intent ${matched}, which ${rule.tool} is made for.` };
+    if (matched !== undefined)
+      return {
+        recommended_tool: rule.tool,
+        reason: rule.reason ?? `The intent ${matched}, which ${rule.tool} is made for.`,
+      };
   }
   return undefined;
 }
@@ -79,15 +84,30 @@ export type ParsedIntent =
 export function parseIntentMeta(raw: unknown, id: string, maxLength: number): ParsedIntent {
   if (raw === undefined) return { ok: true, intent: undefined };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { ok: false, field: id, pointer: metaPointer(id), message: `params._meta["${id}"] must be an object with an "intent"` };
+    return {
+      ok: false,
+      field: id,
+      pointer: metaPointer(id),
+      message: `params._meta["${id}"] must be an object with an "intent"`,
+    };
   }
   const intent = (raw as { intent?: unknown }).intent;
   if (typeof intent !== 'string' || intent.trim() === '') {
-    return { ok: false, field: 'intent', pointer: metaPointer(id, 'intent'), message: 'intent must be a non-blank string' };
+    return {
+      ok: false,
+      field: 'intent',
+      pointer: metaPointer(id, 'intent'),
+      message: 'intent must be a non-blank string',
+    };
   }
   const length = codePointLength(intent);
   if (length > maxLength) {
-    return { ok: false, field: 'intent', pointer: metaPointer(id, 'intent'), message: `intent is ${length} characters long; at most ${maxLength} are accepted` };
+    return {
+      ok: false,
+      field: 'intent',
+      pointer: metaPointer(id, 'intent'),
+      message: `intent is ${length} characters long; at most ${maxLength} are accepted`,
+    };
   }
   return { ok: true, intent };
 }
@@ -97,12 +117,20 @@ export function parseIntentMeta(raw: unknown, id: string, maxLength: number): Pa
  * tool, with a bounded reason. `undefined` stays "no suggestion"; anything
  * else malformed is an error message. Pure.
  */
-export function checkSuggestion(value: unknown, calledTool: string): { readonly ok: true; readonly suggestion: Suggestion | undefined } | { readonly ok: false; readonly message: string } {
+export function checkSuggestion(
+  value: unknown,
+  calledTool: string,
+):
+  | { readonly ok: true; readonly suggestion: Suggestion | undefined }
+  | { readonly ok: false; readonly message: string } {
   if (value === undefined || value === null) return { ok: true, suggestion: undefined };
-  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, message: 'the router returned something other than a suggestion object' };
+  if (typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, message: 'the router returned something other than a suggestion object' };
   const { recommended_tool: tool, reason } = value as { recommended_tool?: unknown; reason?: unknown };
-  if (typeof tool !== 'string' || tool === '' || tool.length > MAX_TOOL_NAME_LENGTH) return { ok: false, message: 'recommended_tool must be a tool name' };
-  if (typeof reason !== 'string' || codePointLength(reason) > MAX_REASON_LENGTH) return { ok: false, message: `reason must be a string of at most ${MAX_REASON_LENGTH} characters` };
+  if (typeof tool !== 'string' || tool === '' || tool.length > MAX_TOOL_NAME_LENGTH)
+    return { ok: false, message: 'recommended_tool must be a tool name' };
+  if (typeof reason !== 'string' || codePointLength(reason) > MAX_REASON_LENGTH)
+    return { ok: false, message: `reason must be a string of at most ${MAX_REASON_LENGTH} characters` };
   if (tool === calledTool) return { ok: true, suggestion: undefined };
   return { ok: true, suggestion: { recommended_tool: tool, reason } };
 }

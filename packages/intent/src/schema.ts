@@ -32,7 +32,10 @@ export type IntentRequestMeta = Static<typeof IntentRequestMetaSchema>;
 // Inlined where used (not referenced), so each schema validates on its own.
 function suggestionShape(options: Record<string, unknown> = {}) {
   return Type.Object(
-    { recommended_tool: Type.String({ minLength: 1, maxLength: MAX_TOOL_NAME_LENGTH }), reason: Type.String({ maxLength: MAX_REASON_LENGTH }) },
+    {
+      recommended_tool: Type.String({ minLength: 1, maxLength: MAX_TOOL_NAME_LENGTH }),
+      reason: Type.String({ maxLength: MAX_REASON_LENGTH }),
+    },
     options,
   );
 }
@@ -63,7 +66,10 @@ export const IntentServerSettingsSchema = Type.Object(
 export type IntentServerSettings = Static<typeof IntentServerSettingsSchema>;
 
 /** What the client advertises. */
-export const IntentClientSettingsSchema = Type.Object({ version: Type.String() }, { $id: `${SCHEMA_BASE}/client-settings.json`, title: 'IntentClientSettings' });
+export const IntentClientSettingsSchema = Type.Object(
+  { version: Type.String() },
+  { $id: `${SCHEMA_BASE}/client-settings.json`, title: 'IntentClientSettings' },
+);
 export type IntentClientSettings = Static<typeof IntentClientSettingsSchema>;
 
 export const INTENT_SCHEMAS = {
@@ -76,7 +82,9 @@ export const INTENT_SCHEMAS = {
 
 /** The wire shapes as one JSON Schema 2020-12 document (shipped as `dist/schema.json`). */
 export function intentJsonSchema(): Record<string, unknown> {
-  const defs = Object.fromEntries(Object.entries(INTENT_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]));
+  const defs = Object.fromEntries(
+    Object.entries(INTENT_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]),
+  );
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/intent.json`,

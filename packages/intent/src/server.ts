@@ -1,4 +1,11 @@
-import { ConfigurationError, ExtensionError, type CallContext, type ServerExtension, type ToolMiddleware, type ToolResult } from '@ext/core';
+import {
+  ConfigurationError,
+  ExtensionError,
+  type CallContext,
+  type ServerExtension,
+  type ToolMiddleware,
+  type ToolResult,
+} from '@ext/core';
 import { checkSuggestion, codePointLength, parseIntentMeta, route, type RoutingRule } from './logic.js';
 import {
   DEFAULT_MAX_INTENT_LENGTH,
@@ -28,7 +35,10 @@ export interface RouteRequest {
  * `undefined`. May be async. A throw or a malformed answer never fails the
  * call: it is logged and counts as no suggestion (INT-9).
  */
-export type Router = (request: RouteRequest, ctx: CallContext) => Suggestion | undefined | Promise<Suggestion | undefined>;
+export type Router = (
+  request: RouteRequest,
+  ctx: CallContext,
+) => Suggestion | undefined | Promise<Suggestion | undefined>;
 
 export interface IntentServerOptions {
   /** Declarative rules, tried in order (INT-4). Default: none. */
@@ -65,18 +75,29 @@ function withMeta(result: ToolResult, id: string | undefined, meta: IntentResult
 function checkRules(rules: readonly RoutingRule[]): void {
   rules.forEach((rule, index) => {
     const where = `intentServer: rules[${index}]`;
-    if (typeof rule.tool !== 'string' || rule.tool === '') throw new ConfigurationError('INVALID_RULE', `${where}.tool must be a tool name`);
+    if (typeof rule.tool !== 'string' || rule.tool === '')
+      throw new ConfigurationError('INVALID_RULE', `${where}.tool must be a tool name`);
     const keywords: unknown = rule.keywords;
-    if (keywords !== undefined && (!Array.isArray(keywords) || !keywords.every((word) => typeof word === 'string' && word.trim() !== ''))) {
+    if (
+      keywords !== undefined &&
+      (!Array.isArray(keywords) || !keywords.every((word) => typeof word === 'string' && word.trim() !== ''))
+    ) {
       throw new ConfigurationError('INVALID_RULE', `${where}.keywords must be non-blank strings`);
     }
     const pattern: unknown = rule.pattern;
-    if (pattern !== undefined && !(pattern instanceof RegExp)) throw new ConfigurationError('INVALID_RULE', `${where}.pattern must be a RegExp`);
+    if (pattern !== undefined && !(pattern instanceof RegExp))
+      throw new ConfigurationError('INVALID_RULE', `${where}.pattern must be a RegExp`);
     if ((rule.keywords ?? []).length === 0 && rule.pattern === undefined) {
       throw new ConfigurationError('INVALID_RULE', `${where} (${rule.tool}) needs keywords or a pattern`);
     }
-    if (rule.reason !== undefined && (typeof rule.reason !== 'string' || codePointLength(rule.reason) > MAX_REASON_LENGTH)) {
-      throw new ConfigurationError('INVALID_RULE', `${where}.reason must be a string of at most ${MAX_REASON_LENGTH} characters`);
+    if (
+      rule.reason !== undefined &&
+      (typeof rule.reason !== 'string' || codePointLength(rule.reason) > MAX_REASON_LENGTH)
+    ) {
+      throw new ConfigurationError(
+        'INVALID_RULE',
+        `${where}.reason must be a string of at most ${MAX_REASON_LENGTH} characters`,
+      );
     }
   });
 }
@@ -96,14 +117,21 @@ function checkRules(rules: readonly RoutingRule[]): void {
  */
 export function intentServer(options: IntentServerOptions = {}): ServerExtension {
   const mode: string = options.mode ?? 'advisory';
-  if (mode !== 'advisory' && mode !== 'redirect') throw new ConfigurationError('INVALID_OPTION', 'intentServer: "mode" must be "advisory" or "redirect"');
+  if (mode !== 'advisory' && mode !== 'redirect')
+    throw new ConfigurationError('INVALID_OPTION', 'intentServer: "mode" must be "advisory" or "redirect"');
   const maxLength = options.maxIntentLength ?? DEFAULT_MAX_INTENT_LENGTH;
-  if (!Number.isSafeInteger(maxLength) || maxLength < 1) throw new ConfigurationError('INVALID_OPTION', 'intentServer: "maxIntentLength" must be a positive integer');
+  if (!Number.isSafeInteger(maxLength) || maxLength < 1)
+    throw new ConfigurationError('INVALID_OPTION', 'intentServer: "maxIntentLength" must be a positive integer');
   const router: unknown = options.router;
-  if (router !== undefined && typeof router !== 'function') throw new ConfigurationError('INVALID_OPTION', 'intentServer: "router" must be a function');
+  if (router !== undefined && typeof router !== 'function')
+    throw new ConfigurationError('INVALID_OPTION', 'intentServer: "router" must be a function');
   const rules = [...(options.rules ?? [])];
   checkRules(rules);
-  const settings: IntentServerSettings = { version: INTENT_WIRE_VERSION, mode: mode === 'redirect' ? 'redirect' : 'advisory', max_intent_length: maxLength };
+  const settings: IntentServerSettings = {
+    version: INTENT_WIRE_VERSION,
+    mode: mode === 'redirect' ? 'redirect' : 'advisory',
+    max_intent_length: maxLength,
+  };
   // Every tool registered through the core passes through toolMeta: the tools a suggestion may name.
   const served = new Set<string>();
 
@@ -114,7 +142,10 @@ export function intentServer(options: IntentServerOptions = {}): ServerExtension
       answer = await options.router(request, ctx);
     } catch (error) {
       // Advisory by nature: a broken router must not break the call (INT-9). The intent itself is not logged.
-      ctx.logger.warn('intentServer: the router threw; the call proceeds without a suggestion', { tool: request.tool, error: String(error) });
+      ctx.logger.warn('intentServer: the router threw; the call proceeds without a suggestion', {
+        tool: request.tool,
+        error: String(error),
+      });
       return undefined;
     }
     const checked = checkSuggestion(answer, request.tool);
@@ -129,7 +160,10 @@ export function intentServer(options: IntentServerOptions = {}): ServerExtension
     const suggestion = route(rules, request.intent, request.tool) ?? (await ask(request, ctx));
     if (suggestion === undefined) return undefined;
     if (!served.has(suggestion.recommended_tool)) {
-      ctx.logger.warn('intentServer: a suggestion named a tool this server does not serve; it was dropped', { tool: request.tool, suggested: suggestion.recommended_tool });
+      ctx.logger.warn('intentServer: a suggestion named a tool this server does not serve; it was dropped', {
+        tool: request.tool,
+        suggested: suggestion.recommended_tool,
+      });
       return undefined;
     }
     return suggestion;
@@ -141,12 +175,20 @@ export function intentServer(options: IntentServerOptions = {}): ServerExtension
     if (negotiated === undefined) return withMeta(await next(), undefined, undefined);
     const parsed = parseIntentMeta(call.meta[negotiated.id], negotiated.id, maxLength);
     if (!parsed.ok) throw invalid(parsed);
-    const suggestion = parsed.intent === undefined ? undefined : await suggest({ intent: parsed.intent, tool: call.name, arguments: call.arguments }, ctx);
+    const suggestion =
+      parsed.intent === undefined
+        ? undefined
+        : await suggest({ intent: parsed.intent, tool: call.name, arguments: call.arguments }, ctx);
     if (suggestion === undefined) return withMeta(await next(), negotiated.id, undefined);
     // MCP asks every non-error result of a tool with an output schema for conforming structuredContent, which a redirect cannot give (INT-6).
     if (mode === 'redirect' && ctx.tool.outputJsonSchema === undefined) {
       return {
-        content: [{ type: 'text', text: `Not run: ${suggestion.recommended_tool} fits this intent better. ${suggestion.reason}` }],
+        content: [
+          {
+            type: 'text',
+            text: `Not run: ${suggestion.recommended_tool} fits this intent better. ${suggestion.reason}`,
+          },
+        ],
         _meta: { [negotiated.id]: { suggestion, executed: false } satisfies IntentResultMeta },
       };
     }

@@ -13,19 +13,35 @@ import { MANIFEST_ID, ServerCardSchema, type ServiceManifest } from './schema.js
 
 const seedManifest = seedValidators().check('service-manifest');
 const validCard = Compile(ServerCardSchema);
-const SERVER_INFO = { name: 'shop', version: '2.1.0', title: 'Shop', description: 'Orders and invoices', websiteUrl: 'https://shop.example' };
+const SERVER_INFO = {
+  name: 'shop',
+  version: '2.1.0',
+  title: 'Shop',
+  description: 'Orders and invoices',
+  websiteUrl: 'https://shop.example',
+};
 
 /** A composition with its tools registered, the way a v2 HTTP factory would build one instance. */
 function composition(): ComposedServer {
   const composed = composeServer([manifestServer({ ttlSeconds: 120 }), confirmationServer()], { logger: silentLogger });
   const server = extendServer(new McpServer(SERVER_INFO), composed);
-  server.registerTool('get_order', { description: 'Reads an order', inputSchema: z.object({ id: z.string() }) }, () => ({ content: [] }));
+  server.registerTool(
+    'get_order',
+    { description: 'Reads an order', inputSchema: z.object({ id: z.string() }) },
+    () => ({ content: [] }),
+  );
   server.registerTool(
     'delete_order',
     {
       description: 'Deletes an order',
       inputSchema: z.object({ id: z.string() }),
-      _meta: { [extensionId('confirmation')]: { requires_confirmation: true, risk_level: 'destructive', confirmation_message: 'Delete {id}?' } },
+      _meta: {
+        [extensionId('confirmation')]: {
+          requires_confirmation: true,
+          risk_level: 'destructive',
+          confirmation_message: 'Delete {id}?',
+        },
+      },
     },
     () => ({ content: [] }),
   );
@@ -34,7 +50,16 @@ function composition(): ComposedServer {
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => { resolve(); }))));
+  await Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise<void>((resolve) =>
+          server.close(() => {
+            resolve();
+          }),
+        ),
+    ),
+  );
 });
 
 /** A real HTTP server on 127.0.0.1: card paths go to the card handler, everything else is 404 (where the MCP endpoint would be). */
@@ -55,7 +80,13 @@ function manifestOf(card: unknown): ServiceManifest {
 
 describe('the static server card over HTTP', () => {
   it('MAN-14 MAN-16: serves the card at <mcpPath>/server-card and the well-known path, with the manifest under _meta', async () => {
-    const base = await listen(createServerCardHandler({ composed: composition(), serverInfo: SERVER_INFO, endpointUrl: 'https://shop.example/mcp' }));
+    const base = await listen(
+      createServerCardHandler({
+        composed: composition(),
+        serverInfo: SERVER_INFO,
+        endpointUrl: 'https://shop.example/mcp',
+      }),
+    );
     for (const path of ['/mcp/server-card', '/.well-known/mcp/server-card.json']) {
       const response = await fetch(`${base}${path}`);
       expect(response.status).toBe(200);
@@ -119,10 +150,16 @@ describe('the static server card over HTTP', () => {
     const base = await listen(handler);
     const before = await fetch(`${base}/server-card`);
     const etag = before.headers.get('etag') ?? '';
-    extendServer(new McpServer(SERVER_INFO), composed).registerTool('refund', { description: 'Refunds' }, () => ({ content: [] }));
+    extendServer(new McpServer(SERVER_INFO), composed).registerTool('refund', { description: 'Refunds' }, () => ({
+      content: [],
+    }));
     const after = await fetch(`${base}/server-card`, { headers: { 'if-none-match': etag } });
     expect(after.status).toBe(200);
-    expect(manifestOf(await after.json()).tools.map((tool) => tool.name)).toEqual(['delete_order', 'get_order', 'refund']);
+    expect(manifestOf(await after.json()).tools.map((tool) => tool.name)).toEqual([
+      'delete_order',
+      'get_order',
+      'refund',
+    ]);
     expect((await fetch(`${base}/.well-known/mcp/server-card.json`)).status).toBe(404);
   });
 });
@@ -133,7 +170,11 @@ describe('the fetch-style card handler', () => {
     const ok = await handler.fetch(new Request('http://shop.example/api/mcp/server-card'));
     expect(ok.status).toBe(200);
     expect(manifestOf(await ok.json()).server.name).toBe('shop');
-    const cached = await handler.fetch(new Request('http://shop.example/api/mcp/server-card', { headers: { 'if-none-match': `W/${ok.headers.get('etag') ?? ''}` } }));
+    const cached = await handler.fetch(
+      new Request('http://shop.example/api/mcp/server-card', {
+        headers: { 'if-none-match': `W/${ok.headers.get('etag') ?? ''}` },
+      }),
+    );
     expect(cached.status).toBe(304);
     expect((await handler.fetch(new Request('http://shop.example/api/mcp'))).status).toBe(404);
     expect(handler.card()).toMatchObject({ name: 'shop', _meta: { [MANIFEST_ID]: { manifest_version: '0.1.0' } } });
@@ -141,14 +182,23 @@ describe('the fetch-style card handler', () => {
 
   it('says on the card when the endpoint does not tell callers apart (core IDENT-7)', () => {
     const composed = composition();
-    expect(manifestOf(createServerCardHandler({ composed, serverInfo: SERVER_INFO, sharedCallers: true }).card()).auth?.methods).toEqual(['none']);
-    expect(manifestOf(createServerCardHandler({ composed, serverInfo: SERVER_INFO }).card()).auth?.methods).toBeUndefined();
+    expect(
+      manifestOf(createServerCardHandler({ composed, serverInfo: SERVER_INFO, sharedCallers: true }).card()).auth
+        ?.methods,
+    ).toEqual(['none']);
+    expect(
+      manifestOf(createServerCardHandler({ composed, serverInfo: SERVER_INFO }).card()).auth?.methods,
+    ).toBeUndefined();
   });
 
   it('MAN-14: refuses a configuration it cannot serve, naming the option', () => {
     const composed = composition();
-    expect(() => createServerCardHandler({ composed: composeServer([], { logger: silentLogger }), serverInfo: SERVER_INFO })).toThrow(/compose manifestServer\(\)/);
+    expect(() =>
+      createServerCardHandler({ composed: composeServer([], { logger: silentLogger }), serverInfo: SERVER_INFO }),
+    ).toThrow(/compose manifestServer\(\)/);
     expect(() => createServerCardHandler({ composed, serverInfo: SERVER_INFO, mcpPath: 'mcp' })).toThrow(/mcpPath/);
-    expect(() => createServerCardHandler({ composed, serverInfo: SERVER_INFO, endpointUrl: '/mcp' })).toThrow(ConfigurationError);
+    expect(() => createServerCardHandler({ composed, serverInfo: SERVER_INFO, endpointUrl: '/mcp' })).toThrow(
+      ConfigurationError,
+    );
   });
 });

@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { canonicalHash, ConfigurationError, readServerIdentity, type ComposedServer, type ServerIdentity } from '@ext/core';
+import {
+  canonicalHash,
+  ConfigurationError,
+  readServerIdentity,
+  type ComposedServer,
+  type ServerIdentity,
+} from '@ext/core';
 import { httpUrl } from './logic.js';
 import { MANIFEST_ID, MANIFEST_PACKAGE, type ServerCard } from './schema.js';
 import { getServiceManifest } from './serving.js';
@@ -44,7 +50,11 @@ export interface ServerCardHandler {
   /** The card as it would be served now. */
   card(): ServerCard;
   /** Answers one request; `undefined` when its path is not a card path (route it elsewhere). */
-  respond(request: { method: string; path: string; headers: Readonly<Record<string, string | undefined>> }): ServerCardResponse | undefined;
+  respond(request: {
+    method: string;
+    path: string;
+    headers: Readonly<Record<string, string | undefined>>;
+  }): ServerCardResponse | undefined;
   /** Fetch-style: a `Response` for a card path, 404 for any other path. */
   fetch(request: Request): Promise<Response>;
   /** Node `http` style: answers and returns `true` for a card path, returns `false` (untouched) otherwise. */
@@ -60,7 +70,10 @@ const CORS = {
 
 function normalizePath(path: string): string {
   if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw new ConfigurationError('INVALID_OPTION', `createServerCardHandler: mcpPath must start with "/", got ${JSON.stringify(path)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `createServerCardHandler: mcpPath must start with "/", got ${JSON.stringify(path)}`,
+    );
   }
   return path.replace(/\/+$/, '');
 }
@@ -84,21 +97,34 @@ function matches(header: string | undefined, etag: string): boolean {
 export function createServerCardHandler(options: ServerCardOptions): ServerCardHandler {
   const { composed } = options;
   if (typeof composed !== 'object' || typeof composed.decorateTool !== 'function') {
-    throw new ConfigurationError('INVALID_OPTION', 'createServerCardHandler: composed must be a ComposedServer (composeServer([...]))');
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'createServerCardHandler: composed must be a ComposedServer (composeServer([...]))',
+    );
   }
   if (!composed.extensions.some((extension) => extension.name === MANIFEST_PACKAGE)) {
-    throw new ConfigurationError('MISSING_DEPENDENCY', `createServerCardHandler: compose manifestServer() from ${MANIFEST_PACKAGE} first`);
+    throw new ConfigurationError(
+      'MISSING_DEPENDENCY',
+      `createServerCardHandler: compose manifestServer() from ${MANIFEST_PACKAGE} first`,
+    );
   }
   const identity = readServerIdentity(options.serverInfo);
   const endpointUrl = options.endpointUrl === undefined ? undefined : httpUrl(options.endpointUrl);
   if (options.endpointUrl !== undefined && endpointUrl === undefined) {
-    throw new ConfigurationError('INVALID_OPTION', `createServerCardHandler: endpointUrl must be an absolute http(s) URL, got ${JSON.stringify(options.endpointUrl)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `createServerCardHandler: endpointUrl must be an absolute http(s) URL, got ${JSON.stringify(options.endpointUrl)}`,
+    );
   }
   const mcpPath = normalizePath(options.mcpPath ?? '/mcp');
   const paths = [`${mcpPath}/server-card`, ...(options.wellKnown === false ? [] : [WELL_KNOWN_SERVER_CARD_PATH])];
 
   const current = (): { card: ServerCard; etag: string; ttlSeconds: number } => {
-    const { manifest, ttlSeconds } = getServiceManifest({ composed, identity }, undefined, options.sharedCallers === true);
+    const { manifest, ttlSeconds } = getServiceManifest(
+      { composed, identity },
+      undefined,
+      options.sharedCallers === true,
+    );
     const card: ServerCard = {
       name: identity.name,
       version: identity.version,
@@ -110,7 +136,8 @@ export function createServerCardHandler(options: ServerCardOptions): ServerCardH
     if (website !== undefined) card.websiteUrl = website;
     if (endpointUrl !== undefined) {
       const remote: NonNullable<ServerCard['remotes']>[number] = { type: 'streamable-http', url: endpointUrl };
-      if (options.supportedProtocolVersions !== undefined) remote.supportedProtocolVersions = [...options.supportedProtocolVersions];
+      if (options.supportedProtocolVersions !== undefined)
+        remote.supportedProtocolVersions = [...options.supportedProtocolVersions];
       card.remotes = [remote];
     }
     return { card, etag: `"${canonicalHash(card)}"`, ttlSeconds };
@@ -121,13 +148,19 @@ export function createServerCardHandler(options: ServerCardOptions): ServerCardH
     const method = request.method.toUpperCase();
     if (method === 'OPTIONS') return { status: 204, headers: { ...CORS, allow: ALLOWED } };
     if (method !== 'GET' && method !== 'HEAD') {
-      return { status: 405, headers: { ...CORS, allow: ALLOWED, 'content-type': 'text/plain; charset=utf-8' }, body: 'Method Not Allowed' };
+      return {
+        status: 405,
+        headers: { ...CORS, allow: ALLOWED, 'content-type': 'text/plain; charset=utf-8' },
+        body: 'Method Not Allowed',
+      };
     }
     const { card, etag, ttlSeconds } = current();
     const accept = request.headers.accept ?? '';
     const headers = {
       ...CORS,
-      'content-type': accept.includes(SERVER_CARD_MEDIA_TYPE) ? SERVER_CARD_MEDIA_TYPE : 'application/json; charset=utf-8',
+      'content-type': accept.includes(SERVER_CARD_MEDIA_TYPE)
+        ? SERVER_CARD_MEDIA_TYPE
+        : 'application/json; charset=utf-8',
       'cache-control': `public, max-age=${String(ttlSeconds)}`,
       etag,
       vary: 'Accept',
@@ -145,7 +178,10 @@ export function createServerCardHandler(options: ServerCardOptions): ServerCardH
       const answer = respond({
         method: request.method,
         path: new URL(request.url).pathname,
-        headers: { accept: request.headers.get('accept') ?? undefined, 'if-none-match': request.headers.get('if-none-match') ?? undefined },
+        headers: {
+          accept: request.headers.get('accept') ?? undefined,
+          'if-none-match': request.headers.get('if-none-match') ?? undefined,
+        },
       });
       if (answer === undefined) return Promise.resolve(new Response('Not Found', { status: 404 }));
       return Promise.resolve(new Response(answer.body ?? null, { status: answer.status, headers: answer.headers }));

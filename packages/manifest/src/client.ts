@@ -35,10 +35,15 @@ export async function fetchManifest(client: ExtendedClient, etag?: string): Prom
   const answer = await client.request(manifestGetMethod(negotiated.id), etag === undefined ? {} : { etag });
   const parsed = parseGetResult(answer);
   if (!parsed.ok) {
-    throw new ExtensionError('permanent', 'INVALID_MANIFEST', `${negotiated.id}/get answered a malformed result: ${parsed.pointer || '/'} ${parsed.message}`, {
-      userActionable: false,
-      details: { pointer: parsed.pointer },
-    });
+    throw new ExtensionError(
+      'permanent',
+      'INVALID_MANIFEST',
+      `${negotiated.id}/get answered a malformed result: ${parsed.pointer || '/'} ${parsed.message}`,
+      {
+        userActionable: false,
+        details: { pointer: parsed.pointer },
+      },
+    );
   }
   return parsed.value;
 }
@@ -93,7 +98,8 @@ export interface ManifestReader {
  */
 export function createManifestReader(client: ExtendedClient, options: ManifestReaderOptions = {}): ManifestReader {
   const refreshOnChange = options.refreshOnChange ?? true;
-  if (typeof refreshOnChange !== 'boolean') throw new ConfigurationError('INVALID_OPTION', 'createManifestReader: refreshOnChange must be a boolean');
+  if (typeof refreshOnChange !== 'boolean')
+    throw new ConfigurationError('INVALID_OPTION', 'createManifestReader: refreshOnChange must be a boolean');
   const now = options.now ?? Date.now;
   const report =
     options.onError ??
@@ -124,10 +130,15 @@ export function createManifestReader(client: ExtendedClient, options: ManifestRe
     stale = false;
     if (answer.not_modified) {
       if (held === undefined || held.etag !== answer.etag) {
-        throw new ExtensionError('permanent', 'INVALID_MANIFEST', `${MANIFEST_ID}/get answered not_modified for an etag this client does not hold`, {
-          userActionable: false,
-          details: { pointer: '/not_modified' },
-        });
+        throw new ExtensionError(
+          'permanent',
+          'INVALID_MANIFEST',
+          `${MANIFEST_ID}/get answered not_modified for an etag this client does not hold`,
+          {
+            userActionable: false,
+            details: { pointer: '/not_modified' },
+          },
+        );
       }
       cache = { ...held, ttlSeconds: answer.ttl_seconds, fetchedAt: at, freshUntil };
       return held.manifest;

@@ -1,4 +1,11 @@
-import { extensionId, silentLogger, WireError, type ExtendedClient, type ExtendedServer, type ToolResult } from '@ext/core';
+import {
+  extensionId,
+  silentLogger,
+  WireError,
+  type ExtendedClient,
+  type ExtendedServer,
+  type ToolResult,
+} from '@ext/core';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { confirmationServer } from '@ext/confirmation/server';
 import { errorsClient } from '@ext/errors/client';
@@ -9,13 +16,24 @@ import { Compile } from 'typebox/compile';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createManifestReader, fetchManifest, getManifestSettings, manifestClient } from './client.js';
-import { MANIFEST_ID, manifestChangedMethod, ManifestChangedParamsSchema, manifestGetMethod, type ServiceManifest } from './schema.js';
+import {
+  MANIFEST_ID,
+  manifestChangedMethod,
+  ManifestChangedParamsSchema,
+  manifestGetMethod,
+  type ServiceManifest,
+} from './schema.js';
 import { manifestServer } from './server.js';
 
 const seedManifest = seedValidators().check('service-manifest');
 const validChanged = Compile(ManifestChangedParamsSchema);
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
-const RECOMMENDATION = { capability: 'invoicing', server_name: 'billing-mcp', registry_url: 'https://registry.example/billing', match_confidence: 'high' as const };
+const RECOMMENDATION = {
+  capability: 'invoicing',
+  server_name: 'billing-mcp',
+  registry_url: 'https://registry.example/billing',
+  match_confidence: 'high' as const,
+};
 
 const empty = (): ToolResult => ({ content: [{ type: 'text', text: 'ok' }] });
 
@@ -31,7 +49,13 @@ function setup(server: ExtendedServer): void {
     {
       description: 'Deletes an order',
       inputSchema: z.object({ id: z.string() }),
-      _meta: { [extensionId('confirmation')]: { requires_confirmation: true, risk_level: 'destructive', confirmation_message: 'Delete order {id}?' } },
+      _meta: {
+        [extensionId('confirmation')]: {
+          requires_confirmation: true,
+          risk_level: 'destructive',
+          confirmation_message: 'Delete order {id}?',
+        },
+      },
     },
     empty,
   );
@@ -42,9 +66,16 @@ function setup(server: ExtendedServer): void {
       inputSchema: z.object({ month: z.string() }),
       outputSchema: z.object({ rows: z.number() }),
       _meta: {
-        [extensionId('cost')]: { cost: { category: 'metered', estimated_units: 5, unit_label: 'exports' }, latency: 'minutes' },
+        [extensionId('cost')]: {
+          cost: { category: 'metered', estimated_units: 5, unit_label: 'exports' },
+          latency: 'minutes',
+        },
         [extensionId('streaming')]: { checkpoints: true },
-        [extensionId('multimodal')]: { input_types: ['text/csv'], output_types: ['application/pdf'], max_input_size_bytes: 1_048_576 },
+        [extensionId('multimodal')]: {
+          input_types: ['text/csv'],
+          output_types: ['application/pdf'],
+          max_input_size_bytes: 1_048_576,
+        },
         [MANIFEST_ID]: { supports_pagination: true },
       },
     },
@@ -66,7 +97,12 @@ async function pair(line: TestLine, withClient: boolean, authenticated = true): 
     authInfo: authenticated ? { clientId: 'reader' } : undefined,
     serverExtensions: [
       errorsServer(),
-      manifestServer({ ttlSeconds: 60, auth: { methods: ['bearer_token'] }, rateLimits: { requests_per_minute: 60 }, recommendations: [RECOMMENDATION] }),
+      manifestServer({
+        ttlSeconds: 60,
+        auth: { methods: ['bearer_token'] },
+        rateLimits: { requests_per_minute: 60 },
+        recommendations: [RECOMMENDATION],
+      }),
       confirmationServer(),
       permissionsServer({
         scopes: [
@@ -107,7 +143,8 @@ describe.each(TEST_LINES)('manifest end to end on %s', (line) => {
   });
 
   it('says callers are not told apart (auth method none) only to callers of an anonymous shared endpoint (core IDENT-7)', async () => {
-    const shared = ((await fetchManifest((await pair(line, true, false)).client))?.manifest as ServiceManifest).auth?.methods;
+    const shared = ((await fetchManifest((await pair(line, true, false)).client))?.manifest as ServiceManifest).auth
+      ?.methods;
     // The v1 pair is an in-process link: one local caller, no shared endpoint.
     expect(shared).toEqual(line === 'v1' ? ['bearer_token'] : ['bearer_token', 'none']);
     const named = ((await fetchManifest((await pair(line, true)).client))?.manifest as ServiceManifest).auth?.methods;
@@ -120,7 +157,11 @@ describe.each(TEST_LINES)('manifest end to end on %s', (line) => {
     expect(answer).toMatchObject({ not_modified: false, ttl_seconds: 60 });
     const manifest = answer?.manifest as ServiceManifest;
     expect(seedManifest(manifest).errors).toBe('');
-    expect(manifest.server).toEqual({ name: 'ext-test-server', version: '0.0.0', mcp_spec_version: expectedRevision(line) });
+    expect(manifest.server).toEqual({
+      name: 'ext-test-server',
+      version: '0.0.0',
+      mcp_spec_version: expectedRevision(line),
+    });
     expect(manifest.tools.map((tool) => tool.name)).toEqual(['delete_order', 'export_report', 'get_order']);
     const [deleteOrder, exportReport, getOrder] = manifest.tools;
     expect(deleteOrder).toMatchObject({
@@ -144,7 +185,12 @@ describe.each(TEST_LINES)('manifest end to end on %s', (line) => {
       required_scopes: ['orders:read'],
       requires_confirmation: false,
     });
-    expect(getOrder).toMatchObject({ idempotent: true, risk_level: 'safe', requires_confirmation: false, required_scopes: ['orders:read'] });
+    expect(getOrder).toMatchObject({
+      idempotent: true,
+      risk_level: 'safe',
+      requires_confirmation: false,
+      required_scopes: ['orders:read'],
+    });
     expect(manifest.auth).toEqual({
       methods: ['bearer_token'],
       scopes: [
@@ -180,7 +226,10 @@ describe.each(TEST_LINES)('manifest end to end on %s', (line) => {
     const { client } = await pair(line, true);
     const failure = await rawGet(client, { etag: 42 }).catch((error: unknown) => error);
     expect(WireError.isInstance(failure)).toBe(true);
-    expect(failure).toMatchObject({ code: -32602, data: { code: 'INVALID_INPUT', category: 'invalid_input', details: { pointer: '/etag' } } });
+    expect(failure).toMatchObject({
+      code: -32602,
+      data: { code: 'INVALID_INPUT', category: 'invalid_input', details: { pointer: '/etag' } },
+    });
   });
 
   it('MAN-18: the client reader answers which tools need confirmation, cost something, or are slow', async () => {
@@ -225,7 +274,11 @@ describe.each(TEST_LINES)('manifest end to end on %s', (line) => {
     const oldEtag = reader.snapshot()?.etag;
     if (stateful(line)) {
       // The reader refreshes on nothing but the change notification, so its onChange proves the notification came.
-      const changed = new Promise<[ServiceManifest, string]>((resolve) => reader.onChange((manifest, etag) => { resolve([manifest, etag]); }));
+      const changed = new Promise<[ServiceManifest, string]>((resolve) =>
+        reader.onChange((manifest, etag) => {
+          resolve([manifest, etag]);
+        }),
+      );
       const listChanged = nextNotification(client, TOOLS_CHANGED);
       created.server.registerTool('refund_order', { description: 'Refunds an order' }, empty);
       const [[manifest, etag]] = await Promise.all([changed, listChanged]);

@@ -23,7 +23,11 @@ import { MANIFEST_ID, SERVER_VERSION_PATTERN_SOURCE } from './schema.js';
 const seedManifest = seedValidators().check('service-manifest');
 const id = (name: string): string => extensionId(name);
 
-function source(tools: ToolInfo[], capabilities: Record<string, Record<string, unknown>> = {}, protocolVersion?: string): ManifestSource {
+function source(
+  tools: ToolInfo[],
+  capabilities: Record<string, Record<string, unknown>> = {},
+  protocolVersion?: string,
+): ManifestSource {
   return {
     identity: { name: 'shop', version: '1.2.3' },
     tools,
@@ -37,7 +41,12 @@ describe('toolDefinition', () => {
   it('MAN-5: carries name, description and the input/output JSON Schemas', () => {
     const input = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
     const output = { type: 'object', properties: { ok: { type: 'boolean' } } };
-    const tool: ToolInfo = { name: 'get_order', description: 'Reads an order', inputJsonSchema: input, outputJsonSchema: output };
+    const tool: ToolInfo = {
+      name: 'get_order',
+      description: 'Reads an order',
+      inputJsonSchema: input,
+      outputJsonSchema: output,
+    };
     expect(toolDefinition(tool, { _meta: {} })).toEqual({
       name: 'get_order',
       description: 'Reads an order',
@@ -46,17 +55,32 @@ describe('toolDefinition', () => {
       idempotent: false,
       requires_confirmation: false,
     });
-    expect(toolDefinition({ name: 'ping', title: 'Ping' }, { _meta: {} })).toMatchObject({ description: 'Ping', input_schema: { type: 'object', properties: {} } });
+    expect(toolDefinition({ name: 'ping', title: 'Ping' }, { _meta: {} })).toMatchObject({
+      description: 'Ping',
+      input_schema: { type: 'object', properties: {} },
+    });
   });
 
-  it('MAN-6: maps every extension\'s Tool._meta entry into the seed fields', () => {
+  it("MAN-6: maps every extension's Tool._meta entry into the seed fields", () => {
     const meta = {
-      [id('confirmation')]: { requires_confirmation: true, risk_level: 'destructive', confirmation_message: 'Delete {id}?' },
-      [id('cost')]: { cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' }, latency: 'minutes', quota: { limit: 12, window_seconds: 86_400 } },
+      [id('confirmation')]: {
+        requires_confirmation: true,
+        risk_level: 'destructive',
+        confirmation_message: 'Delete {id}?',
+      },
+      [id('cost')]: {
+        cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' },
+        latency: 'minutes',
+        quota: { limit: 12, window_seconds: 86_400 },
+      },
       [id('permissions')]: { required_scopes: ['orders:write'] },
       [id('idempotency')]: { idempotent_capable: true },
       [id('streaming')]: { checkpoints: true },
-      [id('multimodal')]: { input_types: ['image/png'], output_types: ['application/json'], max_input_size_bytes: 1024 },
+      [id('multimodal')]: {
+        input_types: ['image/png'],
+        output_types: ['application/json'],
+        max_input_size_bytes: 1024,
+      },
       [MANIFEST_ID]: { supports_pagination: true },
     };
     expect(toolDefinition({ name: 'export', description: 'Exports' }, { _meta: meta })).toEqual({
@@ -79,12 +103,19 @@ describe('toolDefinition', () => {
   });
 
   it('MAN-6: reads idempotence and risk from MCP annotations when no extension says', () => {
-    expect(toolDefinition({ name: 'a' }, { _meta: {}, annotations: { readOnlyHint: true } })).toMatchObject({ idempotent: true, risk_level: 'safe' });
-    expect(toolDefinition({ name: 'a' }, { _meta: {}, annotations: { destructiveHint: true, idempotentHint: true } })).toMatchObject({
+    expect(toolDefinition({ name: 'a' }, { _meta: {}, annotations: { readOnlyHint: true } })).toMatchObject({
+      idempotent: true,
+      risk_level: 'safe',
+    });
+    expect(
+      toolDefinition({ name: 'a' }, { _meta: {}, annotations: { destructiveHint: true, idempotentHint: true } }),
+    ).toMatchObject({
       idempotent: true,
       risk_level: 'destructive',
     });
-    expect(toolDefinition({ name: 'a' }, { _meta: {}, annotations: { destructiveHint: false } }).risk_level).toBeUndefined();
+    expect(
+      toolDefinition({ name: 'a' }, { _meta: {}, annotations: { destructiveHint: false } }).risk_level,
+    ).toBeUndefined();
   });
 
   it('MAN-6: leaves out what is malformed instead of passing it on', () => {
@@ -96,26 +127,42 @@ describe('toolDefinition', () => {
       [MANIFEST_ID]: { supports_pagination: 'no' },
     };
     const entry = toolDefinition({ name: 'x' }, { _meta: meta });
-    expect(entry).toEqual({ name: 'x', description: '', input_schema: { type: 'object', properties: {} }, idempotent: false, requires_confirmation: false });
+    expect(entry).toEqual({
+      name: 'x',
+      description: '',
+      input_schema: { type: 'object', properties: {} },
+      idempotent: false,
+      requires_confirmation: false,
+    });
   });
 
   it('MAN-6: any extension metadata, however malformed, still yields a valid manifest', () => {
     const anyJson = fc.jsonValue({ maxDepth: 3 });
-    const keys = ['confirmation', 'cost', 'permissions', 'idempotency', 'streaming', 'multimodal', 'manifest'].map((name) => id(name));
+    const keys = ['confirmation', 'cost', 'permissions', 'idempotency', 'streaming', 'multimodal', 'manifest'].map(
+      (name) => id(name),
+    );
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...keys), anyJson), fc.dictionary(fc.constantFrom('readOnlyHint', 'destructiveHint', 'idempotentHint'), anyJson), (meta, annotations) => {
-        const { manifest } = buildServiceManifest(source([{ name: 'tool', _meta: meta, annotations }]));
-        expect(seedManifest(manifest).errors).toBe('');
-      }),
+      fc.property(
+        fc.dictionary(fc.constantFrom(...keys), anyJson),
+        fc.dictionary(fc.constantFrom('readOnlyHint', 'destructiveHint', 'idempotentHint'), anyJson),
+        (meta, annotations) => {
+          const { manifest } = buildServiceManifest(source([{ name: 'tool', _meta: meta, annotations }]));
+          expect(seedManifest(manifest).errors).toBe('');
+        },
+      ),
     );
   });
 });
 
 describe('buildServiceManifest', () => {
-  it('MAN-4: names the server from its SDK identity and the request\'s protocol revision', () => {
+  it("MAN-4: names the server from its SDK identity and the request's protocol revision", () => {
     const { manifest } = buildServiceManifest(source([], {}, '2026-07-28'));
     expect(manifest.server).toEqual({ name: 'shop', version: '1.2.3', mcp_spec_version: '2026-07-28' });
-    const configured = buildServiceManifest(source([]), { description: 'A shop', homepage: 'https://shop.example/docs', mcpSpecVersion: '2025-06-18' });
+    const configured = buildServiceManifest(source([]), {
+      description: 'A shop',
+      homepage: 'https://shop.example/docs',
+      mcpSpecVersion: '2025-06-18',
+    });
     expect(configured.manifest.server).toEqual({
       name: 'shop',
       version: '1.2.3',
@@ -143,7 +190,12 @@ describe('buildServiceManifest', () => {
       'io.modelcontextprotocol/content-negotiation': { version: '1.0' },
     };
     const { manifest } = buildServiceManifest(source([], capabilities));
-    expect(manifest.supported_extensions).toEqual(['streaming', 'progress_notifications', 'human_in_the_loop', 'structured_errors']);
+    expect(manifest.supported_extensions).toEqual([
+      'streaming',
+      'progress_notifications',
+      'human_in_the_loop',
+      'structured_errors',
+    ]);
     expect(manifest.extensions).toEqual({
       [id('confirmation')]: '1.0',
       [id('cost')]: '1.0',
@@ -164,7 +216,13 @@ describe('buildServiceManifest', () => {
       ],
     };
     const { manifest } = buildServiceManifest(source([], { [id('permissions')]: permissions }), {
-      auth: { methods: ['bearer_token'], scopes: [{ name: 'orders:read', description: 'dup' }, { name: 'admin', description: 'administer' }] },
+      auth: {
+        methods: ['bearer_token'],
+        scopes: [
+          { name: 'orders:read', description: 'dup' },
+          { name: 'admin', description: 'administer' },
+        ],
+      },
     });
     expect(manifest.auth).toEqual({
       methods: ['bearer_token'],
@@ -178,7 +236,14 @@ describe('buildServiceManifest', () => {
   });
 
   it('MAN-9: carries configured rate limits and recommendations', () => {
-    const recommendations = [{ capability: 'ci', server_name: 'ci-mcp', registry_url: 'https://registry.example/ci', match_confidence: 'high' as const }];
+    const recommendations = [
+      {
+        capability: 'ci',
+        server_name: 'ci-mcp',
+        registry_url: 'https://registry.example/ci',
+        match_confidence: 'high' as const,
+      },
+    ];
     const { manifest } = buildServiceManifest(source([]), { rateLimits: { requests_per_minute: 30 }, recommendations });
     expect(manifest.rate_limits).toEqual({ requests_per_minute: 30 });
     expect(manifest.recommendations).toEqual(recommendations);
@@ -224,9 +289,14 @@ describe('etags and answers', () => {
   });
 
   it('MAN-17: a get answer without a manifest is accepted only as "not modified"', () => {
-    expect(parseGetResult({ etag: 'e', ttl_seconds: 1, not_modified: false })).toMatchObject({ ok: false, pointer: '/manifest' });
+    expect(parseGetResult({ etag: 'e', ttl_seconds: 1, not_modified: false })).toMatchObject({
+      ok: false,
+      pointer: '/manifest',
+    });
     expect(parseGetResult({ etag: 'e', ttl_seconds: 1, not_modified: true }).ok).toBe(true);
-    expect(parseGetResult({ etag: 'e', ttl_seconds: 1, not_modified: false, manifest: { manifest_version: '0.1.0' } })).toMatchObject({
+    expect(
+      parseGetResult({ etag: 'e', ttl_seconds: 1, not_modified: false, manifest: { manifest_version: '0.1.0' } }),
+    ).toMatchObject({
       ok: false,
       pointer: '/manifest/server',
     });
@@ -264,17 +334,26 @@ describe('small parsers', () => {
     expect(isListableToolName('1st')).toBe(false);
   });
 
-  it('MAN-15: the author\'s Tool._meta entry is checked field by field', () => {
+  it("MAN-15: the author's Tool._meta entry is checked field by field", () => {
     expect(parseManifestToolMeta(undefined)).toEqual({ ok: true, value: undefined });
-    expect(parseManifestToolMeta({ supports_pagination: true, other: 1 })).toEqual({ ok: true, value: { supports_pagination: true } });
-    expect(parseManifestToolMeta({ supports_pagination: 'yes' })).toMatchObject({ ok: false, pointer: '/supports_pagination' });
+    expect(parseManifestToolMeta({ supports_pagination: true, other: 1 })).toEqual({
+      ok: true,
+      value: { supports_pagination: true },
+    });
+    expect(parseManifestToolMeta({ supports_pagination: 'yes' })).toMatchObject({
+      ok: false,
+      pointer: '/supports_pagination',
+    });
     expect(parseManifestToolMeta([])).toMatchObject({ ok: false, pointer: '' });
   });
 
   it('MAN-7 MAN-8: odd identifiers and settings are ignored', () => {
     expect(supportedExtensionsOf(['not an id', 'com.example/errors', extensionId('manifest')])).toEqual([]);
     expect(scopesFromPermissions('nope')).toEqual({ scopes: [], sessionTtlSeconds: undefined });
-    expect(scopesFromPermissions({ scopes: 'x', session_ttl_seconds: 1.5 })).toEqual({ scopes: [], sessionTtlSeconds: undefined });
+    expect(scopesFromPermissions({ scopes: 'x', session_ttl_seconds: 1.5 })).toEqual({
+      scopes: [],
+      sessionTtlSeconds: undefined,
+    });
   });
 
   it('MAN-18: slow means the given latency class or slower', () => {

@@ -62,7 +62,8 @@ const META_KEYS = {
 } as const;
 
 /** Parsing outcome at a boundary: the value, or the JSON Pointer and message of the first violation. */
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly pointer: string; readonly message: string };
+export type Parsed<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly pointer: string; readonly message: string };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -107,7 +108,8 @@ function costOf(meta: Record<string, unknown> | undefined): CostInfo | undefined
   const out: CostInfo = {};
   const category = oneOf(COST_CATEGORIES, cost.category);
   if (category !== undefined) out.category = category;
-  if (typeof cost.estimated_units === 'number' && Number.isFinite(cost.estimated_units)) out.estimated_units = cost.estimated_units;
+  if (typeof cost.estimated_units === 'number' && Number.isFinite(cost.estimated_units))
+    out.estimated_units = cost.estimated_units;
   if (typeof cost.unit_label === 'string') out.unit_label = cost.unit_label;
   return Object.keys(out).length > 0 ? out : undefined;
 }
@@ -119,7 +121,10 @@ export function parseManifestToolMeta(value: unknown): Parsed<ManifestToolMeta |
   if (value.supports_pagination !== undefined && typeof value.supports_pagination !== 'boolean') {
     return { ok: false, pointer: '/supports_pagination', message: 'must be a boolean' };
   }
-  return { ok: true, value: value.supports_pagination === undefined ? {} : { supports_pagination: value.supports_pagination } };
+  return {
+    ok: true,
+    value: value.supports_pagination === undefined ? {} : { supports_pagination: value.supports_pagination },
+  };
 }
 
 /** What a tool looks like once every composed extension decorated it (`ComposedServer.decorateTool`). */
@@ -161,10 +166,13 @@ export function toolDefinition(tool: ToolInfo, decorated: DecoratedTool): ToolDe
   if (latency !== undefined) entry.latency = latency;
 
   entry.idempotent =
-    annotations.readOnlyHint === true || annotations.idempotentHint === true || read(META_KEYS.idempotency)?.idempotent_capable === true;
+    annotations.readOnlyHint === true ||
+    annotations.idempotentHint === true ||
+    read(META_KEYS.idempotency)?.idempotent_capable === true;
 
   entry.requires_confirmation = confirmation?.requires_confirmation === true;
-  if (typeof confirmation?.confirmation_message === 'string') entry.confirmation_message = confirmation.confirmation_message;
+  if (typeof confirmation?.confirmation_message === 'string')
+    entry.confirmation_message = confirmation.confirmation_message;
   const risk =
     oneOf(RISK_LEVELS, confirmation?.risk_level) ??
     (annotations.readOnlyHint === true ? 'safe' : annotations.destructiveHint === true ? 'destructive' : undefined);
@@ -188,12 +196,21 @@ export function supportedExtensionsOf(ids: Iterable<string>): SupportedExtension
 }
 
 /** The manifest's scopes from the permissions extension's advertised settings (its `tools` become `grants`). */
-export function scopesFromPermissions(settings: unknown): { scopes: ScopeDefinition[]; sessionTtlSeconds: number | undefined } {
+export function scopesFromPermissions(settings: unknown): {
+  scopes: ScopeDefinition[];
+  sessionTtlSeconds: number | undefined;
+} {
   const record = isRecord(settings) ? settings : {};
   const scopes = Array.isArray(record.scopes)
     ? record.scopes.flatMap((scope): ScopeDefinition[] => {
         if (!isRecord(scope) || typeof scope.name !== 'string' || typeof scope.description !== 'string') return [];
-        return [{ name: scope.name, description: scope.description, ...(isStringArray(scope.tools) ? { grants: [...scope.tools] } : {}) }];
+        return [
+          {
+            name: scope.name,
+            description: scope.description,
+            ...(isStringArray(scope.tools) ? { grants: [...scope.tools] } : {}),
+          },
+        ];
       })
     : [];
   const ttl = record.session_ttl_seconds;
@@ -214,7 +231,12 @@ export interface ManifestConfig {
 
 /** What a manifest is assembled from: the server as composed and registered. */
 export interface ManifestSource {
-  readonly identity: { readonly name: string; readonly version: string; readonly description?: string | undefined; readonly websiteUrl?: string | undefined };
+  readonly identity: {
+    readonly name: string;
+    readonly version: string;
+    readonly description?: string | undefined;
+    readonly websiteUrl?: string | undefined;
+  };
   readonly tools: Iterable<ToolInfo>;
   decorate(tool: ToolInfo): DecoratedTool;
   /** `capabilities.extensions` as advertised. */
@@ -287,7 +309,8 @@ export function buildServiceManifest(source: ManifestSource, config: ManifestCon
   if (auth !== undefined) manifest.auth = auth;
   const ids = Object.keys(source.capabilities).sort();
   manifest.supported_extensions = supportedExtensionsOf(ids);
-  if (config.rateLimits !== undefined && Object.keys(config.rateLimits).length > 0) manifest.rate_limits = { ...config.rateLimits };
+  if (config.rateLimits !== undefined && Object.keys(config.rateLimits).length > 0)
+    manifest.rate_limits = { ...config.rateLimits };
   if (config.recommendations !== undefined && config.recommendations.length > 0) {
     manifest.recommendations = config.recommendations.map((recommendation) => ({ ...recommendation }));
   }
@@ -306,7 +329,12 @@ export function manifestEtag(manifest: ServiceManifest): string {
 }
 
 /** The answer to `<id>/get` for a client holding `clientEtag` (MAN-10, MAN-11). */
-export function getAnswer(manifest: ServiceManifest, etag: string, ttlSeconds: number, clientEtag: string | undefined): ManifestGetResult {
+export function getAnswer(
+  manifest: ServiceManifest,
+  etag: string,
+  ttlSeconds: number,
+  clientEtag: string | undefined,
+): ManifestGetResult {
   return clientEtag === etag
     ? { etag, ttl_seconds: ttlSeconds, not_modified: true }
     : { etag, ttl_seconds: ttlSeconds, not_modified: false, manifest };
@@ -326,9 +354,14 @@ function check<T>(schema: TSchema, value: unknown): Parsed<T> {
   const first = validator.Errors(value)[0];
   const pointer = first?.instancePath ?? '';
   // A missing member is reported at its parent: point at the member itself.
-  const missing = first?.keyword === 'required' ? (first.params as { requiredProperties?: unknown }).requiredProperties : undefined;
+  const missing =
+    first?.keyword === 'required' ? (first.params as { requiredProperties?: unknown }).requiredProperties : undefined;
   if (Array.isArray(missing) && typeof missing[0] === 'string') {
-    return { ok: false, pointer: `${pointer}/${missing[0].replace(/~/g, '~0').replace(/\//g, '~1')}`, message: 'is required' };
+    return {
+      ok: false,
+      pointer: `${pointer}/${missing[0].replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      message: 'is required',
+    };
   }
   return { ok: false, pointer, message: first?.message ?? 'is invalid' };
 }

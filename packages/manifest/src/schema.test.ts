@@ -64,7 +64,11 @@ describe('the service manifest shape agrees with the seed schema', () => {
   });
 
   it('MAN-3: names the JSON Pointer of the first violation', () => {
-    const parsed = parseServiceManifest({ manifest_version: '0.1.0', server: { name: 's', version: '1', mcp_spec_version: 'x' }, tools: [] });
+    const parsed = parseServiceManifest({
+      manifest_version: '0.1.0',
+      server: { name: 's', version: '1', mcp_spec_version: 'x' },
+      tools: [],
+    });
     expect(parsed).toMatchObject({ ok: false, pointer: '/server/version' });
   });
 });

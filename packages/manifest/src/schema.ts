@@ -166,15 +166,24 @@ export const CostInfoSchema = costInfo({ $id: `${SCHEMA_BASE}/cost-info.json`, t
 export type CostInfo = Static<typeof CostInfoSchema>;
 
 /** One tool in a manifest (seed `ToolDefinition`). */
-export const ToolDefinitionSchema = toolDefinition({ $id: `${SCHEMA_BASE}/tool-definition.json`, title: 'ToolDefinition' });
+export const ToolDefinitionSchema = toolDefinition({
+  $id: `${SCHEMA_BASE}/tool-definition.json`,
+  title: 'ToolDefinition',
+});
 export type ToolDefinition = Static<typeof ToolDefinitionSchema>;
 
 /** A permission scope in a manifest (seed `ScopeDefinition`: `grants` lists the tools it unlocks). */
-export const ScopeDefinitionSchema = scopeDefinition({ $id: `${SCHEMA_BASE}/scope-definition.json`, title: 'ScopeDefinition' });
+export const ScopeDefinitionSchema = scopeDefinition({
+  $id: `${SCHEMA_BASE}/scope-definition.json`,
+  title: 'ScopeDefinition',
+});
 export type ScopeDefinition = Static<typeof ScopeDefinitionSchema>;
 
 /** Authentication methods and scopes (seed `AuthCapabilities`). */
-export const AuthCapabilitiesSchema = authCapabilities({ $id: `${SCHEMA_BASE}/auth-capabilities.json`, title: 'AuthCapabilities' });
+export const AuthCapabilitiesSchema = authCapabilities({
+  $id: `${SCHEMA_BASE}/auth-capabilities.json`,
+  title: 'AuthCapabilities',
+});
 export type AuthCapabilities = Static<typeof AuthCapabilitiesSchema>;
 
 /** Server-wide rate limits (seed `RateLimits`). */
@@ -189,7 +198,10 @@ export const ServerRecommendationSchema = serverRecommendation({
 export type ServerRecommendation = Static<typeof ServerRecommendationSchema>;
 
 /** The service manifest document (seed `service-manifest.json`). */
-export const ServiceManifestSchema = serviceManifest({ $id: `${SCHEMA_BASE}/service-manifest.json`, title: 'ServiceManifest' });
+export const ServiceManifestSchema = serviceManifest({
+  $id: `${SCHEMA_BASE}/service-manifest.json`,
+  title: 'ServiceManifest',
+});
 export type ServiceManifest = Static<typeof ServiceManifestSchema>;
 
 /** What the server advertises in `capabilities.extensions[MANIFEST_ID]`. Unknown fields are ignored. */
@@ -312,7 +324,8 @@ export function manifestJsonSchema(): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/manifest.json`,
     title: 'MCP manifest extension (io.github.mcp-ext/manifest)',
-    description: 'Wire payloads of the manifest extension: the service manifest document, settings, tool metadata, the get method, the change notification and the server card.',
+    description:
+      'Wire payloads of the manifest extension: the service manifest document, settings, tool metadata, the get method, the change notification and the server card.',
     $defs: defs,
   };
 }

@@ -1,7 +1,14 @@
 import { extensionId, type ToolInfo } from '@ext/core';
 import { seedValidators } from '@ext/core/testing';
 import { describe, expect, it } from 'vitest';
-import { buildServiceManifest, costlyTools, parseServiceManifest, slowTools, toolsRequiringConfirmation, type ManifestSource } from './logic.js';
+import {
+  buildServiceManifest,
+  costlyTools,
+  parseServiceManifest,
+  slowTools,
+  toolsRequiringConfirmation,
+  type ManifestSource,
+} from './logic.js';
 import { MANIFEST_ID, type ServiceManifest, type SupportedExtensionName, type ToolDefinition } from './schema.js';
 import { readSeedManifest, SEED_MANIFEST_FILES } from './test-fixtures.js';
 
@@ -36,20 +43,29 @@ function registration(definition: ToolDefinition): ToolInfo {
     meta[extensionId('confirmation')] = {
       requires_confirmation: definition.requires_confirmation ?? false,
       risk_level: definition.risk_level ?? 'safe',
-      ...(definition.confirmation_message === undefined ? {} : { confirmation_message: definition.confirmation_message }),
+      ...(definition.confirmation_message === undefined
+        ? {}
+        : { confirmation_message: definition.confirmation_message }),
     };
   }
   if (definition.cost !== undefined || definition.latency !== undefined) {
-    meta[extensionId('cost')] = { ...(definition.cost ? { cost: definition.cost } : {}), ...(definition.latency ? { latency: definition.latency } : {}) };
+    meta[extensionId('cost')] = {
+      ...(definition.cost ? { cost: definition.cost } : {}),
+      ...(definition.latency ? { latency: definition.latency } : {}),
+    };
   }
-  if (definition.required_scopes !== undefined) meta[extensionId('permissions')] = { required_scopes: definition.required_scopes };
+  if (definition.required_scopes !== undefined)
+    meta[extensionId('permissions')] = { required_scopes: definition.required_scopes };
   if (definition.supports_streaming === true) meta[extensionId('streaming')] = { checkpoints: false };
-  if (definition.supports_pagination !== undefined) meta[MANIFEST_ID] = { supports_pagination: definition.supports_pagination };
+  if (definition.supports_pagination !== undefined)
+    meta[MANIFEST_ID] = { supports_pagination: definition.supports_pagination };
   if (definition.input_types ?? definition.output_types ?? definition.max_input_size_bytes) {
     meta[extensionId('multimodal')] = {
       ...(definition.input_types ? { input_types: definition.input_types } : {}),
       ...(definition.output_types ? { output_types: definition.output_types } : {}),
-      ...(definition.max_input_size_bytes === undefined ? {} : { max_input_size_bytes: definition.max_input_size_bytes }),
+      ...(definition.max_input_size_bytes === undefined
+        ? {}
+        : { max_input_size_bytes: definition.max_input_size_bytes }),
     };
   }
   return {
@@ -87,7 +103,14 @@ const byName = (a: ToolDefinition, b: ToolDefinition): number => a.name.localeCo
 
 /** A tool entry with the seed schema's declared defaults filled in: an absent field means its default. */
 function withDefaults(tool: ToolDefinition): ToolDefinition {
-  return { idempotent: false, requires_confirmation: false, risk_level: 'safe', supports_streaming: false, supports_pagination: false, ...tool };
+  return {
+    idempotent: false,
+    requires_confirmation: false,
+    risk_level: 'safe',
+    supports_streaming: false,
+    supports_pagination: false,
+    ...tool,
+  };
 }
 
 const normalized = (tools: readonly ToolDefinition[]): ToolDefinition[] => tools.map(withDefaults).sort(byName);
@@ -130,11 +153,15 @@ describe.each(SEED_MANIFEST_FILES)('seed example %s', (file) => {
     const parsed = parseServiceManifest(raw);
     if (!parsed.ok) throw new Error(parsed.message);
     const example = parsed.value;
-    expect(toolsRequiringConfirmation(example)).toEqual(example.tools.filter((tool) => tool.requires_confirmation === true).map((tool) => tool.name));
+    expect(toolsRequiringConfirmation(example)).toEqual(
+      example.tools.filter((tool) => tool.requires_confirmation === true).map((tool) => tool.name),
+    );
     expect(costlyTools(example)).toEqual(
       example.tools.filter((tool) => tool.cost !== undefined && tool.cost.category !== 'free').map((tool) => tool.name),
     );
-    expect(slowTools(example)).toEqual(example.tools.filter((tool) => tool.latency === 'minutes').map((tool) => tool.name));
+    expect(slowTools(example)).toEqual(
+      example.tools.filter((tool) => tool.latency === 'minutes').map((tool) => tool.name),
+    );
   });
 });
 

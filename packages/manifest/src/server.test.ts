@@ -1,4 +1,12 @@
-import { composeServer, ConfigurationError, createRequestContext, MemoryStore, silentLogger, type Logger, type RequestContext } from '@ext/core';
+import {
+  composeServer,
+  ConfigurationError,
+  createRequestContext,
+  MemoryStore,
+  silentLogger,
+  type Logger,
+  type RequestContext,
+} from '@ext/core';
 import { extendServer } from '@ext/core/sdk-v1';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +26,10 @@ describe('manifestServer options', () => {
       [{ rateLimits: { requests_per_minute: -0.5 } }, /rateLimits\/requests_per_minute/],
       [{ rateLimits: { resets_at: 'tomorrow' } }, /rateLimits\/resets_at/],
       [{ recommendations: [{ capability: 'x' } as never] }, /recommendations\/0/],
-      [{ recommendations: [{ capability: 'x', server_name: 'y', registry_url: 'nope' }] }, /recommendations\/0\/registry_url/],
+      [
+        { recommendations: [{ capability: 'x', server_name: 'y', registry_url: 'nope' }] },
+        /recommendations\/0\/registry_url/,
+      ],
       [{ include: 'all' as never }, /include/],
     ];
     for (const [options, message] of cases) {
@@ -28,12 +39,18 @@ describe('manifestServer options', () => {
     expect(manifestServer().settings).toEqual({ version: '1.0', ttl_seconds: 300 });
   });
 
-  it('MAN-15: checks the author\'s Tool._meta entry at registration, naming the tool and the field', () => {
-    const server = extendServer(new McpServer({ name: 's', version: '1.0.0' }), [manifestServer()], { logger: silentLogger });
-    expect(() => server.registerTool('paged', { _meta: { [MANIFEST_ID]: { supports_pagination: 'yes' } } }, () => ({ content: [] }))).toThrow(
-      /tool "paged": _meta\["io\.github\.mcp-ext\/manifest"\]\/supports_pagination must be a boolean/,
-    );
-    const info = server.registerTool('listed', { _meta: { [MANIFEST_ID]: { supports_pagination: true } } }, () => ({ content: [] }));
+  it("MAN-15: checks the author's Tool._meta entry at registration, naming the tool and the field", () => {
+    const server = extendServer(new McpServer({ name: 's', version: '1.0.0' }), [manifestServer()], {
+      logger: silentLogger,
+    });
+    expect(() =>
+      server.registerTool('paged', { _meta: { [MANIFEST_ID]: { supports_pagination: 'yes' } } }, () => ({
+        content: [],
+      })),
+    ).toThrow(/tool "paged": _meta\["io\.github\.mcp-ext\/manifest"\]\/supports_pagination must be a boolean/);
+    const info = server.registerTool('listed', { _meta: { [MANIFEST_ID]: { supports_pagination: true } } }, () => ({
+      content: [],
+    }));
     expect(server.composed.decorateTool(info)._meta[MANIFEST_ID]).toEqual({ supports_pagination: true });
   });
 
@@ -51,7 +68,9 @@ describe('manifestServer options', () => {
 
   it('MAN-14: getServiceManifest needs manifestServer() in the composition', () => {
     const composed = composeServer([], { logger: silentLogger });
-    expect(() => getServiceManifest({ composed, identity: { name: 's', version: '1.0.0' } })).toThrow(/compose manifestServer\(\)/);
+    expect(() => getServiceManifest({ composed, identity: { name: 's', version: '1.0.0' } })).toThrow(
+      /compose manifestServer\(\)/,
+    );
   });
 
   it('MAN-2: a context without the server (built by hand) gets a structured failure, not a crash', async () => {
@@ -73,9 +92,15 @@ describe('manifestServer options', () => {
     });
     const get = half.methods?.get;
     if (get === undefined) throw new Error('no get method');
-    await expect(Promise.resolve().then(() => get({}, ctx))).rejects.toMatchObject({ code: 'MANIFEST_UNAVAILABLE', category: 'permanent' });
+    await expect(Promise.resolve().then(() => get({}, ctx))).rejects.toMatchObject({
+      code: 'MANIFEST_UNAVAILABLE',
+      category: 'permanent',
+    });
     const composed = composeServer([half], { logger: silentLogger });
-    const answer = (await get({}, { ...ctx, server: { composed, identity: { name: 's', version: '1.0.0' } } })) as ManifestGetResult;
+    const answer = (await get(
+      {},
+      { ...ctx, server: { composed, identity: { name: 's', version: '1.0.0' } } },
+    )) as ManifestGetResult;
     expect(answer.manifest?.tools).toEqual([]);
   });
 });

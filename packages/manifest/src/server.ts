@@ -75,14 +75,22 @@ function checkShape<T>(name: string, schema: TSchema, value: T | undefined): T |
 
 function resolveOptions(options: ManifestServerOptions): { ttlSeconds: number; config: ManifestConfig } {
   const ttlSeconds = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
-  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1) fail(`ttlSeconds must be a positive integer, got ${String(ttlSeconds)}`);
-  if (options.description !== undefined && typeof options.description !== 'string') fail('description must be a string');
-  if (options.homepage !== undefined && httpUrl(options.homepage) === undefined) fail(`homepage must be an http(s) URL, got ${JSON.stringify(options.homepage)}`);
-  if (options.mcpSpecVersion !== undefined && (typeof options.mcpSpecVersion !== 'string' || options.mcpSpecVersion === '')) {
+  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1)
+    fail(`ttlSeconds must be a positive integer, got ${String(ttlSeconds)}`);
+  if (options.description !== undefined && typeof options.description !== 'string')
+    fail('description must be a string');
+  if (options.homepage !== undefined && httpUrl(options.homepage) === undefined)
+    fail(`homepage must be an http(s) URL, got ${JSON.stringify(options.homepage)}`);
+  if (
+    options.mcpSpecVersion !== undefined &&
+    (typeof options.mcpSpecVersion !== 'string' || options.mcpSpecVersion === '')
+  ) {
     fail('mcpSpecVersion must be a non-empty string');
   }
-  if (options.include !== undefined && typeof options.include !== 'function') fail('include must be a function (tool) => boolean');
-  if (options.recommendations !== undefined && !Array.isArray(options.recommendations)) fail('recommendations must be an array');
+  if (options.include !== undefined && typeof options.include !== 'function')
+    fail('include must be a function (tool) => boolean');
+  if (options.recommendations !== undefined && !Array.isArray(options.recommendations))
+    fail('recommendations must be an array');
   (options.recommendations ?? []).forEach((recommendation, index) => {
     checkShape(`recommendations/${String(index)}`, ServerRecommendationSchema, recommendation);
   });
@@ -118,7 +126,12 @@ export function manifestServer(options: ManifestServerOptions = {}): ManifestSer
   const warned = new Set<string>();
   const watches = new WeakMap<ConnectionChannel, Watch>();
 
-  const currentManifest = (server: ServingServer, protocolVersion?: string, sharedCallers = false, logger: Logger = server.composed.logger): CurrentManifest => {
+  const currentManifest = (
+    server: ServingServer,
+    protocolVersion?: string,
+    sharedCallers = false,
+    logger: Logger = server.composed.logger,
+  ): CurrentManifest => {
     const built = buildServiceManifest(
       {
         identity: server.identity,
@@ -133,7 +146,9 @@ export function manifestServer(options: ManifestServerOptions = {}): ManifestSer
     for (const name of built.unlistable) {
       if (warned.has(name)) continue;
       warned.add(name);
-      logger.warn(`${MANIFEST_PACKAGE}: tool "${name}" is left out of the service manifest, which only carries names matching ^[a-z][a-z0-9_]*$`);
+      logger.warn(
+        `${MANIFEST_PACKAGE}: tool "${name}" is left out of the service manifest, which only carries names matching ^[a-z][a-z0-9_]*$`,
+      );
     }
     return { manifest: built.manifest, etag: manifestEtag(built.manifest), ttlSeconds };
   };
@@ -178,7 +193,8 @@ export function manifestServer(options: ManifestServerOptions = {}): ManifestSer
     ids: [MANIFEST_ID],
     settings,
     peerSettings: ManifestClientSettingsSchema,
-    currentManifest: (server, protocolVersion, sharedCallers) => currentManifest(server, protocolVersion, sharedCallers),
+    currentManifest: (server, protocolVersion, sharedCallers) =>
+      currentManifest(server, protocolVersion, sharedCallers),
     toolMeta(tool) {
       // Validates the author's entry at registration, so a mistake fails at startup.
       const parsed = parseManifestToolMeta(tool._meta?.[MANIFEST_ID]);
@@ -194,17 +210,27 @@ export function manifestServer(options: ManifestServerOptions = {}): ManifestSer
       get(params, ctx) {
         const parsed = parseGetParams(params);
         if (!parsed.ok) {
-          throw new ExtensionError('invalid_input', 'INVALID_INPUT', `${MANIFEST_ID}/get: params${parsed.pointer} ${parsed.message}`, {
-            userActionable: false,
-            suggestion: 'Send no params, or { "etag": <the etag of the manifest you hold> }.',
-            details: { field: parsed.pointer.slice(1) || 'params', pointer: parsed.pointer },
-          });
+          throw new ExtensionError(
+            'invalid_input',
+            'INVALID_INPUT',
+            `${MANIFEST_ID}/get: params${parsed.pointer} ${parsed.message}`,
+            {
+              userActionable: false,
+              suggestion: 'Send no params, or { "etag": <the etag of the manifest you hold> }.',
+              details: { field: parsed.pointer.slice(1) || 'params', pointer: parsed.pointer },
+            },
+          );
         }
         const server = ctx.server;
         if (server === undefined) {
-          throw new ExtensionError('permanent', 'MANIFEST_UNAVAILABLE', 'This server cannot describe itself: its adapter does not expose the server to extensions.', {
-            userActionable: false,
-          });
+          throw new ExtensionError(
+            'permanent',
+            'MANIFEST_UNAVAILABLE',
+            'This server cannot describe itself: its adapter does not expose the server to extensions.',
+            {
+              userActionable: false,
+            },
+          );
         }
         const current = currentManifest(server, ctx.protocolVersion, ctx.identity?.source === 'anonymous', ctx.logger);
         watch(ctx, server, current.etag);

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { AUTH_METHODS, COST_CATEGORIES, LATENCY_CLASSES, MATCH_CONFIDENCES, RISK_LEVELS, SUPPORTED_EXTENSION_NAMES, type ServiceManifest } from './schema.js';
+import {
+  AUTH_METHODS,
+  COST_CATEGORIES,
+  LATENCY_CLASSES,
+  MATCH_CONFIDENCES,
+  RISK_LEVELS,
+  SUPPORTED_EXTENSION_NAMES,
+  type ServiceManifest,
+} from './schema.js';
 
 /** The five example manifests of the seed proposals (fixtures/seed-manifests, CC BY 4.0). */
 export const SEED_MANIFEST_FILES = [
@@ -21,7 +29,10 @@ const tool = fc.record(
   {
     name: toolName,
     description: fc.string({ maxLength: 20 }),
-    input_schema: fc.constantFrom({ type: 'object' }, { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }),
+    input_schema: fc.constantFrom(
+      { type: 'object' },
+      { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    ),
     output_schema: fc.constant({ type: 'object' }),
     input_types: fc.array(fc.constantFrom('image/png', 'application/pdf'), { maxLength: 2 }),
     output_types: fc.array(fc.constantFrom('application/json', 'text/csv'), { maxLength: 2 }),
@@ -64,7 +75,14 @@ export const validManifest: fc.Arbitrary<ServiceManifest> = fc.record(
       {
         methods: fc.subarray([...AUTH_METHODS]),
         scopes: fc.array(
-          fc.record({ name: fc.string({ maxLength: 8 }), description: fc.string({ maxLength: 8 }), grants: fc.array(toolName, { maxLength: 2 }) }, { requiredKeys: ['name', 'description'] }),
+          fc.record(
+            {
+              name: fc.string({ maxLength: 8 }),
+              description: fc.string({ maxLength: 8 }),
+              grants: fc.array(toolName, { maxLength: 2 }),
+            },
+            { requiredKeys: ['name', 'description'] },
+          ),
           { maxLength: 3 },
         ),
         session_ttl_seconds: fc.integer({ min: 0, max: 86_400 }),
@@ -95,7 +113,10 @@ export const validManifest: fc.Arbitrary<ServiceManifest> = fc.record(
       ),
       { maxLength: 2 },
     ),
-    extensions: fc.dictionary(fc.constantFrom('io.github.mcp-ext/errors', 'io.github.mcp-ext/cost'), fc.constant('1.0')),
+    extensions: fc.dictionary(
+      fc.constantFrom('io.github.mcp-ext/errors', 'io.github.mcp-ext/cost'),
+      fc.constant('1.0'),
+    ),
   },
   { requiredKeys: ['manifest_version', 'server', 'tools'] },
 );
@@ -120,7 +141,8 @@ type Path = readonly (string | number)[];
 
 /** Every path into a JSON value (object keys and array indices), the root excluded. */
 export function pathsOf(value: unknown, prefix: Path = []): Path[] {
-  if (Array.isArray(value)) return value.flatMap((item, index) => [[...prefix, index], ...pathsOf(item, [...prefix, index])]);
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => [[...prefix, index], ...pathsOf(item, [...prefix, index])]);
   if (typeof value === 'object' && value !== null) {
     return Object.entries(value).flatMap(([key, item]) => [[...prefix, key], ...pathsOf(item, [...prefix, key])]);
   }

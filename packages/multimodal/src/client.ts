@@ -39,11 +39,18 @@ const states = new WeakMap<ClientExtension, ClientState>();
 export function multimodalClient(options: MultimodalClientOptions = {}): ClientExtension {
   const where = 'multimodalClient';
   for (const [index, type] of (options.mimeTypes ?? []).entries()) {
-    if (!isMediaRange(type)) throw new ConfigurationError('INVALID_OPTION', `${where}: mimeTypes[${String(index)}] must be a media type such as "image/png" or "image/*"`);
+    if (!isMediaRange(type))
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${where}: mimeTypes[${String(index)}] must be a media type such as "image/png" or "image/*"`,
+      );
   }
   const minOutOfBandBytes = options.minOutOfBandBytes ?? 64 * 1024;
   if (!Number.isSafeInteger(minOutOfBandBytes) || minOutOfBandBytes < 0) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: minOutOfBandBytes must be a non-negative integer, got ${String(minOutOfBandBytes)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: minOutOfBandBytes must be a non-negative integer, got ${String(minOutOfBandBytes)}`,
+    );
   }
   const outOfBand = options.outOfBand ?? true;
   const transports: BinaryTransport[] = outOfBand ? ['base64', 'data-reference'] : ['base64'];
@@ -68,7 +75,9 @@ export function getMultimodalSettings(client: ExtendedClient): MultimodalServerS
 let toolMeta: ReturnType<typeof Compile<typeof MultimodalToolMetaSchema>> | undefined;
 
 /** A listed tool's media declaration (`_meta[<id>]`), or `undefined` when it has none or it is malformed. */
-export function toolMediaTypes(tool: { readonly _meta?: Readonly<Record<string, unknown>> | undefined }): MultimodalToolMeta | undefined {
+export function toolMediaTypes(tool: {
+  readonly _meta?: Readonly<Record<string, unknown>> | undefined;
+}): MultimodalToolMeta | undefined {
   toolMeta ??= Compile(MultimodalToolMetaSchema);
   const meta = tool._meta?.[MULTIMODAL_ID];
   return toolMeta.Check(meta) ? meta : undefined;
@@ -91,14 +100,25 @@ export type BinaryArgument = Record<string, unknown> | DataReference;
  * await client.callTool('describe_image', { image });
  * ```
  */
-export async function binaryInput(client: ExtendedClient, bytes: Uint8Array, options: { mimeType: string; signal?: AbortSignal | undefined }): Promise<BinaryArgument> {
+export async function binaryInput(
+  client: ExtendedClient,
+  bytes: Uint8Array,
+  options: { mimeType: string; signal?: AbortSignal | undefined },
+): Promise<BinaryArgument> {
   if (!isMimeType(options.mimeType)) {
-    throw new ConfigurationError('INVALID_OPTION', `binaryInput: mimeType must be a media type such as image/png, got ${JSON.stringify(options.mimeType)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `binaryInput: mimeType must be a media type such as image/png, got ${JSON.stringify(options.mimeType)}`,
+    );
   }
   const half = client.composed.extensions.find((extension) => extension.name === MULTIMODAL_PACKAGE);
   const state = half === undefined ? undefined : states.get(half);
   const server = getMultimodalSettings(client);
-  const outOfBand = state !== undefined && state.outOfBand && bytes.byteLength >= state.minOutOfBandBytes && server?.binary_transport?.includes('data-reference') === true;
+  const outOfBand =
+    state !== undefined &&
+    state.outOfBand &&
+    bytes.byteLength >= state.minOutOfBandBytes &&
+    server?.binary_transport?.includes('data-reference') === true;
   if (outOfBand) {
     const reference = await uploadData(client, bytes, { mimeType: options.mimeType, signal: options.signal });
     if (reference !== undefined) return reference;

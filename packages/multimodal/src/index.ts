@@ -12,7 +12,13 @@ export {
   MultimodalToolMetaSchema,
   MultimodalToolDeclarationSchema,
 } from './schema.js';
-export type { BinaryTransport, MultimodalServerSettings, MultimodalClientSettings, MultimodalToolMeta, MultimodalToolDeclaration } from './schema.js';
+export type {
+  BinaryTransport,
+  MultimodalServerSettings,
+  MultimodalClientSettings,
+  MultimodalToolMeta,
+  MultimodalToolDeclaration,
+} from './schema.js';
 export {
   isMediaRange,
   matchesMediaRange,

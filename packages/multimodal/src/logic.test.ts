@@ -1,10 +1,25 @@
 import fc from 'fast-check';
 import { ConfigurationError } from '@ext/core';
 import { describe, expect, it } from 'vitest';
-import { accepted, base64Length, checkInputs, findBinaryInputs, inlineInput, isMediaRange, locateInput, matchesMediaRange, toolDeclaration, type BinaryInput } from './logic.js';
+import {
+  accepted,
+  base64Length,
+  checkInputs,
+  findBinaryInputs,
+  inlineInput,
+  isMediaRange,
+  locateInput,
+  matchesMediaRange,
+  toolDeclaration,
+  type BinaryInput,
+} from './logic.js';
 import { MULTIMODAL_ID, type MultimodalToolMeta } from './schema.js';
 
-const png = (bytes: number): Record<string, unknown> => ({ type: 'image', data: Buffer.alloc(bytes, 1).toString('base64'), mimeType: 'image/png' });
+const png = (bytes: number): Record<string, unknown> => ({
+  type: 'image',
+  data: Buffer.alloc(bytes, 1).toString('base64'),
+  mimeType: 'image/png',
+});
 
 describe('media types (MM-6)', () => {
   it('MM-6: ranges match by type, subtype wildcard or any, ignoring case and parameters', () => {
@@ -89,10 +104,24 @@ describe('finding binary inputs (MM-3)', () => {
     const reference = { ref_id: 'ref-1', origin_server: 'vision', mime_type: 'image/png' };
     const found = findBinaryInputs({ first: png(3), pictures: [reference] });
     const known = found.ok ? found.inputs : [];
-    const asRead: BinaryInput = { pointer: '', kind: 'reference', mimeType: 'image/png', sizeBytes: undefined, reference: { ...reference } };
+    const asRead: BinaryInput = {
+      pointer: '',
+      kind: 'reference',
+      mimeType: 'image/png',
+      sizeBytes: undefined,
+      reference: { ...reference },
+    };
     expect(locateInput(asRead, known, '/arguments').pointer).toBe('/arguments/pictures/0');
-    expect(locateInput({ ...asRead, reference: { ...reference, ref_id: 'ref-2' } }, known, '/arguments').pointer).toBe('/arguments');
-    expect(locateInput({ pointer: '', kind: 'image', mimeType: 'image/png', sizeBytes: 3, data: 'AQEB' }, known, '/arguments').pointer).toBe('/arguments/first');
+    expect(locateInput({ ...asRead, reference: { ...reference, ref_id: 'ref-2' } }, known, '/arguments').pointer).toBe(
+      '/arguments',
+    );
+    expect(
+      locateInput(
+        { pointer: '', kind: 'image', mimeType: 'image/png', sizeBytes: 3, data: 'AQEB' },
+        known,
+        '/arguments',
+      ).pointer,
+    ).toBe('/arguments/first');
   });
 
   it('MM-3: any JSON arguments are walked without throwing, in bounded work (property)', () => {
@@ -111,7 +140,8 @@ describe('finding binary inputs (MM-3)', () => {
 });
 
 describe('declarations and checks (MM-2, MM-5, MM-6)', () => {
-  const declared = (meta: unknown): MultimodalToolMeta | undefined => toolDeclaration({ name: 'analyze', _meta: { [MULTIMODAL_ID]: meta } }, MULTIMODAL_ID, ['base64']);
+  const declared = (meta: unknown): MultimodalToolMeta | undefined =>
+    toolDeclaration({ name: 'analyze', _meta: { [MULTIMODAL_ID]: meta } }, MULTIMODAL_ID, ['base64']);
 
   it('MM-2: a declaration is completed, and a malformed one is refused naming tool and field', () => {
     expect(declared({ input_types: ['image/png'], max_input_size_bytes: 10 })).toEqual({
@@ -124,17 +154,30 @@ describe('declarations and checks (MM-2, MM-5, MM-6)', () => {
     expect(declared({ output_types: ['application/json'] })?.accepts_unlisted_types).toBe(true);
     expect(toolDeclaration({ name: 'plain' }, MULTIMODAL_ID, ['base64'])).toBeUndefined();
     expect(() => declared({ input_types: ['png'] })).toThrow(ConfigurationError);
-    expect(() => declared({ input_types: ['png'] })).toThrow(/tool "analyze": _meta\["io.github.mcp-ext\/multimodal"\]\.input_types must be an array of media types/);
+    expect(() => declared({ input_types: ['png'] })).toThrow(
+      /tool "analyze": _meta\["io.github.mcp-ext\/multimodal"\]\.input_types must be an array of media types/,
+    );
     expect(() => declared({ max_input_size_bytes: -1 })).toThrow(/max_input_size_bytes must be a non-negative integer/);
     expect(() => declared('image/png')).toThrow(/must be an object/);
   });
 
-  const input = (mimeType: string, sizeBytes: number, pointer = '/arguments/x'): BinaryInput => ({ pointer, kind: 'image', mimeType, sizeBytes });
+  const input = (mimeType: string, sizeBytes: number, pointer = '/arguments/x'): BinaryInput => ({
+    pointer,
+    kind: 'image',
+    mimeType,
+    sizeBytes,
+  });
 
   it('MM-5: the total decoded size over the limit is PAYLOAD_TOO_LARGE, naming the largest input', () => {
     const meta = declared({ input_types: ['image/*'], max_input_size_bytes: 100 });
-    expect(checkInputs([input('image/png', 60, '/arguments/a'), input('image/png', 40, '/arguments/b')], meta, undefined)).toBeUndefined();
-    const refusal = checkInputs([input('image/png', 60, '/arguments/a'), input('image/png', 41, '/arguments/b')], meta, undefined);
+    expect(
+      checkInputs([input('image/png', 60, '/arguments/a'), input('image/png', 40, '/arguments/b')], meta, undefined),
+    ).toBeUndefined();
+    const refusal = checkInputs(
+      [input('image/png', 60, '/arguments/a'), input('image/png', 41, '/arguments/b')],
+      meta,
+      undefined,
+    );
     expect(refusal?.toStructured()).toMatchObject({
       code: 'PAYLOAD_TOO_LARGE',
       category: 'invalid_input',
@@ -152,12 +195,21 @@ describe('declarations and checks (MM-2, MM-5, MM-6)', () => {
       category: 'invalid_input',
       details: { mime_type: 'image/gif', accepted_types: ['image/png', 'image/jpeg'], pointer: '/arguments/x' },
     });
-    expect(checkInputs([input('image/gif', 1)], declared({ input_types: ['image/png'], accepts_unlisted_types: true }), undefined)).toBeUndefined();
+    expect(
+      checkInputs(
+        [input('image/gif', 1)],
+        declared({ input_types: ['image/png'], accepts_unlisted_types: true }),
+        undefined,
+      ),
+    ).toBeUndefined();
   });
 
   it('MM-11: inline inputs are image, audio or blob content by media type', () => {
     expect(inlineInput(Buffer.from('ab'), 'image/png')).toEqual({ type: 'image', data: 'YWI=', mimeType: 'image/png' });
     expect(inlineInput(Buffer.from('ab'), 'audio/wav')).toEqual({ type: 'audio', data: 'YWI=', mimeType: 'audio/wav' });
-    expect(inlineInput(Buffer.from('ab'), 'application/pdf')).toMatchObject({ type: 'resource', resource: { mimeType: 'application/pdf', blob: 'YWI=' } });
+    expect(inlineInput(Buffer.from('ab'), 'application/pdf')).toMatchObject({
+      type: 'resource',
+      resource: { mimeType: 'application/pdf', blob: 'YWI=' },
+    });
   });
 });

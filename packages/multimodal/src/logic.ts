@@ -1,7 +1,12 @@
 import { ConfigurationError, ExtensionError, type ToolInfo } from '@ext/core';
 import { DataReferenceSchema, essenceOf, isDataReference, type DataReference } from '@ext/data-references';
 import { Compile } from 'typebox/compile';
-import { MEDIA_RANGE_PATTERN_SOURCE, MultimodalToolDeclarationSchema, type BinaryTransport, type MultimodalToolMeta } from './schema.js';
+import {
+  MEDIA_RANGE_PATTERN_SOURCE,
+  MultimodalToolDeclarationSchema,
+  type BinaryTransport,
+  type MultimodalToolMeta,
+} from './schema.js';
 
 const MEDIA_RANGE = new RegExp(MEDIA_RANGE_PATTERN_SOURCE);
 
@@ -35,7 +40,11 @@ let declarationValidator: ReturnType<typeof Compile<typeof MultimodalToolDeclara
  * when the tool declares nothing. Throws a `ConfigurationError` naming the
  * tool and the field, so a typo fails at registration.
  */
-export function toolDeclaration(tool: ToolInfo, id: string, transports: readonly BinaryTransport[]): MultimodalToolMeta | undefined {
+export function toolDeclaration(
+  tool: ToolInfo,
+  id: string,
+  transports: readonly BinaryTransport[],
+): MultimodalToolMeta | undefined {
   const raw = tool._meta?.[id];
   if (raw === undefined) return undefined;
   declarationValidator ??= Compile(MultimodalToolDeclarationSchema);
@@ -50,13 +59,17 @@ export function toolDeclaration(tool: ToolInfo, id: string, transports: readonly
           : field === 'accepts_unlisted_types'
             ? 'must be a boolean'
             : 'must be an object';
-    throw new ConfigurationError('INVALID_TOOL_META', `tool "${tool.name}": _meta["${id}"]${field === undefined ? '' : `.${field}`} ${what}`);
+    throw new ConfigurationError(
+      'INVALID_TOOL_META',
+      `tool "${tool.name}": _meta["${id}"]${field === undefined ? '' : `.${field}`} ${what}`,
+    );
   }
   const meta: MultimodalToolMeta = {
     input_types: [...(raw.input_types ?? [])],
     output_types: [...(raw.output_types ?? [])],
     // Seed proposal 10: the types are hints, not an allowlist, unless the author says otherwise by listing some.
-    accepts_unlisted_types: raw.accepts_unlisted_types ?? (raw.input_types === undefined || raw.input_types.length === 0),
+    accepts_unlisted_types:
+      raw.accepts_unlisted_types ?? (raw.input_types === undefined || raw.input_types.length === 0),
     binary_transport: [...transports],
   };
   if (raw.max_input_size_bytes !== undefined) meta.max_input_size_bytes = raw.max_input_size_bytes;
@@ -133,14 +146,26 @@ export function invalidReference(value: Record<string, unknown>, pointer: string
   if (referenceValidator.Check(value)) return undefined;
   const first = referenceValidator.Errors(value)[0];
   const at = first?.instancePath ?? '';
-  const field = at.split('/').slice(1).map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
-  return { invalid: `${pointer}${at} ${first?.message ?? 'is invalid'}: not a valid data reference`, pointer: `${pointer}${at}`, field };
+  const field = at
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
+  return {
+    invalid: `${pointer}${at} ${first?.message ?? 'is invalid'}: not a valid data reference`,
+    pointer: `${pointer}${at}`,
+    field,
+  };
 }
 
 /** What one value is, when it is a binary input (MCP image, audio or blob content, or a data reference). */
 export function detectInput(value: unknown, pointer: string): BinaryInput | InvalidInput | undefined {
   if (!isRecord(value)) return undefined;
-  if ((value.type === 'image' || value.type === 'audio') && typeof value.data === 'string' && typeof value.mimeType === 'string') {
+  if (
+    (value.type === 'image' || value.type === 'audio') &&
+    typeof value.data === 'string' &&
+    typeof value.mimeType === 'string'
+  ) {
     const size = base64Length(value.data);
     if (size === undefined) return { invalid: `${pointer}/data is not base64`, pointer, field: 'data' };
     return { pointer, kind: value.type, mimeType: value.mimeType, sizeBytes: size, data: value.data };
@@ -181,7 +206,9 @@ export function locateInput(input: BinaryInput, known: readonly BinaryInput[], f
 export function findBinaryInputs(args: Readonly<Record<string, unknown>>): FoundInputs {
   const inputs: BinaryInput[] = [];
   // A stack without recursion; children go on in reverse so they come off in document order.
-  const pending: { value: unknown; pointer: string; depth: number }[] = [{ value: args, pointer: '/arguments', depth: 0 }];
+  const pending: { value: unknown; pointer: string; depth: number }[] = [
+    { value: args, pointer: '/arguments', depth: 0 },
+  ];
   for (let visited = 0; visited < MAX_NODES; visited++) {
     const item = pending.pop();
     if (item === undefined) break;
@@ -215,27 +242,48 @@ export function findBinaryInputs(args: Readonly<Record<string, unknown>>): Found
  * the limit (`PAYLOAD_TOO_LARGE`), then a media type the tool does not list
  * while it does not accept unlisted types (`UNSUPPORTED_MEDIA_TYPE`).
  */
-export function checkInputs(inputs: readonly BinaryInput[], declaration: MultimodalToolMeta | undefined, defaultMax: number | undefined): ExtensionError | undefined {
+export function checkInputs(
+  inputs: readonly BinaryInput[],
+  declaration: MultimodalToolMeta | undefined,
+  defaultMax: number | undefined,
+): ExtensionError | undefined {
   const max = declaration?.max_input_size_bytes ?? defaultMax;
   if (max !== undefined) {
     const total = inputs.reduce((sum, input) => sum + (input.sizeBytes ?? 0), 0);
     if (total > max) {
-      const largest = inputs.reduce<BinaryInput | undefined>((best, input) => ((input.sizeBytes ?? 0) > (best?.sizeBytes ?? -1) ? input : best), undefined);
-      return new ExtensionError('invalid_input', 'PAYLOAD_TOO_LARGE', `The binary inputs total ${String(total)} bytes; this tool accepts at most ${String(max)}`, {
-        userActionable: true,
-        suggestion: 'Send a smaller or more compressed file.',
-        details: { size_bytes: total, max_size_bytes: max, pointer: largest?.pointer ?? '/arguments' },
-      });
+      const largest = inputs.reduce<BinaryInput | undefined>(
+        (best, input) => ((input.sizeBytes ?? 0) > (best?.sizeBytes ?? -1) ? input : best),
+        undefined,
+      );
+      return new ExtensionError(
+        'invalid_input',
+        'PAYLOAD_TOO_LARGE',
+        `The binary inputs total ${String(total)} bytes; this tool accepts at most ${String(max)}`,
+        {
+          userActionable: true,
+          suggestion: 'Send a smaller or more compressed file.',
+          details: { size_bytes: total, max_size_bytes: max, pointer: largest?.pointer ?? '/arguments' },
+        },
+      );
     }
   }
   if (declaration !== undefined && !declaration.accepts_unlisted_types) {
     const refused = inputs.find((input) => !accepted(input.mimeType, declaration.input_types));
     if (refused !== undefined) {
-      return new ExtensionError('invalid_input', 'UNSUPPORTED_MEDIA_TYPE', `This tool does not take ${essenceOf(refused.mimeType)} input`, {
-        userActionable: true,
-        suggestion: `Send one of: ${declaration.input_types.join(', ')}.`,
-        details: { mime_type: refused.mimeType, accepted_types: [...declaration.input_types], pointer: refused.pointer },
-      });
+      return new ExtensionError(
+        'invalid_input',
+        'UNSUPPORTED_MEDIA_TYPE',
+        `This tool does not take ${essenceOf(refused.mimeType)} input`,
+        {
+          userActionable: true,
+          suggestion: `Send one of: ${declaration.input_types.join(', ')}.`,
+          details: {
+            mime_type: refused.mimeType,
+            accepted_types: [...declaration.input_types],
+            pointer: refused.pointer,
+          },
+        },
+      );
     }
   }
   return undefined;

@@ -17,7 +17,8 @@ export const SCHEMA_BASE = 'https://mcp-ext.github.io/schemas/multimodal/1.0';
  * A media range: `type/subtype`, `type/*` or `*\/*` (RFC 9110 section
  * 12.5.1, without parameters). Lower and upper case mean the same.
  */
-export const MEDIA_RANGE_PATTERN_SOURCE = '^(?:\\*/\\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/(?:\\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}))$';
+export const MEDIA_RANGE_PATTERN_SOURCE =
+  '^(?:\\*/\\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/(?:\\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}))$';
 
 /** How binary inputs may travel: base64 inside the JSON arguments, or uploaded out of band and passed as a data reference. */
 export const BINARY_TRANSPORTS = ['base64', 'data-reference'] as const;
@@ -101,7 +102,9 @@ export const MULTIMODAL_SCHEMAS = {
  * `schema.json`), each shape an embedded resource under `$defs`.
  */
 export function multimodalJsonSchema(): Record<string, unknown> {
-  const defs = Object.fromEntries(Object.entries(MULTIMODAL_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]));
+  const defs = Object.fromEntries(
+    Object.entries(MULTIMODAL_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]),
+  );
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/multimodal.json`,

@@ -1,9 +1,23 @@
 import { Readable } from 'node:stream';
-import { ConfigurationError, ExtensionError, type CallContext, type ServerExtension, type ToolMiddleware } from '@ext/core';
+import {
+  ConfigurationError,
+  ExtensionError,
+  type CallContext,
+  type ServerExtension,
+  type ToolMiddleware,
+} from '@ext/core';
 import { DATA_REFERENCES_PACKAGE } from '@ext/data-references';
 import { referencesFor, type CallReferences } from '@ext/data-references/server';
 import * as z from 'zod';
-import { checkInputs, detectInput, findBinaryInputs, isMediaRange, locateInput, toolDeclaration, type BinaryInput } from './logic.js';
+import {
+  checkInputs,
+  detectInput,
+  findBinaryInputs,
+  isMediaRange,
+  locateInput,
+  toolDeclaration,
+  type BinaryInput,
+} from './logic.js';
 import {
   MULTIMODAL_ID,
   MULTIMODAL_PACKAGE,
@@ -39,14 +53,23 @@ export function inputsOf(ctx: Pick<CallContext, 'locals'>): readonly BinaryInput
 
 /** Whether a reference was produced by this server's own origin (an upload, or one of its results). */
 function isLocal(input: BinaryInput, references: CallReferences | undefined): boolean {
-  return input.reference !== undefined && references?.origin !== undefined && input.reference.origin_server === references.origin.serverName;
+  return (
+    input.reference !== undefined &&
+    references?.origin !== undefined &&
+    input.reference.origin_server === references.origin.serverName
+  );
 }
 
 function referenceNotFound(input: BinaryInput): ExtensionError {
-  return new ExtensionError('invalid_input', 'REFERENCE_NOT_FOUND', 'The referenced input is not held by this server for this caller (unknown, expired or another caller\'s)', {
-    suggestion: 'Upload the data again and pass the new reference.',
-    details: { pointer: input.pointer, ref_id: input.reference?.ref_id },
-  });
+  return new ExtensionError(
+    'invalid_input',
+    'REFERENCE_NOT_FOUND',
+    "The referenced input is not held by this server for this caller (unknown, expired or another caller's)",
+    {
+      suggestion: 'Upload the data again and pass the new reference.',
+      details: { pointer: input.pointer, ref_id: input.reference?.ref_id },
+    },
+  );
 }
 
 /**
@@ -68,17 +91,25 @@ export async function openInput(ctx: Pick<CallContext, 'locals'>, value: unknown
   // Only the value is given: a fault inside it is named by its field, and a refusal by where the multimodal stage found it.
   const detected = detectInput(value, '');
   if (detected === undefined) {
-    throw new ExtensionError('invalid_input', 'INVALID_INPUT', 'The value is not a binary input (image, audio, blob or data reference)');
+    throw new ExtensionError(
+      'invalid_input',
+      'INVALID_INPUT',
+      'The value is not a binary input (image, audio, blob or data reference)',
+    );
   }
   if ('invalid' in detected) {
-    throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid binary input: ${detected.invalid}`, { details: { field: detected.field } });
+    throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid binary input: ${detected.invalid}`, {
+      details: { field: detected.field },
+    });
   }
   const input = locateInput(detected, inputsOf(ctx), '/arguments');
   if (input.data !== undefined) return Readable.from([Buffer.from(input.data, 'base64')]);
   const references = referencesFor(ctx);
   const reference = input.reference;
   if (reference === undefined || references === undefined) {
-    throw new ExtensionError('invalid_input', 'REFERENCE_NOT_READABLE', 'This server cannot read data references', { details: { pointer: input.pointer } });
+    throw new ExtensionError('invalid_input', 'REFERENCE_NOT_READABLE', 'This server cannot read data references', {
+      details: { pointer: input.pointer },
+    });
   }
   if (isLocal(input, references)) {
     if ((await references.lookup(reference.ref_id)) === undefined) throw referenceNotFound(input);
@@ -88,10 +119,15 @@ export async function openInput(ctx: Pick<CallContext, 'locals'>, value: unknown
   const imported = await references.importReference(reference);
   if (imported.status !== 'imported' || imported.reference === undefined) {
     const error = imported.error;
-    throw new ExtensionError(error?.category ?? 'permanent', error?.code ?? 'REFERENCE_NOT_READABLE', error?.message ?? 'The referenced input could not be imported', {
-      suggestion: error?.suggestion,
-      details: { pointer: input.pointer, ref_id: reference.ref_id },
-    });
+    throw new ExtensionError(
+      error?.category ?? 'permanent',
+      error?.code ?? 'REFERENCE_NOT_READABLE',
+      error?.message ?? 'The referenced input could not be imported',
+      {
+        suggestion: error?.suggestion,
+        details: { pointer: input.pointer, ref_id: reference.ref_id },
+      },
+    );
   }
   return references.open(imported.reference.ref_id);
 }
@@ -111,12 +147,17 @@ const REFERENCE_FIELDS = {
  * MCP image or audio content (`{ type, data, mimeType }`), an embedded blob
  * resource, or a data reference (out of band).
  */
-export function binaryInputSchema(description = 'Binary input: image or audio content, an embedded blob, or a data reference') {
+export function binaryInputSchema(
+  description = 'Binary input: image or audio content, an embedded blob, or a data reference',
+) {
   return z
     .union([
       z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
       z.object({ type: z.literal('audio'), data: z.string(), mimeType: z.string() }),
-      z.object({ type: z.literal('resource'), resource: z.object({ uri: z.string(), mimeType: z.string().optional(), blob: z.string() }) }),
+      z.object({
+        type: z.literal('resource'),
+        resource: z.object({ uri: z.string(), mimeType: z.string().optional(), blob: z.string() }),
+      }),
       z.object(REFERENCE_FIELDS),
     ])
     .describe(description);
@@ -135,23 +176,35 @@ export function binaryInputSchema(description = 'Binary input: image or audio co
 export function multimodalServer(options: MultimodalServerOptions = {}): ServerExtension {
   const where = 'multimodalServer';
   const outOfBand = options.outOfBand ?? false;
-  if (typeof outOfBand !== 'boolean') throw new ConfigurationError('INVALID_OPTION', `${where}: outOfBand must be a boolean`);
+  if (typeof outOfBand !== 'boolean')
+    throw new ConfigurationError('INVALID_OPTION', `${where}: outOfBand must be a boolean`);
   const defaultMax = options.maxInputSizeBytes;
   if (defaultMax !== undefined && (!Number.isSafeInteger(defaultMax) || defaultMax < 0)) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: maxInputSizeBytes must be a non-negative integer, got ${String(defaultMax)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: maxInputSizeBytes must be a non-negative integer, got ${String(defaultMax)}`,
+    );
   }
   for (const [index, type] of (options.mimeTypes ?? []).entries()) {
-    if (!isMediaRange(type)) throw new ConfigurationError('INVALID_OPTION', `${where}: mimeTypes[${String(index)}] must be a media type such as "image/png" or "image/*"`);
+    if (!isMediaRange(type))
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${where}: mimeTypes[${String(index)}] must be a media type such as "image/png" or "image/*"`,
+      );
   }
   const transports: BinaryTransport[] = outOfBand ? ['base64', 'data-reference'] : ['base64'];
   const declarations = new Map<string, MultimodalToolMeta | undefined>();
 
   const middleware: ToolMiddleware = async (call, ctx, next) => {
-    const declaration = declarations.has(ctx.tool.name) ? declarations.get(ctx.tool.name) : toolDeclaration(ctx.tool, MULTIMODAL_ID, transports);
+    const declaration = declarations.has(ctx.tool.name)
+      ? declarations.get(ctx.tool.name)
+      : toolDeclaration(ctx.tool, MULTIMODAL_ID, transports);
     if (declaration === undefined && defaultMax === undefined) return next();
     const found = findBinaryInputs(call.arguments);
     if (!found.ok) {
-      throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid binary input: ${found.message}`, { details: { pointer: found.pointer, field: found.field } });
+      throw new ExtensionError('invalid_input', 'INVALID_INPUT', `Invalid binary input: ${found.message}`, {
+        details: { pointer: found.pointer, field: found.field },
+      });
     }
     const references = referencesFor(ctx);
     const inputs: BinaryInput[] = [];

@@ -109,11 +109,19 @@ function sessionMeta(id: string, session: SessionToken | undefined): Record<stri
  * whether this client may call it now. `undefined` when the server does not
  * negotiate the extension.
  */
-export async function preflight(client: ExtendedClient, tool: string, args?: Record<string, unknown>): Promise<PermissionCheckResponse | undefined> {
+export async function preflight(
+  client: ExtendedClient,
+  tool: string,
+  args?: Record<string, unknown>,
+): Promise<PermissionCheckResponse | undefined> {
   const negotiated = client.negotiated(PERMISSIONS_PACKAGE);
   if (negotiated === undefined) return undefined;
   const session = usable(stateOf(client, 'preflight'));
-  const params: Record<string, unknown> = { tool, scopes_held: [...(session?.scopes ?? [])], ...sessionMeta(negotiated.id, session) };
+  const params: Record<string, unknown> = {
+    tool,
+    scopes_held: [...(session?.scopes ?? [])],
+    ...sessionMeta(negotiated.id, session),
+  };
   if (args !== undefined) params.parameters = args;
   const method = `${negotiated.id}/check`;
   const result = withoutMeta(await client.request(method, params));
@@ -144,7 +152,10 @@ export async function negotiateScopes(
   const negotiated = client.negotiated(PERMISSIONS_PACKAGE);
   if (negotiated === undefined) return undefined;
   if (options.ttlSeconds !== undefined && (!Number.isSafeInteger(options.ttlSeconds) || options.ttlSeconds < 1)) {
-    throw new ConfigurationError('INVALID_OPTION', `negotiateScopes: ttlSeconds must be a positive integer, got ${String(options.ttlSeconds)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `negotiateScopes: ttlSeconds must be a positive integer, got ${String(options.ttlSeconds)}`,
+    );
   }
   const params: Record<string, unknown> = { requested_scopes: unionScopes(usable(state)?.scopes, scopes) };
   if (options.justification !== undefined) params.justification = options.justification;
@@ -160,7 +171,11 @@ export async function negotiateScopes(
 /** What the client can and cannot do on this server. */
 export interface PermissionSummary extends GrantSummary {
   /** Per tool that needs scopes: whether this client may call it now, and what it lacks. */
-  readonly tools: readonly { readonly name: string; readonly allowed: boolean; readonly missing_scopes: readonly string[] }[];
+  readonly tools: readonly {
+    readonly name: string;
+    readonly allowed: boolean;
+    readonly missing_scopes: readonly string[];
+  }[];
 }
 
 /**
@@ -182,7 +197,9 @@ export async function summarize(client: ExtendedClient): Promise<PermissionSumma
   const lacking = new Set<string>();
   for (const tool of listed) {
     const meta = tool._meta?.[id] as { required_scopes?: unknown } | undefined;
-    const required = Array.isArray(meta?.required_scopes) ? meta.required_scopes.filter((scope): scope is string => typeof scope === 'string') : [];
+    const required = Array.isArray(meta?.required_scopes)
+      ? meta.required_scopes.filter((scope): scope is string => typeof scope === 'string')
+      : [];
     if (required.length === 0) continue;
     const answer = await preflight(client, tool.name);
     const missing = answer?.allowed === true ? [] : [...(answer?.missing_scopes ?? required)];
@@ -192,6 +209,8 @@ export async function summarize(client: ExtendedClient): Promise<PermissionSumma
   }
   const session = currentSession(client)?.scopes ?? [];
   // A scope no tool needs cannot be tested by a check: count it held when the session grants it.
-  const held = definitions.map((scope) => scope.name).filter((name) => (needed.has(name) ? !lacking.has(name) : session.includes(name)));
+  const held = definitions
+    .map((scope) => scope.name)
+    .filter((name) => (needed.has(name) ? !lacking.has(name) : session.includes(name)));
   return { ...describeGrant(definitions, held), tools };
 }

@@ -1,10 +1,26 @@
-import { MemoryStore, silentLogger, WireError, type AuthInfo, type ExtendedServer, type Store, type ToolResult } from '@ext/core';
+import {
+  MemoryStore,
+  silentLogger,
+  WireError,
+  type AuthInfo,
+  type ExtendedServer,
+  type Store,
+  type ToolResult,
+} from '@ext/core';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { clearSession, currentSession, getPermissionsSettings, negotiateScopes, permissionsClient, preflight, summarize } from './client.js';
+import {
+  clearSession,
+  currentSession,
+  getPermissionsSettings,
+  negotiateScopes,
+  permissionsClient,
+  preflight,
+  summarize,
+} from './client.js';
 import { PERMISSIONS_ID } from './index.js';
 import { permissionsServer, type PermissionsServerOptions } from './server.js';
 
@@ -27,7 +43,11 @@ class Fixture {
     });
     server.registerTool(
       'delete_ticket',
-      { description: 'Deletes a ticket', inputSchema: input, _meta: { [PERMISSIONS_ID]: { required_scopes: ['tickets:delete'] } } },
+      {
+        description: 'Deletes a ticket',
+        inputSchema: input,
+        _meta: { [PERMISSIONS_ID]: { required_scopes: ['tickets:delete'] } },
+      },
       (args) => {
         this.runs += 1;
         return text(`deleted ${args.id}`);
@@ -59,7 +79,10 @@ async function pair(line: TestLine, fixture: Fixture, options: PairOptions = {})
   const errors = options.errors ?? true;
   const created = await createTestPair({
     line,
-    serverExtensions: [errors && errorsServer(), permissionsServer({ scopes: SCOPES, elevationUrl: ELEVATION, ...options.server })],
+    serverExtensions: [
+      errors && errorsServer(),
+      permissionsServer({ scopes: SCOPES, elevationUrl: ELEVATION, ...options.server }),
+    ],
     clientExtensions: [errors && errorsClient(), options.client !== false && permissionsClient({ now: options.now })],
     setup: fixture.setup,
     serverOptions: { logger: silentLogger, store: options.store },
@@ -110,10 +133,15 @@ const validNegotiation = seeds.check('permissions', 'ScopeNegotiationResponse');
 const validError = seeds.check('error');
 
 describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
-  it('PERM-1 PERM-2: advertises the scopes and each tool\'s required_scopes', async () => {
+  it("PERM-1 PERM-2: advertises the scopes and each tool's required_scopes", async () => {
     const { client } = await pair(line, new Fixture());
     const settings = getPermissionsSettings(client);
-    expect(settings).toMatchObject({ version: '1.0', session_ttl_seconds: 900, max_session_seconds: 3600, elevation_url: ELEVATION });
+    expect(settings).toMatchObject({
+      version: '1.0',
+      session_ttl_seconds: 900,
+      max_session_seconds: 3600,
+      elevation_url: ELEVATION,
+    });
     expect(settings?.scopes?.map((scope) => scope.name)).toEqual(['tickets:read', 'tickets:delete', 'tickets:comment']);
     const tools = await client.listTools();
     const required = Object.fromEntries(tools.map((tool) => [tool.name, tool._meta?.[PERMISSIONS_ID]]));
@@ -180,16 +208,24 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
 
   it('PERM-5: a malformed check is refused as invalid_input naming the field', async () => {
     const { client } = await pair(line, new Fixture());
-    const failure = await client.request(`${PERMISSIONS_ID}/check`, { tool: 'get_ticket', scopes_held: 'all' }).catch((error: unknown) => error);
+    const failure = await client
+      .request(`${PERMISSIONS_ID}/check`, { tool: 'get_ticket', scopes_held: 'all' })
+      .catch((error: unknown) => error);
     expect(WireError.isInstance(failure)).toBe(true);
     expect((failure as WireError).code).toBe(-32602);
-    expect((failure as WireError).data).toMatchObject({ code: 'INVALID_INPUT', category: 'invalid_input', details: { field: 'scopes_held' } });
+    expect((failure as WireError).data).toMatchObject({
+      code: 'INVALID_INPUT',
+      category: 'invalid_input',
+      details: { field: 'scopes_held' },
+    });
   });
 
   it('PERM-6 PERM-7: negotiate grants auto_grant scopes, denies others with reasons, and the session token lets calls through', async () => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
-    const response = await negotiateScopes(client, ['tickets:read', 'tickets:delete', 'admin:all'], { justification: 'triage' });
+    const response = await negotiateScopes(client, ['tickets:read', 'tickets:delete', 'admin:all'], {
+      justification: 'triage',
+    });
     expect(validNegotiation(response).errors).toBe('');
     expect(response?.granted_scopes).toEqual(['tickets:read']);
     expect(response?.denied_scopes?.map((entry) => entry.scope)).toEqual(['admin:all', 'tickets:delete']);
@@ -213,7 +249,10 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
       server: {
         now: () => at,
         maxSessionSeconds: 600,
-        grant: (requested) => ({ granted: requested.filter((scope) => scope !== 'tickets:read'), denied: [{ scope: 'tickets:read', reason: 'read is off today' }] }),
+        grant: (requested) => ({
+          granted: requested.filter((scope) => scope !== 'tickets:read'),
+          denied: [{ scope: 'tickets:read', reason: 'read is off today' }],
+        }),
       },
     });
     const response = await negotiateScopes(client, ['tickets:read', 'tickets:delete'], { ttlSeconds: 86_400 });
@@ -227,7 +266,10 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
     let clock = Date.parse('2026-01-01T00:00:00Z');
     const now = (): number => clock;
     const fixture = new Fixture();
-    const { client } = await pair(line, fixture, { server: { now, sessionTtlSeconds: 60, maxSessionSeconds: 200 }, now });
+    const { client } = await pair(line, fixture, {
+      server: { now, sessionTtlSeconds: 60, maxSessionSeconds: 200 },
+      now,
+    });
     await negotiateScopes(client, ['tickets:read']);
     // Used every 50 s: never idle for 60 s, so the session outlives its inactivity timeout.
     for (let i = 0; i < 2; i += 1) {
@@ -240,7 +282,11 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
     clock += 21_000;
     const idle = await client.callTool('get_ticket', { id: 'y' });
     const error = getStructuredError(idle);
-    expect(error).toMatchObject({ code: 'SESSION_EXPIRED', category: 'auth_required', details: { missing_scopes: ['tickets:read'] } });
+    expect(error).toMatchObject({
+      code: 'SESSION_EXPIRED',
+      category: 'auth_required',
+      details: { missing_scopes: ['tickets:read'] },
+    });
     expect(error?.suggestion).toMatch(/negotiate/);
     expect(validError(error).errors).toBe('');
     const check = await preflight(client, 'get_ticket');
@@ -260,7 +306,11 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
     }
     clock += 51_000;
     expect(currentSession(client)).toBeUndefined();
-    const capped = await client.callTool('get_ticket', { id: 'z' }, { meta: { [PERMISSIONS_ID]: { session_token: token } } });
+    const capped = await client.callTool(
+      'get_ticket',
+      { id: 'z' },
+      { meta: { [PERMISSIONS_ID]: { session_token: token } } },
+    );
     expect(getStructuredError(capped)?.code).toBe('SESSION_EXPIRED');
   });
 
@@ -270,7 +320,11 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
     const response = await negotiateScopes(alice.client, ['tickets:read']);
     const token = response?.session.token ?? '';
     const bob = await pair(line, new Fixture(), { store, authInfo: { clientId: 'bob', scopes: [] } });
-    const stolen = await bob.client.callTool('get_ticket', { id: '1' }, { meta: { [PERMISSIONS_ID]: { session_token: token } } });
+    const stolen = await bob.client.callTool(
+      'get_ticket',
+      { id: '1' },
+      { meta: { [PERMISSIONS_ID]: { session_token: token } } },
+    );
     expect(getStructuredError(stolen)?.code).toBe('SESSION_EXPIRED');
     expect(textOf(await alice.client.callTool('get_ticket', { id: '1' }))).toBe('ticket 1');
   });
@@ -278,7 +332,11 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
   it('PERM-3: a malformed session entry is refused as invalid_input naming the field', async () => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture);
-    const result = await client.callTool('get_ticket', { id: '1' }, { meta: { [PERMISSIONS_ID]: { session_token: 42 } } });
+    const result = await client.callTool(
+      'get_ticket',
+      { id: '1' },
+      { meta: { [PERMISSIONS_ID]: { session_token: 42 } } },
+    );
     expect(getStructuredError(result)).toMatchObject({
       code: 'INVALID_INPUT',
       category: 'invalid_input',
@@ -314,7 +372,10 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
 
   it('PERM-14: without the client half, refusals still arrive through @ext/errors, and OAuth scopes still count', async () => {
     const fixture = new Fixture();
-    const { client } = await pair(line, fixture, { client: false, authInfo: { clientId: 'carol', scopes: ['tickets:read'] } });
+    const { client } = await pair(line, fixture, {
+      client: false,
+      authInfo: { clientId: 'carol', scopes: ['tickets:read'] },
+    });
     expect(getStructuredError(await client.callTool('delete_ticket', { id: '7' }))?.code).toBe('SCOPE_INSUFFICIENT');
     expect(textOf(await client.callTool('get_ticket', { id: '7' }))).toBe('ticket 7');
   });

@@ -32,24 +32,43 @@ describe('scope declarations', () => {
   it('PERM-1: refuses malformed or duplicate scope definitions, naming them', () => {
     expect(() => indexScopes([{ name: 'has space', description: 'x', tools: [] }], 'w')).toThrow(/scopes\[0\]\.name/);
     expect(() => indexScopes([{ name: 'a', description: '', tools: [] }], 'w')).toThrow(/"a" needs a description/);
-    expect(() => indexScopes([{ name: 'a', description: 'x', tools: [] }, { name: 'a', description: 'y', tools: [] }], 'w')).toThrow(/declared twice/);
+    expect(() =>
+      indexScopes(
+        [
+          { name: 'a', description: 'x', tools: [] },
+          { name: 'a', description: 'y', tools: [] },
+        ],
+        'w',
+      ),
+    ).toThrow(/declared twice/);
     expect(isScopeName('repo:admin_hook')).toBe(true);
     expect(isScopeName('a"b')).toBe(false);
   });
 
-  it('PERM-2: required scopes merge the tool author\'s list with the scopes naming the tool', () => {
+  it("PERM-2: required scopes merge the tool author's list with the scopes naming the tool", () => {
     expect(requiredScopesFor({ name: 'get_ticket' }, PERMISSIONS_ID, scopes)).toEqual(['tickets:read']);
     expect(
-      requiredScopesFor({ name: 'purge', _meta: { [PERMISSIONS_ID]: { required_scopes: ['tickets:delete', 'tickets:read'] } } }, PERMISSIONS_ID, scopes),
+      requiredScopesFor(
+        { name: 'purge', _meta: { [PERMISSIONS_ID]: { required_scopes: ['tickets:delete', 'tickets:read'] } } },
+        PERMISSIONS_ID,
+        scopes,
+      ),
     ).toEqual(['tickets:delete', 'tickets:read']);
     expect(requiredScopesFor({ name: 'ping' }, PERMISSIONS_ID, scopes)).toEqual([]);
   });
 
   it('PERM-2: an undeclared scope or a malformed entry is a ConfigurationError naming tool and scope', () => {
-    const unknown = (): string[] => requiredScopesFor({ name: 'purge', _meta: { [PERMISSIONS_ID]: { required_scopes: ['tickets:nuke'] } } }, PERMISSIONS_ID, scopes);
+    const unknown = (): string[] =>
+      requiredScopesFor(
+        { name: 'purge', _meta: { [PERMISSIONS_ID]: { required_scopes: ['tickets:nuke'] } } },
+        PERMISSIONS_ID,
+        scopes,
+      );
     expect(unknown).toThrow(ConfigurationError);
     expect(unknown).toThrow(/tool "purge".*"tickets:nuke"/);
-    expect(() => requiredScopesFor({ name: 'purge', _meta: { [PERMISSIONS_ID]: ['tickets:read'] } }, PERMISSIONS_ID, scopes)).toThrow(/tool "purge"/);
+    expect(() =>
+      requiredScopesFor({ name: 'purge', _meta: { [PERMISSIONS_ID]: ['tickets:read'] } }, PERMISSIONS_ID, scopes),
+    ).toThrow(/tool "purge"/);
   });
 });
 
@@ -57,14 +76,27 @@ describe('parsers never throw and name the field', () => {
   it('PERM-3: session meta', () => {
     expect(parseRequestMeta(undefined, PERMISSIONS_ID)).toEqual({ ok: true, value: undefined });
     expect(parseRequestMeta({ session_token: 'abc' }, PERMISSIONS_ID)).toEqual({ ok: true, value: 'abc' });
-    expect(parseRequestMeta('abc', PERMISSIONS_ID)).toMatchObject({ ok: false, field: PERMISSIONS_ID, pointer: '/_meta/io.github.mcp-ext~1permissions' });
-    expect(parseRequestMeta({ session_token: '' }, PERMISSIONS_ID)).toMatchObject({ ok: false, field: 'session_token' });
+    expect(parseRequestMeta('abc', PERMISSIONS_ID)).toMatchObject({
+      ok: false,
+      field: PERMISSIONS_ID,
+      pointer: '/_meta/io.github.mcp-ext~1permissions',
+    });
+    expect(parseRequestMeta({ session_token: '' }, PERMISSIONS_ID)).toMatchObject({
+      ok: false,
+      field: 'session_token',
+    });
   });
 
   it('PERM-5 PERM-6: method params', () => {
-    expect(parseCheckRequest({ tool: 't', scopes_held: [], _meta: { x: 1 } })).toEqual({ ok: true, value: { tool: 't', scopes_held: [] } });
+    expect(parseCheckRequest({ tool: 't', scopes_held: [], _meta: { x: 1 } })).toEqual({
+      ok: true,
+      value: { tool: 't', scopes_held: [] },
+    });
     expect(parseCheckRequest({ scopes_held: [] })).toMatchObject({ ok: false, field: 'tool', pointer: '/tool' });
-    expect(parseNegotiationRequest({ requested_scopes: ['a'], ttl_seconds: 0 })).toMatchObject({ ok: false, field: 'ttl_seconds' });
+    expect(parseNegotiationRequest({ requested_scopes: ['a'], ttl_seconds: 0 })).toMatchObject({
+      ok: false,
+      field: 'ttl_seconds',
+    });
     expect(parseNegotiationRequest({})).toMatchObject({ ok: false, field: 'requested_scopes' });
   });
 
@@ -86,7 +118,9 @@ describe('grants', () => {
   it('PERM-6: the default policy grants auto_grant scopes and gives a reason for the rest', () => {
     const decision = defaultGrant(['tickets:read', 'tickets:delete'], scopes, 'https://auth.example.com/grant');
     expect(decision.granted).toEqual(['tickets:read']);
-    expect(decision.denied).toEqual([{ scope: 'tickets:delete', reason: expect.stringContaining('https://auth.example.com/grant') as string }]);
+    expect(decision.denied).toEqual([
+      { scope: 'tickets:delete', reason: expect.stringContaining('https://auth.example.com/grant') as string },
+    ]);
   });
 
   it('PERM-6: settling a policy answer keeps granted within asked, and every asked scope is answered', () => {
@@ -145,7 +179,12 @@ describe('sessions', () => {
     const key = sessionKey('permissions', 'alice', 'secret-token');
     expect(key).not.toContain('secret-token');
     expect(key).not.toBe(sessionKey('permissions', 'bob', 'secret-token'));
-    expect(parseSession({ scopes: ['a'], expires_at: 1, last_used: 0, idle_seconds: 1 })).toEqual({ scopes: ['a'], expires_at: 1, last_used: 0, idle_seconds: 1 });
+    expect(parseSession({ scopes: ['a'], expires_at: 1, last_used: 0, idle_seconds: 1 })).toEqual({
+      scopes: ['a'],
+      expires_at: 1,
+      last_used: 0,
+      idle_seconds: 1,
+    });
     expect(parseSession({ scopes: 'a' })).toBeUndefined();
   });
 });
@@ -160,7 +199,9 @@ describe('summaries', () => {
     expect(describeGrant(definitions, ['tickets:read']).text).toBe(
       'Can read tickets. Cannot edit tickets (needs tickets:edit) and delete tickets (needs tickets:delete).',
     );
-    expect(describeGrant(definitions, ['tickets:read', 'tickets:edit', 'tickets:delete']).text).toBe('Can read tickets, edit tickets and delete tickets.');
+    expect(describeGrant(definitions, ['tickets:read', 'tickets:edit', 'tickets:delete']).text).toBe(
+      'Can read tickets, edit tickets and delete tickets.',
+    );
     expect(describeGrant([], []).text).toBe('This server declares no scopes.');
   });
 });

@@ -21,13 +21,17 @@ export function isScopeName(value: unknown): value is string {
 
 /** Validates the server's scope declarations; returns them by name. Throws `ConfigurationError` naming the entry. */
 export function indexScopes(scopes: readonly ScopeDefinition[], where: string): ReadonlyMap<string, ScopeDefinition> {
-  if (!Array.isArray(scopes)) throw new ConfigurationError('INVALID_OPTION', `${where}: scopes must be an array of scope definitions`);
+  if (!Array.isArray(scopes))
+    throw new ConfigurationError('INVALID_OPTION', `${where}: scopes must be an array of scope definitions`);
   const byName = new Map<string, ScopeDefinition>();
   scopes.forEach((scope: unknown, index) => {
     const entry = typeof scope === 'object' && scope !== null ? (scope as Record<string, unknown>) : {};
     const name = entry.name;
     if (!isScopeName(name)) {
-      throw new ConfigurationError('INVALID_OPTION', `${where}: scopes[${index}].name must be a scope token (no spaces, 1 to 128 characters)`);
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${where}: scopes[${index}].name must be a scope token (no spaces, 1 to 128 characters)`,
+      );
     }
     if (typeof entry.description !== 'string' || entry.description.length === 0) {
       throw new ConfigurationError('INVALID_OPTION', `${where}: scope "${name}" needs a description`);
@@ -53,11 +57,16 @@ export function indexScopes(scopes: readonly ScopeDefinition[], where: string): 
  * name it, sorted. Throws `ConfigurationError` naming the tool and the
  * scope when the author's entry is malformed or names an undeclared scope.
  */
-export function requiredScopesFor(tool: Pick<ToolInfo, 'name' | '_meta'>, id: string, scopes: ReadonlyMap<string, ScopeDefinition>): string[] {
+export function requiredScopesFor(
+  tool: Pick<ToolInfo, 'name' | '_meta'>,
+  id: string,
+  scopes: ReadonlyMap<string, ScopeDefinition>,
+): string[] {
   const required = new Set<string>();
   const raw = tool._meta?.[id];
   if (raw !== undefined) {
-    const entry = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+    const entry =
+      typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
     const list = entry?.required_scopes;
     if (!Array.isArray(list)) {
       throw new ConfigurationError(
@@ -110,7 +119,12 @@ export function parseRequestMeta(raw: unknown, id: string): Parsed<string | unde
   metaValidator ??= Compile(PermissionsRequestMetaSchema);
   if (metaValidator.Check(raw)) return { ok: true, value: raw.session_token };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { ok: false, pointer: metaPointer(id), field: id, message: `params._meta["${id}"] must be an object with a "session_token"` };
+    return {
+      ok: false,
+      pointer: metaPointer(id),
+      field: id,
+      message: `params._meta["${id}"] must be an object with a "session_token"`,
+    };
   }
   return {
     ok: false,
@@ -120,7 +134,10 @@ export function parseRequestMeta(raw: unknown, id: string): Parsed<string | unde
   };
 }
 
-function firstViolation(errors: readonly { instancePath: string; params?: unknown; keyword: string }[]): { pointer: string; field: string } {
+function firstViolation(errors: readonly { instancePath: string; params?: unknown; keyword: string }[]): {
+  pointer: string;
+  field: string;
+} {
   const first = errors[0];
   if (first === undefined) return { pointer: '', field: 'params' };
   let pointer = first.instancePath;
@@ -138,7 +155,12 @@ export function parseCheckRequest(params: Readonly<Record<string, unknown>>): Pa
   const body = withoutMeta(params);
   if (checkValidator.Check(body)) return { ok: true, value: body };
   const { pointer, field } = firstViolation(checkValidator.Errors(body));
-  return { ok: false, pointer, field, message: `Invalid permission check: ${field} ${field === 'tool' ? 'must be a tool name' : field === 'scopes_held' ? 'must be an array of scope names' : 'is malformed'}` };
+  return {
+    ok: false,
+    pointer,
+    field,
+    message: `Invalid permission check: ${field} ${field === 'tool' ? 'must be a tool name' : field === 'scopes_held' ? 'must be an array of scope names' : 'is malformed'}`,
+  };
 }
 
 /** Validates `<id>/negotiate` params. Never throws. */
@@ -169,7 +191,11 @@ export interface GrantDecision {
 }
 
 /** The default policy: scopes marked `auto_grant` are granted; the others need consent elsewhere. */
-export function defaultGrant(requested: readonly string[], scopes: ReadonlyMap<string, ScopeDefinition>, elevationUrl: string | undefined): GrantDecision {
+export function defaultGrant(
+  requested: readonly string[],
+  scopes: ReadonlyMap<string, ScopeDefinition>,
+  elevationUrl: string | undefined,
+): GrantDecision {
   const granted: string[] = [];
   const denied: DeniedScope[] = [];
   for (const scope of requested) {
@@ -192,7 +218,10 @@ export function defaultGrant(requested: readonly string[], scopes: ReadonlyMap<s
  * that was not asked for is dropped, and an asked scope the policy neither
  * granted nor denied is denied with a default reason.
  */
-export function settleDecision(asked: readonly string[], decision: GrantDecision): { granted: string[]; denied: DeniedScope[] } {
+export function settleDecision(
+  asked: readonly string[],
+  decision: GrantDecision,
+): { granted: string[]; denied: DeniedScope[] } {
   const askedSet = new Set(asked);
   const granted = unionScopes(decision.granted.filter((scope) => askedSet.has(scope)));
   const grantedSet = new Set(granted);
@@ -201,7 +230,10 @@ export function settleDecision(asked: readonly string[], decision: GrantDecision
   for (const entry of decision.denied ?? []) {
     if (!askedSet.has(entry.scope) || grantedSet.has(entry.scope) || seen.has(entry.scope)) continue;
     seen.add(entry.scope);
-    denied.push({ scope: entry.scope, reason: typeof entry.reason === 'string' && entry.reason !== '' ? entry.reason : 'Denied by the server policy.' });
+    denied.push({
+      scope: entry.scope,
+      reason: typeof entry.reason === 'string' && entry.reason !== '' ? entry.reason : 'Denied by the server policy.',
+    });
   }
   for (const scope of asked) {
     if (!grantedSet.has(scope) && !seen.has(scope)) {
@@ -227,7 +259,12 @@ export function sessionKey(prefix: string, principal: string, token: string): st
 }
 
 export function sessionToJson(record: SessionRecord): JsonValue {
-  return { scopes: [...record.scopes], expires_at: record.expires_at, last_used: record.last_used, idle_seconds: record.idle_seconds };
+  return {
+    scopes: [...record.scopes],
+    expires_at: record.expires_at,
+    last_used: record.last_used,
+    idle_seconds: record.idle_seconds,
+  };
 }
 
 /** Reads a stored session; `undefined` for anything this version cannot read. */
@@ -235,7 +272,8 @@ export function parseSession(value: JsonValue | undefined): SessionRecord | unde
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const { scopes, expires_at, last_used, idle_seconds } = value;
   if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) return undefined;
-  if (typeof expires_at !== 'number' || typeof last_used !== 'number' || typeof idle_seconds !== 'number') return undefined;
+  if (typeof expires_at !== 'number' || typeof last_used !== 'number' || typeof idle_seconds !== 'number')
+    return undefined;
   return { scopes, expires_at, last_used, idle_seconds };
 }
 

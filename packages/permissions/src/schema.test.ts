@@ -18,7 +18,10 @@ describe('the shipped JSON Schema document', () => {
   const seed = seedValidators();
 
   it('PERM-1 PERM-2: compiles under JSON Schema 2020-12 and accepts what both halves advertise', () => {
-    const server = permissionsServer({ scopes: [{ name: 'a:read', description: 'read a', tools: ['t'], auto_grant: true }], elevationUrl: 'https://x.example/grant' });
+    const server = permissionsServer({
+      scopes: [{ name: 'a:read', description: 'read a', tools: ['t'], auto_grant: true }],
+      elevationUrl: 'https://x.example/grant',
+    });
     expect(check('server-settings', server.settings)).toBe(true);
     expect(check('client-settings', permissionsClient().settings)).toBe(true);
     expect(check('tool-meta', server.toolMeta?.({ name: 't' }))).toBe(true);
@@ -28,13 +31,29 @@ describe('the shipped JSON Schema document', () => {
   it('PERM-4 PERM-6: each shape with a seed counterpart agrees with the seed schema on sample payloads', () => {
     const samples: [string, string, unknown][] = [
       ['check-request', 'PermissionCheckRequest', { tool: 't', scopes_held: ['a'], parameters: { id: 1 } }],
-      ['check-response', 'PermissionCheckResponse', { allowed: false, missing_scopes: ['a'], elevation_url: 'https://x.example/g', reason: 'r' }],
-      ['negotiate-request', 'ScopeNegotiationRequest', { requested_scopes: ['a'], justification: 'j', ttl_seconds: 60 }],
-      ['session-token', 'SessionToken', { token: 't', scopes: ['a'], expires_at: '2026-01-01T00:00:00.000Z', inactivity_timeout_seconds: 60 }],
+      [
+        'check-response',
+        'PermissionCheckResponse',
+        { allowed: false, missing_scopes: ['a'], elevation_url: 'https://x.example/g', reason: 'r' },
+      ],
+      [
+        'negotiate-request',
+        'ScopeNegotiationRequest',
+        { requested_scopes: ['a'], justification: 'j', ttl_seconds: 60 },
+      ],
+      [
+        'session-token',
+        'SessionToken',
+        { token: 't', scopes: ['a'], expires_at: '2026-01-01T00:00:00.000Z', inactivity_timeout_seconds: 60 },
+      ],
       [
         'negotiate-response',
         'ScopeNegotiationResponse',
-        { granted_scopes: ['a'], denied_scopes: [{ scope: 'b', reason: 'no' }], session: { token: 't', scopes: ['a'], expires_at: '2026-01-01T00:00:00Z' } },
+        {
+          granted_scopes: ['a'],
+          denied_scopes: [{ scope: 'b', reason: 'no' }],
+          session: { token: 't', scopes: ['a'], expires_at: '2026-01-01T00:00:00Z' },
+        },
       ],
       ['check-response', 'PermissionCheckResponse', { allowed: 'yes' }],
       ['session-token', 'SessionToken', { token: 't', scopes: ['a'], expires_at: 'soon' }],

@@ -30,7 +30,10 @@ const scopeDefinition = (options: Record<string, string> = {}) =>
     },
     options,
   );
-export const ScopeDefinitionSchema = scopeDefinition({ $id: `${SCHEMA_BASE}/scope-definition.json`, title: 'ScopeDefinition' });
+export const ScopeDefinitionSchema = scopeDefinition({
+  $id: `${SCHEMA_BASE}/scope-definition.json`,
+  title: 'ScopeDefinition',
+});
 export type ScopeDefinition = Static<typeof ScopeDefinitionSchema>;
 
 /** What the server advertises in `capabilities.extensions[PERMISSIONS_ID]`. Unknown fields are ignored. */
@@ -160,7 +163,8 @@ export function permissionsJsonSchema(): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/permissions.json`,
     title: 'MCP permissions extension (io.github.mcp-ext/permissions)',
-    description: 'Wire payloads of the permissions extension: settings, tool metadata, request _meta, check and negotiate methods.',
+    description:
+      'Wire payloads of the permissions extension: settings, tool metadata, request _meta, check and negotiate methods.',
     $defs: defs,
   };
 }

@@ -62,7 +62,10 @@ export interface PermissionsServerOptions {
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError('INVALID_OPTION', `permissionsServer: ${name} must be a positive integer, got ${String(value)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `permissionsServer: ${name} must be a positive integer, got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -75,7 +78,8 @@ function httpsUrl(value: string | undefined): string | undefined {
   } catch (error) {
     throw new ConfigurationError('INVALID_OPTION', `permissionsServer: elevationUrl is not a URL (${String(error)})`);
   }
-  if (url.protocol !== 'https:') throw new ConfigurationError('INVALID_OPTION', 'permissionsServer: elevationUrl must be an https URL');
+  if (url.protocol !== 'https:')
+    throw new ConfigurationError('INVALID_OPTION', 'permissionsServer: elevationUrl must be an https URL');
   return url.href;
 }
 
@@ -104,9 +108,13 @@ export function permissionsServer(options: PermissionsServerOptions = {}): Serve
   const maxSessionSeconds = positiveInteger('maxSessionSeconds', options.maxSessionSeconds, 3600);
   const elevationUrl = httpsUrl(options.elevationUrl);
   const keyPrefix = options.keyPrefix ?? 'permissions';
-  if (typeof keyPrefix !== 'string' || keyPrefix === '') throw new ConfigurationError('INVALID_OPTION', 'permissionsServer: keyPrefix must be a non-empty string');
+  if (typeof keyPrefix !== 'string' || keyPrefix === '')
+    throw new ConfigurationError('INVALID_OPTION', 'permissionsServer: keyPrefix must be a non-empty string');
   if (options.grant !== undefined && typeof options.grant !== 'function') {
-    throw new ConfigurationError('INVALID_OPTION', 'permissionsServer: grant must be a function (requested, ctx) => { granted, denied }');
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'permissionsServer: grant must be a function (requested, ctx) => { granted, denied }',
+    );
   }
   if (options.now !== undefined && typeof options.now !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'permissionsServer: now must be a function returning milliseconds');
@@ -116,7 +124,8 @@ export function permissionsServer(options: PermissionsServerOptions = {}): Serve
   /** Required scopes of every tool seen at registration, for `check`. */
   const toolScopes = new Map<string, readonly string[]>();
 
-  const withElevation = <T extends Record<string, unknown>>(value: T): T => (elevationUrl === undefined ? value : { ...value, elevation_url: elevationUrl });
+  const withElevation = <T extends Record<string, unknown>>(value: T): T =>
+    elevationUrl === undefined ? value : { ...value, elevation_url: elevationUrl };
 
   /** Loads a session; `touch` records the use (refreshing the inactivity timer). */
   async function loadSession(ctx: RequestContext, token: string, touch: boolean): Promise<SessionRecord | undefined> {
@@ -141,7 +150,8 @@ export function permissionsServer(options: PermissionsServerOptions = {}): Serve
     let token: string | undefined;
     if (negotiated !== undefined) {
       const parsed = parseRequestMeta(call.meta[negotiated.id], negotiated.id);
-      if (!parsed.ok) throw invalidInput(parsed, `Send the session_token from ${negotiated.id}/negotiate, or leave the entry out.`);
+      if (!parsed.ok)
+        throw invalidInput(parsed, `Send the session_token from ${negotiated.id}/negotiate, or leave the entry out.`);
       token = parsed.value;
     }
     const session = token === undefined ? undefined : await loadSession(ctx, token, true);
@@ -149,22 +159,32 @@ export function permissionsServer(options: PermissionsServerOptions = {}): Serve
     const fromOAuth = missingScopes(required, ctx.authInfo?.scopes ?? []);
     if (fromOAuth.length === 0) return next();
     if (token !== undefined && session === undefined) {
-      throw new ExtensionError('auth_required', 'SESSION_EXPIRED', 'The permission session has expired or is not valid for this caller', {
-        userActionable: false,
-        suggestion: `Negotiate the scopes again with ${negotiated?.id ?? PERMISSIONS_ID}/negotiate and retry with the new session token.`,
-        details: withElevation({ tool: call.name, missing_scopes: fromOAuth }),
-      });
+      throw new ExtensionError(
+        'auth_required',
+        'SESSION_EXPIRED',
+        'The permission session has expired or is not valid for this caller',
+        {
+          userActionable: false,
+          suggestion: `Negotiate the scopes again with ${negotiated?.id ?? PERMISSIONS_ID}/negotiate and retry with the new session token.`,
+          details: withElevation({ tool: call.name, missing_scopes: fromOAuth }),
+        },
+      );
     }
     const missing = missingScopes(fromOAuth, session?.scopes ?? []);
     if (missing.length > 0) {
-      throw new ExtensionError('auth_required', 'SCOPE_INSUFFICIENT', `Calling ${call.name} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`, {
-        userActionable: true,
-        suggestion:
-          elevationUrl === undefined
-            ? `Ask for ${missing.join(', ')} with ${PERMISSIONS_ID}/negotiate, then retry.`
-            : `Ask for ${missing.join(', ')} with ${PERMISSIONS_ID}/negotiate or have a person grant them at ${elevationUrl}, then retry.`,
-        details: withElevation({ tool: call.name, required_scopes: [...required], missing_scopes: missing }),
-      });
+      throw new ExtensionError(
+        'auth_required',
+        'SCOPE_INSUFFICIENT',
+        `Calling ${call.name} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+        {
+          userActionable: true,
+          suggestion:
+            elevationUrl === undefined
+              ? `Ask for ${missing.join(', ')} with ${PERMISSIONS_ID}/negotiate, then retry.`
+              : `Ask for ${missing.join(', ')} with ${PERMISSIONS_ID}/negotiate or have a person grant them at ${elevationUrl}, then retry.`,
+          details: withElevation({ tool: call.name, required_scopes: [...required], missing_scopes: missing }),
+        },
+      );
     }
     return next();
   };
@@ -175,10 +195,14 @@ export function permissionsServer(options: PermissionsServerOptions = {}): Serve
     const request = parsed.value;
     const required = toolScopes.get(request.tool);
     if (required === undefined) {
-      return { allowed: false, reason: `This server has no tool named ${JSON.stringify(request.tool)}.` } satisfies PermissionCheckResponse;
+      return {
+        allowed: false,
+        reason: `This server has no tool named ${JSON.stringify(request.tool)}.`,
+      } satisfies PermissionCheckResponse;
     }
     const meta = parseRequestMeta(metaOf(params)[PERMISSIONS_ID], PERMISSIONS_ID);
-    if (!meta.ok) throw invalidInput(meta, `Send the session_token from ${PERMISSIONS_ID}/negotiate, or leave the entry out.`);
+    if (!meta.ok)
+      throw invalidInput(meta, `Send the session_token from ${PERMISSIONS_ID}/negotiate, or leave the entry out.`);
     // A check has no effects: it reads the session without counting it as activity.
     const session = meta.value === undefined ? undefined : await loadSession(ctx, meta.value, false);
     const missing = missingScopes(required, unionScopes(ctx.authInfo?.scopes, session?.scopes));
@@ -210,9 +234,16 @@ export function permissionsServer(options: PermissionsServerOptions = {}): Serve
     const granted = unionScopes(alreadyHeld, decision.granted);
     const at = now();
     const lifetime = Math.min(request.ttl_seconds ?? maxSessionSeconds, maxSessionSeconds);
-    const record: SessionRecord = { scopes: granted, expires_at: at + lifetime * 1000, last_used: at, idle_seconds: idleSeconds };
+    const record: SessionRecord = {
+      scopes: granted,
+      expires_at: at + lifetime * 1000,
+      last_used: at,
+      idle_seconds: idleSeconds,
+    };
     const token = randomBytes(32).toString('base64url');
-    await ctx.store.set(sessionKey(keyPrefix, ctx.principal, token), sessionToJson(record), { ttlMs: Math.min(idleSeconds, lifetime) * 1000 });
+    await ctx.store.set(sessionKey(keyPrefix, ctx.principal, token), sessionToJson(record), {
+      ttlMs: Math.min(idleSeconds, lifetime) * 1000,
+    });
     const response: ScopeNegotiationResponse = {
       granted_scopes: granted,
       denied_scopes: [...denied, ...decision.denied],

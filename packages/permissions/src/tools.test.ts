@@ -15,7 +15,11 @@ afterEach(async () => {
 function setup(server: ExtendedServer): void {
   server.registerTool(
     'delete_ticket',
-    { description: 'Deletes a ticket', inputSchema: z.object({ id: z.string() }), _meta: { [PERMISSIONS_ID]: { required_scopes: ['tickets:delete'] } } },
+    {
+      description: 'Deletes a ticket',
+      inputSchema: z.object({ id: z.string() }),
+      _meta: { [PERMISSIONS_ID]: { required_scopes: ['tickets:delete'] } },
+    },
     (): ToolResult => ({ content: [{ type: 'text', text: 'deleted' }] }),
   );
   registerPermissionTools(server);
@@ -41,7 +45,9 @@ describe.each(TEST_LINES)('permissions served as tools on %s (PERM-17)', (line) 
     expect(check.structuredContent).toMatchObject({ allowed: false, missing_scopes: ['tickets:delete'] });
     expect(check.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Not allowed/) as unknown });
 
-    const negotiated = await pair.client.callTool('negotiate_permissions', { requested_scopes: ['tickets:read', 'tickets:delete'] });
+    const negotiated = await pair.client.callTool('negotiate_permissions', {
+      requested_scopes: ['tickets:read', 'tickets:delete'],
+    });
     expect(seeds.check('permissions', 'ScopeNegotiationResponse')(negotiated.structuredContent).valid).toBe(true);
     expect(negotiated.structuredContent).toMatchObject({ granted_scopes: ['tickets:read'] });
 

@@ -17,14 +17,17 @@ export function registerPermissionTools(server: Pick<ExtendedServer, 'registerTo
     {
       verb: 'check',
       name: 'check_permissions',
-      description: 'Checks, without running it, whether a tool may be called with the scopes this caller holds, and which scopes are missing.',
+      description:
+        'Checks, without running it, whether a tool may be called with the scopes this caller holds, and which scopes are missing.',
       inputSchema: z.object({
         tool: z.string().describe('The tool to check.'),
         scopes_held: z.array(z.string()).default([]).describe('The scopes you believe you hold (informative only).'),
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
       summary: (result) =>
-        result.allowed === true ? 'Allowed.' : `Not allowed: ${typeof result.reason === 'string' ? result.reason : 'missing scopes'}`,
+        result.allowed === true
+          ? 'Allowed.'
+          : `Not allowed: ${typeof result.reason === 'string' ? result.reason : 'missing scopes'}`,
     },
     {
       verb: 'negotiate',

@@ -1,10 +1,21 @@
 import { canonicalHash, type ClientExtension, type ToolResult } from '@ext/core';
 import { Compile } from 'typebox/compile';
-import { PROVENANCE_ID, PROVENANCE_PACKAGE, PROVENANCE_WIRE_VERSION, ProvenanceResultMetaSchema, type Provenance } from './schema.js';
+import {
+  PROVENANCE_ID,
+  PROVENANCE_PACKAGE,
+  PROVENANCE_WIRE_VERSION,
+  ProvenanceResultMetaSchema,
+  type Provenance,
+} from './schema.js';
 
 /** The client half: advertises the extension so the server attaches citations. */
 export function provenanceClient(): ClientExtension {
-  return { side: 'client', name: PROVENANCE_PACKAGE, ids: [PROVENANCE_ID], settings: { version: PROVENANCE_WIRE_VERSION } };
+  return {
+    side: 'client',
+    name: PROVENANCE_PACKAGE,
+    ids: [PROVENANCE_ID],
+    settings: { version: PROVENANCE_WIRE_VERSION },
+  };
 }
 
 /** What a result says about its sources. */
@@ -78,7 +89,11 @@ export function citation(source: Provenance, claim?: string): string {
  * not match its `structuredContent` gives no lines: what would be cited is
  * not what the server described.
  */
-export function citations(result: ToolResult, claim?: string, options: { readonly requireVerified?: boolean } = {}): string[] {
+export function citations(
+  result: ToolResult,
+  claim?: string,
+  options: { readonly requireVerified?: boolean } = {},
+): string[] {
   const found = getProvenance(result);
   if (found === undefined) return [];
   if (options.requireVerified === true && found.digest !== 'verified') return [];

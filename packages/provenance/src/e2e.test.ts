@@ -11,15 +11,34 @@ import { cite, provenanceOf, provenanceServer, type ProvenanceServerOptions } fr
 const seedWrapper = seedValidators().check('provenance', 'ProvenanceWrapper');
 
 function setup(server: ExtendedServer): void {
-  server.registerTool('get_revenue', { inputSchema: z.object({ quarter: z.string() }), annotations: { readOnlyHint: true } }, ({ quarter }, ctx): ToolResult => {
-    cite(ctx, { source: 'invoice_v2.pdf', location: { page: 3 }, retrieved_at: '2026-03-10T09:00:00Z', confidence: 'exact' });
-    return { content: [{ type: 'text', text: `${quarter}: $4.2M` }], structuredContent: { quarter, revenue: 4.2, unit: 'M USD' } };
-  });
+  server.registerTool(
+    'get_revenue',
+    { inputSchema: z.object({ quarter: z.string() }), annotations: { readOnlyHint: true } },
+    ({ quarter }, ctx): ToolResult => {
+      cite(ctx, {
+        source: 'invoice_v2.pdf',
+        location: { page: 3 },
+        retrieved_at: '2026-03-10T09:00:00Z',
+        confidence: 'exact',
+      });
+      return {
+        content: [{ type: 'text', text: `${quarter}: $4.2M` }],
+        structuredContent: { quarter, revenue: 4.2, unit: 'M USD' },
+      };
+    },
+  );
   server.registerTool('compare', { annotations: { readOnlyHint: true } }, (_args, ctx): ToolResult => {
-    cite(ctx, { source: 'postgresql:analytics.revenue', version: 'commit:a1b2c3d' }, { source: 'forecast.xlsx', location: { cell: 'B14' }, confidence: 'estimated' });
+    cite(
+      ctx,
+      { source: 'postgresql:analytics.revenue', version: 'commit:a1b2c3d' },
+      { source: 'forecast.xlsx', location: { cell: 'B14' }, confidence: 'estimated' },
+    );
     return { content: [{ type: 'text', text: 'up 5%' }], structuredContent: { change: 0.05 } };
   });
-  server.registerTool('forged', {}, (): ToolResult => ({ content: [{ type: 'text', text: 'x' }], _meta: { [PROVENANCE_ID]: { provenance: { source: 'made up' } } } }));
+  server.registerTool('forged', {}, (): ToolResult => ({
+    content: [{ type: 'text', text: 'x' }],
+    _meta: { [PROVENANCE_ID]: { provenance: { source: 'made up' } } },
+  }));
   server.registerTool('broken_citation', {}, (_args, ctx): ToolResult => {
     cite(ctx, { source: '' });
     return { content: [{ type: 'text', text: 'never' }] };
@@ -28,9 +47,20 @@ function setup(server: ExtendedServer): void {
     const provenance = provenanceOf(ctx);
     for (let row = 1; row <= count; row += 1) {
       // The same sheet read twice is one source.
-      provenance.add({ source: 'sheet.xlsx', location: { line: row }, retrieved_at: new Date('2026-03-10T09:00:00Z') }, { source: 'sheet.xlsx', location: { line: row }, retrieved_at: '2026-03-10T09:00:00.000Z' });
+      provenance.add(
+        { source: 'sheet.xlsx', location: { line: row }, retrieved_at: new Date('2026-03-10T09:00:00Z') },
+        { source: 'sheet.xlsx', location: { line: row }, retrieved_at: '2026-03-10T09:00:00.000Z' },
+      );
     }
-    return { content: [{ type: 'text', text: `${count} rows; collected: ${String(provenance.active)}; held ${provenance.sources.length}` }], structuredContent: { rows: count } };
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `${count} rows; collected: ${String(provenance.active)}; held ${provenance.sources.length}`,
+        },
+      ],
+      structuredContent: { rows: count },
+    };
   });
   server.registerTool('failing', {}, (_args, ctx): ToolResult => {
     cite(ctx, { source: 'ledger' });
@@ -44,7 +74,11 @@ afterEach(async () => {
   pair = undefined;
 });
 
-async function connect(line: (typeof TEST_LINES)[number], client: boolean, options: ProvenanceServerOptions = {}): Promise<TestPair> {
+async function connect(
+  line: (typeof TEST_LINES)[number],
+  client: boolean,
+  options: ProvenanceServerOptions = {},
+): Promise<TestPair> {
   pair = await createTestPair({
     line,
     serverExtensions: [errorsServer(), provenanceServer(options)],
@@ -60,10 +94,15 @@ describe.each(TEST_LINES)('provenance end to end on %s', (line) => {
     const { client } = await connect(line, true);
     const result = await client.callTool('get_revenue', { quarter: 'Q3' });
     const entry = result._meta?.[PROVENANCE_ID];
-    expect(seedWrapper({ result: result.structuredContent, ...(entry as object) })).toEqual({ valid: true, errors: '' });
+    expect(seedWrapper({ result: result.structuredContent, ...(entry as object) })).toEqual({
+      valid: true,
+      errors: '',
+    });
     const found = getProvenance(result);
     expect(found?.digest).toBe('verified');
-    expect(found?.sources.map((source) => citation(source, 'Q3 revenue $4.2M'))).toEqual(['Q3 revenue $4.2M, invoice_v2.pdf p.3, retrieved 2026-03-10']);
+    expect(found?.sources.map((source) => citation(source, 'Q3 revenue $4.2M'))).toEqual([
+      'Q3 revenue $4.2M, invoice_v2.pdf p.3, retrieved 2026-03-10',
+    ]);
   });
 
   it('PROV-3: several sources make a list, in citation order', async () => {
@@ -98,11 +137,16 @@ describe.each(TEST_LINES)('provenance end to end on %s', (line) => {
     const result = await client.callTool('many', { count: 5 });
     expect(result.content[0]).toMatchObject({ text: '5 rows; collected: true; held 5' });
     const entry = result._meta?.[PROVENANCE_ID];
-    expect(seedWrapper({ result: result.structuredContent, ...(entry as object) })).toEqual({ valid: true, errors: '' });
+    expect(seedWrapper({ result: result.structuredContent, ...(entry as object) })).toEqual({
+      valid: true,
+      errors: '',
+    });
     expect(entry).toMatchObject({ sources_omitted: 2 });
     const found = getProvenance(result);
     expect(found?.omitted).toBe(2);
-    expect(found?.sources).toEqual([1, 2, 3].map((line) => ({ source: 'sheet.xlsx', location: { line }, retrieved_at: '2026-03-10T09:00:00.000Z' })));
+    expect(found?.sources).toEqual(
+      [1, 2, 3].map((line) => ({ source: 'sheet.xlsx', location: { line }, retrieved_at: '2026-03-10T09:00:00.000Z' })),
+    );
     expect(citations(result, undefined, { requireVerified: true })[0]).toBe('sheet.xlsx line 1, retrieved 2026-03-10');
   });
 
@@ -113,7 +157,7 @@ describe.each(TEST_LINES)('provenance end to end on %s', (line) => {
     expect(result._meta?.[PROVENANCE_ID]).toBeUndefined();
   });
 
-  it('PROV-2: an invalid citation is the handler author\'s error, reported as a tool failure', async () => {
+  it("PROV-2: an invalid citation is the handler author's error, reported as a tool failure", async () => {
     const { client } = await connect(line, true);
     const result = await client.callTool('broken_citation');
     expect(result.isError).toBe(true);

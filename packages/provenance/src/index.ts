@@ -13,4 +13,10 @@ export {
   PROVENANCE_SCHEMAS,
   provenanceJsonSchema,
 } from './schema.js';
-export type { Location, Provenance, ProvenanceResultMeta, ProvenanceServerSettings, ProvenanceClientSettings } from './schema.js';
+export type {
+  Location,
+  Provenance,
+  ProvenanceResultMeta,
+  ProvenanceServerSettings,
+  ProvenanceClientSettings,
+} from './schema.js';

@@ -14,12 +14,18 @@ const ours = (name: string, value: unknown): boolean => ajv.validate(`${SCHEMA_B
 const seedProvenance = seedValidators().check('provenance', 'Provenance');
 const seedWrapper = seedValidators().check('provenance', 'ProvenanceWrapper');
 
-const date = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+const date = fc
+  .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+  .map((d) => d.toISOString());
 const provenance = fc.record(
   {
     source: fc.string({ minLength: 1, maxLength: 40 }),
     location: fc.record(
-      { page: fc.integer({ min: 1, max: 999 }), cell: fc.string({ maxLength: 5 }), json_path: fc.string({ maxLength: 20 }) },
+      {
+        page: fc.integer({ min: 1, max: 999 }),
+        cell: fc.string({ maxLength: 5 }),
+        json_path: fc.string({ maxLength: 20 }),
+      },
       { requiredKeys: [] },
     ),
     retrieved_at: date,
@@ -52,7 +58,12 @@ describe('the shipped JSON Schema document', () => {
   });
 
   it('PROV-3: refuses what the seed refuses', () => {
-    for (const bad of [{}, { source: 'x', confidence: 'sure' }, { source: 'x', location: { page: 'three' } }, { source: 'x', retrieved_at: 'yesterday' }]) {
+    for (const bad of [
+      {},
+      { source: 'x', confidence: 'sure' },
+      { source: 'x', location: { page: 'three' } },
+      { source: 'x', retrieved_at: 'yesterday' },
+    ]) {
       expect(seedProvenance(bad).valid).toBe(false);
       expect(ours('provenance', bad)).toBe(false);
     }

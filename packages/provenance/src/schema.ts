@@ -84,7 +84,11 @@ export const DEFAULT_MAX_SOURCES = 100;
 
 /** What the server advertises. Unknown fields are ignored. */
 export const ProvenanceServerSettingsSchema = Type.Object(
-  { version: Type.String(), digest: Type.Optional(Type.Boolean()), max_sources: Type.Optional(Type.Integer({ minimum: 1 })) },
+  {
+    version: Type.String(),
+    digest: Type.Optional(Type.Boolean()),
+    max_sources: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
   { $id: `${SCHEMA_BASE}/server-settings.json`, title: 'ProvenanceServerSettings' },
 );
 export type ProvenanceServerSettings = Static<typeof ProvenanceServerSettingsSchema>;
@@ -107,7 +111,9 @@ export const PROVENANCE_SCHEMAS = {
 
 /** The wire shapes as one JSON Schema 2020-12 document (shipped as `dist/schema.json`). */
 export function provenanceJsonSchema(): Record<string, unknown> {
-  const defs = Object.fromEntries(Object.entries(PROVENANCE_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]));
+  const defs = Object.fromEntries(
+    Object.entries(PROVENANCE_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]),
+  );
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${SCHEMA_BASE}/provenance-extension.json`,

@@ -1,4 +1,12 @@
-import { canonicalHash, canonicalJson, ConfigurationError, type CallContext, type ServerExtension, type ToolMiddleware, type ToolResult } from '@ext/core';
+import {
+  canonicalHash,
+  canonicalJson,
+  ConfigurationError,
+  type CallContext,
+  type ServerExtension,
+  type ToolMiddleware,
+  type ToolResult,
+} from '@ext/core';
 import { Compile } from 'typebox/compile';
 import {
   DEFAULT_MAX_SOURCES,
@@ -51,9 +59,12 @@ let provenanceValidator: ReturnType<typeof Compile<typeof ProvenanceSchema>> | u
 
 function normalized(record: Citation): Provenance {
   const at = record.retrieved_at;
-  if (at instanceof Date && Number.isNaN(at.getTime())) throw new ConfigurationError('INVALID_PROVENANCE', 'cite: provenance/retrieved_at is an invalid Date');
+  if (at instanceof Date && Number.isNaN(at.getTime()))
+    throw new ConfigurationError('INVALID_PROVENANCE', 'cite: provenance/retrieved_at is an invalid Date');
   // Optional fields left undefined by the author are absent on the wire.
-  const copy: Record<string, unknown> = Object.fromEntries(Object.entries(record as Record<string, unknown>).filter(([, value]) => value !== undefined));
+  const copy: Record<string, unknown> = Object.fromEntries(
+    Object.entries(record as Record<string, unknown>).filter(([, value]) => value !== undefined),
+  );
   if (at instanceof Date) copy.retrieved_at = at.toISOString();
   if (record.location !== undefined) copy.location = { ...record.location };
   provenanceValidator ??= Compile(ProvenanceSchema);
@@ -136,9 +147,11 @@ function withMeta(result: ToolResult, meta: ProvenanceResultMeta | undefined): T
  */
 export function provenanceServer(options: ProvenanceServerOptions = {}): ServerExtension {
   const digest: unknown = options.digest ?? true;
-  if (typeof digest !== 'boolean') throw new ConfigurationError('INVALID_OPTION', 'provenanceServer: "digest" must be a boolean');
+  if (typeof digest !== 'boolean')
+    throw new ConfigurationError('INVALID_OPTION', 'provenanceServer: "digest" must be a boolean');
   const maxSources = options.maxSources ?? DEFAULT_MAX_SOURCES;
-  if (!Number.isSafeInteger(maxSources) || maxSources < 1) throw new ConfigurationError('INVALID_OPTION', 'provenanceServer: "maxSources" must be a positive integer');
+  if (!Number.isSafeInteger(maxSources) || maxSources < 1)
+    throw new ConfigurationError('INVALID_OPTION', 'provenanceServer: "maxSources" must be a positive integer');
   const settings: ProvenanceServerSettings = { version: PROVENANCE_WIRE_VERSION, digest, max_sources: maxSources };
 
   const middleware: ToolMiddleware = async (_call, ctx, next) => {
@@ -147,7 +160,8 @@ export function provenanceServer(options: ProvenanceServerOptions = {}): ServerE
     if (negotiated !== undefined) ctx.locals.set(SOURCES, slot);
     const result = await next();
     // Only this extension writes its entry (PROV-6): a handler's own is dropped.
-    if (negotiated === undefined || slot.sources.length === 0 || result.isError === true) return withMeta(result, undefined);
+    if (negotiated === undefined || slot.sources.length === 0 || result.isError === true)
+      return withMeta(result, undefined);
     const kept = slot.sources.slice(0, maxSources);
     const meta: ProvenanceResultMeta = { provenance: kept.length === 1 ? (kept[0] as Provenance) : kept };
     if (digest && result.structuredContent !== undefined) meta.sha256 = canonicalHash(result.structuredContent);

@@ -29,9 +29,15 @@ function half(options: SessionStateClientOptions = {}) {
   const jar = createTokenJar();
   const extension = sessionStateClient({ jar, now: () => NOW, ...options });
   // `'none'`: the server did not negotiate the extension.
-  const resolve = (outcome: NegotiatedExtension | 'none'): NegotiatedExtension | undefined => (outcome === 'none' ? undefined : outcome);
-  const prepare = (call: OutgoingCall, outcome: NegotiatedExtension | 'none' = negotiated()) => extension.prepareCall?.(call, resolve(outcome));
-  const receive = (result: ToolResult, call: OutgoingCall = outgoing(), outcome: NegotiatedExtension | 'none' = negotiated()) => {
+  const resolve = (outcome: NegotiatedExtension | 'none'): NegotiatedExtension | undefined =>
+    outcome === 'none' ? undefined : outcome;
+  const prepare = (call: OutgoingCall, outcome: NegotiatedExtension | 'none' = negotiated()) =>
+    extension.prepareCall?.(call, resolve(outcome));
+  const receive = (
+    result: ToolResult,
+    call: OutgoingCall = outgoing(),
+    outcome: NegotiatedExtension | 'none' = negotiated(),
+  ) => {
     extension.onResult?.(result, call, resolve(outcome));
   };
   return { jar, extension, prepare, receive };
@@ -142,7 +148,11 @@ describe('refusals (SS-15)', () => {
   it('keeps its token when another tool error comes back', () => {
     const { jar, receive } = half();
     receive(withEntry(token('AAAA')));
-    const failure: ToolResult = { content: [], isError: true, _meta: { 'io.github.mcp-ext/errors': { code: 'NOT_FOUND' } } };
+    const failure: ToolResult = {
+      content: [],
+      isError: true,
+      _meta: { 'io.github.mcp-ext/errors': { code: 'NOT_FOUND' } },
+    };
     receive(failure, outgoing({ [SESSION_STATE_ID]: { session_state: 'AAAA' } }));
     expect(jar.get('')?.token).toBe('AAAA');
   });

@@ -84,12 +84,18 @@ function validate(options: unknown): SessionStateClientOptions {
     if (!OPTION_NAMES.has(key)) throw new ConfigurationError('INVALID_OPTION', `${WHERE}: unknown option "${key}"`);
   }
   const jar = record.jar as Record<string, unknown> | undefined;
-  if (jar !== undefined && (typeof jar !== 'object' || ['get', 'set', 'delete'].some((name) => typeof jar[name] !== 'function'))) {
+  if (
+    jar !== undefined &&
+    (typeof jar !== 'object' || ['get', 'set', 'delete'].some((name) => typeof jar[name] !== 'function'))
+  ) {
     throw new ConfigurationError('INVALID_OPTION', `${WHERE}: jar must have get, set and delete methods`);
   }
   const max = record.maxTokenBytes;
   if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1)) {
-    throw new ConfigurationError('INVALID_OPTION', `${WHERE}: maxTokenBytes must be a positive integer, got ${typeof max === 'number' ? String(max) : typeof max}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${WHERE}: maxTokenBytes must be a positive integer, got ${typeof max === 'number' ? String(max) : typeof max}`,
+    );
   }
   if (record.now !== undefined && typeof record.now !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', `${WHERE}: now must be a function`);

@@ -54,10 +54,14 @@ class Fixture {
       sessionState(ctx).clear();
       return text('forgotten');
     });
-    server.registerTool('hoard', { description: 'Stores a string of the given length', inputSchema: z.object({ bytes: z.number() }) }, (args, ctx) => {
-      sessionState(ctx).set('x'.repeat(args.bytes));
-      return text('stored');
-    });
+    server.registerTool(
+      'hoard',
+      { description: 'Stores a string of the given length', inputSchema: z.object({ bytes: z.number() }) },
+      (args, ctx) => {
+        sessionState(ctx).set('x'.repeat(args.bytes));
+        return text('stored');
+      },
+    );
     server.registerTool('set_then_throw', { description: 'Sets state, then fails' }, (_args, ctx) => {
       sessionState(ctx).set({ count: 999 });
       throw new Error('downstream failed');
@@ -68,7 +72,9 @@ class Fixture {
     });
     server.registerTool('forge', { description: 'Writes the extension key itself' }, () => ({
       ...text('forged'),
-      _meta: { [SESSION_STATE_ID]: { session_state: 'forged', expires_at: '2099-01-01T00:00:00Z', state_changed: true } },
+      _meta: {
+        [SESSION_STATE_ID]: { session_state: 'forged', expires_at: '2099-01-01T00:00:00Z', state_changed: true },
+      },
     }));
   };
 }
@@ -96,7 +102,10 @@ async function pair(line: TestLine, fixture: Fixture, options: PairOptions = {})
       options.server !== false && sessionStateServer({ keys: [K1], ...(options.server ?? {}) }),
       fixture.spy,
     ],
-    clientExtensions: [(options.clientErrors ?? errors) && errorsClient(), options.client !== false && sessionStateClient(options.client ?? {})],
+    clientExtensions: [
+      (options.clientErrors ?? errors) && errorsClient(),
+      options.client !== false && sessionStateClient(options.client ?? {}),
+    ],
     setup: fixture.setup,
     serverOptions: { logger: silentLogger },
     clientOptions: { logger: silentLogger },
@@ -152,7 +161,9 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
     expect(textOf(await client.callTool('counter'))).toBe('2');
     expect(fixture.lastToken()).toBe(meta?.session_state);
     const request = fixture.received.at(-1)?.[SESSION_STATE_ID] as Record<string, unknown>;
-    expect(seeds.check('session-state', 'StateUpdateRequest')({ tool: 'counter', parameters: {}, ...request }).errors).toBe('');
+    expect(
+      seeds.check('session-state', 'StateUpdateRequest')({ tool: 'counter', parameters: {}, ...request }).errors,
+    ).toBe('');
     expect(textOf(await client.callTool('counter'))).toBe('3');
     expect(textOf(await client.callTool('peek'))).toBe('{"enabled":true,"state":{"count":3}}');
   });
@@ -179,7 +190,9 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
     await client.callTool('counter');
     const cleared = await client.callTool('forget');
     expect(cleared._meta?.[SESSION_STATE_ID]).toEqual({ state_changed: true });
-    expect(seeds.check('session-state', 'StateUpdateResponse')({ result: cleared, state_changed: true }).valid).toBe(true);
+    expect(seeds.check('session-state', 'StateUpdateResponse')({ result: cleared, state_changed: true }).valid).toBe(
+      true,
+    );
     expect(jar.size).toBe(0);
     expect(textOf(await client.callTool('counter'))).toBe('1');
     expect(fixture.lastToken()).toBeUndefined();
@@ -207,7 +220,11 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
     const refused = await client.callTool('hoard', { bytes: 5000 });
     expect(refused.isError).toBe(true);
     const error = getStructuredError(refused);
-    expect(error).toMatchObject({ code: 'SESSION_STATE_TOO_LARGE', category: 'permanent', details: { limit_bytes: 4096 } });
+    expect(error).toMatchObject({
+      code: 'SESSION_STATE_TOO_LARGE',
+      category: 'permanent',
+      details: { limit_bytes: 4096 },
+    });
     expect(error?.message).toContain('the limit is 4096 bytes');
     expect(seeds.check('error')(error).errors).toBe('');
     expect(textOf(await client.callTool('peek'))).toBe(`{"enabled":true,"state":"${'x'.repeat(1000)}"}`);
@@ -258,7 +275,10 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
     jar.set('', { token: oldToken ?? '', expiresAt: FAR });
     const retired = await pair(line, fixture, { client: { jar }, server: { keys: [K2] }, authInfo: ALICE });
     const refused = await retired.client.callTool('counter');
-    expect(getStructuredError(refused)).toMatchObject({ code: 'SESSION_STATE_INVALID', details: { reason: 'unknown_key' } });
+    expect(getStructuredError(refused)).toMatchObject({
+      code: 'SESSION_STATE_INVALID',
+      details: { reason: 'unknown_key' },
+    });
   });
 
   describe('SS-8 SS-9 SS-15: every bad token is refused before the handler, and the client recovers', () => {
@@ -275,13 +295,19 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
       {
         name: 'tampered',
         reason: 'not_authentic',
-        token: (genuine) => rewrite(genuine, (bytes) => {
-          bytes[bytes.length - 20]! ^= 0x01;
-        }),
+        token: (genuine) =>
+          rewrite(genuine, (bytes) => {
+            bytes[bytes.length - 20]! ^= 0x01;
+          }),
       },
       { name: 'truncated', reason: 'malformed', token: (genuine) => genuine.slice(0, 30) },
       { name: 'cut short by three bytes', reason: 'not_authentic', token: (genuine) => genuine.slice(0, -4) },
-      { name: 'expired', reason: 'expired', token: (genuine) => genuine, server: { now: () => Date.now() + 2 * 3_600_000 } },
+      {
+        name: 'expired',
+        reason: 'expired',
+        token: (genuine) => genuine,
+        server: { now: () => Date.now() + 2 * 3_600_000 },
+      },
       { name: 'sealed with a foreign key', reason: 'unknown_key', token: (genuine) => genuine, server: { keys: [K2] } },
       {
         name: 'sealed for another server name',
@@ -291,7 +317,11 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
         jarKey: 'elsewhere',
       },
       { name: 'oversize', reason: 'too_large', token: () => 'A'.repeat(70_000) },
-      { name: 'of another format version', reason: 'unsupported_version', token: (genuine) => rewrite(genuine, (bytes) => bytes.writeUInt8(9, 0)) },
+      {
+        name: 'of another format version',
+        reason: 'unsupported_version',
+        token: (genuine) => rewrite(genuine, (bytes) => bytes.writeUInt8(9, 0)),
+      },
       { name: 'garbage', reason: 'malformed', token: () => 'not a token!' },
       { name: 'too short to be a token', reason: 'malformed', token: () => 'AQID' },
       { name: 'random base64url', reason: 'unsupported_version', token: () => 'bm90LWEtdG9rZW4' },
@@ -319,7 +349,11 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
         code: 'SESSION_STATE_INVALID',
         category: 'invalid_input',
         suggestion: RETRY_WITHOUT_TOKEN_SUGGESTION,
-        details: { reason: bad.reason, field: 'session_state', pointer: '/_meta/io.github.mcp-ext~1session-state/session_state' },
+        details: {
+          reason: bad.reason,
+          field: 'session_state',
+          pointer: '/_meta/io.github.mcp-ext~1session-state/session_state',
+        },
       });
       expect(seeds.check('error')(error).errors).toBe('');
       // The client dropped the refused token; the retry goes without one and starts afresh.
@@ -334,10 +368,16 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
       const refused = await client.callTool('counter', {}, { meta: { [SESSION_STATE_ID]: { session_state: 42 } } });
       expect(getStructuredError(refused)).toMatchObject({
         code: 'SESSION_STATE_INVALID',
-        details: { reason: 'malformed', field: 'session_state', pointer: '/_meta/io.github.mcp-ext~1session-state/session_state' },
+        details: {
+          reason: 'malformed',
+          field: 'session_state',
+          pointer: '/_meta/io.github.mcp-ext~1session-state/session_state',
+        },
       });
       const notAnObject = await client.callTool('counter', {}, { meta: { [SESSION_STATE_ID]: 'token' } });
-      expect(getStructuredError(notAnObject)).toMatchObject({ details: { field: SESSION_STATE_ID, pointer: '/_meta/io.github.mcp-ext~1session-state' } });
+      expect(getStructuredError(notAnObject)).toMatchObject({
+        details: { field: SESSION_STATE_ID, pointer: '/_meta/io.github.mcp-ext~1session-state' },
+      });
       expect(fixture.handlerRuns).toBe(0);
     });
   });
@@ -351,7 +391,10 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
     const aliceToken = jar.get('')?.token;
     const bob = await pair(line, fixture, { client: { jar }, authInfo: BOB });
     const refused = await bob.client.callTool('peek');
-    expect(getStructuredError(refused)).toMatchObject({ code: 'SESSION_STATE_INVALID', details: { reason: 'not_authentic' } });
+    expect(getStructuredError(refused)).toMatchObject({
+      code: 'SESSION_STATE_INVALID',
+      details: { reason: 'not_authentic' },
+    });
     jar.set('', { token: aliceToken ?? '', expiresAt: FAR });
     expect(textOf(await alice.client.callTool('counter'))).toBe('3');
   });
@@ -389,7 +432,11 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
     expect(fixture.received.every((meta) => !(SESSION_STATE_ID in meta))).toBe(true);
     expect(textOf(await client.callTool('peek'))).toBe('{"enabled":false,"state":null}');
     // An entry sent without negotiating is ignored, not refused.
-    const ignored = await client.callTool('counter', {}, { meta: { [SESSION_STATE_ID]: { session_state: 'whatever' } } });
+    const ignored = await client.callTool(
+      'counter',
+      {},
+      { meta: { [SESSION_STATE_ID]: { session_state: 'whatever' } } },
+    );
     expect(textOf(ignored)).toBe('1');
   });
 
@@ -409,20 +456,27 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
   it.each([
     { setup: 'neither side composes @ext/errors', errors: false, clientErrors: false },
     { setup: 'only the server composes @ext/errors', errors: true, clientErrors: false },
-  ])('SS-8 SS-15: when $setup, the refusal is a plain tool error that still tells the client to drop its token', async (setup) => {
-    const fixture = new Fixture();
-    const jar = createTokenJar();
-    jar.set('', { token: 'AQID', expiresAt: FAR });
-    const { client } = await pair(line, fixture, { errors: setup.errors, clientErrors: setup.clientErrors, client: { jar } });
-    const refused = await client.callTool('counter');
-    expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toBe(`The session_state token is malformed\n${RETRY_WITHOUT_TOKEN_SUGGESTION}`);
-    expect(refused._meta?.[SESSION_STATE_ID]).toEqual({ state_changed: true });
-    expect(getStructuredError(refused)).toBeUndefined();
-    expect(fixture.handlerRuns).toBe(0);
-    expect(jar.size).toBe(0);
-    expect(textOf(await client.callTool('counter'))).toBe('1');
-  });
+  ])(
+    'SS-8 SS-15: when $setup, the refusal is a plain tool error that still tells the client to drop its token',
+    async (setup) => {
+      const fixture = new Fixture();
+      const jar = createTokenJar();
+      jar.set('', { token: 'AQID', expiresAt: FAR });
+      const { client } = await pair(line, fixture, {
+        errors: setup.errors,
+        clientErrors: setup.clientErrors,
+        client: { jar },
+      });
+      const refused = await client.callTool('counter');
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toBe(`The session_state token is malformed\n${RETRY_WITHOUT_TOKEN_SUGGESTION}`);
+      expect(refused._meta?.[SESSION_STATE_ID]).toEqual({ state_changed: true });
+      expect(getStructuredError(refused)).toBeUndefined();
+      expect(fixture.handlerRuns).toBe(0);
+      expect(jar.size).toBe(0);
+      expect(textOf(await client.callTool('counter'))).toBe('1');
+    },
+  );
 });
 
 describe('SS-7 across sessions of the legacy era', () => {
@@ -434,7 +488,9 @@ describe('SS-7 across sessions of the legacy era', () => {
     const again = await pair('v2-legacy', fixture, { client: { jar }, authInfo: ALICE });
     expect(textOf(await again.client.callTool('counter'))).toBe('2');
     const other = await pair('v2-legacy', fixture, { client: { jar }, authInfo: BOB });
-    expect(getStructuredError(await other.client.callTool('counter'))).toMatchObject({ details: { reason: 'not_authentic' } });
+    expect(getStructuredError(await other.client.callTool('counter'))).toMatchObject({
+      details: { reason: 'not_authentic' },
+    });
     expect(textOf(await other.client.callTool('counter'))).toBe('1');
   });
 

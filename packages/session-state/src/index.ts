@@ -30,7 +30,15 @@ export {
   openToken,
   inspectToken,
 } from './token.js';
-export type { SessionKey, KeyRing, TokenBinding, TokenFailureReason, OpenResult, OpenOptions, TokenHeader } from './token.js';
+export type {
+  SessionKey,
+  KeyRing,
+  TokenBinding,
+  TokenFailureReason,
+  OpenResult,
+  OpenOptions,
+  TokenHeader,
+} from './token.js';
 export {
   SESSION_STATE_INVALID,
   SESSION_STATE_TOO_LARGE,

@@ -68,7 +68,8 @@ export function createSlot(config: SlotConfig): Slot {
     set(value) {
       const json = encodeState(value);
       const problem = config.check?.(JSON.parse(json) as JsonValue);
-      if (problem !== undefined) throw invalidValueError(`session state does not match the server's schema: ${problem}`);
+      if (problem !== undefined)
+        throw invalidValueError(`session state does not match the server's schema: ${problem}`);
       const size = sealedLength(config.sealingKeyId, Buffer.byteLength(json, 'utf8'));
       if (size > config.maxTokenBytes) throw tooLargeError(size, config.maxTokenBytes);
       plaintext = json;
@@ -104,7 +105,9 @@ export function setSlot(ctx: Pick<RequestContext, 'locals'>, slot: Slot): void {
  * cart.set({ items: [...(cart.get()?.items ?? []), sku] });
  * ```
  */
-export function sessionState<T extends JsonValue = JsonValue>(ctx: Pick<RequestContext, 'locals'>): SessionStateHandle<T> {
+export function sessionState<T extends JsonValue = JsonValue>(
+  ctx: Pick<RequestContext, 'locals'>,
+): SessionStateHandle<T> {
   const slot = ctx.locals.get(SLOT);
   if (slot === undefined) {
     throw new ConfigurationError(

@@ -38,8 +38,18 @@ describe('the request entry (SS-2, SS-8)', () => {
   });
 
   it('SS-8: a malformed entry names the field and its JSON Pointer', () => {
-    expect(parseRequestMeta('token')).toMatchObject({ ok: false, field: SESSION_STATE_ID, pointer: '/_meta/io.github.mcp-ext~1session-state' });
-    for (const entry of [{}, { session_state: 42 }, { session_state: '' }, { session_state: 'has space' }, { session_state: 'a=' }]) {
+    expect(parseRequestMeta('token')).toMatchObject({
+      ok: false,
+      field: SESSION_STATE_ID,
+      pointer: '/_meta/io.github.mcp-ext~1session-state',
+    });
+    for (const entry of [
+      {},
+      { session_state: 42 },
+      { session_state: '' },
+      { session_state: 'has space' },
+      { session_state: 'a=' },
+    ]) {
       expect(parseRequestMeta(entry)).toMatchObject({
         ok: false,
         field: 'session_state',
@@ -71,7 +81,11 @@ describe('the refusal (SS-8, SS-9)', () => {
       expect(error.category).toBe('invalid_input');
       expect(error.code).toBe(SESSION_STATE_INVALID);
       expect(error.suggestion).toBe(RETRY_WITHOUT_TOKEN_SUGGESTION);
-      expect(error.details).toEqual({ reason, field: 'session_state', pointer: '/_meta/io.github.mcp-ext~1session-state/session_state' });
+      expect(error.details).toEqual({
+        reason,
+        field: 'session_state',
+        pointer: '/_meta/io.github.mcp-ext~1session-state/session_state',
+      });
       const check = errorSchema(error.toStructured());
       expect(check.errors).toBe('');
     },
@@ -111,7 +125,11 @@ describe('the per-call handle (SS-12)', () => {
       slot.handle.set('x'.repeat(fits + 1));
     });
     expect(ExtensionError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'SESSION_STATE_TOO_LARGE', category: 'permanent', details: { limit_bytes: 256 } });
+    expect(error).toMatchObject({
+      code: 'SESSION_STATE_TOO_LARGE',
+      category: 'permanent',
+      details: { limit_bytes: 256 },
+    });
     expect((error as Error).message).toContain('the limit is 256 bytes');
     expect(errorSchema((error as ExtensionError).toStructured()).errors).toBe('');
     // The refused value did not replace what was set before.
@@ -138,11 +156,16 @@ describe('the per-call handle (SS-12)', () => {
   });
 
   it('checks set() against the server schema', () => {
-    const slot = createSlot({ ...base, check: (value) => (typeof value === 'number' ? undefined : '/ must be a number') });
+    const slot = createSlot({
+      ...base,
+      check: (value) => (typeof value === 'number' ? undefined : '/ must be a number'),
+    });
     slot.handle.set(3);
-    expect(thrown(() => {
-      slot.handle.set('three');
-    })).toMatchObject({ code: 'SESSION_STATE_INVALID_VALUE' });
+    expect(
+      thrown(() => {
+        slot.handle.set('three');
+      }),
+    ).toMatchObject({ code: 'SESSION_STATE_INVALID_VALUE' });
   });
 
   it('sessionState(ctx) throws a ConfigurationError when the server half is not composed', () => {
@@ -163,15 +186,27 @@ describe('the result entry (SS-4, SS-5, SS-15)', () => {
     const token = { session_state: 'abc', expires_at: '2030-01-01T00:00:00.000Z', state_changed: true };
     expect(readResultMeta({ ...result, _meta: { [SESSION_STATE_ID]: token } })).toEqual(token);
     expect(readResultMeta({ _meta: { [SESSION_STATE_ID]: { state_changed: true } } })).toEqual({ state_changed: true });
-    expect(readResultMeta({ _meta: { [SESSION_STATE_ID]: { session_state: 'abc', state_changed: true } } })).toBeUndefined();
-    expect(readResultMeta({ _meta: { [SESSION_STATE_ID]: { session_state: 'abc', expires_at: 'soon', state_changed: true } } })).toBeUndefined();
-    expect(readResultMeta({ _meta: { [SESSION_STATE_ID]: { session_state: 7, state_changed: true } } })).toBeUndefined();
+    expect(
+      readResultMeta({ _meta: { [SESSION_STATE_ID]: { session_state: 'abc', state_changed: true } } }),
+    ).toBeUndefined();
+    expect(
+      readResultMeta({
+        _meta: { [SESSION_STATE_ID]: { session_state: 'abc', expires_at: 'soon', state_changed: true } },
+      }),
+    ).toBeUndefined();
+    expect(
+      readResultMeta({ _meta: { [SESSION_STATE_ID]: { session_state: 7, state_changed: true } } }),
+    ).toBeUndefined();
     expect(readResultMeta({ _meta: { [SESSION_STATE_ID]: 'abc' } })).toBeUndefined();
     expect(readResultMeta(null)).toBeUndefined();
   });
 
   it('SS-15: recognises the refusal through the structured error of any errors generation', () => {
-    const refused = (key: string, code: string, isError = true): unknown => ({ content: [], isError, _meta: { [key]: { code } } });
+    const refused = (key: string, code: string, isError = true): unknown => ({
+      content: [],
+      isError,
+      _meta: { [key]: { code } },
+    });
     expect(isSessionStateRejected(refused('io.github.mcp-ext/errors', SESSION_STATE_INVALID))).toBe(true);
     expect(isSessionStateRejected(refused('io.github.mcp-ext/errors-v2', SESSION_STATE_INVALID))).toBe(true);
     expect(isSessionStateRejected(refused('io.github.mcp-ext/errors', 'OTHER'))).toBe(false);
@@ -184,7 +219,9 @@ describe('the result entry (SS-4, SS-5, SS-15)', () => {
     const withOther: ToolResult = { content: [], _meta: { other: 1, [SESSION_STATE_ID]: { forged: true } } };
     expect(withResultMeta(withOther, undefined)._meta).toEqual({ other: 1 });
     expect(withResultMeta({ content: [], _meta: { [SESSION_STATE_ID]: {} } }, undefined)).toEqual({ content: [] });
-    expect(withResultMeta(result, { state_changed: true })._meta).toEqual({ [SESSION_STATE_ID]: { state_changed: true } });
+    expect(withResultMeta(result, { state_changed: true })._meta).toEqual({
+      [SESSION_STATE_ID]: { state_changed: true },
+    });
     expect(withResultMeta(result, undefined)).toBe(result);
   });
 });

@@ -56,7 +56,12 @@ export function parseRequestMeta(raw: unknown, id: string = SESSION_STATE_ID): R
   requestValidator ??= Compile(SessionStateRequestMetaSchema);
   if (requestValidator.Check(raw)) return { ok: true, token: raw.session_state };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { ok: false, field: id, pointer: metaPointer(undefined, id), message: `params._meta["${id}"] must be an object with a "session_state" string` };
+    return {
+      ok: false,
+      field: id,
+      pointer: metaPointer(undefined, id),
+      message: `params._meta["${id}"] must be an object with a "session_state" string`,
+    };
   }
   return {
     ok: false,
@@ -92,18 +97,29 @@ function describe(reason: SessionStateFailureReason, maxTokenBytes: number): str
  */
 export function invalidTokenError(
   reason: SessionStateFailureReason,
-  options: { readonly maxTokenBytes: number; readonly id?: string; readonly message?: string; readonly field?: string; readonly pointer?: string },
+  options: {
+    readonly maxTokenBytes: number;
+    readonly id?: string;
+    readonly message?: string;
+    readonly field?: string;
+    readonly pointer?: string;
+  },
 ): ExtensionError {
   const id = options.id ?? SESSION_STATE_ID;
-  return new ExtensionError('invalid_input', SESSION_STATE_INVALID, options.message ?? describe(reason, options.maxTokenBytes), {
-    userActionable: false,
-    suggestion: RETRY_WITHOUT_TOKEN_SUGGESTION,
-    details: {
-      reason,
-      field: options.field ?? 'session_state',
-      pointer: options.pointer ?? metaPointer('session_state', id),
+  return new ExtensionError(
+    'invalid_input',
+    SESSION_STATE_INVALID,
+    options.message ?? describe(reason, options.maxTokenBytes),
+    {
+      userActionable: false,
+      suggestion: RETRY_WITHOUT_TOKEN_SUGGESTION,
+      details: {
+        reason,
+        field: options.field ?? 'session_state',
+        pointer: options.pointer ?? metaPointer('session_state', id),
+      },
     },
-  });
+  );
 }
 
 /**
@@ -114,7 +130,11 @@ export function invalidTokenError(
  */
 export function refusalResult(error: ExtensionError, id: string = SESSION_STATE_ID): ToolResult {
   const text = [error.message, error.suggestion].filter((line) => line !== undefined).join('\n');
-  return { content: [{ type: 'text', text }], isError: true, _meta: { [id]: { state_changed: true } satisfies SessionStateResultMeta } };
+  return {
+    content: [{ type: 'text', text }],
+    isError: true,
+    _meta: { [id]: { state_changed: true } satisfies SessionStateResultMeta },
+  };
 }
 
 /**
@@ -129,7 +149,10 @@ export function encodeState(value: unknown): string {
   try {
     return canonicalJson(value);
   } catch (error) {
-    throw invalidValueError(`session state must be a JSON value: ${error instanceof Error ? error.message : String(error)}`, error);
+    throw invalidValueError(
+      `session state must be a JSON value: ${error instanceof Error ? error.message : String(error)}`,
+      error,
+    );
   }
 }
 
@@ -159,14 +182,17 @@ export function tooLargeError(sizeBytes: number, limitBytes: number): ExtensionE
     `Session state too large: sealed it would take ${sizeBytes} bytes, the limit is ${limitBytes} bytes`,
     {
       userActionable: false,
-      suggestion: 'Keep less in session state: store large data on the server or behind a data reference and keep only its id.',
+      suggestion:
+        'Keep less in session state: store large data on the server or behind a data reference and keep only its id.',
       details: { size_bytes: sizeBytes, limit_bytes: limitBytes },
     },
   );
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** `result._meta[id]` when it is well formed, else `undefined`. Never throws. */
@@ -176,7 +202,11 @@ export function readResultMeta(result: unknown, id: string = SESSION_STATE_ID): 
   resultValidator ??= Compile(SessionStateResultMetaSchema);
   if (!resultValidator.Check(entry)) return undefined;
   // A token without its expiry cannot be kept safely.
-  if (entry.session_state !== undefined && (entry.expires_at === undefined || Number.isNaN(Date.parse(entry.expires_at)))) return undefined;
+  if (
+    entry.session_state !== undefined &&
+    (entry.expires_at === undefined || Number.isNaN(Date.parse(entry.expires_at)))
+  )
+    return undefined;
   return entry;
 }
 
@@ -191,11 +221,17 @@ const ERRORS_KEY = /^io\.github\.mcp-ext\/errors(?:-v\d+)?$/;
 export function isSessionStateRejected(result: unknown): boolean {
   const meta = asRecord(asRecord(result)?._meta);
   if (meta === undefined || asRecord(result)?.isError !== true) return false;
-  return Object.entries(meta).some(([key, value]) => ERRORS_KEY.test(key) && asRecord(value)?.code === SESSION_STATE_INVALID);
+  return Object.entries(meta).some(
+    ([key, value]) => ERRORS_KEY.test(key) && asRecord(value)?.code === SESSION_STATE_INVALID,
+  );
 }
 
 /** `result` with `_meta[id]` set to `entry`, or with any `_meta[id]` removed when `entry` is `undefined`. */
-export function withResultMeta(result: ToolResult, entry: SessionStateResultMeta | undefined, id: string = SESSION_STATE_ID): ToolResult {
+export function withResultMeta(
+  result: ToolResult,
+  entry: SessionStateResultMeta | undefined,
+  id: string = SESSION_STATE_ID,
+): ToolResult {
   const meta = result._meta;
   if (entry === undefined) {
     if (meta === undefined || !(id in meta)) return result;

@@ -24,7 +24,9 @@ describe('the shipped JSON Schema document', () => {
     expect(check('request-meta', { session_state: 'a b' })).toBe(false);
     expect(check('request-meta', {})).toBe(false);
     expect(check('result-meta', { state_changed: true })).toBe(true);
-    expect(check('result-meta', { session_state: 'abc', expires_at: '2030-01-01T00:00:00Z', state_changed: true })).toBe(true);
+    expect(
+      check('result-meta', { session_state: 'abc', expires_at: '2030-01-01T00:00:00Z', state_changed: true }),
+    ).toBe(true);
     expect(check('result-meta', { session_state: 'abc', expires_at: 'tomorrow', state_changed: true })).toBe(false);
   });
 });
@@ -34,7 +36,11 @@ describe('the seed schema session-state.json (SS-18)', () => {
 
   it('SS-18: a tools/call carrying the request entry is a StateUpdateRequest', () => {
     const check = seeds.check('session-state', 'StateUpdateRequest');
-    const outcome = check({ tool: 'edit_document', parameters: { text: 'hi' }, session_state: 'eyJmaWxlX2lkIjoiZG9jLTQyIn0' });
+    const outcome = check({
+      tool: 'edit_document',
+      parameters: { text: 'hi' },
+      session_state: 'eyJmaWxlX2lkIjoiZG9jLTQyIn0',
+    });
     expect(outcome.errors).toBe('');
     expect(seeds.check('session-state')({ tool: 'edit_document', session_state: 'abc' }).valid).toBe(true);
   });
@@ -42,7 +48,9 @@ describe('the seed schema session-state.json (SS-18)', () => {
   it('SS-18: a result carrying the result entry is a StateUpdateResponse', () => {
     const check = seeds.check('session-state', 'StateUpdateResponse');
     const result = { content: [{ type: 'text', text: 'ok' }] };
-    expect(check({ result, session_state: 'abc', expires_at: '2030-01-01T00:00:00.000Z', state_changed: true }).errors).toBe('');
+    expect(
+      check({ result, session_state: 'abc', expires_at: '2030-01-01T00:00:00.000Z', state_changed: true }).errors,
+    ).toBe('');
     expect(check({ result, state_changed: true }).errors).toBe('');
     expect(check({ result, session_state: 42 }).valid).toBe(false);
   });

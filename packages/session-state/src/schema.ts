@@ -83,7 +83,10 @@ export const SESSION_STATE_SCHEMAS = {
  */
 export function sessionStateJsonSchema(): Record<string, unknown> {
   const defs = Object.fromEntries(
-    Object.entries(SESSION_STATE_SCHEMAS).map(([name, schema]) => [name, JSON.parse(JSON.stringify(schema)) as unknown]),
+    Object.entries(SESSION_STATE_SCHEMAS).map(([name, schema]) => [
+      name,
+      JSON.parse(JSON.stringify(schema)) as unknown,
+    ]),
   );
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

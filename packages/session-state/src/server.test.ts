@@ -42,7 +42,9 @@ function contextFor(options: ContextOptions = {}): CallContext {
     peerExtensions: peer === 'unknown' ? undefined : peer === 'yes' ? { [SESSION_STATE_ID]: settings } : {},
     negotiation: new Map([
       ...(peer === 'yes' ? [[SESSION_STATE_PACKAGE, { id: SESSION_STATE_ID, settings }] as const] : []),
-      ...(peer !== 'unknown' && options.errors !== false ? [['@ext/errors', { id: 'io.github.mcp-ext/errors', settings: { version: '1.0' } }] as const] : []),
+      ...(peer !== 'unknown' && options.errors !== false
+        ? [['@ext/errors', { id: 'io.github.mcp-ext/errors', settings: { version: '1.0' } }] as const]
+        : []),
     ]),
     signal: new AbortController().signal,
     logger: silentLogger,
@@ -55,7 +57,11 @@ function contextFor(options: ContextOptions = {}): CallContext {
 }
 
 function callWith(token?: string): ToolCall {
-  return { name: 'tool', arguments: {}, meta: token === undefined ? {} : { [SESSION_STATE_ID]: { session_state: token } } };
+  return {
+    name: 'tool',
+    arguments: {},
+    meta: token === undefined ? {} : { [SESSION_STATE_ID]: { session_state: token } },
+  };
 }
 
 /** Runs one call through the session-state middleware alone. */
@@ -124,7 +130,10 @@ describe('the middleware', () => {
       sessionState(ctx).set({ step: 1 });
       return ok;
     });
-    expect(readResultMeta(result)).toMatchObject({ state_changed: true, expires_at: new Date(now + 60_000).toISOString() });
+    expect(readResultMeta(result)).toMatchObject({
+      state_changed: true,
+      expires_at: new Date(now + 60_000).toISOString(),
+    });
   });
 
   it('SS-11: a token is refused from its expiry on, not before', async () => {
@@ -138,7 +147,11 @@ describe('the middleware', () => {
     );
     const token = sealed?.session_state;
     now += 59_999;
-    const read = await run(options, (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(sessionState(ctx).get()) }] }), token);
+    const read = await run(
+      options,
+      (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(sessionState(ctx).get()) }] }),
+      token,
+    );
     expect(read.content[0]).toEqual({ type: 'text', text: '"s"' });
     now += 1;
     const error = await rejection(run(options, () => ok, token));
@@ -165,7 +178,11 @@ describe('the middleware', () => {
   it('SS-8: with @ext/errors negotiated the refusal is thrown for the errors stage to render', async () => {
     const error = await rejection(run({}, () => ok, 'AQID'));
     expect(ExtensionError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ category: 'invalid_input', code: 'SESSION_STATE_INVALID', details: { reason: 'malformed' } });
+    expect(error).toMatchObject({
+      category: 'invalid_input',
+      code: 'SESSION_STATE_INVALID',
+      details: { reason: 'malformed' },
+    });
     const plain = await run({}, () => ok, 'AQID', { errors: false });
     expect(plain.isError).toBe(true);
   });

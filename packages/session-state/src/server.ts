@@ -1,4 +1,11 @@
-import { ConfigurationError, ExtensionError, type CallContext, type JsonValue, type ServerExtension, type ToolMiddleware } from '@ext/core';
+import {
+  ConfigurationError,
+  ExtensionError,
+  type CallContext,
+  type JsonValue,
+  type ServerExtension,
+  type ToolMiddleware,
+} from '@ext/core';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { createSlot, setSlot, type SlotOutcome } from './locals.js';
@@ -14,7 +21,15 @@ import {
   type SessionStateResultMeta,
   type SessionStateServerSettings,
 } from './schema.js';
-import { createKeyRing, openToken, sealedLength, sealToken, type KeyRing, type SessionKey, type TokenBinding } from './token.js';
+import {
+  createKeyRing,
+  openToken,
+  sealedLength,
+  sealToken,
+  type KeyRing,
+  type SessionKey,
+  type TokenBinding,
+} from './token.js';
 
 export { sessionState } from './locals.js';
 export type { SessionStateHandle } from './locals.js';
@@ -54,7 +69,16 @@ export interface SessionStateServerOptions {
 /** The package whose structured errors carry the refusal's code to the client. */
 const ERRORS_PACKAGE = '@ext/errors';
 
-const OPTION_NAMES = new Set(['keys', 'ttlSeconds', 'maxTokenBytes', 'serverName', 'rolling', 'schema', 'subject', 'now']);
+const OPTION_NAMES = new Set([
+  'keys',
+  'ttlSeconds',
+  'maxTokenBytes',
+  'serverName',
+  'rolling',
+  'schema',
+  'subject',
+  'now',
+]);
 const WHERE = 'sessionStateServer';
 /** Room for a small state under the longest key id (a sealed `null` under a 64-character id takes 142 bytes). */
 const MIN_TOKEN_BYTES = 256;
@@ -115,7 +139,13 @@ function resolve(options: unknown): Resolved {
   }
   const ring = createKeyRing(record.keys, WHERE);
   const ttlSeconds = integerOption('ttlSeconds', record.ttlSeconds, DEFAULT_TTL_SECONDS, 1, MAX_TTL_SECONDS);
-  const maxTokenBytes = integerOption('maxTokenBytes', record.maxTokenBytes, DEFAULT_MAX_TOKEN_BYTES, MIN_TOKEN_BYTES, MAX_TOKEN_BYTES);
+  const maxTokenBytes = integerOption(
+    'maxTokenBytes',
+    record.maxTokenBytes,
+    DEFAULT_MAX_TOKEN_BYTES,
+    MIN_TOKEN_BYTES,
+    MAX_TOKEN_BYTES,
+  );
   const serverName = record.serverName;
   if (serverName !== undefined && (typeof serverName !== 'string' || serverName.length === 0)) {
     throw new ConfigurationError('INVALID_OPTION', `${WHERE}: serverName must be a non-empty string`);
@@ -147,13 +177,23 @@ function openIncoming(
 ): { plaintext: string; expiresAt: number } | undefined | ExtensionError {
   const limits = { maxTokenBytes: config.maxTokenBytes, id };
   const parsed = parseRequestMeta(raw, id);
-  if (!parsed.ok) return invalidTokenError('malformed', { ...limits, message: parsed.message, field: parsed.field, pointer: parsed.pointer });
+  if (!parsed.ok)
+    return invalidTokenError('malformed', {
+      ...limits,
+      message: parsed.message,
+      field: parsed.field,
+      pointer: parsed.pointer,
+    });
   if (parsed.token === undefined) return undefined;
-  const opened = openToken(config.ring, parsed.token, binding, { now: config.now(), maxTokenBytes: config.maxTokenBytes });
+  const opened = openToken(config.ring, parsed.token, binding, {
+    now: config.now(),
+    maxTokenBytes: config.maxTokenBytes,
+  });
   if (!opened.ok) return invalidTokenError(opened.reason, limits);
   const decoded = decodeState(opened.plaintext);
   // Sealed by this server, yet no longer what its schema accepts (the state's shape changed since).
-  if (decoded === undefined || config.check?.(decoded.value) !== undefined) return invalidTokenError('invalid_state', limits);
+  if (decoded === undefined || config.check?.(decoded.value) !== undefined)
+    return invalidTokenError('invalid_state', limits);
   return { plaintext: opened.plaintext, expiresAt: opened.expiresAt };
 }
 
@@ -185,7 +225,8 @@ function resultEntry(
     case 'unchanged': {
       if (!config.rolling || !hadToken || outcome.plaintext === undefined) return undefined;
       // After a rotation to a longer key id the same state may no longer fit; the client then keeps its token.
-      if (sealedLength(config.ring.sealingKeyId, Buffer.byteLength(outcome.plaintext, 'utf8')) > limit) return undefined;
+      if (sealedLength(config.ring.sealingKeyId, Buffer.byteLength(outcome.plaintext, 'utf8')) > limit)
+        return undefined;
       return seal(outcome.plaintext, false);
     }
   }
@@ -227,7 +268,13 @@ export function sessionStateServer(options: SessionStateServerOptions): ServerEx
       incoming = opened;
     }
 
-    const slot = createSlot({ enabled, incoming, maxTokenBytes: limit, sealingKeyId: config.ring.sealingKeyId, check: config.check });
+    const slot = createSlot({
+      enabled,
+      incoming,
+      maxTokenBytes: limit,
+      sealingKeyId: config.ring.sealingKeyId,
+      check: config.check,
+    });
     setSlot(ctx, slot);
     // A handler that throws discards what it set: nothing below is reached.
     const result = await next();

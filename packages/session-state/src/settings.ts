@@ -10,6 +10,9 @@ export function getSessionStateSettings(extensions: unknown): SessionStateServer
   if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
   const raw = (extensions as Record<string, unknown>)[SESSION_STATE_ID];
   if (raw === undefined) return undefined;
-  const parsed = parseSettings<SessionStateServerSettings>(raw, { schema: SessionStateServerSettingsSchema, majors: [1] });
+  const parsed = parseSettings<SessionStateServerSettings>(raw, {
+    schema: SessionStateServerSettingsSchema,
+    majors: [1],
+  });
   return parsed.ok ? parsed.settings : undefined;
 }

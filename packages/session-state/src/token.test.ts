@@ -20,7 +20,10 @@ const binding: TokenBinding = { serverName: 'files', subject: 'alice' };
 const NOW = 1_700_000_000_000;
 const LATER = NOW + 3_600_000;
 const open = (token: unknown, options: { ring?: KeyRing; binding?: TokenBinding; now?: number; max?: number } = {}) =>
-  openToken(options.ring ?? ring, token, options.binding ?? binding, { now: options.now ?? NOW, maxTokenBytes: options.max ?? 65_536 });
+  openToken(options.ring ?? ring, token, options.binding ?? binding, {
+    now: options.now ?? NOW,
+    maxTokenBytes: options.max ?? 65_536,
+  });
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -42,7 +45,10 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('delete' as const), index: fc.nat() }),
   fc.record({ kind: fc.constant('insert' as const), index: fc.nat(), char: alphabetChar }),
   fc.record({ kind: fc.constant('truncate' as const), length: fc.nat() }),
-  fc.record({ kind: fc.constant('append' as const), text: fc.string({ unit: alphabetChar, minLength: 1, maxLength: 8 }) }),
+  fc.record({
+    kind: fc.constant('append' as const),
+    text: fc.string({ unit: alphabetChar, minLength: 1, maxLength: 8 }),
+  }),
 );
 
 function apply(token: string, change: Mutation): string {
@@ -161,9 +167,18 @@ describe('sealing and opening (SS-6)', () => {
     expect(open(token.slice(0, 20))).toEqual({ ok: false, reason: 'malformed' });
     expect(open(`${token}=`)).toEqual({ ok: false, reason: 'malformed' });
     expect(open(token, { max: token.length - 1 })).toEqual({ ok: false, reason: 'too_large' });
-    expect(open(rewrite(token, (bytes) => bytes.writeUInt8(2, 0)))).toEqual({ ok: false, reason: 'unsupported_version' });
-    expect(open(rewrite(token, (bytes) => bytes.write('k9', 2, 'ascii')))).toEqual({ ok: false, reason: 'unknown_key' });
-    expect(open(rewrite(token, (bytes) => bytes.writeBigUInt64BE(BigInt(LATER + 1), 4)))).toEqual({ ok: false, reason: 'not_authentic' });
+    expect(open(rewrite(token, (bytes) => bytes.writeUInt8(2, 0)))).toEqual({
+      ok: false,
+      reason: 'unsupported_version',
+    });
+    expect(open(rewrite(token, (bytes) => bytes.write('k9', 2, 'ascii')))).toEqual({
+      ok: false,
+      reason: 'unknown_key',
+    });
+    expect(open(rewrite(token, (bytes) => bytes.writeBigUInt64BE(BigInt(LATER + 1), 4)))).toEqual({
+      ok: false,
+      reason: 'not_authentic',
+    });
     expect(open(token, { now: LATER })).toEqual({ ok: false, reason: 'expired' });
     expect(open(token, { now: LATER - 1 }).ok).toBe(true);
   });
@@ -176,7 +191,10 @@ describe('binding (SS-7)', () => {
         fc.pre(serverA !== serverB || subjectA !== subjectB);
         const token = seal('state', { binding: { serverName: serverA, subject: subjectA } });
         expect(open(token, { binding: { serverName: serverA, subject: subjectA } }).ok).toBe(true);
-        expect(open(token, { binding: { serverName: serverB, subject: subjectB } })).toEqual({ ok: false, reason: 'not_authentic' });
+        expect(open(token, { binding: { serverName: serverB, subject: subjectB } })).toEqual({
+          ok: false,
+          reason: 'not_authentic',
+        });
       }),
       { numRuns: 200 },
     );

@@ -76,7 +76,8 @@ function secretBytes(secret: unknown, where: string, index: number): Buffer {
   let bytes: Buffer;
   if (typeof secret === 'string') bytes = Buffer.from(secret, 'utf8');
   else if (secret instanceof Uint8Array) bytes = Buffer.from(secret);
-  else throw new ConfigurationError('INVALID_OPTION', `${where}: keys[${index}].secret must be a string or a Uint8Array`);
+  else
+    throw new ConfigurationError('INVALID_OPTION', `${where}: keys[${index}].secret must be a string or a Uint8Array`);
   if (bytes.length < MIN_SECRET_BYTES) {
     throw new ConfigurationError(
       'INVALID_OPTION',
@@ -93,7 +94,10 @@ function secretBytes(secret: unknown, where: string, index: number): Buffer {
  */
 export function createKeyRing(keys: unknown, where = 'sessionStateServer'): KeyRing {
   if (!Array.isArray(keys) || keys.length === 0) {
-    throw new ConfigurationError('INVALID_OPTION', `${where}: keys must be a non-empty array of { id, secret }; the first one seals`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${where}: keys must be a non-empty array of { id, secret }; the first one seals`,
+    );
   }
   const derived = new Map<string, Buffer>();
   keys.forEach((entry: unknown, index) => {
@@ -102,9 +106,13 @@ export function createKeyRing(keys: unknown, where = 'sessionStateServer'): KeyR
     }
     const { id, secret } = entry as Record<string, unknown>;
     if (typeof id !== 'string' || !KEY_ID_PATTERN.test(id)) {
-      throw new ConfigurationError('INVALID_OPTION', `${where}: keys[${index}].id must be 1 to 64 characters from [A-Za-z0-9._-]`);
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${where}: keys[${index}].id must be 1 to 64 characters from [A-Za-z0-9._-]`,
+      );
     }
-    if (derived.has(id)) throw new ConfigurationError('INVALID_OPTION', `${where}: keys[${index}].id "${id}" is listed twice`);
+    if (derived.has(id))
+      throw new ConfigurationError('INVALID_OPTION', `${where}: keys[${index}].id "${id}" is listed twice`);
     const material = secretBytes(secret, where, index);
     const info = `${SESSION_STATE_ID} token v${TOKEN_FORMAT_VERSION} key ${id}`;
     derived.set(id, Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), info, 32)));
@@ -134,7 +142,10 @@ function header(keyId: string, expiresAt: number): Buffer {
 
 function associatedData(head: Buffer, binding: TokenBinding): Buffer {
   // A JSON array cannot be confused across fields, whatever the strings hold.
-  return Buffer.concat([head, Buffer.from(JSON.stringify([SESSION_STATE_ID, binding.serverName, binding.subject]), 'utf8')]);
+  return Buffer.concat([
+    head,
+    Buffer.from(JSON.stringify([SESSION_STATE_ID, binding.serverName, binding.subject]), 'utf8'),
+  ]);
 }
 
 /**
@@ -142,7 +153,8 @@ function associatedData(head: Buffer, binding: TokenBinding): Buffer {
  * at `expiresAt` (ms since the epoch), bound to `binding`.
  */
 export function sealToken(ring: KeyRing, plaintext: string, expiresAt: number, binding: TokenBinding): string {
-  if (!Number.isSafeInteger(expiresAt) || expiresAt < 0) throw new RangeError('sealToken: expiresAt must be a non-negative safe integer');
+  if (!Number.isSafeInteger(expiresAt) || expiresAt < 0)
+    throw new RangeError('sealToken: expiresAt must be a non-negative safe integer');
   const key = ring.keys.get(ring.sealingKeyId);
   if (key === undefined) throw new RangeError(`sealToken: the key ring has no key "${ring.sealingKeyId}"`);
   const head = header(ring.sealingKeyId, expiresAt);
@@ -192,7 +204,9 @@ export function inspectToken(token: unknown): TokenHeader | undefined {
   const bytes = decodeCanonical(token);
   if (bytes === undefined) return undefined;
   const parsed = parseHeader(bytes);
-  return typeof parsed === 'string' ? undefined : { version: parsed.version, keyId: parsed.keyId, expiresAt: parsed.expiresAt };
+  return typeof parsed === 'string'
+    ? undefined
+    : { version: parsed.version, keyId: parsed.keyId, expiresAt: parsed.expiresAt };
 }
 
 export interface OpenOptions {

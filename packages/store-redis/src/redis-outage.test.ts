@@ -30,7 +30,8 @@ async function failure(operation: () => Promise<unknown>): Promise<{ error: Stor
   );
   const ms = performance.now() - started;
   if (!('error' in outcome)) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
-  if (!StoreUnavailableError.isInstance(outcome.error)) throw new Error(`expected StoreUnavailableError, got ${String(outcome.error)}`);
+  if (!StoreUnavailableError.isInstance(outcome.error))
+    throw new Error(`expected StoreUnavailableError, got ${String(outcome.error)}`);
   return { error: outcome.error, ms };
 }
 
@@ -70,7 +71,14 @@ async function expectAllFailFast(store: RedisStore, reasons: readonly string[]):
 async function recovery(store: RedisStore): Promise<number> {
   const started = performance.now();
   await expect
-    .poll(() => store.set('back', true).then(() => true, () => false), { timeout: 10_000, interval: 25 })
+    .poll(
+      () =>
+        store.set('back', true).then(
+          () => true,
+          () => false,
+        ),
+      { timeout: 10_000, interval: 25 },
+    )
     .toBe(true);
   return performance.now() - started;
 }
@@ -95,7 +103,12 @@ if (missing !== undefined) {
       server = await startRedisServer();
       const captured = capture();
       lines = captured.lines;
-      store = await createRedisStore({ url: server.url, keyPrefix: 'outage:', commandTimeoutMs: BOUND_MS, logger: captured.logger });
+      store = await createRedisStore({
+        url: server.url,
+        keyPrefix: 'outage:',
+        commandTimeoutMs: BOUND_MS,
+        logger: captured.logger,
+      });
     });
 
     afterEach(async () => {
@@ -111,7 +124,9 @@ if (missing !== undefined) {
       const recovered = await recovery(store);
       expect(await store.get('back')).toBe(true);
       expect(outageLines(lines)).toEqual(['RedisStore: store unavailable', 'RedisStore: store available again']);
-      console.info(`redis stopped: slowest failure ${Math.round(slowest)} ms (bound ${BOUND_MS} ms); back ${Math.round(recovered)} ms after restart`);
+      console.info(
+        `redis stopped: slowest failure ${Math.round(slowest)} ms (bound ${BOUND_MS} ms); back ${Math.round(recovered)} ms after restart`,
+      );
     });
 
     it('REDIS-13: after a longer outage it serves again within the reconnection backoff cap (2 s) and the bound', async () => {
@@ -137,14 +152,19 @@ if (missing !== undefined) {
       const recovered = await recovery(store);
       expect(await store.get('k')).not.toBeUndefined();
       expect(outageLines(lines)).toEqual(['RedisStore: store unavailable', 'RedisStore: store available again']);
-      console.info(`redis frozen: slowest failure ${Math.round(slowest)} ms (bound ${BOUND_MS} ms); back ${Math.round(recovered)} ms after SIGCONT`);
+      console.info(
+        `redis frozen: slowest failure ${Math.round(slowest)} ms (bound ${BOUND_MS} ms); back ${Math.round(recovered)} ms after SIGCONT`,
+      );
     });
 
     it('REDIS-14: health() answers within the bound: ok while Redis answers, not ok while it is stopped or frozen', async () => {
       expect(await store.health()).toMatchObject({ ok: true });
       server.freeze();
       const started = performance.now();
-      expect(await store.health()).toMatchObject({ ok: false, detail: expect.stringMatching(/did not answer/) as string });
+      expect(await store.health()).toMatchObject({
+        ok: false,
+        detail: expect.stringMatching(/did not answer/) as string,
+      });
       expect(performance.now() - started).toBeLessThan(BOUND_MS + SLACK_MS);
       server.thaw();
       await expect.poll(async () => (await store.health()).ok, { timeout: 10_000, interval: 25 }).toBe(true);
@@ -188,7 +208,9 @@ if (missing !== undefined) {
   describe('RedisStore options', () => {
     it('REDIS-12: commandTimeoutMs must be a positive number; the error names it', async () => {
       for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '500' as unknown as number]) {
-        await expect(createRedisStore({ url: 'redis://127.0.0.1:1', commandTimeoutMs: bad })).rejects.toThrow(/commandTimeoutMs/);
+        await expect(createRedisStore({ url: 'redis://127.0.0.1:1', commandTimeoutMs: bad })).rejects.toThrow(
+          /commandTimeoutMs/,
+        );
       }
     });
   });

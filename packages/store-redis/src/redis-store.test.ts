@@ -104,7 +104,9 @@ if (REDIS_URL === undefined) {
       expect(await b.get('k')).toEqual({ from: 'a' });
       expect(await b.compareAndSet('k', { from: 'a' }, { from: 'b' })).toBe(true);
       expect(await a.get('k')).toEqual({ from: 'b' });
-      const counts = await Promise.all(Array.from({ length: 100 }, (_, index) => (index % 2 === 0 ? a : b).increment('hits')));
+      const counts = await Promise.all(
+        Array.from({ length: 100 }, (_, index) => (index % 2 === 0 ? a : b).increment('hits')),
+      );
       expect(new Set(counts).size).toBe(100);
       expect(await a.get('hits')).toBe(100);
       const first = await a.append('log', 'from a');
@@ -116,10 +118,14 @@ if (REDIS_URL === undefined) {
       const prefix = freshPrefix();
       const a = await open(prefix);
       const b = await open(prefix);
-      const claims = await Promise.all(Array.from({ length: 50 }, (_, index) => (index % 2 === 0 ? a : b).setIfAbsent('lock', index)));
+      const claims = await Promise.all(
+        Array.from({ length: 50 }, (_, index) => (index % 2 === 0 ? a : b).setIfAbsent('lock', index)),
+      );
       expect(claims.filter(Boolean)).toHaveLength(1);
       await a.set('version', 0);
-      const swaps = await Promise.all(Array.from({ length: 50 }, (_, index) => (index % 2 === 0 ? a : b).compareAndSet('version', 0, index + 1)));
+      const swaps = await Promise.all(
+        Array.from({ length: 50 }, (_, index) => (index % 2 === 0 ? a : b).compareAndSet('version', 0, index + 1)),
+      );
       expect(swaps.filter(Boolean)).toHaveLength(1);
     });
 
@@ -202,7 +208,9 @@ if (REDIS_URL === undefined) {
 
     it('REDIS-7: createRedisStore rejects, not hangs, when the server cannot be reached', async () => {
       const unreachable = 'redis://127.0.0.1:1';
-      await expect(createRedisStore({ url: unreachable, connectTimeoutMs: 300, logger: silentLogger })).rejects.toThrow();
+      await expect(
+        createRedisStore({ url: unreachable, connectTimeoutMs: 300, logger: silentLogger }),
+      ).rejects.toThrow();
     });
 
     it('a listener that throws does not stop delivery to the others', async () => {

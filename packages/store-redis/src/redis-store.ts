@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import { canonicalJson, consoleLogger, StoreAvailability, StoreUnavailableError } from '@ext/core';
-import type { AppendOptions, JsonValue, Logger, ReadOptions, SetOptions, Store, StoreHealth, StreamEntry, Unsubscribe } from '@ext/core';
+import type {
+  AppendOptions,
+  JsonValue,
+  Logger,
+  ReadOptions,
+  SetOptions,
+  Store,
+  StoreHealth,
+  StreamEntry,
+  Unsubscribe,
+} from '@ext/core';
 import { isOutage, unavailableReason, withDeadline } from './redis-faults.js';
 
 export interface RedisStoreOptions {
@@ -145,7 +155,8 @@ export async function createRedisStore(options: RedisStoreOptions = {}): Promise
       const backoff = Math.min(50 * 2 ** Math.min(retries, 6), 2000);
       if (connected) return backoff;
       const remaining = connectTimeoutMs - (Date.now() - startedAt);
-      if (remaining <= 0) return new Error(`RedisStore: cannot reach Redis within ${connectTimeoutMs} ms: ${cause.message}`);
+      if (remaining <= 0)
+        return new Error(`RedisStore: cannot reach Redis within ${connectTimeoutMs} ms: ${cause.message}`);
       return Math.min(backoff, remaining);
     },
   });
@@ -239,7 +250,8 @@ export class RedisStore implements Store {
   async #call<T>(work: () => Promise<T>): Promise<T> {
     this.#assertOpen();
     const outage = this.#availability.outage;
-    if (outage !== undefined) throw new StoreUnavailableError({ reason: outage.reason, retryAfterSeconds: RETRY_AFTER_SECONDS });
+    if (outage !== undefined)
+      throw new StoreUnavailableError({ reason: outage.reason, retryAfterSeconds: RETRY_AFTER_SECONDS });
     try {
       return await withDeadline(work(), this.#timeoutMs);
     } catch (error) {
@@ -305,7 +317,11 @@ export class RedisStore implements Store {
     const ttl = ttlArgument(options);
     const text = canonicalJson(value);
     await this.#call(() =>
-      this.#client.set(this.#valueKey(key), text, ttl === undefined ? undefined : { expiration: { type: 'PX', value: ttl } }),
+      this.#client.set(
+        this.#valueKey(key),
+        text,
+        ttl === undefined ? undefined : { expiration: { type: 'PX', value: ttl } },
+      ),
     );
   }
 
@@ -321,7 +337,12 @@ export class RedisStore implements Store {
     return reply !== null;
   }
 
-  async compareAndSet(key: string, expected: JsonValue | undefined, next: JsonValue, options?: SetOptions): Promise<boolean> {
+  async compareAndSet(
+    key: string,
+    expected: JsonValue | undefined,
+    next: JsonValue,
+    options?: SetOptions,
+  ): Promise<boolean> {
     const ttl = ttlArgument(options);
     const args =
       expected === undefined
@@ -340,7 +361,9 @@ export class RedisStore implements Store {
     if (!Number.isSafeInteger(by)) throw new RangeError('increment: by must be a safe integer');
     const ttl = ttlArgument(options);
     try {
-      const reply = await this.#call(() => this.#run(SCRIPTS.increment, [this.#valueKey(key)], [String(by), ttl === undefined ? '' : String(ttl)]));
+      const reply = await this.#call(() =>
+        this.#run(SCRIPTS.increment, [this.#valueKey(key)], [String(by), ttl === undefined ? '' : String(ttl)]),
+      );
       return Number(reply);
     } catch (error) {
       if (isNotInteger(error)) throw new TypeError(`increment: value at "${key}" is not an integer`, { cause: error });
@@ -355,12 +378,16 @@ export class RedisStore implements Store {
     const key = this.#streamKey(stream);
     const [id] = await this.#call(() => {
       // MULTI keeps the entry and its stream's TTL in step: no reader sees one without the other.
-      const transaction = this.#client.multi().xAdd(
-        key,
-        '*',
-        { v: text },
-        options?.maxLength === undefined ? undefined : { TRIM: { strategy: 'MAXLEN', strategyModifier: '=', threshold: options.maxLength } },
-      );
+      const transaction = this.#client
+        .multi()
+        .xAdd(
+          key,
+          '*',
+          { v: text },
+          options?.maxLength === undefined
+            ? undefined
+            : { TRIM: { strategy: 'MAXLEN', strategyModifier: '=', threshold: options.maxLength } },
+        );
       if (ttl === undefined) transaction.persist(key);
       else transaction.pExpire(key, ttl);
       return transaction.exec();
@@ -372,10 +399,13 @@ export class RedisStore implements Store {
   async read(stream: string, options?: ReadOptions): Promise<StreamEntry[]> {
     positiveInteger('limit', options?.limit);
     const after = options?.after;
-    if (after !== undefined && !CURSOR.test(after)) throw new RangeError(`read: "${after}" is not a cursor of this store`);
+    if (after !== undefined && !CURSOR.test(after))
+      throw new RangeError(`read: "${after}" is not a cursor of this store`);
     // "(" makes the start exclusive: strictly after the cursor.
     const entries = await this.#call(() =>
-      this.#client.xRange(this.#streamKey(stream), after === undefined ? '-' : `(${after}`, '+', { COUNT: options?.limit ?? 100 }),
+      this.#client.xRange(this.#streamKey(stream), after === undefined ? '-' : `(${after}`, '+', {
+        COUNT: options?.limit ?? 100,
+      }),
     );
     return (entries ?? []).map((entry) => {
       const text = entry.message.v;
@@ -418,7 +448,10 @@ export class RedisStore implements Store {
       try {
         listener(parse(text));
       } catch (error) {
-        this.#logger.warn('RedisStore: a subscriber threw; other subscribers are unaffected', { channel, error: String(error) });
+        this.#logger.warn('RedisStore: a subscriber threw; other subscribers are unaffected', {
+          channel,
+          error: String(error),
+        });
       }
     };
     const subscribing = subscriber.subscribe(name, wrapped);
@@ -430,16 +463,22 @@ export class RedisStore implements Store {
       subscribing.then(() => subscriber.unsubscribe(name, wrapped)).catch(() => undefined);
       throw error;
     }
-    return () => this.#unsubscribe(subscriber, name, wrapped, () => {
-      const was = active;
-      active = false;
-      return was;
-    });
+    return () =>
+      this.#unsubscribe(subscriber, name, wrapped, () => {
+        const was = active;
+        active = false;
+        return was;
+      });
   }
 
   // Delivery stops at once; Redis forgets the subscription when it can (during an outage,
   // after it), so the wait is bounded and its failure only noted.
-  async #unsubscribe(subscriber: RedisClient, name: string, wrapped: Listener, deactivate: () => boolean): Promise<void> {
+  async #unsubscribe(
+    subscriber: RedisClient,
+    name: string,
+    wrapped: Listener,
+    deactivate: () => boolean,
+  ): Promise<void> {
     if (!deactivate() || this.#closed) return;
     await withDeadline(subscriber.unsubscribe(name, wrapped), this.#timeoutMs).catch((error: unknown) => {
       this.#logger.debug?.('RedisStore: UNSUBSCRIBE is still pending', { error: String(error) });

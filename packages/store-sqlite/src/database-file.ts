@@ -25,7 +25,10 @@ function identityAt(path: string): Identity | undefined {
 }
 
 /** How a file now compares with the one opened. Pure. */
-export function compareIdentity(opened: Identity, now: Identity | undefined): 'file_deleted' | 'file_replaced' | undefined {
+export function compareIdentity(
+  opened: Identity,
+  now: Identity | undefined,
+): 'file_deleted' | 'file_replaced' | undefined {
   if (now === undefined) return 'file_deleted';
   return now === opened ? undefined : 'file_replaced';
 }

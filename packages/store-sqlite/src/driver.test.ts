@@ -7,10 +7,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DRIVER, DRIVER_NAPI_VERSION, NODE20_DRIVER, driverCandidates, loadDriver, sqliteDriver, type DatabaseConstructor } from './driver.js';
+import {
+  DRIVER,
+  DRIVER_NAPI_VERSION,
+  NODE20_DRIVER,
+  driverCandidates,
+  loadDriver,
+  sqliteDriver,
+  type DatabaseConstructor,
+} from './driver.js';
 import { childModule, removeChildModule, runNode } from './test-support/child-store.js';
 
-const MISSING_BINARY = 'Could not locate the bindings file. Tried:\n → build/Release/better_sqlite3.node\n → build/Debug/better_sqlite3.node';
+const MISSING_BINARY =
+  'Could not locate the bindings file. Tried:\n → build/Release/better_sqlite3.node\n → build/Debug/better_sqlite3.node';
 
 /** A stand-in for a driver package: `opens: false` is one whose binary is missing (or fails with `error`). */
 function fakeDriver(opens: boolean, error = MISSING_BINARY): DatabaseConstructor {
@@ -22,13 +31,16 @@ function fakeDriver(opens: boolean, error = MISSING_BINARY): DatabaseConstructor
 }
 
 /** A `require` that serves the given drivers and records what it was asked for. */
-function fakeRequire(drivers: Record<string, { readonly opens: boolean; readonly version: string; readonly error?: string } | undefined>) {
+function fakeRequire(
+  drivers: Record<string, { readonly opens: boolean; readonly version: string; readonly error?: string } | undefined>,
+) {
   const asked: string[] = [];
   const load = (id: string): unknown => {
     asked.push(id);
     const name = id.replace(/\/package\.json$/, '');
     const driver = drivers[name];
-    if (driver === undefined) throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
+    if (driver === undefined)
+      throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
     return id.endsWith('/package.json') ? { version: driver.version } : fakeDriver(driver.opens, driver.error);
   };
   return { load, asked };
@@ -46,11 +58,17 @@ describe('the SQLite driver [SQLITE-16]', () => {
   });
 
   it('Node 20 loads better-sqlite3 12 and never touches 13, even when 12 does not load', () => {
-    const ok = fakeRequire({ [DRIVER]: { opens: true, version: '13.2.0' }, [NODE20_DRIVER]: { opens: true, version: '12.11.1' } });
+    const ok = fakeRequire({
+      [DRIVER]: { opens: true, version: '13.2.0' },
+      [NODE20_DRIVER]: { opens: true, version: '12.11.1' },
+    });
     expect(loadDriver(9, ok.load, '20.20.2')).toMatchObject({ name: NODE20_DRIVER, version: '12.11.1' });
     expect(ok.asked.some((id) => id.startsWith(`${DRIVER}/`) || id === DRIVER)).toBe(false);
 
-    const broken = fakeRequire({ [DRIVER]: { opens: true, version: '13.2.0' }, [NODE20_DRIVER]: { opens: false, version: '12.11.1' } });
+    const broken = fakeRequire({
+      [DRIVER]: { opens: true, version: '13.2.0' },
+      [NODE20_DRIVER]: { opens: false, version: '12.11.1' },
+    });
     let thrown: unknown;
     try {
       loadDriver(9, broken.load, '20.20.2');
@@ -68,14 +86,20 @@ describe('the SQLite driver [SQLITE-16]', () => {
   });
 
   it('from Node-API 10 on, loads better-sqlite3 13 and nothing else', () => {
-    const both = fakeRequire({ [DRIVER]: { opens: true, version: '13.2.0' }, [NODE20_DRIVER]: { opens: true, version: '12.11.1' } });
+    const both = fakeRequire({
+      [DRIVER]: { opens: true, version: '13.2.0' },
+      [NODE20_DRIVER]: { opens: true, version: '12.11.1' },
+    });
     expect(loadDriver(10, both.load, '24.21.0')).toMatchObject({ name: DRIVER, version: '13.2.0' });
     expect(both.asked.filter((id) => id.startsWith(NODE20_DRIVER))).toEqual([]);
   });
 
   it('from Node-API 10 on, falls back to better-sqlite3 12 with a process warning when 13 has no binary here', () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    const fallback = fakeRequire({ [DRIVER]: { opens: false, version: '13.2.0' }, [NODE20_DRIVER]: { opens: true, version: '12.11.1' } });
+    const fallback = fakeRequire({
+      [DRIVER]: { opens: false, version: '13.2.0' },
+      [NODE20_DRIVER]: { opens: true, version: '12.11.1' },
+    });
     expect(loadDriver(10, fallback.load, '22.22.0')).toMatchObject({ name: NODE20_DRIVER, version: '12.11.1' });
     expect(warn).toHaveBeenCalledTimes(1);
     const [message, options] = warn.mock.calls[0] as unknown as [string, { code: string }];
@@ -94,7 +118,9 @@ describe('the SQLite driver [SQLITE-16]', () => {
     }
     const error = thrown as Error;
     expect(error.message).toContain('no SQLite driver loads on Node 24.21.0 (Node-API 10)');
-    expect(error.message).toContain(`Tried ${DRIVER} (Cannot find module '${DRIVER}'); ${NODE20_DRIVER} (Cannot find module '${NODE20_DRIVER}'). The dependency`);
+    expect(error.message).toContain(
+      `Tried ${DRIVER} (Cannot find module '${DRIVER}'); ${NODE20_DRIVER} (Cannot find module '${NODE20_DRIVER}'). The dependency`,
+    );
     expect(error.message).toContain('Linux (glibc and musl), macOS and Windows');
     expect(error.cause).toBeInstanceOf(AggregateError);
     expect((error.cause as AggregateError).errors).toHaveLength(2);

@@ -110,8 +110,12 @@ export function loadDriver(
       : `This Node needs better-sqlite3 12, the optional dependency ${NODE20_DRIVER}, compiled for it: install it without omitting optional ` +
         'dependencies, with its build script allowed (pnpm: onlyBuiltDependencies: [better-sqlite3]) and python3, make and a C++ compiler; ' +
         `or use Node >= 22.14, which runs the prebuilt ${DRIVER} 13 with no build`;
-  const cause = failures.length === 1 ? failures[0]?.error : new AggregateError(failures.map((failure) => failure.error));
-  throw new Error(`@ext/store-sqlite: no SQLite driver loads on Node ${nodeVersion} (Node-API ${napiVersion}). Tried ${tried}. ${hint}.`, { cause });
+  const cause =
+    failures.length === 1 ? failures[0]?.error : new AggregateError(failures.map((failure) => failure.error));
+  throw new Error(
+    `@ext/store-sqlite: no SQLite driver loads on Node ${nodeVersion} (Node-API ${napiVersion}). Tried ${tried}. ${hint}.`,
+    { cause },
+  );
 }
 
 let loaded: SqliteDriver | undefined;

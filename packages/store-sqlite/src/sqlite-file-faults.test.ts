@@ -23,7 +23,12 @@ function outageLines(lines: readonly Logged[]): string[] {
 }
 
 /** Writes `count` keys; returns the ones the store acknowledged and the errors of the others. */
-async function tryWrites(store: SqliteStore, prefix: string, count: number, padding = ''): Promise<{ acknowledged: string[]; errors: unknown[] }> {
+async function tryWrites(
+  store: SqliteStore,
+  prefix: string,
+  count: number,
+  padding = '',
+): Promise<{ acknowledged: string[]; errors: unknown[] }> {
   const acknowledged: string[] = [];
   const errors: unknown[] = [];
   for (let index = 0; index < count; index++) {
@@ -41,9 +46,14 @@ async function tryWrites(store: SqliteStore, prefix: string, count: number, padd
 function expectOutage(errors: readonly unknown[], reason: string, retryAfterSeconds: number): void {
   expect(errors.length).toBeGreaterThan(0);
   for (const error of errors) {
-    if (!StoreUnavailableError.isInstance(error)) throw new Error(`expected StoreUnavailableError, got ${String(error)}`);
+    if (!StoreUnavailableError.isInstance(error))
+      throw new Error(`expected StoreUnavailableError, got ${String(error)}`);
     expect(error.reason).toBe(reason);
-    expect(error.toStructured()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', category: 'transient', retry_after_seconds: retryAfterSeconds });
+    expect(error.toStructured()).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      category: 'transient',
+      retry_after_seconds: retryAfterSeconds,
+    });
   }
 }
 
@@ -83,25 +93,29 @@ describe('SqliteStore when its file changes under it', () => {
 
   async function expectDurable(store: SqliteStore, keys: readonly string[]): Promise<void> {
     const reopened = await restart(store);
-    for (const key of keys) expect({ key, value: await reopened.get(key) }).toEqual({ key, value: expect.anything() as unknown });
+    for (const key of keys)
+      expect({ key, value: await reopened.get(key) }).toEqual({ key, value: expect.anything() as unknown });
   }
 
   it.each([
     ['the database file', ['']],
     ['the database file and its -wal and -shm files', ['', '-wal', '-shm']],
     ['the write-ahead log (-wal) alone', ['-wal']],
-  ])('SQLITE-12: %s deleted under a running store: every later write is refused, logged once, and nothing acknowledged is lost at restart', async (_what, suffixes) => {
-    const store = openStore();
-    await store.set('before', true);
-    for (const suffix of suffixes) await rm(`${path}${suffix}`);
-    const { acknowledged, errors } = await tryWrites(store, 'after-', 5);
-    expect(acknowledged).toEqual([]);
-    expectOutage(errors, 'file_deleted', 30);
-    await expect(store.increment('n')).rejects.toSatisfy((error) => StoreUnavailableError.isInstance(error));
-    expect(outageLines(lines)).toEqual(['SqliteStore: store unavailable']);
-    expect(await store.health()).toMatchObject({ ok: false, detail: expect.stringMatching(/deleted/) as string });
-    await expectDurable(store, acknowledged);
-  });
+  ])(
+    'SQLITE-12: %s deleted under a running store: every later write is refused, logged once, and nothing acknowledged is lost at restart',
+    async (_what, suffixes) => {
+      const store = openStore();
+      await store.set('before', true);
+      for (const suffix of suffixes) await rm(`${path}${suffix}`);
+      const { acknowledged, errors } = await tryWrites(store, 'after-', 5);
+      expect(acknowledged).toEqual([]);
+      expectOutage(errors, 'file_deleted', 30);
+      await expect(store.increment('n')).rejects.toSatisfy((error) => StoreUnavailableError.isInstance(error));
+      expect(outageLines(lines)).toEqual(['SqliteStore: store unavailable']);
+      expect(await store.health()).toMatchObject({ ok: false, detail: expect.stringMatching(/deleted/) as string });
+      await expectDurable(store, acknowledged);
+    },
+  );
 
   it('SQLITE-12: the file replaced by another one (a restore, a copy over it): writes are refused as file_replaced', async () => {
     const other = join(dir, 'other.db');
@@ -193,7 +207,11 @@ describe('SqliteStore when its file is made read-only', () => {
   });
 
   it(`SQLITE-13: writes are refused as read_only and logged once, and succeed again once it is writable (run as ${asRoot ? 'nobody: the tests run as root' : 'the current user'})`, async () => {
-    const result = await runNode(READ_ONLY_CHILD, [await childModule(), join(dir, 'state.db')], asRoot ? NOBODY : undefined);
+    const result = await runNode(
+      READ_ONLY_CHILD,
+      [await childModule(), join(dir, 'state.db')],
+      asRoot ? NOBODY : undefined,
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const out = JSON.parse(result.stdout) as Record<string, unknown>;

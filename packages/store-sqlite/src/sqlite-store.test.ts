@@ -23,7 +23,9 @@ runStoreContract('SqliteStore (file, pubsub: poll) [SQLITE-3, SQLITE-8]', async 
   return { store: createSqliteStore({ path: join(dir, 'state.db'), pubsub: 'poll', pollIntervalMs: 10 }), cleanup };
 });
 
-runStoreContract('SqliteStore (:memory:) [SQLITE-8]', () => Promise.resolve({ store: createSqliteStore({ path: ':memory:' }) }));
+runStoreContract('SqliteStore (:memory:) [SQLITE-8]', () =>
+  Promise.resolve({ store: createSqliteStore({ path: ':memory:' }) }),
+);
 
 afterAll(async () => {
   await removeChildModule();
@@ -103,39 +105,46 @@ describe('SqliteStore durability', () => {
     const read = await runNode(CHILD, [await childModule(), join(dir, 'state.db'), 'read']);
     expect(read.stderr).toBe('');
     expect(read.code).toBe(0);
-    expect(JSON.parse(read.stdout)).toEqual({ value: { from: 'parent', list: [1, 2] }, entries: [{ id: cursor, value: 'entry' }] });
+    expect(JSON.parse(read.stdout)).toEqual({
+      value: { from: 'parent', list: [1, 2] },
+      entries: [{ id: cursor, value: 'entry' }],
+    });
     expect(await store.get('from-child')).toEqual({ pid: expect.any(Number) as number });
   });
 
-  it('SQLITE-9: setIfAbsent, increment and compareAndSet stay atomic with a second process writing the same keys', { timeout: 60_000 }, async () => {
-    const store = openStore();
-    await store.set('doc', { n: 0 });
-    const progress = { childDone: false };
-    const child = runNode(CHILD, [await childModule(), join(dir, 'state.db'), 'race']).finally(() => {
-      progress.childDone = true;
-    });
-    let claims = 0;
-    let rounds = 0;
-    // Keep writing for as long as the child runs, so the two really overlap.
-    for (let i = 0; i < 200 || !progress.childDone; i += 1) {
-      rounds += 1;
-      await store.increment('hits');
-      if (await store.setIfAbsent(`claim:${i % 50}`, 'parent')) claims += 1;
-      for (;;) {
-        const current = (await store.get('doc')) as { n: number };
-        if (await store.compareAndSet('doc', current, { n: current.n + 1 })) break;
+  it(
+    'SQLITE-9: setIfAbsent, increment and compareAndSet stay atomic with a second process writing the same keys',
+    { timeout: 60_000 },
+    async () => {
+      const store = openStore();
+      await store.set('doc', { n: 0 });
+      const progress = { childDone: false };
+      const child = runNode(CHILD, [await childModule(), join(dir, 'state.db'), 'race']).finally(() => {
+        progress.childDone = true;
+      });
+      let claims = 0;
+      let rounds = 0;
+      // Keep writing for as long as the child runs, so the two really overlap.
+      for (let i = 0; i < 200 || !progress.childDone; i += 1) {
+        rounds += 1;
+        await store.increment('hits');
+        if (await store.setIfAbsent(`claim:${i % 50}`, 'parent')) claims += 1;
+        for (;;) {
+          const current = (await store.get('doc')) as { n: number };
+          if (await store.compareAndSet('doc', current, { n: current.n + 1 })) break;
+        }
+        // Yield to I/O so the child's transactions interleave with ours.
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      // Yield to I/O so the child's transactions interleave with ours.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    const result = await child;
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    const { claims: childClaims } = JSON.parse(result.stdout) as { claims: number };
-    expect(await store.get('hits')).toBe(rounds + 200);
-    expect(claims + childClaims).toBe(50);
-    expect(await store.get('doc')).toEqual({ n: rounds + 200 });
-  });
+      const result = await child;
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const { claims: childClaims } = JSON.parse(result.stdout) as { claims: number };
+      expect(await store.get('hits')).toBe(rounds + 200);
+      expect(claims + childClaims).toBe(50);
+      expect(await store.get('doc')).toEqual({ n: rounds + 200 });
+    },
+  );
 
   it('SQLITE-3: with pubsub "poll", a message published by another process reaches a subscriber', async () => {
     const store = openStore({ pubsub: 'poll', pollIntervalMs: 10 });
@@ -168,7 +177,9 @@ describe('SqliteStore durability', () => {
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(db.prepare('SELECT version FROM store_schema').all()).toEqual([{ version: SCHEMA_VERSION }]);
-      expect(db.prepare('SELECT value FROM store_kv WHERE key = ?').get('k')).toEqual({ value: '{"a":"x","b":[2,{"c":0,"d":1}]}' });
+      expect(db.prepare('SELECT value FROM store_kv WHERE key = ?').get('k')).toEqual({
+        value: '{"a":"x","b":[2,{"c":0,"d":1}]}',
+      });
     } finally {
       db.close();
     }

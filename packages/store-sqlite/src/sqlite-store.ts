@@ -99,12 +99,16 @@ function prepareStatements(db: Database.Database) {
     get: db.prepare<[string, number], ValueRow>(
       'SELECT value, expires_at FROM store_kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)',
     ),
-    put: db.prepare<[string, string, number | null]>('INSERT OR REPLACE INTO store_kv (key, value, expires_at) VALUES (?, ?, ?)'),
+    put: db.prepare<[string, string, number | null]>(
+      'INSERT OR REPLACE INTO store_kv (key, value, expires_at) VALUES (?, ?, ?)',
+    ),
     deleteKey: db.prepare<[string]>('DELETE FROM store_kv WHERE key = ?'),
     streamAlive: db.prepare<[string, number], { readonly name: string }>(
       'SELECT name FROM store_streams WHERE name = ? AND (expires_at IS NULL OR expires_at > ?)',
     ),
-    putStream: db.prepare<[string, number | null]>('INSERT OR REPLACE INTO store_streams (name, expires_at) VALUES (?, ?)'),
+    putStream: db.prepare<[string, number | null]>(
+      'INSERT OR REPLACE INTO store_streams (name, expires_at) VALUES (?, ?)',
+    ),
     deleteStream: db.prepare<[string]>('DELETE FROM store_streams WHERE name = ?'),
     deleteEntries: db.prepare<[string]>('DELETE FROM store_stream_entries WHERE stream = ?'),
     addEntry: db.prepare<[string, string]>('INSERT INTO store_stream_entries (stream, value) VALUES (?, ?)'),
@@ -122,9 +126,13 @@ function prepareStatements(db: Database.Database) {
       'DELETE FROM store_stream_entries WHERE stream IN (SELECT name FROM store_streams WHERE expires_at IS NOT NULL AND expires_at <= ?)',
     ),
     sweepStreams: db.prepare<[number]>('DELETE FROM store_streams WHERE expires_at IS NOT NULL AND expires_at <= ?'),
-    addMessage: db.prepare<[string, string, number]>('INSERT INTO store_messages (channel, message, created_at) VALUES (?, ?, ?)'),
+    addMessage: db.prepare<[string, string, number]>(
+      'INSERT INTO store_messages (channel, message, created_at) VALUES (?, ?, ?)',
+    ),
     lastMessage: db.prepare<[], { readonly id: number | null }>('SELECT MAX(id) AS id FROM store_messages'),
-    messagesAfter: db.prepare<[number], MessageRow>('SELECT id, channel, message FROM store_messages WHERE id > ? ORDER BY id LIMIT 1000'),
+    messagesAfter: db.prepare<[number], MessageRow>(
+      'SELECT id, channel, message FROM store_messages WHERE id > ? ORDER BY id LIMIT 1000',
+    ),
     sweepMessages: db.prepare<[number]>('DELETE FROM store_messages WHERE created_at <= ?'),
     schemaVersion: db.prepare<[], { readonly version: number }>('SELECT version FROM store_schema'),
   };
@@ -152,7 +160,8 @@ function nonNegative(name: string, value: number): number {
 
 function positiveSize(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError('SqliteStore: maxSizeBytes must be a positive number');
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError('SqliteStore: maxSizeBytes must be a positive number');
   return value;
 }
 
@@ -200,7 +209,8 @@ export class SqliteStore implements Store {
   readonly #sql: Statements;
 
   constructor(options: SqliteStoreOptions) {
-    if (typeof options.path !== 'string' || options.path === '') throw new TypeError('SqliteStore: path must be a non-empty string');
+    if (typeof options.path !== 'string' || options.path === '')
+      throw new TypeError('SqliteStore: path must be a non-empty string');
     const sweepIntervalMs = nonNegative('sweepIntervalMs', options.sweepIntervalMs ?? 60_000);
     const busyTimeoutMs = nonNegative('busyTimeoutMs', options.busyTimeoutMs ?? 5000);
     const maxSizeBytes = positiveSize(options.maxSizeBytes);
@@ -208,7 +218,8 @@ export class SqliteStore implements Store {
     this.#retentionMs = nonNegative('messageRetentionMs', options.messageRetentionMs ?? 60_000);
     // Checked at run time too: JavaScript callers get no help from the type.
     const pubsub: unknown = options.pubsub ?? 'process';
-    if (pubsub !== 'process' && pubsub !== 'poll') throw new TypeError("SqliteStore: pubsub must be 'process' or 'poll'");
+    if (pubsub !== 'process' && pubsub !== 'poll')
+      throw new TypeError("SqliteStore: pubsub must be 'process' or 'poll'");
     this.#pubsub = pubsub;
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger ?? consoleLogger;
@@ -480,7 +491,10 @@ export class SqliteStore implements Store {
         try {
           listener(message);
         } catch (error) {
-          this.#logger.warn('SqliteStore: a subscriber threw; other subscribers are unaffected', { channel, error: String(error) });
+          this.#logger.warn('SqliteStore: a subscriber threw; other subscribers are unaffected', {
+            channel,
+            error: String(error),
+          });
         }
       });
     }
@@ -523,14 +537,15 @@ export class SqliteStore implements Store {
    */
   sweep(): number {
     const now = this.#now();
-    return this.#writeNow(() =>
-      this.#db.transaction(() => {
-        let removed = this.#sql.sweepKeys.run(now).changes;
-        removed += this.#sql.sweepEntries.run(now).changes;
-        removed += this.#sql.sweepStreams.run(now).changes;
-        removed += this.#sql.sweepMessages.run(now - this.#retentionMs).changes;
-        return removed;
-      })(),
+    return this.#writeNow(
+      () =>
+        this.#db.transaction(() => {
+          let removed = this.#sql.sweepKeys.run(now).changes;
+          removed += this.#sql.sweepEntries.run(now).changes;
+          removed += this.#sql.sweepStreams.run(now).changes;
+          removed += this.#sql.sweepMessages.run(now - this.#retentionMs).changes;
+          return removed;
+        })(),
       false,
     );
   }
@@ -554,12 +569,16 @@ export class SqliteStore implements Store {
       this.#sql.schemaVersion.get();
     } catch (error) {
       const failure = this.#failure(error);
-      return { ok: false, detail: StoreUnavailableError.isInstance(failure) ? describeReason(failure.reason) : String(failure) };
+      return {
+        ok: false,
+        detail: StoreUnavailableError.isInstance(failure) ? describeReason(failure.reason) : String(failure),
+      };
     }
     const outage = this.#availability.outage;
     // The guard has just found the file writable again: that outage is over.
     if (outage?.reason === 'read_only') this.#availability.recovered();
-    else if (outage !== undefined) return { ok: false, detail: `the last write failed: ${describeReason(outage.reason)}` };
+    else if (outage !== undefined)
+      return { ok: false, detail: `the last write failed: ${describeReason(outage.reason)}` };
     return { ok: true, detail: this.#file === undefined ? 'sqlite in memory' : 'sqlite file in place and writable' };
   }
 

@@ -7,22 +7,33 @@ const unused = {} as ExtendedClient;
 
 describe('streamingClient', () => {
   it('STRM-1: advertises the wire version', () => {
-    expect(streamingClient()).toMatchObject({ side: 'client', name: '@ext/streaming', ids: ['io.github.mcp-ext/streaming'], settings: { version: '1.0' } });
+    expect(streamingClient()).toMatchObject({
+      side: 'client',
+      name: '@ext/streaming',
+      ids: ['io.github.mcp-ext/streaming'],
+      settings: { version: '1.0' },
+    });
   });
 });
 
 describe('streamCall options', () => {
   it('names what it refuses', () => {
     expect(() => streamCall(unused, 't', {}, { operationId: 'has space' })).toThrow(/operationId/);
-    expect(() => streamCall(unused, 't', {}, { resumeFrom: { operation_id: 'op', checkpoint_token: '' } })).toThrow(/resumeFrom/);
+    expect(() => streamCall(unused, 't', {}, { resumeFrom: { operation_id: 'op', checkpoint_token: '' } })).toThrow(
+      /resumeFrom/,
+    );
     expect(() => streamCall(unused, 't', {}, { autoResume: { maxAttempts: -1 } })).toThrow(/maxAttempts/);
     expect(() => streamCall(unused, 't', {}, { autoResume: { delayMs: 0.5 } })).toThrow(/delayMs/);
-    expect(() => streamCall(unused, 't', {}, { autoResume: { reconnect: 1 as unknown as () => ExtendedClient } })).toThrow(/reconnect/);
+    expect(() =>
+      streamCall(unused, 't', {}, { autoResume: { reconnect: 1 as unknown as () => ExtendedClient } }),
+    ).toThrow(/reconnect/);
     expect(() => streamCall(unused, 't', {}, { autoResume: 'yes' as unknown as boolean })).toThrow(ConfigurationError);
   });
 
   it('STRM-11: a resume keeps the operation id of its checkpoint; a fresh call gets a new one', () => {
-    expect(streamCall(unused, 't', {}, { resumeFrom: { operation_id: 'op-7', checkpoint_token: 'v1.1.x' } }).operationId).toBe('op-7');
+    expect(
+      streamCall(unused, 't', {}, { resumeFrom: { operation_id: 'op-7', checkpoint_token: 'v1.1.x' } }).operationId,
+    ).toBe('op-7');
     expect(streamCall(unused, 't').operationId).not.toBe(streamCall(unused, 't').operationId);
     expect(streamCall(unused, 't', {}, { operationId: 'mine' }).checkpoint).toBeUndefined();
   });

@@ -154,7 +154,12 @@ function routeTable(client: ExtendedClient, id: string): Map<string, Listener> {
 }
 
 type Item =
-  | { readonly kind: 'mcp'; readonly progress: number; readonly total: number | undefined; readonly message: string | undefined }
+  | {
+      readonly kind: 'mcp';
+      readonly progress: number;
+      readonly total: number | undefined;
+      readonly message: string | undefined;
+    }
   | { readonly kind: 'progress' | 'chunk'; readonly params: Record<string, unknown> }
   | { readonly kind: 'done'; readonly result: ToolResult }
   | { readonly kind: 'failed'; readonly error: unknown };
@@ -198,7 +203,10 @@ interface ResolvedResume {
 function nonNegativeInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new ConfigurationError('INVALID_OPTION', `streamCall: ${name} must be a non-negative integer, got ${typeof value === 'number' ? value : typeof value}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `streamCall: ${name} must be a non-negative integer, got ${typeof value === 'number' ? value : typeof value}`,
+    );
   }
   return value;
 }
@@ -206,7 +214,8 @@ function nonNegativeInteger(name: string, value: unknown, fallback: number): num
 function resolveResume(option: StreamCallOptions['autoResume']): ResolvedResume | undefined {
   if (option === undefined || option === false) return undefined;
   const given: AutoResumeOptions = option === true ? {} : option;
-  if (typeof given !== 'object') throw new ConfigurationError('INVALID_OPTION', 'streamCall: autoResume must be a boolean or an object');
+  if (typeof given !== 'object')
+    throw new ConfigurationError('INVALID_OPTION', 'streamCall: autoResume must be a boolean or an object');
   if (given.reconnect !== undefined && typeof given.reconnect !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'streamCall: autoResume.reconnect must be a function');
   }
@@ -240,7 +249,12 @@ export function isInterruption(error: unknown): boolean {
 function checkCheckpoint(value: unknown): Checkpoint {
   const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   const token = record.checkpoint_token;
-  if (!isValidOperationId(record.operation_id) || typeof token !== 'string' || token.length === 0 || token.length > MAX_CHECKPOINT_TOKEN_LENGTH) {
+  if (
+    !isValidOperationId(record.operation_id) ||
+    typeof token !== 'string' ||
+    token.length === 0 ||
+    token.length > MAX_CHECKPOINT_TOKEN_LENGTH
+  ) {
     throw new ConfigurationError(
       'INVALID_CHECKPOINT',
       'streamCall: resumeFrom must be { operation_id, checkpoint_token } as the server sent them',
@@ -307,7 +321,10 @@ export function streamCall(
   const from = resumeFrom === undefined ? undefined : checkCheckpoint(resumeFrom);
   const operationId = from?.operation_id ?? chosen ?? randomUUID();
   if (!isValidOperationId(operationId)) {
-    throw new ConfigurationError('INVALID_OPERATION_ID', `streamCall: operationId must be 1 to 128 characters from [a-zA-Z0-9_-:.], got ${JSON.stringify(operationId)}`);
+    throw new ConfigurationError(
+      'INVALID_OPERATION_ID',
+      `streamCall: operationId must be 1 to 128 characters from [a-zA-Z0-9_-:.], got ${JSON.stringify(operationId)}`,
+    );
   }
   let checkpoint: Checkpoint | undefined = from;
   let started = false;
@@ -321,7 +338,10 @@ export function streamCall(
     for (;;) {
       const negotiated = current.negotiated(STREAMING_PACKAGE);
       if (negotiated === undefined && resumeToken !== undefined) {
-        throw new ConfigurationError('RESUME_NOT_SUPPORTED', `streamCall: the server does not support ${STREAMING_ID}, so it cannot resume an operation`);
+        throw new ConfigurationError(
+          'RESUME_NOT_SUPPORTED',
+          `streamCall: the server does not support ${STREAMING_ID}, so it cannot resume an operation`,
+        );
       }
       const inbox = new Inbox();
       const controller = new AbortController();
@@ -382,16 +402,23 @@ export function streamCall(
           }
           if (item.kind === 'done') {
             finished = true;
-            yield { type: 'result', result: item.result, streaming: readResultMeta(item.result, negotiated?.id ?? STREAMING_ID) };
+            yield {
+              type: 'result',
+              result: item.result,
+              streaming: readResultMeta(item.result, negotiated?.id ?? STREAMING_ID),
+            };
             return;
           }
           if (item.kind === 'progress') {
             const payload = parseProgressNotification(item.params);
             if (payload === undefined) {
-              current.composed.logger.warn('streaming: ignored a malformed progress notification', { operation_id: operationId });
+              current.composed.logger.warn('streaming: ignored a malformed progress notification', {
+                operation_id: operationId,
+              });
               continue;
             }
-            if (payload.checkpoint_token !== undefined) checkpoint = { operation_id: operationId, checkpoint_token: payload.checkpoint_token };
+            if (payload.checkpoint_token !== undefined)
+              checkpoint = { operation_id: operationId, checkpoint_token: payload.checkpoint_token };
             const numbers = pending ?? lastMcp;
             pending = undefined;
             yield {
@@ -403,10 +430,13 @@ export function streamCall(
           }
           const chunk = parseStreamChunk(item.params);
           if (chunk === undefined) {
-            current.composed.logger.warn('streaming: ignored a malformed chunk notification', { operation_id: operationId });
+            current.composed.logger.warn('streaming: ignored a malformed chunk notification', {
+              operation_id: operationId,
+            });
             continue;
           }
-          if (chunk.checkpoint_token !== undefined) checkpoint = { operation_id: operationId, checkpoint_token: chunk.checkpoint_token };
+          if (chunk.checkpoint_token !== undefined)
+            checkpoint = { operation_id: operationId, checkpoint_token: chunk.checkpoint_token };
           const order = acceptChunk(nextSequence, chunk.sequence);
           nextSequence = order.next;
           if (order.accept) yield chunk;

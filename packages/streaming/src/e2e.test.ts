@@ -29,7 +29,10 @@ interface PairOptions {
 }
 
 async function pair(line: TestLine, fixture: Fixture, options: PairOptions = {}): Promise<TestPair> {
-  const serverExtensions: (ServerExtension | false)[] = [errorsServer(), options.server !== false && streamingServer(options.server ?? {})];
+  const serverExtensions: (ServerExtension | false)[] = [
+    errorsServer(),
+    options.server !== false && streamingServer(options.server ?? {}),
+  ];
   const created = await createTestPair({
     line,
     serverExtensions,
@@ -64,7 +67,12 @@ function resultOf(updates: readonly StreamUpdate[]): ToolResult {
 }
 
 /** Streams `export_rows` until the handler pauses (after `pauseAt` rows), then stops iterating, which cancels the call. */
-async function interrupted(client: TestPair['client'], fixture: Fixture, rows: number, pauseAt: number): Promise<StreamingCall> {
+async function interrupted(
+  client: TestPair['client'],
+  fixture: Fixture,
+  rows: number,
+  pauseAt: number,
+): Promise<StreamingCall> {
   fixture.pauseAt = pauseAt;
   const call = streamCall(client, 'export_rows', { rows });
   for await (const update of call) {
@@ -93,7 +101,15 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
 
     const progress = progressOf(updates);
     const withNumbers = progress.filter((update) => update.message !== undefined);
-    expect(withNumbers.map(({ done, total, progress: fraction, message, estimated_remaining_seconds }) => ({ done, total, fraction, message, estimated_remaining_seconds }))).toEqual([
+    expect(
+      withNumbers.map(({ done, total, progress: fraction, message, estimated_remaining_seconds }) => ({
+        done,
+        total,
+        fraction,
+        message,
+        estimated_remaining_seconds,
+      })),
+    ).toEqual([
       { done: 1, total: 3, fraction: 1 / 3, message: 'step 1', estimated_remaining_seconds: 2 },
       { done: 2, total: 3, fraction: 2 / 3, message: 'step 2', estimated_remaining_seconds: 1 },
       { done: 3, total: 3, fraction: 1, message: 'step 3', estimated_remaining_seconds: 0 },
@@ -119,7 +135,8 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
       const { done: _done, total: _total, ...payload } = update;
       expect(seed.check('streaming', 'ProgressNotification')(payload)).toEqual({ valid: true, errors: '' });
     }
-    for (const chunk of chunks) expect(seed.check('streaming', 'StreamChunk')(chunk)).toEqual({ valid: true, errors: '' });
+    for (const chunk of chunks)
+      expect(seed.check('streaming', 'StreamChunk')(chunk)).toEqual({ valid: true, errors: '' });
 
     const result = resultOf(updates);
     expect(result.structuredContent).toEqual({ lines: ['line 1', 'line 2', 'line 3'] });
@@ -169,11 +186,15 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
     const alice = await pair(line, fixture, { store, authInfo: { clientId: 'alice' } });
     const first = await interrupted(alice.client, fixture, 5, 2);
     const bob = await pair(line, new Fixture('B'), { store, authInfo: { clientId: 'bob' } });
-    const result = resultOf(await collect(streamCall(bob.client, 'export_rows', { rows: 5 }, { resumeFrom: first.checkpoint })));
+    const result = resultOf(
+      await collect(streamCall(bob.client, 'export_rows', { rows: 5 }, { resumeFrom: first.checkpoint })),
+    );
     expect(result.isError).toBe(true);
     expect(getStructuredError(result)).toMatchObject({ code: 'CHECKPOINT_NOT_FOUND', category: 'invalid_input' });
     // The owner still can.
-    const resumed = resultOf(await collect(streamCall(alice.client, 'export_rows', { rows: 5 }, { resumeFrom: first.checkpoint })));
+    const resumed = resultOf(
+      await collect(streamCall(alice.client, 'export_rows', { rows: 5 }, { resumeFrom: first.checkpoint })),
+    );
     expect(resumed.structuredContent).toEqual({ rows: 5, sum: 10, resumed: true });
   });
 
@@ -183,8 +204,10 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
     const { client } = await pair(line, fixture, { server: { checkpointTtlSeconds: 60, now: () => clock.now } });
     const first = await interrupted(client, fixture, 5, 2);
     const checkpoint = first.checkpoint!;
-    const refusal = async (args: Record<string, unknown>, resumeFrom: { operation_id: string; checkpoint_token: string }) =>
-      getStructuredError(resultOf(await collect(streamCall(client, 'export_rows', args, { resumeFrom }))));
+    const refusal = async (
+      args: Record<string, unknown>,
+      resumeFrom: { operation_id: string; checkpoint_token: string },
+    ) => getStructuredError(resultOf(await collect(streamCall(client, 'export_rows', args, { resumeFrom }))));
 
     const pointer = `/_meta/${STREAMING_ID.replace('/', '~1')}/checkpoint_token`;
     expect(await refusal({ rows: 5 }, { ...checkpoint, checkpoint_token: 'made-up' })).toMatchObject({
@@ -192,21 +215,36 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
       category: 'invalid_input',
       details: { field: 'checkpoint_token', pointer },
     });
-    const tampered = checkpoint.checkpoint_token.replace(/^v1\.(\d+)\./, (_match, seconds: string) => `v1.${Number(seconds) + 1}.`);
-    expect(await refusal({ rows: 5 }, { ...checkpoint, checkpoint_token: tampered })).toMatchObject({ code: 'CHECKPOINT_NOT_FOUND' });
-    expect(await refusal({ rows: 6 }, checkpoint)).toMatchObject({ code: 'CHECKPOINT_MISMATCH', details: { field: 'arguments' } });
+    const tampered = checkpoint.checkpoint_token.replace(
+      /^v1\.(\d+)\./,
+      (_match, seconds: string) => `v1.${Number(seconds) + 1}.`,
+    );
+    expect(await refusal({ rows: 5 }, { ...checkpoint, checkpoint_token: tampered })).toMatchObject({
+      code: 'CHECKPOINT_NOT_FOUND',
+    });
+    expect(await refusal({ rows: 6 }, checkpoint)).toMatchObject({
+      code: 'CHECKPOINT_MISMATCH',
+      details: { field: 'arguments' },
+    });
     expect(await refusal({ rows: 5 }, { ...checkpoint, operation_id: 'someone-else' })).toMatchObject({
       code: 'CHECKPOINT_MISMATCH',
       details: { field: 'operation_id' },
     });
     clock.now += 61_000;
-    expect(await refusal({ rows: 5 }, checkpoint)).toMatchObject({ code: 'CHECKPOINT_EXPIRED', category: 'invalid_input' });
+    expect(await refusal({ rows: 5 }, checkpoint)).toMatchObject({
+      code: 'CHECKPOINT_EXPIRED',
+      category: 'invalid_input',
+    });
     expect(fixture.work.map((entry) => entry.row)).toEqual([0, 1]);
   });
 
   it('STRM-4 STRM-15: refuses a malformed entry and a resume of a tool without checkpoints', async () => {
     const { client } = await pair(line, new Fixture('A'));
-    const malformed = await client.callTool('report', { steps: 1 }, { meta: { [STREAMING_ID]: { operation_id: 'has spaces' } } });
+    const malformed = await client.callTool(
+      'report',
+      { steps: 1 },
+      { meta: { [STREAMING_ID]: { operation_id: 'has spaces' } } },
+    );
     expect(getStructuredError(malformed)).toMatchObject({
       code: 'INVALID_INPUT',
       category: 'invalid_input',
@@ -214,8 +252,15 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
     });
     const notObject = await client.callTool('report', { steps: 1 }, { meta: { [STREAMING_ID]: 'op-1' } });
     expect(getStructuredError(notObject)).toMatchObject({ code: 'INVALID_INPUT', details: { field: STREAMING_ID } });
-    const unsupported = await client.callTool('report', { steps: 1 }, { meta: { [STREAMING_ID]: { operation_id: 'op-1', checkpoint_token: 'v1.1.x' } } });
-    expect(getStructuredError(unsupported)).toMatchObject({ code: 'CHECKPOINTS_UNSUPPORTED', category: 'invalid_input' });
+    const unsupported = await client.callTool(
+      'report',
+      { steps: 1 },
+      { meta: { [STREAMING_ID]: { operation_id: 'op-1', checkpoint_token: 'v1.1.x' } } },
+    );
+    expect(getStructuredError(unsupported)).toMatchObject({
+      code: 'CHECKPOINTS_UNSUPPORTED',
+      category: 'invalid_input',
+    });
   });
 
   it('STRM-17: a resumed execution fences off the older one at its next checkpoint', async () => {
@@ -231,7 +276,9 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
       zombieUpdates.push(next.value);
     }
     await fixture.paused.promise;
-    const takeover = resultOf(await collect(streamCall(client, 'export_rows', { rows: 4 }, { resumeFrom: zombie.checkpoint })));
+    const takeover = resultOf(
+      await collect(streamCall(client, 'export_rows', { rows: 4 }, { resumeFrom: zombie.checkpoint })),
+    );
     expect(takeover.structuredContent).toEqual({ rows: 4, sum: 6, resumed: true });
     fixture.release.resolve();
     for (;;) {
@@ -261,7 +308,12 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
     const progress: unknown[] = [];
     const result = await client.callTool('probe', {}, { onProgress: (update) => progress.push(update) });
     expect(progress).toEqual([{ progress: 1, total: 2, message: 'half' }]);
-    expect(result.structuredContent).toEqual({ enabled: false, resumable: false, operation_id: null, checkpoint_token: null });
+    expect(result.structuredContent).toEqual({
+      enabled: false,
+      resumable: false,
+      operation_id: null,
+      checkpoint_token: null,
+    });
     expect(result._meta?.[STREAMING_ID]).toBeUndefined();
     // The iterator degrades the same way.
     const updates = await collect(streamCall(client, 'probe'));
@@ -272,7 +324,12 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
   it('STRM-2: a call that follows no operation is handled as plain MCP', async () => {
     const { client } = await pair(line, new Fixture('A'));
     const result = await client.callTool('probe');
-    expect(result.structuredContent).toEqual({ enabled: false, resumable: false, operation_id: null, checkpoint_token: null });
+    expect(result.structuredContent).toEqual({
+      enabled: false,
+      resumable: false,
+      operation_id: null,
+      checkpoint_token: null,
+    });
     expect(result._meta?.[STREAMING_ID]).toBeUndefined();
   });
 
@@ -281,9 +338,16 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
     const updates = await collect(streamCall(client, 'report', { steps: 2 }));
     expect(updates.map((update) => update.type)).toEqual(['progress', 'progress', 'result']);
     expect(resultOf(updates).structuredContent).toEqual({ lines: ['line 1', 'line 2'] });
-    await expect(collect(streamCall(client, 'export_rows', { rows: 2 }, { resumeFrom: { operation_id: 'op-1', checkpoint_token: 'v1.1.abc' } }))).rejects.toThrow(
-      /does not support/,
-    );
+    await expect(
+      collect(
+        streamCall(
+          client,
+          'export_rows',
+          { rows: 2 },
+          { resumeFrom: { operation_id: 'op-1', checkpoint_token: 'v1.1.abc' } },
+        ),
+      ),
+    ).rejects.toThrow(/does not support/);
   });
 
   it('STRM-12: a follower of a resumable tool sees its checkpoint token on the stream', async () => {
@@ -291,9 +355,16 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
     const call = streamCall(client, 'probe');
     const updates = await collect(call);
     const result = resultOf(updates);
-    const facts = result.structuredContent as { enabled: boolean; resumable: boolean; operation_id: string; checkpoint_token: string };
+    const facts = result.structuredContent as {
+      enabled: boolean;
+      resumable: boolean;
+      operation_id: string;
+      checkpoint_token: string;
+    };
     expect(facts).toMatchObject({ enabled: true, resumable: true, operation_id: call.operationId });
     expect(call.checkpoint).toEqual({ operation_id: call.operationId, checkpoint_token: facts.checkpoint_token });
-    expect(progressOf(updates).find((update) => update.checkpoint_token !== undefined)?.checkpoint_token).toBe(facts.checkpoint_token);
+    expect(progressOf(updates).find((update) => update.checkpoint_token !== undefined)?.checkpoint_token).toBe(
+      facts.checkpoint_token,
+    );
   });
 });

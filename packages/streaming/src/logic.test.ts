@@ -49,35 +49,60 @@ describe('parseStreamingMeta', () => {
 
   it('STRM-4: accepts an operation id with an optional checkpoint token', () => {
     fc.assert(
-      fc.property(operationIds, fc.option(fc.string({ minLength: 1, maxLength: 512 }), { nil: undefined }), (operation_id, checkpoint_token) => {
-        const raw = checkpoint_token === undefined ? { operation_id } : { operation_id, checkpoint_token };
-        expect(parseStreamingMeta(raw, STREAMING_ID)).toEqual({ ok: true, value: { operationId: operation_id, checkpointToken: checkpoint_token } });
-      }),
+      fc.property(
+        operationIds,
+        fc.option(fc.string({ minLength: 1, maxLength: 512 }), { nil: undefined }),
+        (operation_id, checkpoint_token) => {
+          const raw = checkpoint_token === undefined ? { operation_id } : { operation_id, checkpoint_token };
+          expect(parseStreamingMeta(raw, STREAMING_ID)).toEqual({
+            ok: true,
+            value: { operationId: operation_id, checkpointToken: checkpoint_token },
+          });
+        },
+      ),
     );
   });
 
   it('STRM-4: names the offending field with its JSON Pointer', () => {
-    expect(parseStreamingMeta([], STREAMING_ID)).toMatchObject({ ok: false, field: STREAMING_ID, pointer: '/_meta/io.github.mcp-ext~1streaming' });
-    expect(parseStreamingMeta({}, STREAMING_ID)).toMatchObject({ ok: false, field: 'operation_id', pointer: '/_meta/io.github.mcp-ext~1streaming/operation_id' });
-    expect(parseStreamingMeta({ operation_id: 'x'.repeat(129) }, STREAMING_ID)).toMatchObject({ ok: false, field: 'operation_id' });
+    expect(parseStreamingMeta([], STREAMING_ID)).toMatchObject({
+      ok: false,
+      field: STREAMING_ID,
+      pointer: '/_meta/io.github.mcp-ext~1streaming',
+    });
+    expect(parseStreamingMeta({}, STREAMING_ID)).toMatchObject({
+      ok: false,
+      field: 'operation_id',
+      pointer: '/_meta/io.github.mcp-ext~1streaming/operation_id',
+    });
+    expect(parseStreamingMeta({ operation_id: 'x'.repeat(129) }, STREAMING_ID)).toMatchObject({
+      ok: false,
+      field: 'operation_id',
+    });
     expect(parseStreamingMeta({ operation_id: 'op', checkpoint_token: 7 }, STREAMING_ID)).toMatchObject({
       ok: false,
       field: 'checkpoint_token',
       pointer: '/_meta/io.github.mcp-ext~1streaming/checkpoint_token',
     });
-    expect(parseStreamingMeta({ operation_id: 'op', checkpoint_token: 'x'.repeat(513) }, STREAMING_ID)).toMatchObject({ ok: false, field: 'checkpoint_token' });
+    expect(parseStreamingMeta({ operation_id: 'op', checkpoint_token: 'x'.repeat(513) }, STREAMING_ID)).toMatchObject({
+      ok: false,
+      field: 'checkpoint_token',
+    });
   });
 });
 
 describe('checkpoint tokens', () => {
   it('STRM-12: a minted token parses back to its expiry (rounded up to the second)', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 16, maxLength: 64 }), fc.integer({ min: 0, max: 4_000_000_000_000 }), (random, expiresAtMs) => {
-        const token = mintCheckpointToken(random, expiresAtMs);
-        expect(token.length).toBeLessThanOrEqual(512);
-        const parsed = parseCheckpointToken(token);
-        expect(parsed?.expiresAtMs).toBe(Math.ceil(expiresAtMs / 1000) * 1000);
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 16, maxLength: 64 }),
+        fc.integer({ min: 0, max: 4_000_000_000_000 }),
+        (random, expiresAtMs) => {
+          const token = mintCheckpointToken(random, expiresAtMs);
+          expect(token.length).toBeLessThanOrEqual(512);
+          const parsed = parseCheckpointToken(token);
+          expect(parsed?.expiresAtMs).toBe(Math.ceil(expiresAtMs / 1000) * 1000);
+        },
+      ),
     );
   });
 
@@ -121,7 +146,9 @@ describe('checkpoint records and the resume decision', () => {
   it('STRM-12: a stored record reads back unchanged', () => {
     fc.assert(
       fc.property(records, (record) => {
-        expect(parseCheckpointRecord(JSON.parse(JSON.stringify(checkpointToJson(record))))).toEqual(JSON.parse(JSON.stringify(record)));
+        expect(parseCheckpointRecord(JSON.parse(JSON.stringify(checkpointToJson(record))))).toEqual(
+          JSON.parse(JSON.stringify(record)),
+        );
       }),
     );
   });
@@ -146,13 +173,21 @@ describe('checkpoint records and the resume decision', () => {
         const query = queryFor(record, token, now);
         expect(decideResume(query, checkpointToJson(record))).toEqual({ kind: 'resume', record });
         expect(decideResume(query, undefined)).toEqual({ kind: 'not_found' });
-        expect(decideResume({ ...query, now: record.expires_at + 1000 }, checkpointToJson(record))).toEqual({ kind: 'expired' });
-        expect(decideResume({ ...query, tool: `${record.tool}x` }, checkpointToJson(record))).toEqual({ kind: 'mismatch', field: 'tool' });
+        expect(decideResume({ ...query, now: record.expires_at + 1000 }, checkpointToJson(record))).toEqual({
+          kind: 'expired',
+        });
+        expect(decideResume({ ...query, tool: `${record.tool}x` }, checkpointToJson(record))).toEqual({
+          kind: 'mismatch',
+          field: 'tool',
+        });
         expect(decideResume({ ...query, operationId: `${record.operation_id}x` }, checkpointToJson(record))).toEqual({
           kind: 'mismatch',
           field: 'operation_id',
         });
-        expect(decideResume({ ...query, argumentsDigest: 'other' }, checkpointToJson(record))).toEqual({ kind: 'mismatch', field: 'arguments' });
+        expect(decideResume({ ...query, argumentsDigest: 'other' }, checkpointToJson(record))).toEqual({
+          kind: 'mismatch',
+          field: 'arguments',
+        });
         expect(decideResume({ ...query, token: 'forged' }, checkpointToJson(record))).toEqual({ kind: 'not_found' });
         expect(decideResume(query, { v: 99 })).toEqual({ kind: 'unreadable' });
       }),
@@ -168,14 +203,18 @@ describe('checkpoint records and the resume decision', () => {
 describe('progress', () => {
   it('STRM-7: the fraction stays within 0..1 and is absent when indeterminate', () => {
     fc.assert(
-      fc.property(fc.double({ noNaN: true }), fc.option(fc.double({ noNaN: true }), { nil: undefined }), (done, total) => {
-        const fraction = progressFraction(done, total);
-        if (fraction !== undefined) {
-          expect(fraction).toBeGreaterThanOrEqual(0);
-          expect(fraction).toBeLessThanOrEqual(1);
-        }
-        if (total === undefined || !(total > 0)) expect(fraction).toBeUndefined();
-      }),
+      fc.property(
+        fc.double({ noNaN: true }),
+        fc.option(fc.double({ noNaN: true }), { nil: undefined }),
+        (done, total) => {
+          const fraction = progressFraction(done, total);
+          if (fraction !== undefined) {
+            expect(fraction).toBeGreaterThanOrEqual(0);
+            expect(fraction).toBeLessThanOrEqual(1);
+          }
+          if (total === undefined || !(total > 0)) expect(fraction).toBeUndefined();
+        },
+      ),
     );
   });
 
@@ -200,7 +239,10 @@ describe('chunk order on the client', () => {
   it('STRM-10 STRM-19: across any number of resumes, each chunk is delivered once, in order', () => {
     // A run sends chunks 0..n-1; interruptions replay from an earlier checkpoint at or before what was received.
     const scenario = fc.integer({ min: 1, max: 40 }).chain((n) =>
-      fc.record({ n: fc.constant(n), resumes: fc.array(fc.record({ at: fc.nat({ max: n - 1 }), back: fc.nat({ max: n }) }), { maxLength: 5 }) }),
+      fc.record({
+        n: fc.constant(n),
+        resumes: fc.array(fc.record({ at: fc.nat({ max: n - 1 }), back: fc.nat({ max: n }) }), { maxLength: 5 }),
+      }),
     );
     fc.assert(
       fc.property(scenario, ({ n, resumes }) => {
@@ -243,16 +285,25 @@ describe('notification payloads from the peer', () => {
 describe('tool metadata and results', () => {
   it('STRM-3: validates what the author declared', () => {
     expect(readAuthorToolMeta({ name: 't' }, STREAMING_ID)).toBeUndefined();
-    expect(readAuthorToolMeta({ name: 't', _meta: { [STREAMING_ID]: { checkpoints: true } } }, STREAMING_ID)).toEqual({ checkpoints: true });
-    expect(() => readAuthorToolMeta({ name: 't', _meta: { [STREAMING_ID]: { checkpoints: 'yes' } } }, STREAMING_ID)).toThrow(ConfigurationError);
+    expect(readAuthorToolMeta({ name: 't', _meta: { [STREAMING_ID]: { checkpoints: true } } }, STREAMING_ID)).toEqual({
+      checkpoints: true,
+    });
+    expect(() =>
+      readAuthorToolMeta({ name: 't', _meta: { [STREAMING_ID]: { checkpoints: 'yes' } } }, STREAMING_ID),
+    ).toThrow(ConfigurationError);
     expect(() => readAuthorToolMeta({ name: 't', _meta: { [STREAMING_ID]: true } }, STREAMING_ID)).toThrow(/tool "t"/);
   });
 
   it('STRM-5: writes and reads the result entry, keeping other _meta', () => {
-    const result = withResultMeta({ content: [], _meta: { other: 1 } }, STREAMING_ID, { operation_id: 'op', resumed: false });
+    const result = withResultMeta({ content: [], _meta: { other: 1 } }, STREAMING_ID, {
+      operation_id: 'op',
+      resumed: false,
+    });
     expect(result._meta).toEqual({ other: 1, [STREAMING_ID]: { operation_id: 'op', resumed: false } });
     expect(readResultMeta(result, STREAMING_ID)).toEqual({ operation_id: 'op', resumed: false });
-    expect(readResultMeta({ content: [], _meta: { [STREAMING_ID]: { operation_id: 1 } } }, STREAMING_ID)).toBeUndefined();
+    expect(
+      readResultMeta({ content: [], _meta: { [STREAMING_ID]: { operation_id: 1 } } }, STREAMING_ID),
+    ).toBeUndefined();
     expect(readResultMeta(null, STREAMING_ID)).toBeUndefined();
   });
 });

@@ -70,7 +70,12 @@ export function parseStreamingMeta(raw: unknown, id: string): Parsed<StreamingRe
   requestValidator ??= Compile(StreamingRequestMetaSchema);
   const entry = `params._meta["${id}"]`;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { ok: false, pointer: metaPointer(id), field: id, message: `${entry} must be an object with an "operation_id"` };
+    return {
+      ok: false,
+      pointer: metaPointer(id),
+      field: id,
+      message: `${entry} must be an object with an "operation_id"`,
+    };
   }
   if (!requestValidator.Check(raw)) {
     const first = requestValidator.Errors(raw)[0];
@@ -110,7 +115,8 @@ export const TOKEN_RANDOM_BYTES = 18;
 
 /** Mints a token from fresh random bytes (at least 16) and its expiry. */
 export function mintCheckpointToken(random: Uint8Array, expiresAtMs: number): string {
-  if (random.length < 16 || random.length > 64) throw new RangeError('mintCheckpointToken: 16 to 64 random bytes are needed');
+  if (random.length < 16 || random.length > 64)
+    throw new RangeError('mintCheckpointToken: 16 to 64 random bytes are needed');
   const seconds = Math.ceil(expiresAtMs / 1000);
   return `v1.${seconds}.${Buffer.from(random).toString('base64url')}`;
 }
@@ -254,7 +260,10 @@ export function mayReportProgress(lastSent: number | undefined, done: number): b
  * A resumed operation repeats the chunks sent after its checkpoint; those
  * are duplicates and are dropped.
  */
-export function acceptChunk(nextSequence: number, sequence: number): { readonly accept: boolean; readonly next: number } {
+export function acceptChunk(
+  nextSequence: number,
+  sequence: number,
+): { readonly accept: boolean; readonly next: number } {
   if (sequence < nextSequence) return { accept: false, next: nextSequence };
   return { accept: true, next: sequence + 1 };
 }
@@ -280,7 +289,10 @@ export function parseStreamChunk(raw: unknown): StreamChunk | undefined {
  * when there is none. Throws a `ConfigurationError` naming the tool and the
  * field when it is malformed, so a typo fails at registration.
  */
-export function readAuthorToolMeta(tool: Pick<ToolInfo, 'name' | '_meta'>, id: string): { readonly checkpoints: boolean } | undefined {
+export function readAuthorToolMeta(
+  tool: Pick<ToolInfo, 'name' | '_meta'>,
+  id: string,
+): { readonly checkpoints: boolean } | undefined {
   const raw = tool._meta?.[id];
   if (raw === undefined) return undefined;
   if (!isRecordObject(raw) || typeof raw.checkpoints !== 'boolean') {

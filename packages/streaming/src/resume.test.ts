@@ -53,16 +53,21 @@ describe.each(TEST_LINES)('resume after the server is killed, on %s', (line) => 
     const firstServer = await serverOn(line, first, firstStore);
     let reconnects = 0;
 
-    const call = streamCall(firstServer.client, 'export_rows', { rows: 10 }, {
-      autoResume: {
-        delayMs: 0,
-        reconnect: async () => {
-          reconnects += 1;
-          const second = await serverOn(line, new Fixture('second', work), file.open());
-          return second.client;
+    const call = streamCall(
+      firstServer.client,
+      'export_rows',
+      { rows: 10 },
+      {
+        autoResume: {
+          delayMs: 0,
+          reconnect: async () => {
+            reconnects += 1;
+            const second = await serverOn(line, new Fixture('second', work), file.open());
+            return second.client;
+          },
         },
       },
-    });
+    );
     const updates: StreamUpdate[] = [];
     for await (const update of call) {
       updates.push(update);
@@ -79,7 +84,11 @@ describe.each(TEST_LINES)('resume after the server is killed, on %s', (line) => 
     const chunks = updates.flatMap((update) => (update.type === 'stream_chunk' ? [update.sequence] : []));
     expect(chunks).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const last = updates.at(-1);
-    expect(last?.type === 'result' ? last.result.structuredContent : undefined).toEqual({ rows: 10, sum: 45, resumed: true });
+    expect(last?.type === 'result' ? last.result.structuredContent : undefined).toEqual({
+      rows: 10,
+      sum: 45,
+      resumed: true,
+    });
     // Rows 0-3 were done once by the first instance; the second started at row 4.
     expect(work).toEqual([
       ...[0, 1, 2, 3].map((row) => ({ server: 'first', row })),
@@ -96,9 +105,19 @@ describe.each(TEST_LINES)('resume after the server is killed, on %s', (line) => 
     first.pauseAt = 5;
     const firstStore = file.open();
     const firstServer = await serverOn(line, first, firstStore);
-    const call = streamCall(firstServer.client, 'export_rows', { rows: 8 }, {
-      autoResume: { delayMs: 0, reconnect: async () => (await serverOn(line, Object.assign(new Fixture('second', work), { checkpointEvery: 2 }), file.open())).client },
-    });
+    const call = streamCall(
+      firstServer.client,
+      'export_rows',
+      { rows: 8 },
+      {
+        autoResume: {
+          delayMs: 0,
+          reconnect: async () =>
+            (await serverOn(line, Object.assign(new Fixture('second', work), { checkpointEvery: 2 }), file.open()))
+              .client,
+        },
+      },
+    );
     const chunks: number[] = [];
     for await (const update of call) {
       if (update.type !== 'stream_chunk') continue;
@@ -112,8 +131,15 @@ describe.each(TEST_LINES)('resume after the server is killed, on %s', (line) => 
     expect(chunks).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     // Row 4 came after the last checkpoint (taken after row 3), so the new instance did it again.
     expect(work.map(({ server, row }) => `${server}:${row}`)).toEqual([
-      'first:0', 'first:1', 'first:2', 'first:3', 'first:4',
-      'second:4', 'second:5', 'second:6', 'second:7',
+      'first:0',
+      'first:1',
+      'first:2',
+      'first:3',
+      'first:4',
+      'second:4',
+      'second:5',
+      'second:6',
+      'second:7',
     ]);
   });
 
@@ -141,7 +167,8 @@ describe.each(TEST_LINES)('resume after the server is killed, on %s', (line) => 
 
     const second = await serverOn(line, new Fixture('second', work), file.open());
     const updates: StreamUpdate[] = [];
-    for await (const update of streamCall(second.client, 'export_rows', { rows: 3 }, { resumeFrom: checkpoint })) updates.push(update);
+    for await (const update of streamCall(second.client, 'export_rows', { rows: 3 }, { resumeFrom: checkpoint }))
+      updates.push(update);
     expect(updates.flatMap((update) => (update.type === 'stream_chunk' ? [update.sequence] : []))).toEqual([2]);
     expect(work.map(({ server, row }) => `${server}:${row}`)).toEqual(['first:0', 'first:1', 'second:2']);
   });

@@ -18,9 +18,14 @@ interface Sent {
   readonly params: Record<string, unknown> | undefined;
 }
 
-function context(options: { tool?: ToolInfo; negotiated?: boolean; progressToken?: string | number } = {}): { ctx: CallContext; sent: Sent[] } {
+function context(options: { tool?: ToolInfo; negotiated?: boolean; progressToken?: string | number } = {}): {
+  ctx: CallContext;
+  sent: Sent[];
+} {
   const sent: Sent[] = [];
-  const negotiation = new Map(options.negotiated === true ? [['@ext/streaming', { id: STREAMING_ID, settings: { version: '1.0' } }]] : []);
+  const negotiation = new Map(
+    options.negotiated === true ? [['@ext/streaming', { id: STREAMING_ID, settings: { version: '1.0' } }]] : [],
+  );
   const request = createRequestContext({
     sdk: 'v2',
     era: 'modern',
@@ -45,7 +50,11 @@ function context(options: { tool?: ToolInfo; negotiated?: boolean; progressToken
 const resumable: ToolInfo = { name: 'resumable', _meta: { [STREAMING_ID]: { checkpoints: true } } };
 const follow = { [STREAMING_ID]: { operation_id: 'op-1' } };
 
-async function run(ctx: CallContext, meta: Record<string, unknown>, handler: (ctx: CallContext) => Promise<ToolResult>): Promise<ToolResult> {
+async function run(
+  ctx: CallContext,
+  meta: Record<string, unknown>,
+  handler: (ctx: CallContext) => Promise<ToolResult>,
+): Promise<ToolResult> {
   const composed = composeServer([streamingServer()], { logger: silentLogger });
   return composed.runToolCall({ name: ctx.tool.name, arguments: {}, meta }, ctx, (_args, callCtx) => handler(callCtx));
 }
@@ -62,14 +71,19 @@ describe('streamingServer options', () => {
   });
 
   it('STRM-1: advertises the wire version and the checkpoint lifetime', () => {
-    expect(streamingServer({ checkpointTtlSeconds: 600 }).settings).toEqual({ version: '1.0', checkpoint_ttl_seconds: 600 });
+    expect(streamingServer({ checkpointTtlSeconds: 600 }).settings).toEqual({
+      version: '1.0',
+      checkpoint_ttl_seconds: 600,
+    });
   });
 
   it('STRM-3: validates the tool metadata at registration', () => {
     const server = streamingServer();
     expect(server.toolMeta?.({ name: 't' })).toBeUndefined();
     expect(server.toolMeta?.(resumable)).toEqual({ checkpoints: true });
-    expect(() => server.toolMeta?.({ name: 'bad', _meta: { [STREAMING_ID]: { checkpoint: true } } })).toThrow(/tool "bad"/);
+    expect(() => server.toolMeta?.({ name: 'bad', _meta: { [STREAMING_ID]: { checkpoint: true } } })).toThrow(
+      /tool "bad"/,
+    );
   });
 });
 
@@ -83,21 +97,41 @@ describe('streamOf(ctx)', () => {
     await stream.partial({ x: 1 });
     expect(await stream.chunk('c')).toEqual({ sequence: 0, checkpointToken: undefined });
     expect(await stream.checkpoint({ at: 1 })).toBeUndefined();
-    expect(sent).toEqual([{ method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 4, message: 'a' } }]);
+    expect(sent).toEqual([
+      { method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 4, message: 'a' } },
+    ]);
   });
 
   it('STRM-8: never sends a non-increasing MCP progress, but still reports it on the extension channel', async () => {
     const { ctx, sent } = context({ progressToken: 7, negotiated: true });
     await run(ctx, follow, async (callCtx) => {
       const stream = streamOf(callCtx);
-      await Promise.all([stream.progress(2, 10), stream.progress(2, 10, 'again'), stream.progress(1, 10), stream.progress(3)]);
+      await Promise.all([
+        stream.progress(2, 10),
+        stream.progress(2, 10, 'again'),
+        stream.progress(1, 10),
+        stream.progress(3),
+      ]);
       return ok;
     });
-    expect(sent.filter((entry) => entry.method === 'notifications/progress').map((entry) => entry.params?.progress)).toEqual([2, 3]);
-    expect(sent.filter((entry) => entry.method.endsWith('/progress') && entry.method !== 'notifications/progress')).toEqual([
-      { method: `notifications/${STREAMING_ID}/progress`, params: { type: 'progress', operation_id: 'op-1', progress: 0.2 } },
-      { method: `notifications/${STREAMING_ID}/progress`, params: { type: 'progress', operation_id: 'op-1', progress: 0.2, message: 'again' } },
-      { method: `notifications/${STREAMING_ID}/progress`, params: { type: 'progress', operation_id: 'op-1', progress: 0.1 } },
+    expect(
+      sent.filter((entry) => entry.method === 'notifications/progress').map((entry) => entry.params?.progress),
+    ).toEqual([2, 3]);
+    expect(
+      sent.filter((entry) => entry.method.endsWith('/progress') && entry.method !== 'notifications/progress'),
+    ).toEqual([
+      {
+        method: `notifications/${STREAMING_ID}/progress`,
+        params: { type: 'progress', operation_id: 'op-1', progress: 0.2 },
+      },
+      {
+        method: `notifications/${STREAMING_ID}/progress`,
+        params: { type: 'progress', operation_id: 'op-1', progress: 0.2, message: 'again' },
+      },
+      {
+        method: `notifications/${STREAMING_ID}/progress`,
+        params: { type: 'progress', operation_id: 'op-1', progress: 0.1 },
+      },
       { method: `notifications/${STREAMING_ID}/progress`, params: { type: 'progress', operation_id: 'op-1' } },
     ]);
   });
@@ -106,7 +140,11 @@ describe('streamOf(ctx)', () => {
     const { ctx, sent } = context({ tool: resumable, negotiated: true });
     await run(ctx, follow, async (callCtx) => {
       const stream = streamOf(callCtx);
-      const receipts = await Promise.all([stream.chunk(1, { checkpoint: { n: 1 } }), stream.chunk(2), stream.chunk(3, { final: true })]);
+      const receipts = await Promise.all([
+        stream.chunk(1, { checkpoint: { n: 1 } }),
+        stream.chunk(2),
+        stream.chunk(3, { final: true }),
+      ]);
       expect(receipts.map((receipt) => receipt.sequence)).toEqual([0, 1, 2]);
       expect(receipts[0].checkpointToken).toMatch(/^v1\./);
       expect(() => stream.chunk(4)).toThrow(/final chunk/);
@@ -122,7 +160,9 @@ describe('streamOf(ctx)', () => {
       const stream = streamOf(callCtx);
       expect(() => stream.progress(-1)).toThrow(/done/);
       expect(() => stream.progress(1, 0)).toThrow(/total/);
-      expect(() => stream.progress(1, 2, undefined, { estimatedRemainingSeconds: Number.NaN })).toThrow(/estimatedRemainingSeconds/);
+      expect(() => stream.progress(1, 2, undefined, { estimatedRemainingSeconds: Number.NaN })).toThrow(
+        /estimatedRemainingSeconds/,
+      );
       expect(() => stream.partial([] as unknown as Record<string, unknown>)).toThrow(/plain object/);
       await expect(stream.checkpoint({})).rejects.toMatchObject({ code: 'CHECKPOINTS_NOT_DECLARED' });
       return ok;
@@ -132,7 +172,9 @@ describe('streamOf(ctx)', () => {
     await composed.runToolCall({ name: 'resumable', arguments: {}, meta: follow }, big.ctx, async (_args, callCtx) => {
       const stream = streamOf(callCtx);
       await expect(stream.checkpoint({ text: 'x'.repeat(32) })).rejects.toMatchObject({ code: 'CHECKPOINT_TOO_LARGE' });
-      await expect(stream.checkpoint({ n: 1n } as unknown as Record<string, never>)).rejects.toMatchObject({ code: 'INVALID_CHECKPOINT_STATE' });
+      await expect(stream.checkpoint({ n: 1n } as unknown as Record<string, never>)).rejects.toMatchObject({
+        code: 'INVALID_CHECKPOINT_STATE',
+      });
       expect(await stream.checkpoint({ n: 1 })).toMatch(/^v1\./);
       return ok;
     });

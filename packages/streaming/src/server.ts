@@ -61,7 +61,10 @@ interface ResolvedOptions {
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError('INVALID_OPTION', `streamingServer: ${name} must be a positive integer, got ${String(value)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `streamingServer: ${name} must be a positive integer, got ${String(value)}`,
+    );
   }
   return value;
 }
@@ -70,7 +73,11 @@ function resolveOptions(options: StreamingServerOptions): ResolvedOptions {
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigurationError('INVALID_OPTION', 'streamingServer(options) expects an object');
   }
-  const ttlSeconds = positiveInteger('checkpointTtlSeconds', options.checkpointTtlSeconds, DEFAULT_CHECKPOINT_TTL_SECONDS);
+  const ttlSeconds = positiveInteger(
+    'checkpointTtlSeconds',
+    options.checkpointTtlSeconds,
+    DEFAULT_CHECKPOINT_TTL_SECONDS,
+  );
   const keyPrefix = options.keyPrefix ?? 'streaming';
   if (typeof keyPrefix !== 'string' || keyPrefix.length === 0) {
     throw new ConfigurationError('INVALID_OPTION', 'streamingServer: keyPrefix must be a non-empty string');
@@ -165,10 +172,15 @@ interface StreamSetup {
 }
 
 function superseded(operationId: string): ExtensionError {
-  return new ExtensionError('permanent', 'OPERATION_SUPERSEDED', 'A resumed call of this operation took over; this execution stopped', {
-    suggestion: 'Follow the newer call of the operation; this one will produce no result.',
-    details: { operation_id: operationId },
-  });
+  return new ExtensionError(
+    'permanent',
+    'OPERATION_SUPERSEDED',
+    'A resumed call of this operation took over; this execution stopped',
+    {
+      suggestion: 'Follow the newer call of the operation; this one will produce no result.',
+      details: { operation_id: operationId },
+    },
+  );
 }
 
 function checkNumber(name: string, value: unknown, minimum: number, inclusive: boolean): void {
@@ -256,7 +268,8 @@ class CallStream implements OperationStream {
       throw new ConfigurationError('INVALID_PROGRESS', 'streamOf(ctx): message must be a string');
     }
     const { estimatedRemainingSeconds, partialResult } = options;
-    if (estimatedRemainingSeconds !== undefined) checkNumber('estimatedRemainingSeconds', estimatedRemainingSeconds, 0, true);
+    if (estimatedRemainingSeconds !== undefined)
+      checkNumber('estimatedRemainingSeconds', estimatedRemainingSeconds, 0, true);
     if (partialResult !== undefined) checkObject('partialResult', partialResult);
     // Decided now, not when the send runs, so concurrent calls keep MCP's increasing order.
     const token = this.#ctx.progressToken;
@@ -312,7 +325,13 @@ class CallStream implements OperationStream {
     return this.#enqueue(async () => {
       const checkpointToken = state === undefined ? undefined : await this.#persist(state, sequence + 1);
       if (active !== undefined) {
-        const payload: StreamChunk = { type: 'stream_chunk', operation_id: active.operationId, sequence, data, is_final: final };
+        const payload: StreamChunk = {
+          type: 'stream_chunk',
+          operation_id: active.operationId,
+          sequence,
+          data,
+          is_final: final,
+        };
         if (checkpointToken !== undefined) payload.checkpoint_token = checkpointToken;
         await this.#ctx.notify(streamingMethod(active.id, 'chunk'), payload);
       }
@@ -327,7 +346,10 @@ class CallStream implements OperationStream {
     return this.#enqueue(async () => {
       const token = await this.#persist(state, nextSequence);
       if (token !== undefined && active !== undefined) {
-        await this.#notifyProgress(active, { ...(fraction === undefined ? {} : { progress: fraction }), checkpoint_token: token });
+        await this.#notifyProgress(active, {
+          ...(fraction === undefined ? {} : { progress: fraction }),
+          checkpoint_token: token,
+        });
       }
       return token;
     });
@@ -347,7 +369,10 @@ class CallStream implements OperationStream {
     try {
       size = Buffer.byteLength(canonicalJson(state));
     } catch (cause) {
-      throw new ConfigurationError('INVALID_CHECKPOINT_STATE', `tool "${tool}": checkpoint state must be JSON (${String(cause)})`);
+      throw new ConfigurationError(
+        'INVALID_CHECKPOINT_STATE',
+        `tool "${tool}": checkpoint state must be JSON (${String(cause)})`,
+      );
     }
     if (size > config.maxStateBytes) {
       throw new ConfigurationError(
@@ -368,9 +393,13 @@ class CallStream implements OperationStream {
       expires_at: now + config.ttlMs,
     };
     const token = mintCheckpointToken(randomBytes(TOKEN_RANDOM_BYTES), record.expires_at);
-    await this.#ctx.store.set(checkpointKey(config.keyPrefix, this.#ctx.principal, tokenDigest(token)), checkpointToJson(record), {
-      ttlMs: config.ttlMs,
-    });
+    await this.#ctx.store.set(
+      checkpointKey(config.keyPrefix, this.#ctx.principal, tokenDigest(token)),
+      checkpointToJson(record),
+      {
+        ttlMs: config.ttlMs,
+      },
+    );
     return token;
   }
 
@@ -434,14 +463,23 @@ function invalidMeta(failure: { pointer: string; field: string; message: string 
 
 const START_OVER = 'Call the tool again without a checkpoint_token to start the operation over.';
 
-function resumeRefusal(decision: Exclude<ResumeDecision, { kind: 'resume' }>, id: string, operationId: string): ExtensionError {
+function resumeRefusal(
+  decision: Exclude<ResumeDecision, { kind: 'resume' }>,
+  id: string,
+  operationId: string,
+): ExtensionError {
   const pointer = metaPointer(id, 'checkpoint_token');
   switch (decision.kind) {
     case 'not_found':
-      return new ExtensionError('invalid_input', 'CHECKPOINT_NOT_FOUND', 'No checkpoint is known for this checkpoint_token', {
-        suggestion: START_OVER,
-        details: { field: 'checkpoint_token', pointer, operation_id: operationId },
-      });
+      return new ExtensionError(
+        'invalid_input',
+        'CHECKPOINT_NOT_FOUND',
+        'No checkpoint is known for this checkpoint_token',
+        {
+          suggestion: START_OVER,
+          details: { field: 'checkpoint_token', pointer, operation_id: operationId },
+        },
+      );
     case 'expired':
       return new ExtensionError('invalid_input', 'CHECKPOINT_EXPIRED', 'The checkpoint has expired', {
         suggestion: START_OVER,
@@ -458,10 +496,15 @@ function resumeRefusal(decision: Exclude<ResumeDecision, { kind: 'resume' }>, id
         },
       );
     case 'unreadable':
-      return new ExtensionError('permanent', 'CHECKPOINT_UNREADABLE', 'The stored checkpoint cannot be read by this server', {
-        suggestion: START_OVER,
-        details: { operation_id: operationId },
-      });
+      return new ExtensionError(
+        'permanent',
+        'CHECKPOINT_UNREADABLE',
+        'The stored checkpoint cannot be read by this server',
+        {
+          suggestion: START_OVER,
+          details: { operation_id: operationId },
+        },
+      );
   }
 }
 
@@ -476,7 +519,10 @@ function resumeRefusal(decision: Exclude<ResumeDecision, { kind: 'resume' }>, id
  */
 export function streamingServer(options: StreamingServerOptions = {}): ServerExtension {
   const config = resolveOptions(options);
-  const settings: StreamingServerSettings = { version: STREAMING_WIRE_VERSION, checkpoint_ttl_seconds: config.ttlSeconds };
+  const settings: StreamingServerSettings = {
+    version: STREAMING_WIRE_VERSION,
+    checkpoint_ttl_seconds: config.ttlSeconds,
+  };
 
   const middleware: ToolMiddleware = async (call, ctx, next) => {
     const toolCheckpoints = readAuthorToolMeta(ctx.tool, STREAMING_ID)?.checkpoints ?? false;
@@ -493,10 +539,15 @@ export function streamingServer(options: StreamingServerOptions = {}): ServerExt
     let resume: CheckpointRecord | undefined;
     if (checkpointToken !== undefined) {
       if (!toolCheckpoints) {
-        throw new ExtensionError('invalid_input', 'CHECKPOINTS_UNSUPPORTED', `Tool "${call.name}" cannot be resumed from a checkpoint`, {
-          suggestion: 'Call the tool without a checkpoint_token.',
-          details: { field: 'checkpoint_token', pointer: metaPointer(negotiated.id, 'checkpoint_token') },
-        });
+        throw new ExtensionError(
+          'invalid_input',
+          'CHECKPOINTS_UNSUPPORTED',
+          `Tool "${call.name}" cannot be resumed from a checkpoint`,
+          {
+            suggestion: 'Call the tool without a checkpoint_token.',
+            details: { field: 'checkpoint_token', pointer: metaPointer(negotiated.id, 'checkpoint_token') },
+          },
+        );
       }
       const key = checkpointKey(config.keyPrefix, ctx.principal, tokenDigest(checkpointToken));
       const decision = decideResume(
@@ -508,7 +559,9 @@ export function streamingServer(options: StreamingServerOptions = {}): ServerExt
     }
     // Every execution of a resumable operation takes a new epoch, which fences off any older one still running.
     const epoch = toolCheckpoints
-      ? await ctx.store.increment(operationKey(config.keyPrefix, ctx.principal, operationId), 1, { ttlMs: config.ttlMs })
+      ? await ctx.store.increment(operationKey(config.keyPrefix, ctx.principal, operationId), 1, {
+          ttlMs: config.ttlMs,
+        })
       : undefined;
     const active: ActiveOperation = { id: negotiated.id, operationId, resume, epoch, argumentsDigest: digest };
     ctx.locals.set(STREAM, new CallStream(ctx, { config, toolCheckpoints, active }));

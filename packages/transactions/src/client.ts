@@ -59,9 +59,14 @@ function checkResponse<S extends TSchema>(schema: S, value: unknown, method: str
   const validator = validatorOf(schema);
   if (validator.Check(value)) return value as Static<S>;
   const first = validator.Errors(value)[0];
-  throw new ExtensionError('permanent', 'INVALID_RESPONSE', `${method} answered with an invalid result at ${first?.instancePath || '/'}`, {
-    details: { pointer: first?.instancePath ?? '' },
-  });
+  throw new ExtensionError(
+    'permanent',
+    'INVALID_RESPONSE',
+    `${method} answered with an invalid result at ${first?.instancePath || '/'}`,
+    {
+      details: { pointer: first?.instancePath ?? '' },
+    },
+  );
 }
 
 function isStructured(value: unknown): value is StructuredError {
@@ -103,7 +108,11 @@ export function structuredErrorOf(failure: unknown): StructuredError {
     const text = result.content.find((block) => block.type === 'text')?.text;
     return { code: 'TOOL_FAILED', message: typeof text === 'string' ? text : 'The tool failed', category: 'permanent' };
   }
-  return { code: 'UNKNOWN_ERROR', message: failure instanceof Error ? failure.message : String(failure), category: 'transient' };
+  return {
+    code: 'UNKNOWN_ERROR',
+    message: failure instanceof Error ? failure.message : String(failure),
+    category: 'transient',
+  };
 }
 
 function negotiatedId(client: ExtendedClient): string {
@@ -165,7 +174,10 @@ export interface ClientTransaction {
  * extension, and the server's structured error (as an `ExtensionError`)
  * when it refuses.
  */
-export async function beginTransaction(client: ExtendedClient, options: BeginTransactionOptions = {}): Promise<ClientTransaction> {
+export async function beginTransaction(
+  client: ExtendedClient,
+  options: BeginTransactionOptions = {},
+): Promise<ClientTransaction> {
   const id = negotiatedId(client);
   const transactionId = options.transactionId ?? `tx-${randomUUID()}`;
   const params: Record<string, unknown> = { transaction_id: transactionId };
@@ -181,13 +193,20 @@ export async function beginTransaction(client: ExtendedClient, options: BeginTra
     async callTool(name, args = {}, stepOptions = {}) {
       const marker: Record<string, unknown> = { transaction_id: transactionId };
       if (stepOptions.stepId !== undefined) marker.step_id = stepOptions.stepId;
-      const result = await client.callTool(name, args, { ...stepOptions, meta: { ...(stepOptions.meta ?? {}), [id]: marker } });
+      const result = await client.callTool(name, args, {
+        ...stepOptions,
+        meta: { ...(stepOptions.meta ?? {}), [id]: marker },
+      });
       const meta = readStepMeta(result);
       if (meta?.status === 'ok') steps.push(meta);
       return result;
     },
     async commit() {
-      return checkResponse(CommitResult, await call(client, `${id}/commit`, { transaction_id: transactionId }), `${id}/commit`);
+      return checkResponse(
+        CommitResult,
+        await call(client, `${id}/commit`, { transaction_id: transactionId }),
+        `${id}/commit`,
+      );
     },
     async rollback(reason) {
       const params: Record<string, unknown> = { transaction_id: transactionId };
@@ -195,7 +214,11 @@ export async function beginTransaction(client: ExtendedClient, options: BeginTra
       return checkResponse(RollbackResult, await call(client, `${id}/rollback`, params), `${id}/rollback`);
     },
     async status() {
-      return checkResponse(StatusResult, await call(client, `${id}/status`, { transaction_id: transactionId }), `${id}/status`);
+      return checkResponse(
+        StatusResult,
+        await call(client, `${id}/status`, { transaction_id: transactionId }),
+        `${id}/status`,
+      );
     },
   };
 }
@@ -207,7 +230,8 @@ export interface SagaStep {
   readonly server?: string | undefined;
   readonly tool: string;
   /** The arguments, or a function of the results of the previous steps. */
-  readonly arguments?: Record<string, unknown> | ((previous: readonly ToolResult[]) => Record<string, unknown>) | undefined;
+  readonly arguments?:
+    Record<string, unknown> | ((previous: readonly ToolResult[]) => Record<string, unknown>) | undefined;
   readonly stepId?: string | undefined;
 }
 
@@ -309,7 +333,13 @@ export async function runSaga(steps: readonly SagaStep[], options: SagaOptions =
         });
       } catch (error) {
         participants.delete(step.client);
-        failure = { phase: 'begin', index, server: participant.server, tool: step.tool, error: structuredErrorOf(error) };
+        failure = {
+          phase: 'begin',
+          index,
+          server: participant.server,
+          tool: step.tool,
+          error: structuredErrorOf(error),
+        };
         break;
       }
     }
@@ -322,7 +352,13 @@ export async function runSaga(steps: readonly SagaStep[], options: SagaOptions =
       const meta = readStepMeta(result);
       if (meta?.status === 'ok') participant.steps.push(meta.step_id);
       if (result.isError === true) {
-        failure = { phase: 'step', index, server: participant.server, tool: step.tool, error: structuredErrorOf(result) };
+        failure = {
+          phase: 'step',
+          index,
+          server: participant.server,
+          tool: step.tool,
+          error: structuredErrorOf(result),
+        };
         break;
       }
       results.push(result);
@@ -343,16 +379,25 @@ export async function runSaga(steps: readonly SagaStep[], options: SagaOptions =
       } catch (error) {
         participant.status = 'unknown';
         participant.error = structuredErrorOf(error);
-        failure = { phase: 'commit', index: participant.firstIndex, server: participant.server, error: participant.error };
+        failure = {
+          phase: 'commit',
+          index: participant.firstIndex,
+          server: participant.server,
+          error: participant.error,
+        };
         break;
       }
     }
     if (!failure) return { status: 'committed', results, participants: ordered.map(report) };
   }
 
-  const reason = options.reason ?? `saga step ${failure.index} (${failure.tool ?? failure.phase}) on ${failure.server} failed`;
+  const reason =
+    options.reason ?? `saga step ${failure.index} (${failure.tool ?? failure.phase}) on ${failure.server} failed`;
   const toUndo = ordered
-    .filter((participant) => participant.status === 'active' || (participant.status === 'unknown' && failure.phase === 'commit'))
+    .filter(
+      (participant) =>
+        participant.status === 'active' || (participant.status === 'unknown' && failure.phase === 'commit'),
+    )
     .sort((a, b) => b.lastIndex - a.lastIndex);
   for (const participant of toUndo) {
     const transaction = participant.transaction;
@@ -368,17 +413,25 @@ export async function runSaga(steps: readonly SagaStep[], options: SagaOptions =
       participant.status = 'unknown';
       try {
         const status = await transaction.status();
-        if (status.status === 'rolled_back' || status.status === 'partially_rolled_back' || status.status === 'committed') {
+        if (
+          status.status === 'rolled_back' ||
+          status.status === 'partially_rolled_back' ||
+          status.status === 'committed'
+        ) {
           participant.status = status.status;
           if (status.steps_compensated) participant.stepsCompensated = status.steps_compensated;
         }
       } catch (statusError) {
-        participant.error = { ...structured, details: { ...(structured.details ?? {}), status_error: structuredErrorOf(statusError).code } };
+        participant.error = {
+          ...structured,
+          details: { ...(structured.details ?? {}), status_error: structuredErrorOf(statusError).code },
+        };
       }
     }
   }
   const undone = ordered.every(
-    (participant) => participant.status === 'rolled_back' || (participant.steps.length === 0 && participant.status !== 'committed'),
+    (participant) =>
+      participant.status === 'rolled_back' || (participant.steps.length === 0 && participant.status !== 'committed'),
   );
   return {
     status: undone ? 'rolled_back' : 'partially_rolled_back',

@@ -75,7 +75,9 @@ async function rig(line: TestLine, options: RigOptions = {}): Promise<Rig> {
     line,
     serverExtensions: [errorsServer(), idempotencyServer(), tx],
     clientExtensions:
-      options.withClientHalf === false ? [errorsClient(), idempotencyClient()] : [errorsClient(), idempotencyClient(), transactionsClient()],
+      options.withClientHalf === false
+        ? [errorsClient(), idempotencyClient()]
+        : [errorsClient(), idempotencyClient(), transactionsClient()],
     serverOptions: { store },
     authInfo: options.authInfo,
     setup: (server) => {
@@ -131,7 +133,10 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
 
   it('TXN-3/TXN-7/TXN-10: begin, steps and commit; step results carry the seed TransactionStepResult', async () => {
     const { pair, world } = await rig(line);
-    const transaction = await beginTransaction(pair.client, { transactionId: 'tx-commit', description: 'Create and link' });
+    const transaction = await beginTransaction(pair.client, {
+      transactionId: 'tx-commit',
+      description: 'Create and link',
+    });
     expect(transaction.begun).toMatchObject({ transaction_id: 'tx-commit', status: 'active', timeout_seconds: 300 });
     expectSeed('TransactionBegin', { transaction_id: 'tx-commit', description: 'Create and link' });
 
@@ -144,7 +149,11 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
       compensation: { description: 'Delete ticket T-1', tool: 'delete_ticket', parameters: { ticket_id: 'T-1' } },
     });
     expectSeed('TransactionStepResult', created._meta?.[EXTENSION_ID]);
-    const linked = await transaction.callTool('link_doc', { ticket_id: 'T-1', doc: 'design.md' }, { stepId: 'link-design' });
+    const linked = await transaction.callTool(
+      'link_doc',
+      { ticket_id: 'T-1', doc: 'design.md' },
+      { stepId: 'link-design' },
+    );
     expect(readStepMeta(linked)?.step_id).toBe('link-design');
     // A read-only tool may run inside the transaction and is not recorded.
     const read = await transaction.callTool('read_ticket', { id: 'T-1' });
@@ -289,7 +298,11 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     const invalid = await wireFailure(pair.client.request(`${EXTENSION_ID}/begin`, { transaction_id: 'has spaces' }));
     expect(invalid.code).toBe(-32602);
     expect(seed.check('error')(invalid.data).valid).toBe(true);
-    expect(invalid.data).toMatchObject({ code: 'INVALID_INPUT', category: 'invalid_input', details: { pointer: '/params/transaction_id' } });
+    expect(invalid.data).toMatchObject({
+      code: 'INVALID_INPUT',
+      category: 'invalid_input',
+      details: { pointer: '/params/transaction_id' },
+    });
     const tooLong = await wireFailure(
       pair.client.request(`${EXTENSION_ID}/begin`, { transaction_id: 'tx-long', timeout_seconds: 999_999 }),
     );
@@ -298,9 +311,17 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
 
   it('TXN-5/TXN-6: malformed step markers, unknown transactions and uncompensable tools are refused before running', async () => {
     const { pair, world } = await rig(line);
-    const malformed = await pair.client.callTool('create_ticket', { title: 'x' }, { meta: { [EXTENSION_ID]: { transaction_id: 7 } } });
+    const malformed = await pair.client.callTool(
+      'create_ticket',
+      { title: 'x' },
+      { meta: { [EXTENSION_ID]: { transaction_id: 7 } } },
+    );
     expect(structuredError(malformed)).toMatchObject({ code: 'INVALID_INPUT', category: 'invalid_input' });
-    const unknown = await pair.client.callTool('create_ticket', { title: 'x' }, { meta: { [EXTENSION_ID]: { transaction_id: 'tx-none' } } });
+    const unknown = await pair.client.callTool(
+      'create_ticket',
+      { title: 'x' },
+      { meta: { [EXTENSION_ID]: { transaction_id: 'tx-none' } } },
+    );
     expect(structuredError(unknown).code).toBe('RESOURCE_NOT_FOUND');
     const transaction = await beginTransaction(pair.client, { transactionId: 'tx-rename' });
     const rename = await transaction.callTool('rename_ticket', { id: 'T-9', title: 'y' });
@@ -320,10 +341,16 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     const transaction = await beginTransaction(alice.pair.client, { transactionId: 'tx-shared-name' });
     await transaction.callTool('create_ticket', { title: 'A' });
     for (const verb of ['status', 'commit', 'rollback']) {
-      const error = await wireFailure(bob.pair.client.request(`${EXTENSION_ID}/${verb}`, { transaction_id: 'tx-shared-name' }));
+      const error = await wireFailure(
+        bob.pair.client.request(`${EXTENSION_ID}/${verb}`, { transaction_id: 'tx-shared-name' }),
+      );
       expect(error.data).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
     }
-    const step = await bob.pair.client.callTool('create_ticket', { title: 'B' }, { meta: { [EXTENSION_ID]: { transaction_id: 'tx-shared-name' } } });
+    const step = await bob.pair.client.callTool(
+      'create_ticket',
+      { title: 'B' },
+      { meta: { [EXTENSION_ID]: { transaction_id: 'tx-shared-name' } } },
+    );
     expect(structuredError(step).code).toBe('RESOURCE_NOT_FOUND');
     // The same id is free for Bob: it is a different transaction.
     const bobs = await beginTransaction(bob.pair.client, { transactionId: 'tx-shared-name' });
@@ -336,15 +363,23 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
   it('TXN-19: the operations as tools, for clients that can only call tools', async () => {
     const { pair, world } = await rig(line, { server: { exposeAsTools: true }, tools: true, withClientHalf: false });
     const names = (await pair.client.listTools()).map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['begin_transaction', 'commit_transaction', 'rollback_transaction', 'transaction_status']));
+    expect(names).toEqual(
+      expect.arrayContaining(['begin_transaction', 'commit_transaction', 'rollback_transaction', 'transaction_status']),
+    );
     const begun = await pair.client.callTool('begin_transaction', { timeout_seconds: 60 });
     expect(begun.isError).not.toBe(true);
     const id = String(begun.structuredContent?.transaction_id);
     expect(id).toMatch(/^tx-/);
     await pair.client.callTool('create_ticket', { title: 'A' }, { meta: { [EXTENSION_ID]: { transaction_id: id } } });
     const status = await pair.client.callTool('transaction_status', { transaction_id: id });
-    expect(status.structuredContent).toMatchObject({ status: 'active', steps: [{ step_id: 'step-1', tool: 'create_ticket' }] });
-    const rolled = await pair.client.callTool('rollback_transaction', { transaction_id: id, reason: 'changed my mind' });
+    expect(status.structuredContent).toMatchObject({
+      status: 'active',
+      steps: [{ step_id: 'step-1', tool: 'create_ticket' }],
+    });
+    const rolled = await pair.client.callTool('rollback_transaction', {
+      transaction_id: id,
+      reason: 'changed my mind',
+    });
     expectSeed('TransactionRollbackResult', rolled.structuredContent);
     expect(rolled.structuredContent).toMatchObject({ status: 'rolled_back' });
     expect(world.undone).toEqual(['create_ticket:T-1']);
@@ -357,7 +392,9 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
   it('TXN-9/TXN-13: concurrent steps are all recorded, and concurrent rollbacks compensate each step once', async () => {
     const { pair, world } = await rig(line);
     const transaction = await beginTransaction(pair.client, { transactionId: 'tx-parallel' });
-    const results = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((title) => transaction.callTool('create_ticket', { title })));
+    const results = await Promise.all(
+      ['a', 'b', 'c', 'd', 'e'].map((title) => transaction.callTool('create_ticket', { title })),
+    );
     expect(new Set(results.map((result) => readStepMeta(result)?.step_id)).size).toBe(5);
     const outcomes = await Promise.allSettled([transaction.rollback(), transaction.rollback(), transaction.rollback()]);
     for (const outcome of outcomes) {
@@ -401,8 +438,15 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     );
     expect(outcome.status).toBe('rolled_back');
     if (outcome.status === 'committed') throw new Error('unreachable');
-    expect(outcome.failure).toMatchObject({ phase: 'step', index: 2, server: 'tickets', error: { code: 'CHAT_UNAVAILABLE' } });
-    expect(outcome.participants.map((participant) => [participant.server, participant.status, participant.steps])).toEqual([
+    expect(outcome.failure).toMatchObject({
+      phase: 'step',
+      index: 2,
+      server: 'tickets',
+      error: { code: 'CHAT_UNAVAILABLE' },
+    });
+    expect(
+      outcome.participants.map((participant) => [participant.server, participant.status, participant.steps]),
+    ).toEqual([
       ['tickets', 'rolled_back', ['step-1']],
       ['docs', 'rolled_back', ['step-1']],
     ]);
@@ -462,11 +506,17 @@ describe('@ext/transactions: a step outliving its transaction', () => {
       ['step-2', 'compensation_failed', 'STEP_OUTCOME_UNKNOWN'],
       ['step-1', 'compensated', undefined],
     ]);
-    expectSeed('TransactionRollbackResult', { transaction_id: 'tx-slow', steps_compensated: abandoned.steps_compensated });
+    expectSeed('TransactionRollbackResult', {
+      transaction_id: 'tx-slow',
+      steps_compensated: abandoned.steps_compensated,
+    });
 
     release();
     const late = await slow;
-    expect(structuredError(late)).toMatchObject({ code: 'TRANSACTION_CONFLICT', details: { step_id: 'step-2', step_status: 'compensated' } });
+    expect(structuredError(late)).toMatchObject({
+      code: 'TRANSACTION_CONFLICT',
+      details: { step_id: 'step-2', step_status: 'compensated' },
+    });
     expect(world.undone).toEqual(['create_ticket:T-1', 'create_ticket:T-2']);
     expect(world.tickets.size).toBe(0);
     const settled = await transaction.status();
@@ -533,9 +583,12 @@ describe('@ext/transactions sweeper timer', () => {
     expect(await tx.start(store)).toEqual({ rolledBack: [], resumed: [], failed: [] });
     const transaction = await beginTransaction(pair.client, { transactionId: 'tx-timer', timeoutSeconds: 1 });
     await transaction.callTool('create_ticket', { title: 'A' });
-    await vi.waitFor(() => {
-      expect(world.undone).toEqual(['create_ticket:T-1']);
-    }, { timeout: 5_000, interval: 20 });
+    await vi.waitFor(
+      () => {
+        expect(world.undone).toEqual(['create_ticket:T-1']);
+      },
+      { timeout: 5_000, interval: 20 },
+    );
     expect((await transaction.status()).status).toBe('rolled_back');
   });
 });

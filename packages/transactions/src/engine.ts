@@ -128,7 +128,10 @@ export interface RecoveryReport {
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   const resolved = value ?? fallback;
   if (!Number.isSafeInteger(resolved) || resolved < 1) {
-    throw new ConfigurationError('INVALID_OPTION', `transactionsServer: "${name}" must be a positive integer, got ${String(value)}`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `transactionsServer: "${name}" must be a positive integer, got ${String(value)}`,
+    );
   }
   return resolved;
 }
@@ -150,7 +153,10 @@ export interface RawEngineOptions {
 export function resolveEngineOptions(raw: RawEngineOptions): EngineOptions {
   const compensations = raw.compensations ?? {};
   if (typeof compensations !== 'object') {
-    throw new ConfigurationError('INVALID_OPTION', 'transactionsServer: "compensations" must be an object keyed by tool name');
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'transactionsServer: "compensations" must be an object keyed by tool name',
+    );
   }
   for (const [tool, entry] of Object.entries(compensations)) {
     const fn = typeof entry === 'function' ? entry : (entry as Partial<CompensationDefinition> | undefined)?.compensate;
@@ -161,15 +167,29 @@ export function resolveEngineOptions(raw: RawEngineOptions): EngineOptions {
       );
     }
   }
-  const defaultTimeoutSeconds = positiveInteger('defaultTimeoutSeconds', raw.defaultTimeoutSeconds, DEFAULT_TIMEOUT_SECONDS);
-  const maxTimeoutSeconds = positiveInteger('maxTimeoutSeconds', raw.maxTimeoutSeconds, Math.max(3600, defaultTimeoutSeconds));
+  const defaultTimeoutSeconds = positiveInteger(
+    'defaultTimeoutSeconds',
+    raw.defaultTimeoutSeconds,
+    DEFAULT_TIMEOUT_SECONDS,
+  );
+  const maxTimeoutSeconds = positiveInteger(
+    'maxTimeoutSeconds',
+    raw.maxTimeoutSeconds,
+    Math.max(3600, defaultTimeoutSeconds),
+  );
   if (defaultTimeoutSeconds > maxTimeoutSeconds) {
-    throw new ConfigurationError('INVALID_OPTION', 'transactionsServer: "defaultTimeoutSeconds" must not exceed "maxTimeoutSeconds"');
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'transactionsServer: "defaultTimeoutSeconds" must not exceed "maxTimeoutSeconds"',
+    );
   }
   const compensationTimeoutSeconds = positiveInteger('compensationTimeoutSeconds', raw.compensationTimeoutSeconds, 30);
   const leaseSeconds = positiveInteger('leaseSeconds', raw.leaseSeconds, Math.max(60, compensationTimeoutSeconds * 2));
   if (leaseSeconds <= compensationTimeoutSeconds) {
-    throw new ConfigurationError('INVALID_OPTION', 'transactionsServer: "leaseSeconds" must exceed "compensationTimeoutSeconds"');
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'transactionsServer: "leaseSeconds" must exceed "compensationTimeoutSeconds"',
+    );
   }
   const keyPrefix = raw.keyPrefix ?? 'transactions';
   if (typeof keyPrefix !== 'string' || keyPrefix.length === 0) {
@@ -281,10 +301,15 @@ export class TransactionEngine {
     });
     const stored = await store.setIfAbsent(recordKey(this.keys, principal, params.transaction_id), toJson(record));
     if (!stored) {
-      throw new ExtensionError('permanent', 'TRANSACTION_CONFLICT', `Transaction "${params.transaction_id}" already exists`, {
-        details: { transaction_id: params.transaction_id },
-        suggestion: 'Use a new transaction id for a new transaction.',
-      });
+      throw new ExtensionError(
+        'permanent',
+        'TRANSACTION_CONFLICT',
+        `Transaction "${params.transaction_id}" already exists`,
+        {
+          details: { transaction_id: params.transaction_id },
+          suggestion: 'Use a new transaction id for a new transaction.',
+        },
+      );
     }
     const result: BeginResult = {
       transaction_id: record.transaction_id,
@@ -297,11 +322,18 @@ export class TransactionEngine {
   }
 
   /** Loads a transaction, rolling it back first when it has timed out. */
-  async #current(store: Store, principal: string, transactionId: string, logger: Logger | undefined): Promise<TransactionRecord> {
+  async #current(
+    store: Store,
+    principal: string,
+    transactionId: string,
+    logger: Logger | undefined,
+  ): Promise<TransactionRecord> {
     const record = await this.#load(store, principal, transactionId);
     if (!record) throw notFound(transactionId);
     if (isExpired(record, this.options.now())) {
-      return this.rollback(store, principal, transactionId, 'timeout', undefined, logger).then((outcome) => outcome.record);
+      return this.rollback(store, principal, transactionId, 'timeout', undefined, logger).then(
+        (outcome) => outcome.record,
+      );
     }
     return record;
   }
@@ -364,7 +396,12 @@ export class TransactionEngine {
     }
   }
 
-  async #compensate(store: Store, record: TransactionRecord, step: StepRecord, logger: Logger | undefined): Promise<CompensationOutcome> {
+  async #compensate(
+    store: Store,
+    record: TransactionRecord,
+    step: StepRecord,
+    logger: Logger | undefined,
+  ): Promise<CompensationOutcome> {
     const log = logger ?? this.options.logger;
     const entry = this.options.compensations[step.tool];
     if (!entry) {
@@ -397,14 +434,21 @@ export class TransactionEngine {
       signal: controller.signal,
     };
     try {
-      const run = Promise.resolve(definitionOf(entry).compensate(step.arguments, (step.result ?? { content: [] }) as ToolResult, ctx));
+      const run = Promise.resolve(
+        definitionOf(entry).compensate(step.arguments, (step.result ?? { content: [] }) as ToolResult, ctx),
+      );
       const timedOut = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           controller.abort();
           reject(
-            new ExtensionError('transient', 'OPERATION_TIMEOUT', `The compensation for ${step.tool} took longer than ${this.options.compensationTimeoutSeconds} s`, {
-              retryAfterSeconds: 1,
-            }),
+            new ExtensionError(
+              'transient',
+              'OPERATION_TIMEOUT',
+              `The compensation for ${step.tool} took longer than ${this.options.compensationTimeoutSeconds} s`,
+              {
+                retryAfterSeconds: 1,
+              },
+            ),
           );
         }, timeoutMs);
       });
@@ -460,7 +504,12 @@ export class TransactionEngine {
   }
 
   /** The compensation as the client sees it, computed from the step's arguments and result. */
-  compensationInfo(tool: string, args: Record<string, unknown>, result: ToolResult, logger: Logger | undefined): CompensationInfo {
+  compensationInfo(
+    tool: string,
+    args: Record<string, unknown>,
+    result: ToolResult,
+    logger: Logger | undefined,
+  ): CompensationInfo {
     const entry = this.options.compensations[tool];
     const definition = entry ? definitionOf(entry) : undefined;
     const info: CompensationInfo = { description: `Undo ${tool}` };
@@ -504,7 +553,14 @@ export class TransactionEngine {
       `Transaction "${transactionId}" was rolled back while step "${stepId}" ran; the step's effect was ${
         step?.status === 'compensated' ? 'compensated' : 'not compensated yet'
       }`,
-      { details: { transaction_id: transactionId, step_id: stepId, status: record.status, step_status: step?.status ?? 'unknown' } },
+      {
+        details: {
+          transaction_id: transactionId,
+          step_id: stepId,
+          status: record.status,
+          step_status: step?.status ?? 'unknown',
+        },
+      },
     );
   }
 
@@ -540,7 +596,13 @@ export class TransactionEngine {
     return report;
   }
 
-  async #sweepOne(store: Store, principal: string, transactionId: string, report: RecoveryReport, logger: Logger | undefined): Promise<boolean> {
+  async #sweepOne(
+    store: Store,
+    principal: string,
+    transactionId: string,
+    report: RecoveryReport,
+    logger: Logger | undefined,
+  ): Promise<boolean> {
     try {
       const record = await this.#load(store, principal, transactionId);
       if (!record || isTerminal(record)) return true;
@@ -548,15 +610,33 @@ export class TransactionEngine {
       const expired = isExpired(record, now);
       const abandoned = record.status === 'rolling_back' && (record.rollback?.lease_until ?? 0) <= now;
       if (!expired && !abandoned) return false;
-      const { record: after, started } = await this.rollback(store, principal, transactionId, 'timeout', undefined, logger);
-      if (started) (expired ? report.rolledBack : report.resumed).push({ principal, transaction_id: transactionId, status: after.status });
+      const { record: after, started } = await this.rollback(
+        store,
+        principal,
+        transactionId,
+        'timeout',
+        undefined,
+        logger,
+      );
+      if (started)
+        (expired ? report.rolledBack : report.resumed).push({
+          principal,
+          transaction_id: transactionId,
+          status: after.status,
+        });
       return isTerminal(after);
     } catch (error) {
-      logger?.warn(`transactions: sweeping ${transactionId} failed`, { error: error instanceof Error ? error.message : String(error) });
+      logger?.warn(`transactions: sweeping ${transactionId} failed`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
       report.failed.push({
         principal,
         transaction_id: transactionId,
-        error: structuredFrom(error, { code: 'SWEEP_FAILED', message: 'The transaction could not be settled', category: 'transient' }),
+        error: structuredFrom(error, {
+          code: 'SWEEP_FAILED',
+          message: 'The transaction could not be settled',
+          category: 'transient',
+        }),
       });
       return false;
     }

@@ -45,7 +45,12 @@ function corrupt(key: string): ExtensionError {
 export function parseRecord(key: string, value: JsonValue | undefined): TransactionRecord | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt(key);
-  if (value.v !== 1 || typeof value.transaction_id !== 'string' || typeof value.status !== 'string' || !Array.isArray(value.steps)) {
+  if (
+    value.v !== 1 ||
+    typeof value.transaction_id !== 'string' ||
+    typeof value.status !== 'string' ||
+    !Array.isArray(value.steps)
+  ) {
     throw corrupt(key);
   }
   return value as unknown as TransactionRecord;
@@ -83,7 +88,12 @@ export async function updateRecord<T>(
     // Lost a race with another writer: back off a little so the winner finishes.
     await new Promise((resolve) => setTimeout(resolve, Math.min(50, attempt * 2)));
   }
-  throw new ExtensionError('transient', 'TRANSACTION_CONFLICT', 'The transaction is being changed concurrently; try again', {
-    retryAfterSeconds: 1,
-  });
+  throw new ExtensionError(
+    'transient',
+    'TRANSACTION_CONFLICT',
+    'The transaction is being changed concurrently; try again',
+    {
+      retryAfterSeconds: 1,
+    },
+  );
 }

@@ -85,10 +85,15 @@ function busy(record: TransactionRecord, message: string): ExtensionError {
 }
 
 export function notFound(transactionId: string): ExtensionError {
-  return new ExtensionError('permanent', 'RESOURCE_NOT_FOUND', `No transaction "${transactionId}" exists for this caller`, {
-    details: { transaction_id: transactionId },
-    suggestion: 'Begin a transaction first, or check the transaction id.',
-  });
+  return new ExtensionError(
+    'permanent',
+    'RESOURCE_NOT_FOUND',
+    `No transaction "${transactionId}" exists for this caller`,
+    {
+      details: { transaction_id: transactionId },
+      suggestion: 'Begin a transaction first, or check the transaction id.',
+    },
+  );
 }
 
 /** When an active transaction times out: its timeout after the last activity (begin, a step starting or finishing). */
@@ -125,13 +130,20 @@ export function createTransaction(input: BeginInput): TransactionRecord {
 }
 
 function timedOut(record: TransactionRecord): ExtensionError {
-  return conflict(record, `Transaction "${record.transaction_id}" timed out after ${record.timeout_seconds} s without activity`, {
-    timed_out: true,
-  });
+  return conflict(
+    record,
+    `Transaction "${record.transaction_id}" timed out after ${record.timeout_seconds} s without activity`,
+    {
+      timed_out: true,
+    },
+  );
 }
 
 function notActive(record: TransactionRecord, action: string): ExtensionError {
-  return conflict(record, `Cannot ${action}: transaction "${record.transaction_id}" is ${record.status.replaceAll('_', ' ')}`);
+  return conflict(
+    record,
+    `Cannot ${action}: transaction "${record.transaction_id}" is ${record.status.replaceAll('_', ' ')}`,
+  );
 }
 
 export interface ReserveInput {
@@ -145,13 +157,18 @@ export interface ReserveInput {
  * Writes the step into the log before the tool runs, so a crash while it
  * runs leaves a trace that recovery can see.
  */
-export function reserveStep(record: TransactionRecord, input: ReserveInput): { record: TransactionRecord; stepId: string } {
+export function reserveStep(
+  record: TransactionRecord,
+  input: ReserveInput,
+): { record: TransactionRecord; stepId: string } {
   if (record.status !== 'active') throw notActive(record, 'add a step');
   if (isExpired(record, input.now)) throw timedOut(record);
   const seq = record.step_seq + 1;
   const stepId = input.step_id ?? `step-${seq}`;
   if (record.steps.some((step) => step.step_id === stepId)) {
-    throw conflict(record, `Step "${stepId}" already exists in transaction "${record.transaction_id}"`, { step_id: stepId });
+    throw conflict(record, `Step "${stepId}" already exists in transaction "${record.transaction_id}"`, {
+      step_id: stepId,
+    });
   }
   const step: StepRecord = {
     step_id: stepId,
@@ -171,13 +188,20 @@ export type StepOutcome =
   | { ok: true; result: Record<string, unknown>; compensation: CompensationInfo }
   | { ok: false; error?: StructuredError | undefined };
 
-function replaceStep(record: TransactionRecord, stepId: string, update: (step: StepRecord) => StepRecord): TransactionRecord {
+function replaceStep(
+  record: TransactionRecord,
+  stepId: string,
+  update: (step: StepRecord) => StepRecord,
+): TransactionRecord {
   return { ...record, steps: record.steps.map((step) => (step.step_id === stepId ? update(step) : step)) };
 }
 
 function findStep(record: TransactionRecord, stepId: string): StepRecord {
   const step = record.steps.find((candidate) => candidate.step_id === stepId);
-  if (!step) throw conflict(record, `Step "${stepId}" is not part of transaction "${record.transaction_id}"`, { step_id: stepId });
+  if (!step)
+    throw conflict(record, `Step "${stepId}" is not part of transaction "${record.transaction_id}"`, {
+      step_id: stepId,
+    });
   return step;
 }
 
@@ -250,7 +274,12 @@ export function startRollback(
   input: StartRollbackInput,
 ): { record: TransactionRecord; started: boolean } {
   const lease = (trigger: RollbackTrigger, reason: string | undefined, startedAt: number): RollbackInfo => {
-    const info: RollbackInfo = { trigger, owner: input.owner, lease_until: input.now + input.leaseMs, started_at: startedAt };
+    const info: RollbackInfo = {
+      trigger,
+      owner: input.owner,
+      lease_until: input.now + input.leaseMs,
+      started_at: startedAt,
+    };
     if (reason !== undefined) info.reason = reason;
     return info;
   };
@@ -282,7 +311,8 @@ export function startRollback(
           },
         };
       });
-      const trigger: RollbackTrigger = input.trigger === 'client' && !expired ? 'client' : expired ? 'timeout' : input.trigger;
+      const trigger: RollbackTrigger =
+        input.trigger === 'client' && !expired ? 'client' : expired ? 'timeout' : input.trigger;
       return {
         record: { ...record, status: 'rolling_back', steps, rollback: lease(trigger, input.reason, input.now) },
         started: true,
@@ -299,7 +329,11 @@ export function startRollback(
       return {
         record: {
           ...record,
-          rollback: lease(current?.trigger ?? input.trigger, current?.reason ?? input.reason, current?.started_at ?? input.now),
+          rollback: lease(
+            current?.trigger ?? input.trigger,
+            current?.reason ?? input.reason,
+            current?.started_at ?? input.now,
+          ),
         },
         started: true,
       };
@@ -310,13 +344,15 @@ export function startRollback(
       const retriable = record.steps.some(
         (step) => step.status === 'compensation_failed' && step.outcome_unknown !== true && step.result !== undefined,
       );
-      const wanted = input.trigger === 'late_step' ? hasApplied : input.trigger === 'client' && (hasApplied || retriable);
+      const wanted =
+        input.trigger === 'late_step' ? hasApplied : input.trigger === 'client' && (hasApplied || retriable);
       if (!wanted) return { record, started: false };
       // A client asking again retries the compensations that failed, under the same keys.
       const steps =
         input.trigger === 'client'
           ? record.steps.map((step): StepRecord => {
-              if (step.status !== 'compensation_failed' || step.outcome_unknown === true || step.result === undefined) return step;
+              if (step.status !== 'compensation_failed' || step.outcome_unknown === true || step.result === undefined)
+                return step;
               const retried: StepRecord = { ...step, status: 'applied' };
               delete retried.error;
               return retried;
@@ -328,7 +364,11 @@ export function startRollback(
           ...record,
           status: 'rolling_back',
           steps,
-          rollback: lease(previous?.trigger ?? input.trigger, input.reason ?? previous?.reason, previous?.started_at ?? input.now),
+          rollback: lease(
+            previous?.trigger ?? input.trigger,
+            input.reason ?? previous?.reason,
+            previous?.started_at ?? input.now,
+          ),
         },
         started: true,
       };
@@ -370,7 +410,8 @@ export function claimCompensation(
   assertOwner(record, owner, now);
   const step = findStep(record, stepId);
   const claimable = step.status === 'applied' || (step.status === 'compensating' && step.claimed_by !== owner);
-  if (!claimable) throw conflict(record, `Step "${stepId}" cannot be compensated now: it is ${step.status}`, { step_id: stepId });
+  if (!claimable)
+    throw conflict(record, `Step "${stepId}" cannot be compensated now: it is ${step.status}`, { step_id: stepId });
   const renewed = { ...record, rollback: { ...record.rollback, lease_until: now + leaseMs } as RollbackInfo };
   return replaceStep(renewed, stepId, (current) => ({
     ...current,
@@ -386,7 +427,11 @@ export type CompensationOutcome = { ok: true } | { ok: false; error: StructuredE
  * Records how a compensation ended. A success is kept even when another run
  * took the step over meanwhile: the effect is undone either way.
  */
-export function finishCompensation(record: TransactionRecord, stepId: string, outcome: CompensationOutcome): TransactionRecord {
+export function finishCompensation(
+  record: TransactionRecord,
+  stepId: string,
+  outcome: CompensationOutcome,
+): TransactionRecord {
   const step = findStep(record, stepId);
   if (step.status !== 'compensating') return record;
   return replaceStep(record, stepId, (current) => {
@@ -399,14 +444,17 @@ export function finishCompensation(record: TransactionRecord, stepId: string, ou
 
 function finalStatus(record: TransactionRecord): TransactionStatus {
   // Anything not provably undone (a failed compensation, a late step still waiting for one) makes it partial.
-  return record.steps.every((step) => step.status === 'failed' || step.status === 'compensated') ? 'rolled_back' : 'partially_rolled_back';
+  return record.steps.every((step) => step.status === 'failed' || step.status === 'compensated')
+    ? 'rolled_back'
+    : 'partially_rolled_back';
 }
 
 /** Ends a rollback run once no step is left to compensate. */
 export function finishRollback(record: TransactionRecord, owner: string, now: number): TransactionRecord {
   assertOwner(record, owner, now);
   const pending = record.steps.find((step) => ['applied', 'compensating', 'running'].includes(step.status));
-  if (pending) throw conflict(record, `Step "${pending.step_id}" is still ${pending.status}`, { step_id: pending.step_id });
+  if (pending)
+    throw conflict(record, `Step "${pending.step_id}" is still ${pending.status}`, { step_id: pending.step_id });
   const rollback: RollbackInfo = { ...(record.rollback as RollbackInfo), finished_at: now };
   return { ...record, status: finalStatus(record), rollback };
 }

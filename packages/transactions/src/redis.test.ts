@@ -51,58 +51,68 @@ async function instance(line: TestLine, world: World, keyPrefix: string, clock: 
   return { pair, tx, store };
 }
 
-describe.skipIf(url === undefined || url === '').each(TEST_LINES)('@ext/transactions on a shared Redis store (%s)', (line) => {
-  it('TXN-20: the saga across two instances with a failing third step rolls back the first two', async () => {
-    const world = createWorld();
-    const prefix = `txn-test:${randomUUID()}:`;
-    const clock = { now: Date.now() };
-    const one = await instance(line, world, prefix, clock);
-    const two = await instance(line, world, prefix, clock);
-    const outcome = await runSaga([
-      { client: one.pair.client, server: 'one', tool: 'create_ticket', arguments: { title: 'A' } },
-      { client: two.pair.client, server: 'two', tool: 'link_doc', arguments: { ticket_id: 'T-1', doc: 'a.md' } },
-      { client: two.pair.client, server: 'two', tool: 'post_message', arguments: { text: 'x', fail: true } },
-    ]);
-    expect(outcome.status).toBe('rolled_back');
-    expect(outcome.participants.map((participant) => [participant.server, participant.status])).toEqual([
-      ['one', 'rolled_back'],
-      ['two', 'rolled_back'],
-    ]);
-    expect(world.undone).toEqual(['link_doc:a.md', 'create_ticket:T-1']);
-    expect(world.tickets.size).toBe(0);
-  });
+describe.skipIf(url === undefined || url === '').each(TEST_LINES)(
+  '@ext/transactions on a shared Redis store (%s)',
+  (line) => {
+    it('TXN-20: the saga across two instances with a failing third step rolls back the first two', async () => {
+      const world = createWorld();
+      const prefix = `txn-test:${randomUUID()}:`;
+      const clock = { now: Date.now() };
+      const one = await instance(line, world, prefix, clock);
+      const two = await instance(line, world, prefix, clock);
+      const outcome = await runSaga([
+        { client: one.pair.client, server: 'one', tool: 'create_ticket', arguments: { title: 'A' } },
+        { client: two.pair.client, server: 'two', tool: 'link_doc', arguments: { ticket_id: 'T-1', doc: 'a.md' } },
+        { client: two.pair.client, server: 'two', tool: 'post_message', arguments: { text: 'x', fail: true } },
+      ]);
+      expect(outcome.status).toBe('rolled_back');
+      expect(outcome.participants.map((participant) => [participant.server, participant.status])).toEqual([
+        ['one', 'rolled_back'],
+        ['two', 'rolled_back'],
+      ]);
+      expect(world.undone).toEqual(['link_doc:a.md', 'create_ticket:T-1']);
+      expect(world.tickets.size).toBe(0);
+    });
 
-  it('TXN-18: one transaction spans both instances; either can roll it back, and racing sweepers compensate once', async () => {
-    const world = createWorld();
-    const prefix = `txn-test:${randomUUID()}:`;
-    const clock = { now: Date.now() };
-    const one = await instance(line, world, prefix, clock);
-    const two = await instance(line, world, prefix, clock);
-    const onOne = await beginTransaction(one.pair.client, { transactionId: 'tx-spanning', timeoutSeconds: 30 });
-    await onOne.callTool('create_ticket', { title: 'A' });
-    // The same caller reaches the other instance with the same transaction.
-    const onTwo = await two.pair.client.callTool(
-      'create_ticket',
-      { title: 'B' },
-      { meta: { 'io.github.mcp-ext/transactions': { transaction_id: 'tx-spanning' } } },
-    );
-    expect(onTwo.isError).not.toBe(true);
-    const status = await two.pair.client.request('io.github.mcp-ext/transactions/status', { transaction_id: 'tx-spanning' });
-    expect(status).toMatchObject({ status: 'active', steps: [{ step_id: 'step-1' }, { step_id: 'step-2' }] });
+    it('TXN-18: one transaction spans both instances; either can roll it back, and racing sweepers compensate once', async () => {
+      const world = createWorld();
+      const prefix = `txn-test:${randomUUID()}:`;
+      const clock = { now: Date.now() };
+      const one = await instance(line, world, prefix, clock);
+      const two = await instance(line, world, prefix, clock);
+      const onOne = await beginTransaction(one.pair.client, { transactionId: 'tx-spanning', timeoutSeconds: 30 });
+      await onOne.callTool('create_ticket', { title: 'A' });
+      // The same caller reaches the other instance with the same transaction.
+      const onTwo = await two.pair.client.callTool(
+        'create_ticket',
+        { title: 'B' },
+        { meta: { 'io.github.mcp-ext/transactions': { transaction_id: 'tx-spanning' } } },
+      );
+      expect(onTwo.isError).not.toBe(true);
+      const status = await two.pair.client.request('io.github.mcp-ext/transactions/status', {
+        transaction_id: 'tx-spanning',
+      });
+      expect(status).toMatchObject({ status: 'active', steps: [{ step_id: 'step-1' }, { step_id: 'step-2' }] });
 
-    clock.now += 31_000;
-    const [first, second] = await Promise.all([one.tx.sweep(one.store), two.tx.sweep(two.store)]);
-    expect([...first.rolledBack, ...second.rolledBack]).toEqual([
-      expect.objectContaining({ transaction_id: 'tx-spanning', status: 'rolled_back' }),
-    ]);
-    expect(world.undone).toEqual(['create_ticket:T-2', 'create_ticket:T-1']);
-    const after = await onOne.status();
-    expect(after.status).toBe('rolled_back');
+      clock.now += 31_000;
+      const [first, second] = await Promise.all([one.tx.sweep(one.store), two.tx.sweep(two.store)]);
+      expect([...first.rolledBack, ...second.rolledBack]).toEqual([
+        expect.objectContaining({ transaction_id: 'tx-spanning', status: 'rolled_back' }),
+      ]);
+      expect(world.undone).toEqual(['create_ticket:T-2', 'create_ticket:T-1']);
+      const after = await onOne.status();
+      expect(after.status).toBe('rolled_back');
 
-    const explicit = await beginTransaction(two.pair.client, { transactionId: 'tx-explicit' });
-    await explicit.callTool('post_message', { text: 'hi' });
-    const fromOne = await one.pair.client.request('io.github.mcp-ext/transactions/rollback', { transaction_id: 'tx-explicit' });
-    expect(fromOne).toMatchObject({ status: 'rolled_back', steps_compensated: [{ step_id: 'step-1', status: 'compensated' }] });
-    expect(world.messages).toEqual([]);
-  });
-});
+      const explicit = await beginTransaction(two.pair.client, { transactionId: 'tx-explicit' });
+      await explicit.callTool('post_message', { text: 'hi' });
+      const fromOne = await one.pair.client.request('io.github.mcp-ext/transactions/rollback', {
+        transaction_id: 'tx-explicit',
+      });
+      expect(fromOne).toMatchObject({
+        status: 'rolled_back',
+        steps_compensated: [{ step_id: 'step-1', status: 'compensated' }],
+      });
+      expect(world.messages).toEqual([]);
+    });
+  },
+);

@@ -2,7 +2,15 @@ import { ExtensionError } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seedValidators } from '@ext/core/testing';
-import { BeginParams, EXTENSION_ID, META_POINTER, RollbackParams, StepRequestMeta, parseInput, transactionsJsonSchema } from './schema.js';
+import {
+  BeginParams,
+  EXTENSION_ID,
+  META_POINTER,
+  RollbackParams,
+  StepRequestMeta,
+  parseInput,
+  transactionsJsonSchema,
+} from './schema.js';
 
 const seed = seedValidators();
 
@@ -26,7 +34,11 @@ describe('wire schemas', () => {
     fc.assert(
       fc.property(
         fc.record(
-          { transaction_id: id, timeout_seconds: fc.integer({ min: 1, max: 10_000 }), description: fc.string({ maxLength: 40 }) },
+          {
+            transaction_id: id,
+            timeout_seconds: fc.integer({ min: 1, max: 10_000 }),
+            description: fc.string({ maxLength: 40 }),
+          },
           { requiredKeys: ['transaction_id'] },
         ),
         (params) => {
@@ -36,10 +48,13 @@ describe('wire schemas', () => {
       ),
     );
     fc.assert(
-      fc.property(fc.record({ transaction_id: id, reason: fc.string({ maxLength: 40 }) }, { requiredKeys: ['transaction_id'] }), (params) => {
-        expect(parseInput(RollbackParams, params, '/params')).toEqual(params);
-        expect(seed.check('transactions', 'TransactionRollback')(params).valid).toBe(true);
-      }),
+      fc.property(
+        fc.record({ transaction_id: id, reason: fc.string({ maxLength: 40 }) }, { requiredKeys: ['transaction_id'] }),
+        (params) => {
+          expect(parseInput(RollbackParams, params, '/params')).toEqual(params);
+          expect(seed.check('transactions', 'TransactionRollback')(params).valid).toBe(true);
+        },
+      ),
     );
   });
 
@@ -47,7 +62,9 @@ describe('wire schemas', () => {
     expect(refusal(() => parseInput(StepRequestMeta, { transaction_id: 7 }, META_POINTER)).details).toEqual({
       pointer: '/_meta/io.github.mcp-ext~1transactions/transaction_id',
     });
-    expect(refusal(() => parseInput(BeginParams, { transaction_id: 'ok', timeout_seconds: 0 }, '/params')).details).toEqual({
+    expect(
+      refusal(() => parseInput(BeginParams, { transaction_id: 'ok', timeout_seconds: 0 }, '/params')).details,
+    ).toEqual({
       pointer: '/params/timeout_seconds',
     });
     fc.assert(

@@ -87,7 +87,12 @@ export interface TransactionsServerExtension extends ServerExtension {
 }
 
 /** The tool names of `registerTransactionTools`; calls to them are never recorded as steps. */
-export const TRANSACTION_TOOL_NAMES = ['begin_transaction', 'commit_transaction', 'rollback_transaction', 'transaction_status'] as const;
+export const TRANSACTION_TOOL_NAMES = [
+  'begin_transaction',
+  'commit_transaction',
+  'rollback_transaction',
+  'transaction_status',
+] as const;
 
 function withStepMeta(result: ToolResult, meta: StepResultMeta): ToolResult {
   return { ...result, _meta: { ...(result._meta ?? {}), [EXTENSION_ID]: meta } };
@@ -120,7 +125,10 @@ export function transactionsServer(options: TransactionsServerOptions = {}): Tra
   const engine = new TransactionEngine(resolveEngineOptions(options));
   const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
   if (!Number.isSafeInteger(sweepIntervalMs) || sweepIntervalMs < 0) {
-    throw new ConfigurationError('INVALID_OPTION', 'transactionsServer: "sweepIntervalMs" must be a non-negative integer');
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'transactionsServer: "sweepIntervalMs" must be a non-negative integer',
+    );
   }
   const exposeAsTools = options.exposeAsTools ?? false;
   const timers = new Map<Store, NodeJS.Timeout>();
@@ -134,7 +142,8 @@ export function transactionsServer(options: TransactionsServerOptions = {}): Tra
       sweep(store, logger).catch((error: unknown) => {
         const details = { error: error instanceof Error ? error.message : String(error) };
         // A store outage is logged by the store, once; a line per pass would bury it.
-        if (StoreUnavailableError.isInstance(error)) logger.debug?.('transactions: sweeper pass skipped: the store is unavailable', details);
+        if (StoreUnavailableError.isInstance(error))
+          logger.debug?.('transactions: sweeper pass skipped: the store is unavailable', details);
         else logger.warn('transactions: sweeper pass failed', details);
       });
     };
@@ -167,7 +176,11 @@ export function transactionsServer(options: TransactionsServerOptions = {}): Tra
     },
   };
 
-  const middleware = async (call: ToolCall, ctx: CallContext, next: (call?: ToolCall) => Promise<ToolResult>): Promise<ToolResult> => {
+  const middleware = async (
+    call: ToolCall,
+    ctx: CallContext,
+    next: (call?: ToolCall) => Promise<ToolResult>,
+  ): Promise<ToolResult> => {
     ensureSweeper(ctx.store, ctx.logger);
     const raw = call.meta[EXTENSION_ID];
     if (raw === undefined || toolNames.has(call.name)) return next();
@@ -198,7 +211,14 @@ export function transactionsServer(options: TransactionsServerOptions = {}): Tra
       result = await next();
     } catch (error) {
       try {
-        await engine.complete(store, ctx.principal, transactionId, stepId, { ok: false, error: structuredFromThrown(error) }, ctx.logger);
+        await engine.complete(
+          store,
+          ctx.principal,
+          transactionId,
+          stepId,
+          { ok: false, error: structuredFromThrown(error) },
+          ctx.logger,
+        );
       } catch (recordError) {
         ctx.logger.warn('transactions: recording a failed step failed', {
           transaction_id: transactionId,
@@ -282,7 +302,11 @@ function structuredFromThrown(error: unknown): ReturnType<typeof structuredFrom>
  * what a restarted server calls before serving (or use `extension.start(store)`,
  * which also starts the sweeper timer).
  */
-export function recoverTransactions(store: Store, extension: TransactionsServerExtension, logger?: Logger): Promise<RecoveryReport> {
+export function recoverTransactions(
+  store: Store,
+  extension: TransactionsServerExtension,
+  logger?: Logger,
+): Promise<RecoveryReport> {
   return extension.sweep(store, logger);
 }
 
@@ -312,7 +336,10 @@ function statusLine(result: Record<string, unknown>): string {
 export function registerTransactionTools(server: Pick<ExtendedServer, 'registerTool' | 'composed'>): void {
   const extension = findExtension(server);
   if (!extension.exposeAsTools) {
-    throw new ConfigurationError('INVALID_OPTION', 'registerTransactionTools: create transactionsServer with "exposeAsTools: true"');
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'registerTransactionTools: create transactionsServer with "exposeAsTools: true"',
+    );
   }
   registerMethodTools(server, PACKAGE_NAME, [
     {
@@ -321,8 +348,15 @@ export function registerTransactionTools(server: Pick<ExtendedServer, 'registerT
       description:
         'Begin a transaction. Tool calls that name it are undone, newest first, if it is rolled back or left idle past its timeout.',
       inputSchema: z.object({
-        transaction_id: TransactionIdArg.optional().describe('Your id for the transaction; one is generated when absent.'),
-        timeout_seconds: z.number().int().min(1).optional().describe('Roll back automatically after this much inactivity.'),
+        transaction_id: TransactionIdArg.optional().describe(
+          'Your id for the transaction; one is generated when absent.',
+        ),
+        timeout_seconds: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe('Roll back automatically after this much inactivity.'),
         description: z.string().max(1024).optional(),
       }),
       // The method requires an id; a tool caller may leave it to the server.

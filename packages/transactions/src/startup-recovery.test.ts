@@ -91,12 +91,20 @@ describe('@ext/transactions recovery at startup', () => {
     await leaveSagaActive(path, world);
     const store = createSqliteStore({ path, sweepIntervalMs: 0 });
     closing.push(store);
-    const tx = transactionsServer({ compensations: worldCompensations(world), sweepIntervalMs: 0, now: () => Date.now() + HOUR_MS });
-    extendServer(new McpServer({ name: 'restarted', version: '0.0.0' }), [errorsServer(), idempotencyServer(), tx], { store });
+    const tx = transactionsServer({
+      compensations: worldCompensations(world),
+      sweepIntervalMs: 0,
+      now: () => Date.now() + HOUR_MS,
+    });
+    extendServer(new McpServer({ name: 'restarted', version: '0.0.0' }), [errorsServer(), idempotencyServer(), tx], {
+      store,
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(world.undone).toEqual([]);
     const report = await tx.start(store);
-    expect(report.rolledBack).toEqual([expect.objectContaining({ transaction_id: 'tx-left-behind', status: 'rolled_back' })]);
+    expect(report.rolledBack).toEqual([
+      expect.objectContaining({ transaction_id: 'tx-left-behind', status: 'rolled_back' }),
+    ]);
     expect(world.undone).toEqual(['create_ticket:T-1']);
   });
 
@@ -121,7 +129,10 @@ describe('@ext/transactions recovery at startup', () => {
     const logger: Logger = { warn: (message) => warnings.push(message), debug: (message) => debug.push(message) };
     const tx = transactionsServer({ compensations: worldCompensations(createWorld()), sweepIntervalMs: 20 });
     started.push(tx);
-    extendServer(new McpServer({ name: 'restarted', version: '0.0.0' }), [errorsServer(), idempotencyServer(), tx], { store: down, logger });
+    extendServer(new McpServer({ name: 'restarted', version: '0.0.0' }), [errorsServer(), idempotencyServer(), tx], {
+      store: down,
+      logger,
+    });
     await vi.waitFor(() => {
       expect(debug.length).toBeGreaterThan(2);
     });

@@ -23,7 +23,10 @@ export const baseSuite: ExtensionSuite = {
         const bad = Object.keys(ctx.server.extensions)
           .map((id) => ({ id, check: parseExtensionId(id) }))
           .filter((entry) => !entry.check.ok);
-        ensure(bad.length === 0, bad.map((entry) => `${describe(entry.id)}: ${entry.check.ok ? '' : entry.check.reason}`).join('; '));
+        ensure(
+          bad.length === 0,
+          bad.map((entry) => `${describe(entry.id)}: ${entry.check.ok ? '' : entry.check.reason}`).join('; '),
+        );
         return Promise.resolve();
       },
     },
@@ -69,7 +72,10 @@ export const baseSuite: ExtensionSuite = {
       run(ctx) {
         for (const tool of ctx.server.tools) {
           ensure(typeof tool.name === 'string' && tool.name !== '', `a tool has no name: ${describe(tool)}`);
-          ensure(isRecord(tool.inputSchema) && tool.inputSchema.type === 'object', `${tool.name}: inputSchema.type must be "object"`);
+          ensure(
+            isRecord(tool.inputSchema) && tool.inputSchema.type === 'object',
+            `${tool.name}: inputSchema.type must be "object"`,
+          );
           if (tool._meta !== undefined) ensure(isRecord(tool._meta), `${tool.name}: _meta must be an object`);
         }
         return Promise.resolve();

@@ -50,9 +50,15 @@ export const confirmationSuite: ExtensionSuite = {
       run(ctx) {
         const bad = ctx.server.tools.filter((tool) => {
           const meta = entry(ctx, tool);
-          return meta !== undefined && (typeof meta.requires_confirmation !== 'boolean' || !RISK_LEVELS.includes(String(meta.risk_level)));
+          return (
+            meta !== undefined &&
+            (typeof meta.requires_confirmation !== 'boolean' || !RISK_LEVELS.includes(String(meta.risk_level)))
+          );
         });
-        ensure(bad.length === 0, `entries not normalized on: ${bad.map((tool) => `${tool.name} ${describe(entry(ctx, tool))}`).join('; ')}`);
+        ensure(
+          bad.length === 0,
+          `entries not normalized on: ${bad.map((tool) => `${tool.name} ${describe(entry(ctx, tool))}`).join('; ')}`,
+        );
         return Promise.resolve();
       },
     },
@@ -62,7 +68,9 @@ export const confirmationSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'a destructive tool requires confirmation',
       run(ctx) {
-        const bad = ctx.server.tools.filter((tool) => entry(ctx, tool)?.risk_level === 'destructive' && entry(ctx, tool)?.requires_confirmation !== true);
+        const bad = ctx.server.tools.filter(
+          (tool) => entry(ctx, tool)?.risk_level === 'destructive' && entry(ctx, tool)?.requires_confirmation !== true,
+        );
         ensure(bad.length === 0, `destructive without confirmation: ${bad.map((tool) => tool.name).join(', ')}`);
         return Promise.resolve();
       },
@@ -77,7 +85,10 @@ export const confirmationSuite: ExtensionSuite = {
           const meta = entry(ctx, tool);
           return meta !== undefined && tool.annotations?.destructiveHint !== (meta.risk_level === 'destructive');
         });
-        ensure(bad.length === 0, `destructiveHint disagrees with risk_level on: ${bad.map((tool) => tool.name).join(', ')}`);
+        ensure(
+          bad.length === 0,
+          `destructiveHint disagrees with risk_level on: ${bad.map((tool) => tool.name).join(', ')}`,
+        );
         return Promise.resolve();
       },
     },
@@ -97,10 +108,16 @@ export const confirmationSuite: ExtensionSuite = {
           ensure(error instanceof WireError, String(error));
           return;
         }
-        ensure(result.isError === true, `${tool.name} was not refused for a client without confirmation: ${describe(result)}`);
+        ensure(
+          result.isError === true,
+          `${tool.name} was not refused for a client without confirmation: ${describe(result)}`,
+        );
         const structured = withErrors ? resultMeta(result, ERRORS_ID) : undefined;
         if (structured !== undefined) {
-          ensure(structured.code === 'CONFIRMATION_REQUIRED' && structured.category === 'permanent', `structured error is ${describe(structured)}`);
+          ensure(
+            structured.code === 'CONFIRMATION_REQUIRED' && structured.category === 'permanent',
+            `structured error is ${describe(structured)}`,
+          );
         }
         ensure(firstText(result).trim() !== '', 'the refusal has no readable text');
       },
@@ -109,7 +126,8 @@ export const confirmationSuite: ExtensionSuite = {
       id: 'confirmation/token-required-first',
       requirement: 'CONF-8',
       level: 'MUST',
-      title: 'the first call of a negotiated client returns status confirmation_required with an unguessable token, not an error',
+      title:
+        'the first call of a negotiated client returns status confirmation_required with an unguessable token, not an error',
       async run(ctx) {
         const { tool, args } = gated(ctx);
         const probe = await ctx.connect();
@@ -117,9 +135,18 @@ export const confirmationSuite: ExtensionSuite = {
         ensure(result.isError !== true, `the first call failed: ${describe(result)}`);
         const meta = resultMeta(result, ctx.id);
         ensure(meta?.status === 'confirmation_required', `result._meta is ${describe(result._meta)}`);
-        ensure(typeof meta.confirmation_token === 'string' && /^[A-Za-z0-9_-]{43}$/.test(meta.confirmation_token), `confirmation_token is ${describe(meta.confirmation_token)}`);
-        ensure(meta.tool === tool.name && RISK_LEVELS.includes(String(meta.risk_level)), `tool/risk_level are ${describe([meta.tool, meta.risk_level])}`);
-        ensure(typeof meta.expires_at === 'string' && Date.parse(meta.expires_at) > Date.now(), `expires_at is ${describe(meta.expires_at)}`);
+        ensure(
+          typeof meta.confirmation_token === 'string' && /^[A-Za-z0-9_-]{43}$/.test(meta.confirmation_token),
+          `confirmation_token is ${describe(meta.confirmation_token)}`,
+        );
+        ensure(
+          meta.tool === tool.name && RISK_LEVELS.includes(String(meta.risk_level)),
+          `tool/risk_level are ${describe([meta.tool, meta.risk_level])}`,
+        );
+        ensure(
+          typeof meta.expires_at === 'string' && Date.parse(meta.expires_at) > Date.now(),
+          `expires_at is ${describe(meta.expires_at)}`,
+        );
         ensure(typeof meta.message === 'string' && meta.message !== '', 'no message for the person');
       },
     },
@@ -136,7 +163,8 @@ export const confirmationSuite: ExtensionSuite = {
         const token = first?.confirmation_token;
         ensure(typeof token === 'string', `no token: ${describe(first)}`);
         const confirmed = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { confirmation_token: token } });
-        if (confirmed.isError === true) return ctx.skip(`${tool.name} failed with sample arguments once confirmed: ${firstText(confirmed)}`);
+        if (confirmed.isError === true)
+          return ctx.skip(`${tool.name} failed with sample arguments once confirmed: ${firstText(confirmed)}`);
         const meta = resultMeta(confirmed, ctx.id);
         ensure(meta?.status === 'confirmed' && meta.via === 'token', `the confirmed result carries ${describe(meta)}`);
         const replay = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { confirmation_token: token } });

@@ -25,7 +25,10 @@ export const contentNegotiationSuite: ExtensionSuite = {
         const probe = await ctx.connect(profile(ctx, ['agent']));
         const result = await probe.callTool(tool.name, args);
         const meta = resultMeta(result, ctx.id);
-        ensure(meta !== undefined && Array.isArray(meta.features) && meta.features.every((tag) => typeof tag === 'string'), `result._meta is ${describe(result._meta)}`);
+        ensure(
+          meta !== undefined && Array.isArray(meta.features) && meta.features.every((tag) => typeof tag === 'string'),
+          `result._meta is ${describe(result._meta)}`,
+        );
       },
     },
     {
@@ -39,7 +42,8 @@ export const contentNegotiationSuite: ExtensionSuite = {
         const result = await probe.callTool(tool.name, args);
         if (result.isError === true) return ctx.skip(`${tool.name} failed with sample arguments: ${firstText(result)}`);
         const applied = resultMeta(result, ctx.id)?.features;
-        if (!Array.isArray(applied) || !applied.includes('format=json')) return ctx.skip(`${tool.name} does not vary its format`);
+        if (!Array.isArray(applied) || !applied.includes('format=json'))
+          return ctx.skip(`${tool.name} does not vary its format`);
         ensure(isRecord(result.structuredContent), `structuredContent is ${describe(result.structuredContent)}`);
         let parsed: unknown;
         try {
@@ -47,7 +51,10 @@ export const contentNegotiationSuite: ExtensionSuite = {
         } catch {
           parsed = undefined;
         }
-        ensure(JSON.stringify(parsed) === JSON.stringify(result.structuredContent), 'the text block is not the JSON of structuredContent');
+        ensure(
+          JSON.stringify(parsed) === JSON.stringify(result.structuredContent),
+          'the text block is not the JSON of structuredContent',
+        );
       },
     },
     {
@@ -62,7 +69,10 @@ export const contentNegotiationSuite: ExtensionSuite = {
         const meta = resultMeta(result, ctx.id);
         ensure(meta !== undefined, `the extension was dropped for malformed tags: ${describe(result._meta)}`);
         const features = Array.isArray(meta.features) ? meta.features : [];
-        ensure(!features.some((tag) => tag === '!!!' || tag === 42 || tag === ''), `malformed tags were applied: ${describe(features)}`);
+        ensure(
+          !features.some((tag) => tag === '!!!' || tag === 42 || tag === ''),
+          `malformed tags were applied: ${describe(features)}`,
+        );
       },
     },
     {
@@ -74,7 +84,10 @@ export const contentNegotiationSuite: ExtensionSuite = {
         const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect({});
         const result = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { features: ['human'] } });
-        ensure(resultMeta(result, ctx.id) === undefined, `result._meta carries ${ctx.id ?? ''} for a client that never advertised it`);
+        ensure(
+          resultMeta(result, ctx.id) === undefined,
+          `result._meta carries ${ctx.id ?? ''} for a client that never advertised it`,
+        );
       },
     },
   ],

@@ -27,10 +27,20 @@ export const costSuite: ExtensionSuite = {
             continue;
           }
           ctx.expectSeedShape(meta.cost, 'service-manifest', 'CostInfo', `${tool.name} cost`);
-          if (!(typeof meta.cost.category === 'string' && CATEGORIES.includes(meta.cost.category))) problems.push(`${tool.name}: category ${describe(meta.cost.category)}`);
-          if (typeof meta.cost.estimated_units !== 'number' || meta.cost.estimated_units < 0) problems.push(`${tool.name}: estimated_units ${describe(meta.cost.estimated_units)}`);
-          if (meta.latency !== undefined && !(typeof meta.latency === 'string' && LATENCIES.includes(meta.latency))) problems.push(`${tool.name}: latency ${describe(meta.latency)}`);
-          if (meta.quota !== undefined && !(isRecord(meta.quota) && Number.isSafeInteger(meta.quota.limit) && Number.isSafeInteger(meta.quota.window_seconds))) {
+          if (!(typeof meta.cost.category === 'string' && CATEGORIES.includes(meta.cost.category)))
+            problems.push(`${tool.name}: category ${describe(meta.cost.category)}`);
+          if (typeof meta.cost.estimated_units !== 'number' || meta.cost.estimated_units < 0)
+            problems.push(`${tool.name}: estimated_units ${describe(meta.cost.estimated_units)}`);
+          if (meta.latency !== undefined && !(typeof meta.latency === 'string' && LATENCIES.includes(meta.latency)))
+            problems.push(`${tool.name}: latency ${describe(meta.latency)}`);
+          if (
+            meta.quota !== undefined &&
+            !(
+              isRecord(meta.quota) &&
+              Number.isSafeInteger(meta.quota.limit) &&
+              Number.isSafeInteger(meta.quota.window_seconds)
+            )
+          ) {
             problems.push(`${tool.name}: quota ${describe(meta.quota)}`);
           }
         }
@@ -44,13 +54,18 @@ export const costSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'status lists every declared tool with its cost, and changes nothing when asked twice',
       async run(ctx) {
-        const declared = ctx.server.tools.filter((tool) => tool._meta?.[ctx.id ?? ''] !== undefined).map((tool) => tool.name);
+        const declared = ctx.server.tools
+          .filter((tool) => tool._meta?.[ctx.id ?? ''] !== undefined)
+          .map((tool) => tool.name);
         if (declared.length === 0) return ctx.skip('no tool declares a cost');
         const probe = await ctx.connect();
         const first = await probe.request(`${ctx.id ?? ''}/status`, {});
         const second = await probe.request(`${ctx.id ?? ''}/status`, {});
         const names = Array.isArray(first.tools) ? first.tools.filter(isRecord).map((entry) => entry.tool) : [];
-        ensure([...names].sort().join() === [...declared].sort().join(), `status lists ${describe(names)}, tools/list declares ${describe(declared)}`);
+        ensure(
+          [...names].sort().join() === [...declared].sort().join(),
+          `status lists ${describe(names)}, tools/list declares ${describe(declared)}`,
+        );
         const { _meta: _a, ...a } = first;
         const { _meta: _b, ...b } = second;
         ensure(JSON.stringify(a) === JSON.stringify(b), 'asking for the status twice changed it');
@@ -63,7 +78,13 @@ export const costSuite: ExtensionSuite = {
       title: 'status refuses a name that is not a declared tool as invalid_input (-32602)',
       async run(ctx) {
         const probe = await ctx.connect();
-        await expectMethodError(ctx, probe, `${ctx.id ?? ''}/status`, { tools: ['conformance_no_such_tool'] }, { category: 'invalid_input' });
+        await expectMethodError(
+          ctx,
+          probe,
+          `${ctx.id ?? ''}/status`,
+          { tools: ['conformance_no_such_tool'] },
+          { category: 'invalid_input' },
+        );
       },
     },
   ],

@@ -48,7 +48,11 @@ function referencingCall(ctx: CheckContext): Promise<ReferencingCall> {
         const references = referencesIn(ctx, result);
         if (references.length > 0) return { tool, args, result, references };
       }
-      return ctx.skip(ctx.allowEffects ? 'no tool handed out a reference with sample arguments' : 'no read-only tool handed out a reference: run with --allow-effects to try the others');
+      return ctx.skip(
+        ctx.allowEffects
+          ? 'no tool handed out a reference with sample arguments'
+          : 'no read-only tool handed out a reference: run with --allow-effects to try the others',
+      );
     })();
     calls.set(ctx.server, call);
   }
@@ -62,16 +66,24 @@ async function firstReference(ctx: CheckContext): Promise<Record<string, unknown
 }
 
 function accessUrl(reference: Record<string, unknown>): URL {
-  ensure(typeof reference.access_url === 'string' && URL.canParse(reference.access_url), `access_url is ${describe(reference.access_url)}`);
+  ensure(
+    typeof reference.access_url === 'string' && URL.canParse(reference.access_url),
+    `access_url is ${describe(reference.access_url)}`,
+  );
   return new URL(reference.access_url);
 }
 
-async function httpRequest(url: URL, init: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: Buffer }> {
+async function httpRequest(
+  url: URL,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: Buffer }> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
   } catch (error) {
-    throw new CheckFailure(`${init.method ?? 'GET'} ${url.origin}${url.pathname} failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CheckFailure(
+      `${init.method ?? 'GET'} ${url.origin}${url.pathname} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
 }
@@ -103,9 +115,21 @@ export const dataReferencesSuite: ExtensionSuite = {
       title: 'settings carry origin_server as a string, and integer limits for import and upload when offered',
       run(ctx) {
         const { origin_server: origin, import: importing, upload } = ctx.settings;
-        ensure(origin === undefined || (typeof origin === 'string' && origin !== ''), `origin_server is ${describe(origin)}`);
-        ensure(importing === undefined || (isRecord(importing) && Number.isSafeInteger(importing.max_size_bytes)), `import is ${describe(importing)}`);
-        ensure(upload === undefined || (isRecord(upload) && Number.isSafeInteger(upload.max_size_bytes) && Number.isSafeInteger(upload.ttl_seconds)), `upload is ${describe(upload)}`);
+        ensure(
+          origin === undefined || (typeof origin === 'string' && origin !== ''),
+          `origin_server is ${describe(origin)}`,
+        );
+        ensure(
+          importing === undefined || (isRecord(importing) && Number.isSafeInteger(importing.max_size_bytes)),
+          `import is ${describe(importing)}`,
+        );
+        ensure(
+          upload === undefined ||
+            (isRecord(upload) &&
+              Number.isSafeInteger(upload.max_size_bytes) &&
+              Number.isSafeInteger(upload.ttl_seconds)),
+          `upload is ${describe(upload)}`,
+        );
         return Promise.resolve();
       },
     },
@@ -113,18 +137,33 @@ export const dataReferencesSuite: ExtensionSuite = {
       id: 'data-references/reference-shape',
       requirement: 'DREF-2',
       level: 'MUST',
-      title: 'a handed-out reference is a seed DataReference with every field, a sha256 checksum and no control character in mime_type',
+      title:
+        'a handed-out reference is a seed DataReference with every field, a sha256 checksum and no control character in mime_type',
       async run(ctx) {
         for (const reference of (await referencingCall(ctx)).references) {
           ctx.expectSeedShape(reference, 'data-references', 'DataReference', 'the reference');
           const missing = FIELDS.filter((field) => !(field in reference));
           ensure(missing.length === 0, `${describe(reference.ref_id)} lacks ${missing.join(', ')}`);
-          ensure(typeof reference.ref_id === 'string' && /^[A-Za-z0-9_-]{22,}$/.test(reference.ref_id), `ref_id ${describe(reference.ref_id)} is not URL-safe with 128 bits or more`);
-          ensure(typeof reference.mime_type === 'string' && !CONTROL.test(reference.mime_type), `mime_type ${describe(reference.mime_type)}`);
+          ensure(
+            typeof reference.ref_id === 'string' && /^[A-Za-z0-9_-]{22,}$/.test(reference.ref_id),
+            `ref_id ${describe(reference.ref_id)} is not URL-safe with 128 bits or more`,
+          );
+          ensure(
+            typeof reference.mime_type === 'string' && !CONTROL.test(reference.mime_type),
+            `mime_type ${describe(reference.mime_type)}`,
+          );
           const checksum = isRecord(reference.checksum) ? reference.checksum : {};
-          ensure(checksum.algorithm === 'sha256' && typeof checksum.value === 'string' && /^[0-9a-f]{64}$/i.test(checksum.value), `checksum is ${describe(reference.checksum)}`);
+          ensure(
+            checksum.algorithm === 'sha256' &&
+              typeof checksum.value === 'string' &&
+              /^[0-9a-f]{64}$/i.test(checksum.value),
+            `checksum is ${describe(reference.checksum)}`,
+          );
           const origin = ctx.settings.origin_server;
-          ensure(origin === undefined || reference.origin_server === origin, `origin_server ${describe(reference.origin_server)}, advertised ${describe(origin)}`);
+          ensure(
+            origin === undefined || reference.origin_server === origin,
+            `origin_server ${describe(reference.origin_server)}, advertised ${describe(origin)}`,
+          );
         }
       },
     },
@@ -132,16 +171,26 @@ export const dataReferencesSuite: ExtensionSuite = {
       id: 'data-references/resource-links',
       requirement: 'DREF-3',
       level: 'MUST',
-      title: 'a result handing out references carries one resource_link per reference (uri = access_url, name = ref_id)',
+      title:
+        'a result handing out references carries one resource_link per reference (uri = access_url, name = ref_id)',
       async run(ctx) {
         const { result, references } = await referencingCall(ctx);
         const content = Array.isArray(result.content) ? result.content.filter(isRecord) : [];
         const links = content.filter((block) => block.type === 'resource_link');
         for (const reference of references) {
           const link = links.find((block) => block.name === reference.ref_id);
-          ensure(link !== undefined, `no resource_link named ${describe(reference.ref_id)} among ${describe(content.map((block) => block.type))}`);
-          ensure(link.uri === reference.access_url, `the resource_link of ${String(reference.ref_id)} points at ${describe(link.uri)}, not its access_url`);
-          ensure(link.mimeType === reference.mime_type, `the resource_link of ${String(reference.ref_id)} has mimeType ${describe(link.mimeType)}`);
+          ensure(
+            link !== undefined,
+            `no resource_link named ${describe(reference.ref_id)} among ${describe(content.map((block) => block.type))}`,
+          );
+          ensure(
+            link.uri === reference.access_url,
+            `the resource_link of ${String(reference.ref_id)} points at ${describe(link.uri)}, not its access_url`,
+          );
+          ensure(
+            link.mimeType === reference.mime_type,
+            `the resource_link of ${String(reference.ref_id)} has mimeType ${describe(link.mimeType)}`,
+          );
         }
       },
     },
@@ -153,46 +202,76 @@ export const dataReferencesSuite: ExtensionSuite = {
       async run(ctx) {
         const { tool, args } = await referencingCall(ctx);
         const plain = await (await ctx.connect({})).callTool(tool.name, args);
-        ensure(resultMeta(plain, ctx.id) === undefined, `result._meta carries ${ctx.id ?? DATA_REFERENCES_ID} for a client that never advertised it`);
+        ensure(
+          resultMeta(plain, ctx.id) === undefined,
+          `result._meta carries ${ctx.id ?? DATA_REFERENCES_ID} for a client that never advertised it`,
+        );
       },
     },
     {
       id: 'data-references/download',
       requirement: 'DREF-8',
       level: 'MUST',
-      title: 'the access_url answers GET with 200, the mime_type, size and sha256 of the reference, HEAD with 200, other methods with 405 and Allow',
+      title:
+        'the access_url answers GET with 200, the mime_type, size and sha256 of the reference, HEAD with 200, other methods with 405 and Allow',
       async run(ctx) {
         const reference = await firstReference(ctx);
         const url = accessUrl(reference);
         const got = await httpRequest(url);
         ensure(got.status === 200, `GET answered ${String(got.status)}`);
         const type = got.headers.get('content-type') ?? '';
-        ensure(typeof reference.mime_type === 'string' && type.toLowerCase().startsWith(reference.mime_type.split(';')[0]?.trim().toLowerCase() ?? ''), `Content-Type ${describe(type)}, mime_type ${describe(reference.mime_type)}`);
-        ensure(got.body.length === reference.size_bytes, `GET returned ${String(got.body.length)} bytes, size_bytes is ${describe(reference.size_bytes)}`);
+        ensure(
+          typeof reference.mime_type === 'string' &&
+            type.toLowerCase().startsWith(reference.mime_type.split(';')[0]?.trim().toLowerCase() ?? ''),
+          `Content-Type ${describe(type)}, mime_type ${describe(reference.mime_type)}`,
+        );
+        ensure(
+          got.body.length === reference.size_bytes,
+          `GET returned ${String(got.body.length)} bytes, size_bytes is ${describe(reference.size_bytes)}`,
+        );
         const checksum = isRecord(reference.checksum) ? reference.checksum.value : undefined;
         ensure(createHash('sha256').update(got.body).digest('hex') === checksum, 'the bytes do not match the checksum');
-        ensure(got.headers.get('x-content-type-options') === 'nosniff', `X-Content-Type-Options is ${describe(got.headers.get('x-content-type-options'))}`);
+        ensure(
+          got.headers.get('x-content-type-options') === 'nosniff',
+          `X-Content-Type-Options is ${describe(got.headers.get('x-content-type-options'))}`,
+        );
         const head = await httpRequest(url, { method: 'HEAD' });
-        ensure(head.status === 200 && head.body.length === 0, `HEAD answered ${String(head.status)} with ${String(head.body.length)} bytes`);
+        ensure(
+          head.status === 200 && head.body.length === 0,
+          `HEAD answered ${String(head.status)} with ${String(head.body.length)} bytes`,
+        );
         const post = await httpRequest(url, { method: 'POST' });
-        ensure(post.status === 405 && (post.headers.get('allow') ?? '') !== '', `POST answered ${String(post.status)}, Allow ${describe(post.headers.get('allow'))}`);
+        ensure(
+          post.status === 405 && (post.headers.get('allow') ?? '') !== '',
+          `POST answered ${String(post.status)}, Allow ${describe(post.headers.get('allow'))}`,
+        );
       },
     },
     {
       id: 'data-references/range',
       requirement: 'DREF-9',
       level: 'MUST',
-      title: 'a single Range gets 206 with Content-Range and exactly those bytes; a range past the end gets 416 with bytes */size',
+      title:
+        'a single Range gets 206 with Content-Range and exactly those bytes; a range past the end gets 416 with bytes */size',
       async run(ctx) {
         const reference = await firstReference(ctx);
         const size = reference.size_bytes;
         if (typeof size !== 'number' || size < 1) return ctx.skip('the reference is empty');
         const url = accessUrl(reference);
         const first = await httpRequest(url, { headers: { range: 'bytes=0-0' } });
-        ensure(first.status === 206 && first.body.length === 1, `Range bytes=0-0 answered ${String(first.status)} with ${String(first.body.length)} bytes`);
-        ensure(first.headers.get('content-range') === `bytes 0-0/${String(size)}`, `Content-Range is ${describe(first.headers.get('content-range'))}`);
+        ensure(
+          first.status === 206 && first.body.length === 1,
+          `Range bytes=0-0 answered ${String(first.status)} with ${String(first.body.length)} bytes`,
+        );
+        ensure(
+          first.headers.get('content-range') === `bytes 0-0/${String(size)}`,
+          `Content-Range is ${describe(first.headers.get('content-range'))}`,
+        );
         const past = await httpRequest(url, { headers: { range: `bytes=${String(size)}-` } });
-        ensure(past.status === 416 && past.headers.get('content-range') === `bytes */${String(size)}`, `a range past the end answered ${String(past.status)}, Content-Range ${describe(past.headers.get('content-range'))}`);
+        ensure(
+          past.status === 416 && past.headers.get('content-range') === `bytes */${String(size)}`,
+          `a range past the end answered ${String(past.status)}, Content-Range ${describe(past.headers.get('content-range'))}`,
+        );
       },
     },
     {
@@ -230,24 +309,40 @@ export const dataReferencesSuite: ExtensionSuite = {
       async run(ctx) {
         if (!isRecord(ctx.settings.import)) return ctx.skip('the server does not advertise import');
         const probe = await ctx.connect(withErrors(ctx, DATA_REFERENCES_ID));
-        const data = await expectMethodError(ctx, probe, `${ctx.id ?? DATA_REFERENCES_ID}/import`, { origin_server: 42 }, { category: 'invalid_input', code: 'INVALID_INPUT' });
+        const data = await expectMethodError(
+          ctx,
+          probe,
+          `${ctx.id ?? DATA_REFERENCES_ID}/import`,
+          { origin_server: 42 },
+          { category: 'invalid_input', code: 'INVALID_INPUT' },
+        );
         const details = detailsOf(data);
-        ensure(typeof details.field === 'string' && typeof details.pointer === 'string', `details are ${describe(details)}`);
+        ensure(
+          typeof details.field === 'string' && typeof details.pointer === 'string',
+          `details are ${describe(details)}`,
+        );
       },
     },
     {
       id: 'data-references/import-unsupported-url',
       requirement: 'DREF-12',
       level: 'MUST',
-      title: 'import of a non-http(s) or credentialed access_url answers a seed ImportFromRefResponse "failed" with UNSUPPORTED_URL',
+      title:
+        'import of a non-http(s) or credentialed access_url answers a seed ImportFromRefResponse "failed" with UNSUPPORTED_URL',
       async run(ctx) {
         if (!isRecord(ctx.settings.import)) return ctx.skip('the server does not advertise import');
         const probe = await ctx.connect(withErrors(ctx, DATA_REFERENCES_ID));
         for (const url of ['ftp://conformance.invalid/data', 'https://user:secret@conformance.invalid/data']) {
-          const { _meta: _ignored, ...answer } = await probe.request(`${ctx.id ?? DATA_REFERENCES_ID}/import`, importRequest(url));
+          const { _meta: _ignored, ...answer } = await probe.request(
+            `${ctx.id ?? DATA_REFERENCES_ID}/import`,
+            importRequest(url),
+          );
           ctx.expectSeedShape(answer, 'data-references', 'ImportFromRefResponse', `the import answer for ${url}`);
           const error = isRecord(answer.error) ? answer.error : {};
-          ensure(answer.status === 'failed' && error.code === 'UNSUPPORTED_URL', `import of ${url} answered ${describe(answer)}`);
+          ensure(
+            answer.status === 'failed' && error.code === 'UNSUPPORTED_URL',
+            `import of ${url} answered ${describe(answer)}`,
+          );
         }
       },
     },
@@ -255,7 +350,8 @@ export const dataReferencesSuite: ExtensionSuite = {
       id: 'data-references/upload-limit',
       requirement: 'DREF-19',
       level: 'MUST',
-      title: 'upload of a declared size over the limit is refused with -32602 PAYLOAD_TOO_LARGE; without upload advertised the method is not served',
+      title:
+        'upload of a declared size over the limit is refused with -32602 PAYLOAD_TOO_LARGE; without upload advertised the method is not served',
       async run(ctx) {
         const probe = await ctx.connect(withErrors(ctx, DATA_REFERENCES_ID));
         const upload = ctx.settings.upload;
@@ -266,11 +362,20 @@ export const dataReferencesSuite: ExtensionSuite = {
             throw new CheckFailure(`upload is not advertised but answered ${describe(answer)}`);
           } catch (error) {
             if (!(error instanceof WireError)) throw error;
-            ensure(error.code === -32601, `upload is not advertised but failed with ${String(error.code)} rather than -32601`);
+            ensure(
+              error.code === -32601,
+              `upload is not advertised but failed with ${String(error.code)} rather than -32601`,
+            );
             return;
           }
         }
-        await expectMethodError(ctx, probe, method, { mime_type: 'application/octet-stream', size_bytes: Number(upload.max_size_bytes) + 1 }, { category: 'invalid_input', code: 'PAYLOAD_TOO_LARGE' });
+        await expectMethodError(
+          ctx,
+          probe,
+          method,
+          { mime_type: 'application/octet-stream', size_bytes: Number(upload.max_size_bytes) + 1 },
+          { category: 'invalid_input', code: 'PAYLOAD_TOO_LARGE' },
+        );
       },
     },
   ],

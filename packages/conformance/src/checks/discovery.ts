@@ -70,17 +70,41 @@ export const discoverySuite: ExtensionSuite = {
       id: 'discovery/recommend',
       requirement: 'DISC-7',
       level: 'MUST',
-      title: 'recommend answers { capability_needed, recommendations, index_size }, each a seed ServerRecommendation with a score and a reason',
+      title:
+        'recommend answers { capability_needed, recommendations, index_size }, each a seed ServerRecommendation with a score and a reason',
       async run(ctx) {
         const { query, answer, recommendations } = await firstAnswer(ctx);
-        ensure(answer.capability_needed === query, `capability_needed is ${describe(answer.capability_needed)}, sent ${describe(query)}`);
-        ensure(Number.isSafeInteger(answer.index_size) && (answer.index_size as number) >= 0, `index_size is ${describe(answer.index_size)}`);
+        ensure(
+          answer.capability_needed === query,
+          `capability_needed is ${describe(answer.capability_needed)}, sent ${describe(query)}`,
+        );
+        ensure(
+          Number.isSafeInteger(answer.index_size) && (answer.index_size as number) >= 0,
+          `index_size is ${describe(answer.index_size)}`,
+        );
         for (const recommendation of recommendations) {
-          ctx.expectSeedShape(recommendation, 'service-manifest', 'ServerRecommendation', `the recommendation of ${describe(recommendation.server_name)}`);
-          ensure(recommendation.capability === query, `${String(recommendation.server_name)}: capability ${describe(recommendation.capability)}`);
-          ensure(typeof recommendation.score === 'number' && recommendation.score > 0 && recommendation.score <= 1, `${String(recommendation.server_name)}: score ${describe(recommendation.score)}`);
-          ensure(typeof recommendation.reason === 'string' && recommendation.reason !== '', `${String(recommendation.server_name)}: reason ${describe(recommendation.reason)}`);
-          ensure(recommendation.source === 'registry' || recommendation.source === 'peer', `${String(recommendation.server_name)}: source ${describe(recommendation.source)}`);
+          ctx.expectSeedShape(
+            recommendation,
+            'service-manifest',
+            'ServerRecommendation',
+            `the recommendation of ${describe(recommendation.server_name)}`,
+          );
+          ensure(
+            recommendation.capability === query,
+            `${String(recommendation.server_name)}: capability ${describe(recommendation.capability)}`,
+          );
+          ensure(
+            typeof recommendation.score === 'number' && recommendation.score > 0 && recommendation.score <= 1,
+            `${String(recommendation.server_name)}: score ${describe(recommendation.score)}`,
+          );
+          ensure(
+            typeof recommendation.reason === 'string' && recommendation.reason !== '',
+            `${String(recommendation.server_name)}: reason ${describe(recommendation.reason)}`,
+          );
+          ensure(
+            recommendation.source === 'registry' || recommendation.source === 'peer',
+            `${String(recommendation.server_name)}: source ${describe(recommendation.source)}`,
+          );
         }
       },
     },
@@ -93,12 +117,21 @@ export const discoverySuite: ExtensionSuite = {
         const { recommendations } = await firstAnswer(ctx);
         if (recommendations.length === 0) return ctx.skip(`no recommendation for any of ${QUERIES.join(', ')}`);
         const scores = recommendations.map((entry) => (typeof entry.score === 'number' ? entry.score : Number.NaN));
-        ensure(scores.every((score, index) => index === 0 || score <= (scores[index - 1] ?? Number.NaN)), `scores are not in descending order: ${describe(scores)}`);
+        ensure(
+          scores.every((score, index) => index === 0 || score <= (scores[index - 1] ?? Number.NaN)),
+          `scores are not in descending order: ${describe(scores)}`,
+        );
         for (const entry of recommendations) {
           const confidence = entry.match_confidence;
-          ensure(typeof confidence === 'string' && CONFIDENCES.includes(confidence), `${String(entry.server_name)}: match_confidence ${describe(confidence)}`);
+          ensure(
+            typeof confidence === 'string' && CONFIDENCES.includes(confidence),
+            `${String(entry.server_name)}: match_confidence ${describe(confidence)}`,
+          );
           const floor = confidence === 'high' ? 0.6 : confidence === 'medium' ? 0.3 : 0;
-          ensure(typeof entry.score === 'number' && entry.score >= floor, `${String(entry.server_name)}: ${confidence} with score ${describe(entry.score)}`);
+          ensure(
+            typeof entry.score === 'number' && entry.score >= floor,
+            `${String(entry.server_name)}: ${confidence} with score ${describe(entry.score)}`,
+          );
         }
       },
     },
@@ -115,7 +148,10 @@ export const discoverySuite: ExtensionSuite = {
         const cap = ctx.settings.max_results;
         if (Number.isSafeInteger(cap)) {
           const many = await recommend(ctx, probe, { capability_needed: query, max_results: (cap as number) + 100 });
-          ensure(many.recommendations.length <= (cap as number), `max_results above the cap answered ${String(many.recommendations.length)}, cap ${String(cap)}`);
+          ensure(
+            many.recommendations.length <= (cap as number),
+            `max_results above the cap answered ${String(many.recommendations.length)}, cap ${String(cap)}`,
+          );
         }
       },
     },
@@ -123,13 +159,25 @@ export const discoverySuite: ExtensionSuite = {
       id: 'discovery/invalid-query',
       requirement: 'DISC-3',
       level: 'MUST',
-      title: 'a missing, empty, blank or oversized capability_needed is refused with -32602 INVALID_INPUT pointing at it',
+      title:
+        'a missing, empty, blank or oversized capability_needed is refused with -32602 INVALID_INPUT pointing at it',
       async run(ctx) {
         const probe = await ctx.connect(withErrors(ctx, DISCOVERY_ID));
-        for (const params of [{}, { capability_needed: '' }, { capability_needed: '   ' }, { capability_needed: 'x'.repeat(257) }]) {
-          const data = await expectMethodError(ctx, probe, method(ctx), params, { category: 'invalid_input', code: 'INVALID_INPUT' });
+        for (const params of [
+          {},
+          { capability_needed: '' },
+          { capability_needed: '   ' },
+          { capability_needed: 'x'.repeat(257) },
+        ]) {
+          const data = await expectMethodError(ctx, probe, method(ctx), params, {
+            category: 'invalid_input',
+            code: 'INVALID_INPUT',
+          });
           const details = detailsOf(data);
-          ensure(details.pointer === '/capability_needed', `${describe(params)}: details.pointer is ${describe(details.pointer)}`);
+          ensure(
+            details.pointer === '/capability_needed',
+            `${describe(params)}: details.pointer is ${describe(details.pointer)}`,
+          );
         }
       },
     },

@@ -29,7 +29,10 @@ async function failingCall(ctx: CheckContext, negotiate: boolean): Promise<Recor
     return await probe.callTool(tool.name, args);
   } catch (error) {
     if (error instanceof WireError) {
-      ensure(error.code === -32602, `${tool.name} with a wrong argument type: JSON-RPC error ${String(error.code)}, expected a tool result with isError (or -32602)`);
+      ensure(
+        error.code === -32602,
+        `${tool.name} with a wrong argument type: JSON-RPC error ${String(error.code)}, expected a tool result with isError (or -32602)`,
+      );
       return { jsonRpcError: error.code };
     }
     throw error;
@@ -46,15 +49,20 @@ export const errorsSuite: ExtensionSuite = {
       id: 'errors/structured-on-failure',
       requirement: 'ERR-3',
       level: 'MUST',
-      title: 'a failed call of a client that negotiated errors carries a structured error valid against error.schema.json',
+      title:
+        'a failed call of a client that negotiated errors carries a structured error valid against error.schema.json',
       async run(ctx) {
         const result = await failingCall(ctx, true);
-        if ('jsonRpcError' in result) return ctx.skip('the SDK refused the arguments before the tool ran (-32602), so no tool result to inspect');
+        if ('jsonRpcError' in result)
+          return ctx.skip('the SDK refused the arguments before the tool ran (-32602), so no tool result to inspect');
         ensure(result.isError === true, `expected isError: true, got ${describe(result)}`);
         const meta = isRecord(result._meta) ? result._meta[ctx.id ?? ''] : undefined;
         ensure(meta !== undefined, `result._meta lacks "${ctx.id ?? ''}": ${describe(result._meta)}`);
         ctx.expectSeedShape(meta, 'error', undefined, 'the structured error');
-        ensure(isRecord(meta) && meta.category === 'invalid_input', `wrong argument type must be category invalid_input, got ${describe(isRecord(meta) ? meta.category : meta)}`);
+        ensure(
+          isRecord(meta) && meta.category === 'invalid_input',
+          `wrong argument type must be category invalid_input, got ${describe(isRecord(meta) ? meta.category : meta)}`,
+        );
       },
     },
     {
@@ -105,13 +113,18 @@ export const errorsSuite: ExtensionSuite = {
         // server answers -32601; what we check is that errors-aware servers
         // do not invent codes in the reserved range for their own methods.
         const probe = await ctx.connect();
-        const method = Object.keys(ctx.server.extensions).find((id) => id.startsWith('io.github.mcp-ext/') && !ERRORS_IDS.includes(id as (typeof ERRORS_IDS)[number]));
+        const method = Object.keys(ctx.server.extensions).find(
+          (id) => id.startsWith('io.github.mcp-ext/') && !ERRORS_IDS.includes(id as (typeof ERRORS_IDS)[number]),
+        );
         if (method === undefined) return ctx.skip('the server advertises no other extension whose methods could fail');
         try {
           await probe.request(`${method}/conformance-no-such-verb`, {});
         } catch (error) {
           ensure(error instanceof WireError, `expected a JSON-RPC error, got ${String(error)}`);
-          ensure(error.code === -32601 || error.code === -32602 || error.code === -31000, `unknown method answered ${String(error.code)}`);
+          ensure(
+            error.code === -32601 || error.code === -32602 || error.code === -31000,
+            `unknown method answered ${String(error.code)}`,
+          );
           if (error.code !== -32601) ctx.expectSeedShape(error.data, 'error', undefined, 'the error data');
           return;
         }

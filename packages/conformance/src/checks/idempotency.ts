@@ -58,7 +58,10 @@ export const idempotencySuite: ExtensionSuite = {
           const meta = tool._meta?.[ctx.id ?? ''];
           return !isRecord(meta) || typeof meta.idempotent_capable !== 'boolean';
         });
-        ensure(missing.length === 0, `no boolean idempotent_capable on: ${missing.map((tool) => tool.name).join(', ')}`);
+        ensure(
+          missing.length === 0,
+          `no boolean idempotent_capable on: ${missing.map((tool) => tool.name).join(', ')}`,
+        );
         return Promise.resolve();
       },
     },
@@ -73,7 +76,9 @@ export const idempotencySuite: ExtensionSuite = {
         const probe = await ctx.connect(profile(ctx));
         let result: Record<string, unknown>;
         try {
-          result = await probe.callTool(candidate.tool.name, candidate.args, { [ctx.id ?? '']: { idempotency_key: 'not a valid key!' } });
+          result = await probe.callTool(candidate.tool.name, candidate.args, {
+            [ctx.id ?? '']: { idempotency_key: 'not a valid key!' },
+          });
         } catch (error) {
           ensure(error instanceof WireError && error.code === -32602, `expected invalid_input, got ${String(error)}`);
           return;
@@ -83,7 +88,10 @@ export const idempotencySuite: ExtensionSuite = {
         if (structured !== undefined) {
           ensure(structured.category === 'invalid_input', `category is ${describe(structured.category)}`);
           const details = isRecord(structured.details) ? structured.details : {};
-          ensure(details.field === 'idempotency_key', `details.field is ${describe(details.field)}, expected "idempotency_key"`);
+          ensure(
+            details.field === 'idempotency_key',
+            `details.field is ${describe(details.field)}, expected "idempotency_key"`,
+          );
         }
       },
     },
@@ -100,15 +108,25 @@ export const idempotencySuite: ExtensionSuite = {
         const key = `conformance-${String(Date.now())}-${Math.random().toString(36).slice(2, 10)}`;
         const meta = { [ctx.id ?? '']: { idempotency_key: key } };
         const first = await probe.callTool(candidate.tool.name, candidate.args, meta);
-        if (first.isError === true) return ctx.skip(`${candidate.tool.name} failed with sample arguments: ${describe(first.content)}`);
+        if (first.isError === true)
+          return ctx.skip(`${candidate.tool.name} failed with sample arguments: ${describe(first.content)}`);
         const second = await probe.callTool(candidate.tool.name, candidate.args, meta);
         const firstMeta = isRecord(first._meta) ? first._meta[ctx.id ?? ''] : undefined;
         const secondMeta = isRecord(second._meta) ? second._meta[ctx.id ?? ''] : undefined;
         ensure(isRecord(firstMeta) && firstMeta.was_replay === false, `first result _meta is ${describe(firstMeta)}`);
-        ensure(isRecord(secondMeta) && secondMeta.was_replay === true, `repeat result _meta is ${describe(secondMeta)}`);
-        ensure(secondMeta.original_timestamp === firstMeta.original_timestamp, 'the replay must carry the first execution\'s original_timestamp');
+        ensure(
+          isRecord(secondMeta) && secondMeta.was_replay === true,
+          `repeat result _meta is ${describe(secondMeta)}`,
+        );
+        ensure(
+          secondMeta.original_timestamp === firstMeta.original_timestamp,
+          "the replay must carry the first execution's original_timestamp",
+        );
         // Canonical JSON: a store may hand back the same object with its keys in another order.
-        ensure(canonicalJson(second.structuredContent ?? null) === canonicalJson(first.structuredContent ?? null), 'the replay differs from the stored result');
+        ensure(
+          canonicalJson(second.structuredContent ?? null) === canonicalJson(first.structuredContent ?? null),
+          'the replay differs from the stored result',
+        );
       },
     },
     {
@@ -118,7 +136,10 @@ export const idempotencySuite: ExtensionSuite = {
       title: 'the same key with different arguments fails with IDEMPOTENCY_CONFLICT',
       async run(ctx) {
         ctx.requireEffects();
-        const candidate = participating(ctx).find(({ tool }) => Object.keys(isRecord(tool.inputSchema.properties) ? tool.inputSchema.properties : {}).length > 0);
+        const candidate = participating(ctx).find(
+          ({ tool }) =>
+            Object.keys(isRecord(tool.inputSchema.properties) ? tool.inputSchema.properties : {}).length > 0,
+        );
         if (candidate === undefined) return ctx.skip('no participating tool with a property to vary');
         const probe = await ctx.connect(profile(ctx));
         const key = `conformance-${String(Date.now())}-${Math.random().toString(36).slice(2, 10)}`;
@@ -131,7 +152,8 @@ export const idempotencySuite: ExtensionSuite = {
         const second = await probe.callTool(candidate.tool.name, varied, meta);
         ensure(second.isError === true, `a different call under the same key was not refused: ${describe(second)}`);
         const structured = structuredError(second);
-        if (structured !== undefined) ensure(structured.code === 'IDEMPOTENCY_CONFLICT', `code is ${describe(structured.code)}`);
+        if (structured !== undefined)
+          ensure(structured.code === 'IDEMPOTENCY_CONFLICT', `code is ${describe(structured.code)}`);
       },
     },
     {

@@ -17,8 +17,14 @@ export const intentSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'settings carry mode (advisory or redirect) and an integer max_intent_length',
       run(ctx) {
-        ensure(ctx.settings.mode === 'advisory' || ctx.settings.mode === 'redirect', `mode is ${describe(ctx.settings.mode)}`);
-        ensure(Number.isSafeInteger(ctx.settings.max_intent_length) && (ctx.settings.max_intent_length as number) >= 1, `max_intent_length is ${describe(ctx.settings.max_intent_length)}`);
+        ensure(
+          ctx.settings.mode === 'advisory' || ctx.settings.mode === 'redirect',
+          `mode is ${describe(ctx.settings.mode)}`,
+        );
+        ensure(
+          Number.isSafeInteger(ctx.settings.max_intent_length) && (ctx.settings.max_intent_length as number) >= 1,
+          `max_intent_length is ${describe(ctx.settings.max_intent_length)}`,
+        );
         return Promise.resolve();
       },
     },
@@ -30,7 +36,12 @@ export const intentSuite: ExtensionSuite = {
       async run(ctx) {
         const { tool, args } = readOnlyCall(ctx);
         const withErrors = ERRORS_ID in ctx.server.extensions;
-        const probe = await ctx.connect({ extensions: { [ctx.id ?? INTENT_ID]: { version: '1.0' }, ...(withErrors ? { [ERRORS_ID]: { version: '1.0' } } : {}) } });
+        const probe = await ctx.connect({
+          extensions: {
+            [ctx.id ?? INTENT_ID]: { version: '1.0' },
+            ...(withErrors ? { [ERRORS_ID]: { version: '1.0' } } : {}),
+          },
+        });
         const max = typeof ctx.settings.max_intent_length === 'number' ? ctx.settings.max_intent_length : 500;
         for (const intent of ['', 'x'.repeat(max + 1)]) {
           const result = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { intent } });
@@ -38,7 +49,10 @@ export const intentSuite: ExtensionSuite = {
           const structured = withErrors ? resultMeta(result, ERRORS_ID) : undefined;
           if (structured !== undefined) {
             ensure(structured.category === 'invalid_input', `category is ${describe(structured.category)}`);
-            ensure(describe(structured.details).includes('"field":"intent"'), `details is ${describe(structured.details)}`);
+            ensure(
+              describe(structured.details).includes('"field":"intent"'),
+              `details is ${describe(structured.details)}`,
+            );
           }
         }
       },

@@ -70,13 +70,25 @@ export const manifestSuite: ExtensionSuite = {
       id: 'manifest/get',
       requirement: 'MAN-3',
       level: 'MUST',
-      title: 'get answers { etag, ttl_seconds, not_modified: false, manifest } with a manifest valid against the seed service-manifest (0.1.0)',
+      title:
+        'get answers { etag, ttl_seconds, not_modified: false, manifest } with a manifest valid against the seed service-manifest (0.1.0)',
       async run(ctx) {
-        const answer = await (await ctx.connect(withErrors(ctx, MANIFEST_ID))).request(`${ctx.id ?? MANIFEST_ID}/get`, {});
-        ensure(Number.isSafeInteger(answer.ttl_seconds) && (answer.ttl_seconds as number) >= 1, `ttl_seconds is ${describe(answer.ttl_seconds)}`);
-        ensure(answer.not_modified === false, `not_modified is ${describe(answer.not_modified)} for a client that holds no etag`);
+        const answer = await (
+          await ctx.connect(withErrors(ctx, MANIFEST_ID))
+        ).request(`${ctx.id ?? MANIFEST_ID}/get`, {});
+        ensure(
+          Number.isSafeInteger(answer.ttl_seconds) && (answer.ttl_seconds as number) >= 1,
+          `ttl_seconds is ${describe(answer.ttl_seconds)}`,
+        );
+        ensure(
+          answer.not_modified === false,
+          `not_modified is ${describe(answer.not_modified)} for a client that holds no etag`,
+        );
         ctx.expectSeedShape(answer.manifest, 'service-manifest', undefined, 'the manifest');
-        ensure(isRecord(answer.manifest) && answer.manifest.manifest_version === '0.1.0', `manifest_version is ${describe(isRecord(answer.manifest) ? answer.manifest.manifest_version : undefined)}`);
+        ensure(
+          isRecord(answer.manifest) && answer.manifest.manifest_version === '0.1.0',
+          `manifest_version is ${describe(isRecord(answer.manifest) ? answer.manifest.manifest_version : undefined)}`,
+        );
       },
     },
     {
@@ -101,8 +113,16 @@ export const manifestSuite: ExtensionSuite = {
         for (const entry of tools) {
           const listed = ctx.server.tools.find((tool) => tool.name === entry.name);
           ensure(listed !== undefined, `the manifest lists ${describe(entry.name)}, which tools/list does not`);
-          ensure(listed.description === undefined ? typeof entry.description === 'string' : entry.description === listed.description, `${listed.name}: description ${describe(entry.description)}, tools/list says ${describe(listed.description)}`);
-          ensure(canonicalJson(entry.input_schema) === canonicalJson(listed.inputSchema), `${listed.name}: input_schema differs from tools/list`);
+          ensure(
+            listed.description === undefined
+              ? typeof entry.description === 'string'
+              : entry.description === listed.description,
+            `${listed.name}: description ${describe(entry.description)}, tools/list says ${describe(listed.description)}`,
+          );
+          ensure(
+            canonicalJson(entry.input_schema) === canonicalJson(listed.inputSchema),
+            `${listed.name}: input_schema differs from tools/list`,
+          );
         }
       },
     },
@@ -110,10 +130,13 @@ export const manifestSuite: ExtensionSuite = {
       id: 'manifest/lists-every-tool',
       requirement: 'MAN-5',
       level: 'SHOULD',
-      title: 'every tools/list tool named like ^[a-z][a-z0-9_]*$ is in the manifest (a server may exclude some on purpose)',
+      title:
+        'every tools/list tool named like ^[a-z][a-z0-9_]*$ is in the manifest (a server may exclude some on purpose)',
       async run(ctx) {
         const { tools } = await fetchManifest(ctx);
-        const missing = ctx.server.tools.filter((tool) => TOOL_NAME.test(tool.name) && !tools.some((entry) => entry.name === tool.name));
+        const missing = ctx.server.tools.filter(
+          (tool) => TOOL_NAME.test(tool.name) && !tools.some((entry) => entry.name === tool.name),
+        );
         ensure(missing.length === 0, `not in the manifest: ${missing.map((tool) => tool.name).join(', ')}`);
       },
     },
@@ -121,7 +144,8 @@ export const manifestSuite: ExtensionSuite = {
       id: 'manifest/tool-fields',
       requirement: 'MAN-6',
       level: 'MUST',
-      title: 'per-tool fields agree with the tools/list metadata of confirmation, permissions, idempotency and streaming',
+      title:
+        'per-tool fields agree with the tools/list metadata of confirmation, permissions, idempotency and streaming',
       async run(ctx) {
         const { tools } = await fetchManifest(ctx);
         const problems: string[] = [];
@@ -129,14 +153,22 @@ export const manifestSuite: ExtensionSuite = {
           const listed = ctx.server.tools.find((tool) => tool.name === entry.name);
           if (listed === undefined) continue;
           const confirmation = metaOf(listed, 'confirmation');
-          if (entry.requires_confirmation !== (confirmation?.requires_confirmation === true)) problems.push(`${listed.name}: requires_confirmation ${describe(entry.requires_confirmation)}`);
+          if (entry.requires_confirmation !== (confirmation?.requires_confirmation === true))
+            problems.push(`${listed.name}: requires_confirmation ${describe(entry.requires_confirmation)}`);
           const scopes = metaOf(listed, 'permissions')?.required_scopes;
-          if (Array.isArray(scopes) && canonicalJson(entry.required_scopes) !== canonicalJson(scopes)) problems.push(`${listed.name}: required_scopes ${describe(entry.required_scopes)}, tools/list ${describe(scopes)}`);
+          if (Array.isArray(scopes) && canonicalJson(entry.required_scopes) !== canonicalJson(scopes))
+            problems.push(
+              `${listed.name}: required_scopes ${describe(entry.required_scopes)}, tools/list ${describe(scopes)}`,
+            );
           const hinted = listed.annotations?.readOnlyHint === true || listed.annotations?.idempotentHint === true;
           const idempotent = hinted || metaOf(listed, 'idempotency')?.idempotent_capable === true;
-          if (entry.idempotent !== idempotent) problems.push(`${listed.name}: idempotent ${describe(entry.idempotent)}, tools/list says ${String(idempotent)}`);
+          if (entry.idempotent !== idempotent)
+            problems.push(
+              `${listed.name}: idempotent ${describe(entry.idempotent)}, tools/list says ${String(idempotent)}`,
+            );
           const streams = metaOf(listed, 'streaming') !== undefined;
-          if ((entry.supports_streaming === true) !== streams) problems.push(`${listed.name}: supports_streaming ${describe(entry.supports_streaming)}`);
+          if ((entry.supports_streaming === true) !== streams)
+            problems.push(`${listed.name}: supports_streaming ${describe(entry.supports_streaming)}`);
         }
         ensure(problems.length === 0, problems.join('; '));
       },
@@ -145,7 +177,8 @@ export const manifestSuite: ExtensionSuite = {
       id: 'manifest/extensions',
       requirement: 'MAN-7',
       level: 'MUST',
-      title: 'extensions maps every advertised identifier to its version, and supported_extensions names the seed names of ours',
+      title:
+        'extensions maps every advertised identifier to its version, and supported_extensions names the seed names of ours',
       async run(ctx) {
         const { manifest } = await fetchManifest(ctx);
         const extensions = isRecord(manifest.extensions) ? manifest.extensions : {};
@@ -153,7 +186,8 @@ export const manifestSuite: ExtensionSuite = {
         const problems: string[] = [];
         for (const [id, settings] of Object.entries(ctx.server.extensions)) {
           const version = isRecord(settings) ? settings.version : undefined;
-          if (extensions[id] !== version) problems.push(`extensions[${id}] is ${describe(extensions[id])}, advertised ${describe(version)}`);
+          if (extensions[id] !== version)
+            problems.push(`extensions[${id}] is ${describe(extensions[id])}, advertised ${describe(version)}`);
           const family = familyOf(id);
           for (const name of family === undefined ? [] : (SEED_NAMES[family] ?? [])) {
             if (!supported.includes(name)) problems.push(`supported_extensions lacks "${name}" for ${id}`);
@@ -181,9 +215,15 @@ export const manifestSuite: ExtensionSuite = {
         const { etag } = await fetchManifest(ctx);
         const probe = await ctx.connect(withErrors(ctx, MANIFEST_ID));
         const same = await probe.request(`${ctx.id ?? MANIFEST_ID}/get`, { etag });
-        ensure(same.not_modified === true && !('manifest' in same), `get with the current etag answered not_modified ${describe(same.not_modified)}${'manifest' in same ? ' and a manifest' : ''}`);
+        ensure(
+          same.not_modified === true && !('manifest' in same),
+          `get with the current etag answered not_modified ${describe(same.not_modified)}${'manifest' in same ? ' and a manifest' : ''}`,
+        );
         const other = await probe.request(`${ctx.id ?? MANIFEST_ID}/get`, { etag: 'conformance-stale-etag' });
-        ensure(other.not_modified === false && isRecord(other.manifest), `get with a stale etag answered not_modified ${describe(other.not_modified)}`);
+        ensure(
+          other.not_modified === false && isRecord(other.manifest),
+          `get with a stale etag answered not_modified ${describe(other.not_modified)}`,
+        );
       },
     },
     {
@@ -194,8 +234,17 @@ export const manifestSuite: ExtensionSuite = {
       async run(ctx) {
         const probe = await ctx.connect(withErrors(ctx, MANIFEST_ID));
         for (const etag of [42, '']) {
-          const data = await expectMethodError(ctx, probe, `${ctx.id ?? MANIFEST_ID}/get`, { etag }, { category: 'invalid_input', code: 'INVALID_INPUT' });
-          ensure(detailsOf(data).pointer === '/etag', `etag ${describe(etag)}: details.pointer is ${describe(detailsOf(data).pointer)}`);
+          const data = await expectMethodError(
+            ctx,
+            probe,
+            `${ctx.id ?? MANIFEST_ID}/get`,
+            { etag },
+            { category: 'invalid_input', code: 'INVALID_INPUT' },
+          );
+          ensure(
+            detailsOf(data).pointer === '/etag',
+            `etag ${describe(etag)}: details.pointer is ${describe(detailsOf(data).pointer)}`,
+          );
         }
       },
     },

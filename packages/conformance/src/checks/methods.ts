@@ -24,17 +24,26 @@ export async function expectMethodError(
     const data = error.data;
     ctx.expectSeedShape(data, 'error', undefined, `the error data of ${method}`);
     ensure(isRecord(data), `${method}: error data is ${describe(data)}`);
-    ensure(data.category === expected.category, `${method}: category ${describe(data.category)}, expected "${expected.category}"`);
-    if (expected.code !== undefined) ensure(data.code === expected.code, `${method}: code ${describe(data.code)}, expected "${expected.code}"`);
+    ensure(
+      data.category === expected.category,
+      `${method}: category ${describe(data.category)}, expected "${expected.category}"`,
+    );
+    if (expected.code !== undefined)
+      ensure(data.code === expected.code, `${method}: code ${describe(data.code)}, expected "${expected.code}"`);
     const wantCode = expected.category === 'invalid_input' ? -32602 : -31000;
     ensure(error.code === wantCode, `${method}: JSON-RPC code ${String(error.code)}, expected ${String(wantCode)}`);
     return data;
   }
-  throw new CheckFailure(`${method} answered ${describe(answer)} where it must fail with ${expected.code ?? expected.category}`);
+  throw new CheckFailure(
+    `${method} answered ${describe(answer)} where it must fail with ${expected.code ?? expected.category}`,
+  );
 }
 
 /** `params._meta[id]` from a tool result, or `undefined`. */
-export function resultMeta(result: Record<string, unknown>, id: string | undefined): Record<string, unknown> | undefined {
+export function resultMeta(
+  result: Record<string, unknown>,
+  id: string | undefined,
+): Record<string, unknown> | undefined {
   const meta = isRecord(result._meta) ? result._meta[id ?? ''] : undefined;
   return isRecord(meta) ? meta : undefined;
 }
@@ -51,7 +60,10 @@ const ERRORS_ID = 'io.github.mcp-ext/errors';
  * server composes it, so that refusals arrive as structured errors the
  * check can read. One profile per suite keeps one connection per suite.
  */
-export function withErrors(ctx: CheckContext, fallbackId: string): { extensions: Record<string, Record<string, unknown>> } {
+export function withErrors(
+  ctx: CheckContext,
+  fallbackId: string,
+): { extensions: Record<string, Record<string, unknown>> } {
   const version = typeof ctx.settings.version === 'string' ? ctx.settings.version : '1.0';
   const extensions: Record<string, Record<string, unknown>> = { [ctx.id ?? fallbackId]: { version } };
   if (ERRORS_ID in ctx.server.extensions) extensions[ERRORS_ID] = { version: '1.0' };

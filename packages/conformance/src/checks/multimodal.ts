@@ -41,7 +41,9 @@ function mediaTargets(ctx: CheckContext): MediaTarget[] {
       const image = text.includes('"image"');
       const blob = text.includes('"blob"');
       if (!image && !blob) continue;
-      const required = Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required.filter((name) => name !== property) : [];
+      const required = Array.isArray(tool.inputSchema.required)
+        ? tool.inputSchema.required.filter((name) => name !== property)
+        : [];
       const { [property]: _binary, ...others } = properties;
       const base = sampleArguments({ ...tool, inputSchema: { ...tool.inputSchema, properties: others, required } });
       if (base !== undefined) targets.push({ tool, declaration, property, base, image, blob });
@@ -89,7 +91,9 @@ function oversized(ctx: CheckContext): Oversized {
     const value = type === undefined ? undefined : binaryValue(target, type, base64Of(declared + 1));
     if (value !== undefined) return { target, args: { ...target.base, [target.property]: value }, limit: declared };
   }
-  return ctx.skip(`no tool declares media with a max_input_size_bytes up to ${String(MAX_TESTED_LIMIT)} and arguments the kit can build`);
+  return ctx.skip(
+    `no tool declares media with a max_input_size_bytes up to ${String(MAX_TESTED_LIMIT)} and arguments the kit can build`,
+  );
 }
 
 /** `@ext/multimodal` (SPEC: packages/multimodal/SPEC.md). Only calls a conforming server refuses before the tool runs. */
@@ -105,9 +109,17 @@ export const multimodalSuite: ExtensionSuite = {
       title: 'settings list binary_transport with "base64", and media ranges and an integer limit when present',
       run(ctx) {
         const { binary_transport: transports, mimeTypes, max_input_size_bytes: max } = ctx.settings;
-        ensure(Array.isArray(transports) && transports.includes('base64') && transports.every((entry) => typeof entry === 'string'), `binary_transport is ${describe(transports)}`);
+        ensure(
+          Array.isArray(transports) &&
+            transports.includes('base64') &&
+            transports.every((entry) => typeof entry === 'string'),
+          `binary_transport is ${describe(transports)}`,
+        );
         ensure(mimeTypes === undefined || isMediaRanges(mimeTypes), `mimeTypes is ${describe(mimeTypes)}`);
-        ensure(max === undefined || (Number.isSafeInteger(max) && (max as number) >= 0), `max_input_size_bytes is ${describe(max)}`);
+        ensure(
+          max === undefined || (Number.isSafeInteger(max) && (max as number) >= 0),
+          `max_input_size_bytes is ${describe(max)}`,
+        );
         return Promise.resolve();
       },
     },
@@ -115,7 +127,8 @@ export const multimodalSuite: ExtensionSuite = {
       id: 'multimodal/tool-meta',
       requirement: 'MM-2',
       level: 'MUST',
-      title: 'a declaring tool lists the completed { input_types, output_types, accepts_unlisted_types, binary_transport, max_input_size_bytes? }',
+      title:
+        'a declaring tool lists the completed { input_types, output_types, accepts_unlisted_types, binary_transport, max_input_size_bytes? }',
       run(ctx) {
         const problems: string[] = [];
         const transports = JSON.stringify(ctx.settings.binary_transport);
@@ -126,11 +139,17 @@ export const multimodalSuite: ExtensionSuite = {
             problems.push(`${tool.name}: ${describe(meta)}`);
             continue;
           }
-          for (const field of ['input_types', 'output_types']) if (!isMediaRanges(meta[field])) problems.push(`${tool.name}: ${field} ${describe(meta[field])}`);
-          if (typeof meta.accepts_unlisted_types !== 'boolean') problems.push(`${tool.name}: accepts_unlisted_types ${describe(meta.accepts_unlisted_types)}`);
-          if (JSON.stringify(meta.binary_transport) !== transports) problems.push(`${tool.name}: binary_transport ${describe(meta.binary_transport)}, the server's ${transports}`);
+          for (const field of ['input_types', 'output_types'])
+            if (!isMediaRanges(meta[field])) problems.push(`${tool.name}: ${field} ${describe(meta[field])}`);
+          if (typeof meta.accepts_unlisted_types !== 'boolean')
+            problems.push(`${tool.name}: accepts_unlisted_types ${describe(meta.accepts_unlisted_types)}`);
+          if (JSON.stringify(meta.binary_transport) !== transports)
+            problems.push(
+              `${tool.name}: binary_transport ${describe(meta.binary_transport)}, the server's ${transports}`,
+            );
           const max = meta.max_input_size_bytes;
-          if (max !== undefined && !(Number.isSafeInteger(max) && (max as number) >= 0)) problems.push(`${tool.name}: max_input_size_bytes ${describe(max)}`);
+          if (max !== undefined && !(Number.isSafeInteger(max) && (max as number) >= 0))
+            problems.push(`${tool.name}: max_input_size_bytes ${describe(max)}`);
         }
         ensure(problems.length === 0, problems.join('; '));
         return Promise.resolve();
@@ -140,14 +159,22 @@ export const multimodalSuite: ExtensionSuite = {
       id: 'multimodal/too-large',
       requirement: 'MM-5',
       level: 'MUST',
-      title: 'binary inputs over the limit are refused before the tool runs: invalid_input PAYLOAD_TOO_LARGE with sizes and pointer',
+      title:
+        'binary inputs over the limit are refused before the tool runs: invalid_input PAYLOAD_TOO_LARGE with sizes and pointer',
       async run(ctx) {
         const { target, args, limit } = oversized(ctx);
         const result = await (await ctx.connect(withErrors(ctx, MULTIMODAL_ID))).callTool(target.tool.name, args);
-        const structured = expectToolRefusal(ctx, result, { category: 'invalid_input', code: 'PAYLOAD_TOO_LARGE', what: `${target.tool.name} with ${String(limit + 1)} bytes` });
+        const structured = expectToolRefusal(ctx, result, {
+          category: 'invalid_input',
+          code: 'PAYLOAD_TOO_LARGE',
+          what: `${target.tool.name} with ${String(limit + 1)} bytes`,
+        });
         if (structured === undefined) return;
         const details = detailsOf(structured);
-        ensure(details.max_size_bytes === limit && details.size_bytes === limit + 1, `details are ${describe(details)}`);
+        ensure(
+          details.max_size_bytes === limit && details.size_bytes === limit + 1,
+          `details are ${describe(details)}`,
+        );
         ensure(details.pointer === `/arguments/${target.property}`, `details.pointer is ${describe(details.pointer)}`);
       },
     },
@@ -155,20 +182,32 @@ export const multimodalSuite: ExtensionSuite = {
       id: 'multimodal/unsupported-type',
       requirement: 'MM-6',
       level: 'MUST',
-      title: 'an input of an unlisted media type is refused before the tool runs: invalid_input UNSUPPORTED_MEDIA_TYPE naming it',
+      title:
+        'an input of an unlisted media type is refused before the tool runs: invalid_input UNSUPPORTED_MEDIA_TYPE naming it',
       async run(ctx) {
         for (const target of mediaTargets(ctx)) {
           const types = target.declaration.input_types;
-          if (target.declaration.accepts_unlisted_types !== false || !isMediaRanges(types) || types.length === 0) continue;
+          if (target.declaration.accepts_unlisted_types !== false || !isMediaRanges(types) || types.length === 0)
+            continue;
           const unlisted = ['image/x-conformance-unlisted', 'application/x-conformance-unlisted'].find(
             (type) => !types.some((range) => covers(range, type)) && binaryValue(target, type, '') !== undefined,
           );
           if (unlisted === undefined) continue;
           const value = binaryValue(target, unlisted, base64Of(16));
-          const result = await (await ctx.connect(withErrors(ctx, MULTIMODAL_ID))).callTool(target.tool.name, { ...target.base, [target.property]: value });
-          const structured = expectToolRefusal(ctx, result, { category: 'invalid_input', code: 'UNSUPPORTED_MEDIA_TYPE', what: `${target.tool.name} with ${unlisted}` });
+          const result = await (
+            await ctx.connect(withErrors(ctx, MULTIMODAL_ID))
+          ).callTool(target.tool.name, { ...target.base, [target.property]: value });
+          const structured = expectToolRefusal(ctx, result, {
+            category: 'invalid_input',
+            code: 'UNSUPPORTED_MEDIA_TYPE',
+            what: `${target.tool.name} with ${unlisted}`,
+          });
           const details = detailsOf(structured);
-          if (structured !== undefined) ensure(details.mime_type === unlisted && Array.isArray(details.accepted_types), `details are ${describe(details)}`);
+          if (structured !== undefined)
+            ensure(
+              details.mime_type === unlisted && Array.isArray(details.accepted_types),
+              `details are ${describe(details)}`,
+            );
           return;
         }
         return ctx.skip('no tool lists input_types without accepting unlisted ones');
@@ -178,15 +217,23 @@ export const multimodalSuite: ExtensionSuite = {
       id: 'multimodal/invalid-base64',
       requirement: 'MM-7',
       level: 'MUST',
-      title: 'binary data that is not base64 is refused before the tool runs: invalid_input INVALID_INPUT with a pointer',
+      title:
+        'binary data that is not base64 is refused before the tool runs: invalid_input INVALID_INPUT with a pointer',
       async run(ctx) {
         for (const target of mediaTargets(ctx)) {
           const type = acceptedType(target);
           const value = type === undefined ? undefined : binaryValue(target, type, '!!not base64!!');
           if (value === undefined) continue;
-          const result = await (await ctx.connect(withErrors(ctx, MULTIMODAL_ID))).callTool(target.tool.name, { ...target.base, [target.property]: value });
-          const structured = expectToolRefusal(ctx, result, { category: 'invalid_input', code: 'INVALID_INPUT', what: `${target.tool.name} with data that is not base64` });
-          if (structured !== undefined) ensure(typeof detailsOf(structured).pointer === 'string', `details are ${describe(structured.details)}`);
+          const result = await (
+            await ctx.connect(withErrors(ctx, MULTIMODAL_ID))
+          ).callTool(target.tool.name, { ...target.base, [target.property]: value });
+          const structured = expectToolRefusal(ctx, result, {
+            category: 'invalid_input',
+            code: 'INVALID_INPUT',
+            what: `${target.tool.name} with data that is not base64`,
+          });
+          if (structured !== undefined)
+            ensure(typeof detailsOf(structured).pointer === 'string', `details are ${describe(structured.details)}`);
           return;
         }
         return ctx.skip('no tool declares media with arguments the kit can build');
@@ -200,7 +247,10 @@ export const multimodalSuite: ExtensionSuite = {
       async run(ctx) {
         const { target, args, limit } = oversized(ctx);
         const result = await (await ctx.connect({})).callTool(target.tool.name, args);
-        ensure(result.isError === true, `${target.tool.name} ran with ${String(limit + 1)} bytes (limit ${String(limit)}) for a client without the extension`);
+        ensure(
+          result.isError === true,
+          `${target.tool.name} ran with ${String(limit + 1)} bytes (limit ${String(limit)}) for a client without the extension`,
+        );
       },
     },
   ],

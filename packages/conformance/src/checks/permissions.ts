@@ -13,7 +13,9 @@ interface Scope {
 
 function declaredScopes(ctx: CheckContext): Scope[] {
   const scopes = ctx.settings.scopes;
-  return Array.isArray(scopes) ? scopes.filter((scope): scope is Scope => isRecord(scope) && typeof scope.name === 'string') : [];
+  return Array.isArray(scopes)
+    ? scopes.filter((scope): scope is Scope => isRecord(scope) && typeof scope.name === 'string')
+    : [];
 }
 
 function requiredScopes(ctx: CheckContext, tool: ListedTool): string[] | undefined {
@@ -23,7 +25,12 @@ function requiredScopes(ctx: CheckContext, tool: ListedTool): string[] | undefin
 }
 
 function withErrors(ctx: CheckContext): { extensions: Record<string, Record<string, unknown>> } {
-  return { extensions: { [ctx.id ?? PERMISSIONS_ID]: { version: '1.0' }, ...(ERRORS_ID in ctx.server.extensions ? { [ERRORS_ID]: { version: '1.0' } } : {}) } };
+  return {
+    extensions: {
+      [ctx.id ?? PERMISSIONS_ID]: { version: '1.0' },
+      ...(ERRORS_ID in ctx.server.extensions ? { [ERRORS_ID]: { version: '1.0' } } : {}),
+    },
+  };
 }
 
 /** `@ext/permissions` (SPEC: packages/permissions/SPEC.md). */
@@ -41,13 +48,20 @@ export const permissionsSuite: ExtensionSuite = {
         const scopes = ctx.settings.scopes;
         ensure(Array.isArray(scopes), `scopes is ${describe(scopes)}`);
         for (const scope of scopes) {
-          ensure(isRecord(scope) && typeof scope.name === 'string' && typeof scope.description === 'string' && Array.isArray(scope.tools), `bad ScopeDefinition ${describe(scope)}`);
+          ensure(
+            isRecord(scope) &&
+              typeof scope.name === 'string' &&
+              typeof scope.description === 'string' &&
+              Array.isArray(scope.tools),
+            `bad ScopeDefinition ${describe(scope)}`,
+          );
         }
         for (const field of ['session_ttl_seconds', 'max_session_seconds']) {
           ensure(Number.isSafeInteger(ctx.settings[field]), `${field} is ${describe(ctx.settings[field])}`);
         }
         const url = ctx.settings.elevation_url;
-        if (url !== undefined) ensure(typeof url === 'string' && url.startsWith('https://'), `elevation_url is ${describe(url)}`);
+        if (url !== undefined)
+          ensure(typeof url === 'string' && url.startsWith('https://'), `elevation_url is ${describe(url)}`);
         return Promise.resolve();
       },
     },
@@ -62,7 +76,9 @@ export const permissionsSuite: ExtensionSuite = {
         for (const tool of ctx.server.tools) {
           const required = requiredScopes(ctx, tool);
           if (required === undefined) problems.push(`${tool.name}: no required_scopes`);
-          else for (const scope of required) if (!declared.has(scope)) problems.push(`${tool.name}: undeclared scope ${scope}`);
+          else
+            for (const scope of required)
+              if (!declared.has(scope)) problems.push(`${tool.name}: undeclared scope ${scope}`);
         }
         ensure(problems.length === 0, problems.join('; '));
         return Promise.resolve();
@@ -80,8 +96,14 @@ export const permissionsSuite: ExtensionSuite = {
           const answer = await probe.request(`${ctx.id ?? ''}/check`, { tool: tool.name, scopes_held: [] });
           ctx.expectSeedShape(answer, 'permissions', 'PermissionCheckResponse', 'the check answer');
         }
-        const unknown = await probe.request(`${ctx.id ?? ''}/check`, { tool: 'conformance_no_such_tool', scopes_held: [] });
-        ensure(unknown.allowed === false && typeof unknown.reason === 'string' && unknown.reason !== '', `unknown tool answered ${describe(unknown)}`);
+        const unknown = await probe.request(`${ctx.id ?? ''}/check`, {
+          tool: 'conformance_no_such_tool',
+          scopes_held: [],
+        });
+        ensure(
+          unknown.allowed === false && typeof unknown.reason === 'string' && unknown.reason !== '',
+          `unknown tool answered ${describe(unknown)}`,
+        );
       },
     },
     {
@@ -91,7 +113,13 @@ export const permissionsSuite: ExtensionSuite = {
       title: 'malformed check params are refused with -32602 and a structured invalid_input naming the field',
       async run(ctx) {
         const probe = await ctx.connect();
-        const data = await expectMethodError(ctx, probe, `${ctx.id ?? ''}/check`, { tool: 42, scopes_held: [] }, { category: 'invalid_input', code: 'INVALID_INPUT' });
+        const data = await expectMethodError(
+          ctx,
+          probe,
+          `${ctx.id ?? ''}/check`,
+          { tool: 42, scopes_held: [] },
+          { category: 'invalid_input', code: 'INVALID_INPUT' },
+        );
         const details = isRecord(data.details) ? data.details : {};
         ensure(details.field === 'tool', `details.field is ${describe(details.field)}`);
       },
@@ -109,10 +137,16 @@ export const permissionsSuite: ExtensionSuite = {
         const granted = Array.isArray(answer.granted_scopes) ? answer.granted_scopes : [];
         const denied = Array.isArray(answer.denied_scopes) ? answer.denied_scopes.filter(isRecord) : [];
         for (const scope of requested) {
-          ensure(granted.includes(scope) || denied.some((entry) => entry.scope === scope), `scope ${scope} is neither granted nor denied`);
+          ensure(
+            granted.includes(scope) || denied.some((entry) => entry.scope === scope),
+            `scope ${scope} is neither granted nor denied`,
+          );
         }
         const undeclared = denied.find((entry) => entry.scope === 'conformance:undeclared');
-        ensure(undeclared !== undefined && typeof undeclared.reason === 'string' && undeclared.reason !== '', 'an undeclared scope must be denied with a reason');
+        ensure(
+          undeclared !== undefined && typeof undeclared.reason === 'string' && undeclared.reason !== '',
+          'an undeclared scope must be denied with a reason',
+        );
       },
     },
     {
@@ -121,8 +155,15 @@ export const permissionsSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'a call without its scopes fails with auth_required SCOPE_INSUFFICIENT and the missing scopes',
       async run(ctx) {
-        const manual = new Set(declaredScopes(ctx).filter((scope) => scope.auto_grant !== true).map((scope) => scope.name));
-        const candidate = ctx.server.tools.find((tool) => (requiredScopes(ctx, tool) ?? []).some((scope) => manual.has(scope)) && sampleArguments(tool) !== undefined);
+        const manual = new Set(
+          declaredScopes(ctx)
+            .filter((scope) => scope.auto_grant !== true)
+            .map((scope) => scope.name),
+        );
+        const candidate = ctx.server.tools.find(
+          (tool) =>
+            (requiredScopes(ctx, tool) ?? []).some((scope) => manual.has(scope)) && sampleArguments(tool) !== undefined,
+        );
         if (candidate === undefined) return ctx.skip('no tool needs a scope that is not granted automatically');
         const probe = await ctx.connect(withErrors(ctx));
         const result = await probe.callTool(candidate.name, sampleArguments(candidate) ?? {});
@@ -132,10 +173,16 @@ export const permissionsSuite: ExtensionSuite = {
           ensure(firstText(result) !== '', 'the refusal has no readable text');
           return;
         }
-        ensure(structured.category === 'auth_required' && structured.code === 'SCOPE_INSUFFICIENT', `structured error is ${describe(structured)}`);
+        ensure(
+          structured.category === 'auth_required' && structured.code === 'SCOPE_INSUFFICIENT',
+          `structured error is ${describe(structured)}`,
+        );
         ensure(structured.user_actionable === true, 'user_actionable must be true');
         const details = isRecord(structured.details) ? structured.details : {};
-        ensure(Array.isArray(details.missing_scopes) && details.missing_scopes.length > 0, `details.missing_scopes is ${describe(details.missing_scopes)}`);
+        ensure(
+          Array.isArray(details.missing_scopes) && details.missing_scopes.length > 0,
+          `details.missing_scopes is ${describe(details.missing_scopes)}`,
+        );
       },
     },
     {
@@ -147,12 +194,17 @@ export const permissionsSuite: ExtensionSuite = {
         const candidate = ctx.server.tools.find((tool) => sampleArguments(tool) !== undefined);
         if (candidate === undefined) return ctx.skip('no tool whose arguments the kit can build');
         const probe = await ctx.connect(withErrors(ctx));
-        const result = await probe.callTool(candidate.name, sampleArguments(candidate) ?? {}, { [ctx.id ?? '']: { session_token: 42 } });
+        const result = await probe.callTool(candidate.name, sampleArguments(candidate) ?? {}, {
+          [ctx.id ?? '']: { session_token: 42 },
+        });
         ensure(result.isError === true, `a malformed session_token was accepted: ${describe(result)}`);
         const structured = resultMeta(result, ERRORS_ID);
         if (structured !== undefined) {
           const details = isRecord(structured.details) ? structured.details : {};
-          ensure(structured.category === 'invalid_input' && details.field === 'session_token', `structured error is ${describe(structured)}`);
+          ensure(
+            structured.category === 'invalid_input' && details.field === 'session_token',
+            `structured error is ${describe(structured)}`,
+          );
         }
       },
     },

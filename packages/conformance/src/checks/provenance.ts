@@ -7,7 +7,9 @@ import { resultMeta } from './methods.js';
 export const PROVENANCE_ID = 'io.github.mcp-ext/provenance';
 
 /** The first read-only tool whose result cites a source, with its result. */
-async function citingCall(ctx: CheckContext): Promise<{ tool: ListedTool; args: Record<string, unknown>; result: Record<string, unknown> }> {
+async function citingCall(
+  ctx: CheckContext,
+): Promise<{ tool: ListedTool; args: Record<string, unknown>; result: Record<string, unknown> }> {
   const probe = await ctx.connect();
   for (const { tool, args } of safeTools(ctx.server.tools)) {
     const result = await probe.callTool(tool.name, args);
@@ -41,7 +43,12 @@ export const provenanceSuite: ExtensionSuite = {
       async run(ctx) {
         const { result } = await citingCall(ctx);
         const entry = resultMeta(result, ctx.id);
-        ctx.expectSeedShape({ result: result.structuredContent ?? {}, ...entry }, 'provenance', 'ProvenanceWrapper', 'the provenance entry');
+        ctx.expectSeedShape(
+          { result: result.structuredContent ?? {}, ...entry },
+          'provenance',
+          'ProvenanceWrapper',
+          'the provenance entry',
+        );
         ensure(entry !== undefined && 'provenance' in entry, `entry is ${describe(entry)}`);
       },
     },
@@ -55,7 +62,10 @@ export const provenanceSuite: ExtensionSuite = {
         const sha = resultMeta(result, ctx.id)?.sha256;
         if (sha === undefined) return ctx.skip('the server sends no digest');
         ensure(isRecord(result.structuredContent), 'a digest without structuredContent');
-        ensure(sha === canonicalHash(result.structuredContent), `sha256 ${describe(sha)} does not match the canonical structuredContent`);
+        ensure(
+          sha === canonicalHash(result.structuredContent),
+          `sha256 ${describe(sha)} does not match the canonical structuredContent`,
+        );
       },
     },
     {
@@ -66,7 +76,10 @@ export const provenanceSuite: ExtensionSuite = {
       async run(ctx) {
         const { tool, args } = await citingCall(ctx);
         const plain = await (await ctx.connect({})).callTool(tool.name, args);
-        ensure(resultMeta(plain, ctx.id) === undefined, `result._meta carries ${ctx.id ?? ''} for a client that never advertised it`);
+        ensure(
+          resultMeta(plain, ctx.id) === undefined,
+          `result._meta carries ${ctx.id ?? ''} for a client that never advertised it`,
+        );
       },
     },
   ],

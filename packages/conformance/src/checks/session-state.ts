@@ -7,7 +7,12 @@ export const SESSION_STATE_ID = 'io.github.mcp-ext/session-state';
 const ERRORS_ID = 'io.github.mcp-ext/errors';
 
 function profile(ctx: CheckContext): { extensions: Record<string, Record<string, unknown>> } {
-  return { extensions: { [ctx.id ?? SESSION_STATE_ID]: { version: '1.0' }, ...(ERRORS_ID in ctx.server.extensions ? { [ERRORS_ID]: { version: '1.0' } } : {}) } };
+  return {
+    extensions: {
+      [ctx.id ?? SESSION_STATE_ID]: { version: '1.0' },
+      ...(ERRORS_ID in ctx.server.extensions ? { [ERRORS_ID]: { version: '1.0' } } : {}),
+    },
+  };
 }
 
 /** A token that no server ever sealed: well-formed base64url, not authentic. */
@@ -26,7 +31,10 @@ export const sessionStateSuite: ExtensionSuite = {
       title: 'settings carry integer ttl_seconds and max_token_bytes',
       run(ctx) {
         for (const field of ['ttl_seconds', 'max_token_bytes']) {
-          ensure(Number.isSafeInteger(ctx.settings[field]) && (ctx.settings[field] as number) >= 1, `${field} is ${describe(ctx.settings[field])}`);
+          ensure(
+            Number.isSafeInteger(ctx.settings[field]) && (ctx.settings[field] as number) >= 1,
+            `${field} is ${describe(ctx.settings[field])}`,
+          );
         }
         return Promise.resolve();
       },
@@ -44,7 +52,10 @@ export const sessionStateSuite: ExtensionSuite = {
           ensure(result.isError === true, `token ${describe(token)} was accepted: ${describe(result)}`);
           const structured = resultMeta(result, ERRORS_ID);
           if (structured === undefined) continue;
-          ensure(structured.category === 'invalid_input' && structured.code === 'SESSION_STATE_INVALID', `structured error is ${describe(structured)}`);
+          ensure(
+            structured.category === 'invalid_input' && structured.code === 'SESSION_STATE_INVALID',
+            `structured error is ${describe(structured)}`,
+          );
           const details = isRecord(structured.details) ? structured.details : {};
           ensure(typeof details.reason === 'string', `details.reason is ${describe(details.reason)}`);
         }
@@ -56,12 +67,16 @@ export const sessionStateSuite: ExtensionSuite = {
       level: 'MUST',
       title: 'the refusal suggests retrying without a token',
       async run(ctx) {
-        if (!(ERRORS_ID in ctx.server.extensions)) return ctx.skip('the server does not compose the errors extension, so no suggestion field to read');
+        if (!(ERRORS_ID in ctx.server.extensions))
+          return ctx.skip('the server does not compose the errors extension, so no suggestion field to read');
         const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect(profile(ctx));
         const result = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { session_state: FORGED } });
         const structured = resultMeta(result, ERRORS_ID);
-        ensure(typeof structured?.suggestion === 'string' && /without/i.test(structured.suggestion), `suggestion is ${describe(structured?.suggestion)}`);
+        ensure(
+          typeof structured?.suggestion === 'string' && /without/i.test(structured.suggestion),
+          `suggestion is ${describe(structured?.suggestion)}`,
+        );
         ensure(firstText(result) !== '', 'the refusal has no readable text');
       },
     },
@@ -74,7 +89,10 @@ export const sessionStateSuite: ExtensionSuite = {
         const { tool, args } = readOnlyCall(ctx);
         const probe = await ctx.connect({});
         const result = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { session_state: FORGED } });
-        ensure(resultMeta(result, ctx.id) === undefined, `result._meta carries ${ctx.id ?? ''}: ${describe(result._meta)}`);
+        ensure(
+          resultMeta(result, ctx.id) === undefined,
+          `result._meta carries ${ctx.id ?? ''}: ${describe(result._meta)}`,
+        );
         const plain = await probe.callTool(tool.name, args);
         ensure(result.isError === plain.isError, 'the ignored entry changed the outcome of the call');
       },

@@ -71,7 +71,9 @@ async function follow(ctx: CheckContext, probe: Probe, candidate: Candidate): Pr
   };
   probe.onNotification(notificationMethod(ctx, 'progress'), collect(progress, 'progress'));
   probe.onNotification(notificationMethod(ctx, 'chunk'), collect(chunks, 'chunk'));
-  const result = await probe.callTool(candidate.tool.name, candidate.args, { [ctx.id ?? STREAMING_ID]: { operation_id: operationId } });
+  const result = await probe.callTool(candidate.tool.name, candidate.args, {
+    [ctx.id ?? STREAMING_ID]: { operation_id: operationId },
+  });
   answered = true;
   // Let notifications the server wrongly sent after the result reach the handlers.
   await new Promise((resolve) => setTimeout(resolve, 20));
@@ -127,7 +129,9 @@ export const streamingSuite: ExtensionSuite = {
           const meta = tool._meta?.[ctx.id ?? STREAMING_ID];
           if (meta === undefined) return [];
           if (!isRecord(meta)) return [`${tool.name}: ${describe(meta)}`];
-          return meta.checkpoints === undefined || typeof meta.checkpoints === 'boolean' ? [] : [`${tool.name}: checkpoints ${describe(meta.checkpoints)}`];
+          return meta.checkpoints === undefined || typeof meta.checkpoints === 'boolean'
+            ? []
+            : [`${tool.name}: checkpoints ${describe(meta.checkpoints)}`];
         });
         ensure(problems.length === 0, problems.join('; '));
         return Promise.resolve();
@@ -137,9 +141,11 @@ export const streamingSuite: ExtensionSuite = {
       id: 'streaming/malformed-entry',
       requirement: 'STRM-4',
       level: 'MUST',
-      title: 'a malformed operation_id or checkpoint_token is refused as invalid_input INVALID_INPUT naming the field, before the tool runs',
+      title:
+        'a malformed operation_id or checkpoint_token is refused as invalid_input INVALID_INPUT naming the field, before the tool runs',
       async run(ctx) {
-        const target = refusalTarget(ctx, (tool) => declaration(ctx, tool) !== undefined) ?? refusalTarget(ctx, () => true);
+        const target =
+          refusalTarget(ctx, (tool) => declaration(ctx, tool) !== undefined) ?? refusalTarget(ctx, () => true);
         if (target === undefined) return ctx.skip('no tool whose arguments the kit can build');
         const probe = await ctx.connect(withErrors(ctx, STREAMING_ID));
         const cases = [
@@ -148,11 +154,18 @@ export const streamingSuite: ExtensionSuite = {
         ];
         for (const { entry, field } of cases) {
           const result = await probe.callTool(target.tool.name, target.args, { [ctx.id ?? STREAMING_ID]: entry });
-          const structured = expectToolRefusal(ctx, result, { category: 'invalid_input', code: 'INVALID_INPUT', what: `${target.tool.name} with ${describe(entry)}` });
+          const structured = expectToolRefusal(ctx, result, {
+            category: 'invalid_input',
+            code: 'INVALID_INPUT',
+            what: `${target.tool.name} with ${describe(entry)}`,
+          });
           if (structured === undefined) continue;
           const details = detailsOf(structured);
           ensure(details.field === field, `details.field is ${describe(details.field)}, expected "${field}"`);
-          ensure(typeof details.pointer === 'string' && details.pointer.endsWith(`/${field}`), `details.pointer is ${describe(details.pointer)}`);
+          ensure(
+            typeof details.pointer === 'string' && details.pointer.endsWith(`/${field}`),
+            `details.pointer is ${describe(details.pointer)}`,
+          );
         }
       },
     },
@@ -160,10 +173,12 @@ export const streamingSuite: ExtensionSuite = {
       id: 'streaming/progress-shape',
       requirement: 'STRM-7',
       level: 'MUST',
-      title: 'progress of a followed call arrives as notifications/<id>/progress valid against the seed ProgressNotification, with a fraction in [0, 1]',
+      title:
+        'progress of a followed call arrives as notifications/<id>/progress valid against the seed ProgressNotification, with a fraction in [0, 1]',
       async run(ctx) {
         const call = await followedCall(ctx);
-        if (call.progress.length === 0) return ctx.skip(`${call.candidate.tool.name} reported no progress with sample arguments`);
+        if (call.progress.length === 0)
+          return ctx.skip(`${call.candidate.tool.name} reported no progress with sample arguments`);
         for (const [index, params] of call.progress.entries()) {
           const { _meta: _ignored, ...payload } = params;
           ctx.expectSeedShape(payload, 'streaming', 'ProgressNotification', `progress notification ${String(index)}`);
@@ -174,16 +189,21 @@ export const streamingSuite: ExtensionSuite = {
       id: 'streaming/chunk-order',
       requirement: 'STRM-9',
       level: 'MUST',
-      title: 'chunks are seed StreamChunks numbered 0, 1, 2... the last with is_final, none after it nor after the result',
+      title:
+        'chunks are seed StreamChunks numbered 0, 1, 2... the last with is_final, none after it nor after the result',
       async run(ctx) {
         const call = await followedCall(ctx);
-        if (call.chunks.length === 0) return ctx.skip(`${call.candidate.tool.name} sent no chunk with sample arguments`);
+        if (call.chunks.length === 0)
+          return ctx.skip(`${call.candidate.tool.name} sent no chunk with sample arguments`);
         for (const [index, params] of call.chunks.entries()) {
           const { _meta: _ignored, ...payload } = params;
           ctx.expectSeedShape(payload, 'streaming', 'StreamChunk', `chunk ${String(index)}`);
           ensure(params.sequence === index, `chunk ${String(index)} has sequence ${describe(params.sequence)}`);
           const last = index === call.chunks.length - 1;
-          ensure(params.is_final === last, `chunk ${String(index)} of ${String(call.chunks.length)} has is_final ${describe(params.is_final)}`);
+          ensure(
+            params.is_final === last,
+            `chunk ${String(index)} of ${String(call.chunks.length)} has is_final ${describe(params.is_final)}`,
+          );
         }
         ensure(call.late.length === 0, `notifications arrived after the result: ${call.late.join(', ')}`);
       },
@@ -196,8 +216,14 @@ export const streamingSuite: ExtensionSuite = {
       async run(ctx) {
         const call = await followedCall(ctx);
         const meta = resultMeta(call.result, ctx.id);
-        ensure(meta !== undefined, `the result has no _meta[${ctx.id ?? STREAMING_ID}]: ${describe(call.result._meta)}`);
-        ensure(meta.operation_id === call.operationId, `operation_id is ${describe(meta.operation_id)}, expected "${call.operationId}"`);
+        ensure(
+          meta !== undefined,
+          `the result has no _meta[${ctx.id ?? STREAMING_ID}]: ${describe(call.result._meta)}`,
+        );
+        ensure(
+          meta.operation_id === call.operationId,
+          `operation_id is ${describe(meta.operation_id)}, expected "${call.operationId}"`,
+        );
         ensure(meta.resumed === false, `resumed is ${describe(meta.resumed)} for a call that resumed nothing`);
       },
     },
@@ -205,26 +231,42 @@ export const streamingSuite: ExtensionSuite = {
       id: 'streaming/not-negotiated',
       requirement: 'STRM-2',
       level: 'MUST',
-      title: 'a client that did not negotiate gets no streaming notification and no result._meta[id], even when it sends an entry',
+      title:
+        'a client that did not negotiate gets no streaming notification and no result._meta[id], even when it sends an entry',
       async run(ctx) {
         const { candidate } = await followedCall(ctx);
         const call = await follow(ctx, await ctx.connect({}), candidate);
-        ensure(call.progress.length + call.chunks.length + call.late.length === 0, `sent ${String(call.progress.length)} progress and ${String(call.chunks.length)} chunk notifications`);
-        ensure(resultMeta(call.result, ctx.id) === undefined, `result._meta carries ${ctx.id ?? STREAMING_ID}: ${describe(call.result._meta)}`);
+        ensure(
+          call.progress.length + call.chunks.length + call.late.length === 0,
+          `sent ${String(call.progress.length)} progress and ${String(call.chunks.length)} chunk notifications`,
+        );
+        ensure(
+          resultMeta(call.result, ctx.id) === undefined,
+          `result._meta carries ${ctx.id ?? STREAMING_ID}: ${describe(call.result._meta)}`,
+        );
       },
     },
     {
       id: 'streaming/unknown-checkpoint',
       requirement: 'STRM-14',
       level: 'MUST',
-      title: 'a checkpoint_token the server never issued is refused as invalid_input CHECKPOINT_NOT_FOUND, before the tool runs',
+      title:
+        'a checkpoint_token the server never issued is refused as invalid_input CHECKPOINT_NOT_FOUND, before the tool runs',
       async run(ctx) {
         const target = refusalTarget(ctx, (tool) => declaration(ctx, tool)?.checkpoints === true);
-        if (target === undefined) return ctx.skip('no tool declares checkpoints: true with arguments the kit can build');
+        if (target === undefined)
+          return ctx.skip('no tool declares checkpoints: true with arguments the kit can build');
         const probe = await ctx.connect(withErrors(ctx, STREAMING_ID));
-        const entry = { operation_id: freshId('conformance'), checkpoint_token: `conformance-forged-${freshId('token')}` };
+        const entry = {
+          operation_id: freshId('conformance'),
+          checkpoint_token: `conformance-forged-${freshId('token')}`,
+        };
         const result = await probe.callTool(target.tool.name, target.args, { [ctx.id ?? STREAMING_ID]: entry });
-        expectToolRefusal(ctx, result, { category: 'invalid_input', code: 'CHECKPOINT_NOT_FOUND', what: `${target.tool.name} with a forged checkpoint_token` });
+        expectToolRefusal(ctx, result, {
+          category: 'invalid_input',
+          code: 'CHECKPOINT_NOT_FOUND',
+          what: `${target.tool.name} with a forged checkpoint_token`,
+        });
       },
     },
     {
@@ -238,7 +280,11 @@ export const streamingSuite: ExtensionSuite = {
         const probe = await ctx.connect(withErrors(ctx, STREAMING_ID));
         const entry = { operation_id: freshId('conformance'), checkpoint_token: 'conformance-token' };
         const result = await probe.callTool(target.tool.name, target.args, { [ctx.id ?? STREAMING_ID]: entry });
-        expectToolRefusal(ctx, result, { category: 'invalid_input', code: 'CHECKPOINTS_UNSUPPORTED', what: `${target.tool.name} with a checkpoint_token` });
+        expectToolRefusal(ctx, result, {
+          category: 'invalid_input',
+          code: 'CHECKPOINTS_UNSUPPORTED',
+          what: `${target.tool.name} with a checkpoint_token`,
+        });
       },
     },
   ],

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ALL_SUITES } from './index.js';
 
-const repoFile = (path: string): string => readFileSync(fileURLToPath(new URL(`../../../../${path}`, import.meta.url)), 'utf8');
+const repoFile = (path: string): string =>
+  readFileSync(fileURLToPath(new URL(`../../../../${path}`, import.meta.url)), 'utf8');
 
 describe('the suites (KIT-4)', () => {
   it('give every check a unique id <extension>/<slug>', () => {
@@ -14,11 +15,14 @@ describe('the suites (KIT-4)', () => {
     }
   });
 
-  it.each(ALL_SUITES.map((suite) => [suite.extension, suite] as const))('%s cites only requirements its SPEC.md numbers', (_name, suite) => {
-    const spec = repoFile(suite.spec);
-    for (const check of suite.checks) {
-      expect(check.requirement).toMatch(/^[A-Z]+-\d+$/);
-      expect(spec, `${check.id} cites ${check.requirement}`).toContain(`**${check.requirement}**`);
-    }
-  });
+  it.each(ALL_SUITES.map((suite) => [suite.extension, suite] as const))(
+    '%s cites only requirements its SPEC.md numbers',
+    (_name, suite) => {
+      const spec = repoFile(suite.spec);
+      for (const check of suite.checks) {
+        expect(check.requirement).toMatch(/^[A-Z]+-\d+$/);
+        expect(spec, `${check.id} cites ${check.requirement}`).toContain(`**${check.requirement}**`);
+      }
+    },
+  );
 });

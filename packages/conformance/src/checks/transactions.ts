@@ -17,9 +17,18 @@ export const transactionsSuite: ExtensionSuite = {
       title: 'settings carry integer timeouts and the list of compensable tools',
       run(ctx) {
         const { default_timeout_seconds: timeout, max_timeout_seconds: max, compensable_tools: tools } = ctx.settings;
-        ensure(Number.isSafeInteger(timeout) && (timeout as number) >= 1, `default_timeout_seconds is ${describe(timeout)}`);
-        ensure(Number.isSafeInteger(max) && (max as number) >= (timeout as number), `max_timeout_seconds is ${describe(max)}`);
-        ensure(Array.isArray(tools) && tools.every((name) => typeof name === 'string'), `compensable_tools is ${describe(tools)}`);
+        ensure(
+          Number.isSafeInteger(timeout) && (timeout as number) >= 1,
+          `default_timeout_seconds is ${describe(timeout)}`,
+        );
+        ensure(
+          Number.isSafeInteger(max) && (max as number) >= (timeout as number),
+          `max_timeout_seconds is ${describe(max)}`,
+        );
+        ensure(
+          Array.isArray(tools) && tools.every((name) => typeof name === 'string'),
+          `compensable_tools is ${describe(tools)}`,
+        );
         return Promise.resolve();
       },
     },
@@ -27,19 +36,32 @@ export const transactionsSuite: ExtensionSuite = {
       id: 'transactions/begin-status-commit',
       requirement: 'TXN-10',
       level: 'MUST',
-      title: 'begin opens an active transaction, status reports it, commit commits it (and again returns the same outcome)',
+      title:
+        'begin opens an active transaction, status reports it, commit commits it (and again returns the same outcome)',
       async run(ctx) {
         const probe = await ctx.connect();
         const id = freshId('conformance');
-        const begun = await probe.request(`${ctx.id ?? ''}/begin`, { transaction_id: id, description: 'conformance check' });
+        const begun = await probe.request(`${ctx.id ?? ''}/begin`, {
+          transaction_id: id,
+          description: 'conformance check',
+        });
         ensure(begun.transaction_id === id && begun.status === 'active', `begin answered ${describe(begun)}`);
-        ensure(typeof begun.expires_at === 'string' && !Number.isNaN(Date.parse(begun.expires_at)), `expires_at is ${describe(begun.expires_at)}`);
+        ensure(
+          typeof begun.expires_at === 'string' && !Number.isNaN(Date.parse(begun.expires_at)),
+          `expires_at is ${describe(begun.expires_at)}`,
+        );
         const status = await probe.request(`${ctx.id ?? ''}/status`, { transaction_id: id });
         ensure(status.status === 'active', `status answered ${describe(status)}`);
         const committed = await probe.request(`${ctx.id ?? ''}/commit`, { transaction_id: id });
-        ensure(committed.status === 'committed' && committed.steps_committed === 0, `commit answered ${describe(committed)}`);
+        ensure(
+          committed.status === 'committed' && committed.steps_committed === 0,
+          `commit answered ${describe(committed)}`,
+        );
         const again = await probe.request(`${ctx.id ?? ''}/commit`, { transaction_id: id });
-        ensure(again.status === 'committed' && again.committed_at === committed.committed_at, `a repeated commit answered ${describe(again)}`);
+        ensure(
+          again.status === 'committed' && again.committed_at === committed.committed_at,
+          `a repeated commit answered ${describe(again)}`,
+        );
       },
     },
     {
@@ -49,7 +71,13 @@ export const transactionsSuite: ExtensionSuite = {
       title: 'a malformed transaction_id is refused as invalid_input (-32602) with the pointer of the field',
       async run(ctx) {
         const probe = await ctx.connect();
-        const data = await expectMethodError(ctx, probe, `${ctx.id ?? ''}/begin`, { transaction_id: 'not a valid id!' }, { category: 'invalid_input', code: 'INVALID_INPUT' });
+        const data = await expectMethodError(
+          ctx,
+          probe,
+          `${ctx.id ?? ''}/begin`,
+          { transaction_id: 'not a valid id!' },
+          { category: 'invalid_input', code: 'INVALID_INPUT' },
+        );
         const details = isRecord(data.details) ? data.details : {};
         ensure(details.pointer === '/params/transaction_id', `details.pointer is ${describe(details.pointer)}`);
       },
@@ -63,7 +91,13 @@ export const transactionsSuite: ExtensionSuite = {
         const probe = await ctx.connect();
         const id = freshId('conformance');
         await probe.request(`${ctx.id ?? ''}/begin`, { transaction_id: id });
-        await expectMethodError(ctx, probe, `${ctx.id ?? ''}/begin`, { transaction_id: id }, { category: 'permanent', code: 'TRANSACTION_CONFLICT' });
+        await expectMethodError(
+          ctx,
+          probe,
+          `${ctx.id ?? ''}/begin`,
+          { transaction_id: id },
+          { category: 'permanent', code: 'TRANSACTION_CONFLICT' },
+        );
         await probe.request(`${ctx.id ?? ''}/rollback`, { transaction_id: id });
       },
     },
@@ -76,7 +110,13 @@ export const transactionsSuite: ExtensionSuite = {
         const probe = await ctx.connect();
         const id = freshId('never-begun');
         for (const verb of ['status', 'commit', 'rollback']) {
-          await expectMethodError(ctx, probe, `${ctx.id ?? ''}/${verb}`, { transaction_id: id }, { category: 'permanent', code: 'RESOURCE_NOT_FOUND' });
+          await expectMethodError(
+            ctx,
+            probe,
+            `${ctx.id ?? ''}/${verb}`,
+            { transaction_id: id },
+            { category: 'permanent', code: 'RESOURCE_NOT_FOUND' },
+          );
         }
       },
     },
@@ -90,7 +130,13 @@ export const transactionsSuite: ExtensionSuite = {
         const id = freshId('conformance');
         await probe.request(`${ctx.id ?? ''}/begin`, { transaction_id: id });
         await probe.request(`${ctx.id ?? ''}/commit`, { transaction_id: id });
-        const refused = await expectMethodError(ctx, probe, `${ctx.id ?? ''}/rollback`, { transaction_id: id }, { category: 'permanent', code: 'TRANSACTION_CONFLICT' });
+        const refused = await expectMethodError(
+          ctx,
+          probe,
+          `${ctx.id ?? ''}/rollback`,
+          { transaction_id: id },
+          { category: 'permanent', code: 'TRANSACTION_CONFLICT' },
+        );
         const details = isRecord(refused.details) ? refused.details : {};
         ensure(details.status === 'committed', `details.status is ${describe(details.status)}`);
       },

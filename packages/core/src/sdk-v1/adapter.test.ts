@@ -120,14 +120,24 @@ afterEach(async () => {
 });
 
 /** A raw v1 client (no adapter) advertising arbitrary capabilities, for settings the composer would refuse. */
-async function rawClientPair(setup: (server: ExtendedServer) => void, extensions: Record<string, object>, logger: Logger) {
+async function rawClientPair(
+  setup: (server: ExtendedServer) => void,
+  extensions: Record<string, object>,
+  logger: Logger,
+) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const mcpServer = new McpServer({ name: 'raw-server', version: '0.0.0' });
   setup(extendServer(mcpServer, [probeServer()], { logger }));
   const client = new Client({ name: 'raw-client', version: '0.0.0' }, { capabilities: { extensions } });
   await mcpServer.connect(serverTransport);
   await client.connect(clientTransport);
-  return { client, close: async () => { await client.close(); await mcpServer.close(); } };
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await mcpServer.close();
+    },
+  };
 }
 
 describe('sdk-v1 adapter: advertisement and negotiation', () => {
@@ -141,7 +151,12 @@ describe('sdk-v1 adapter: advertisement and negotiation', () => {
     expect(client.serverExtensions()).toEqual({ [ID]: { version: '1.0', role: 'server' } });
     await client.callTool('inspect');
     expect(seen.ctx?.peerExtensions).toEqual({ [ID]: { version: '1.0', role: 'client' } });
-    expect(seen.ctx).toMatchObject({ sdk: 'v1', era: 'legacy', principal: 'local', identity: { principal: 'local', source: 'local' } });
+    expect(seen.ctx).toMatchObject({
+      sdk: 'v1',
+      era: 'legacy',
+      principal: 'local',
+      identity: { principal: 'local', source: 'local' },
+    });
     expect(seen.ctx?.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
@@ -248,7 +263,11 @@ describe('sdk-v1 adapter: tools and pipeline', () => {
       clientExtensions: [probeClient()],
       setup: setupTools(seen),
     });
-    await client.callTool('echo', { text: 'x' }, { meta: { 'com.example/other': { a: 1 } }, onProgress: () => undefined });
+    await client.callTool(
+      'echo',
+      { text: 'x' },
+      { meta: { 'com.example/other': { a: 1 } }, onProgress: () => undefined },
+    );
     expect(metas).toEqual([{ 'com.example/other': { a: 1 }, [ID]: { token: 'abc' } }]);
     expect(seen.args).toEqual({ text: 'x' });
     expect(seen.ctx?.progressToken).toBeDefined();
@@ -257,7 +276,12 @@ describe('sdk-v1 adapter: tools and pipeline', () => {
   it('runs middlewares in stage order whatever the list order (CORE-16)', async () => {
     const log: string[] = [];
     const { client } = await open({
-      serverExtensions: [recorder('transactions', log), probeServer({ log }), recorder('errors', log), recorder('permissions', log)],
+      serverExtensions: [
+        recorder('transactions', log),
+        probeServer({ log }),
+        recorder('errors', log),
+        recorder('permissions', log),
+      ],
       setup: setupTools({}, log),
     });
     await client.callTool('echo', { text: 'order' });
@@ -314,7 +338,9 @@ describe('sdk-v1 adapter: tools and pipeline', () => {
     const refuser: ServerExtension = {
       ...recorder('permissions', []),
       middleware: (call, _ctx, next) =>
-        call.name === 'echo' ? Promise.reject(new WireError(ErrorCodes.InvalidParams, 'refused', { why: 'test' })) : next(),
+        call.name === 'echo'
+          ? Promise.reject(new WireError(ErrorCodes.InvalidParams, 'refused', { why: 'test' }))
+          : next(),
     };
     const { client } = await open({ serverExtensions: [refuser], setup: setupTools({}) });
     await expect(client.callTool('echo', { text: 'x' })).rejects.toMatchObject({
@@ -329,7 +355,9 @@ describe('sdk-v1 adapter: tools and pipeline', () => {
   it('refuses to extend an McpServer that already serves tools (CORE-10)', () => {
     const mcpServer = new McpServer({ name: 'mixed', version: '0.0.0' });
     mcpServer.registerTool('plain', {}, () => ({ content: [{ type: 'text', text: 'plain' }] }));
-    expect(() => extendServer(mcpServer, [probeServer()])).toThrow(expect.objectContaining({ code: 'TOOLS_REGISTERED_TOO_EARLY' }));
+    expect(() => extendServer(mcpServer, [probeServer()])).toThrow(
+      expect.objectContaining({ code: 'TOOLS_REGISTERED_TOO_EARLY' }),
+    );
   });
 });
 
@@ -340,7 +368,10 @@ describe('sdk-v1 adapter: methods, context and client helpers', () => {
       clientExtensions: [probeClient()],
       authInfo: { clientId: 'client-7', scopes: ['read'] },
     });
-    await expect(client.request(`${ID}/echo`, { a: 1 })).resolves.toEqual({ echoed: { a: 1 }, principal: 'client:client-7' });
+    await expect(client.request(`${ID}/echo`, { a: 1 })).resolves.toEqual({
+      echoed: { a: 1 },
+      principal: 'client:client-7',
+    });
   });
 
   it.each([

@@ -67,7 +67,11 @@ async function sendCall(
   options: CallToolOptions,
 ): Promise<ToolResult> {
   for (const half of composed.extensions) await half.prepareCall?.(call, table.get(half.name));
-  const params = { name: call.name, arguments: call.arguments, ...(Object.keys(call.meta).length > 0 ? { _meta: call.meta } : {}) };
+  const params = {
+    name: call.name,
+    arguments: call.arguments,
+    ...(Object.keys(call.meta).length > 0 ? { _meta: call.meta } : {}),
+  };
   const result = (await translated(() => client.callTool(params, undefined, requestOptions(options)))) as ToolResult;
   for (const half of composed.extensions) half.onResult?.(result, call, table.get(half.name));
   return result;
@@ -89,11 +93,19 @@ async function listTools(client: Client): ReturnType<ExtendedClient['listTools']
  * `capabilities.extensions` and returns a client whose `callTool` lets every
  * half add its per-call data. Call it before `connect`.
  */
-export function extendClient(client: Client, extensions: ClientExtensionList, options: ClientAdapterOptions = {}): ExtendedClient {
+export function extendClient(
+  client: Client,
+  extensions: ClientExtensionList,
+  options: ClientAdapterOptions = {},
+): ExtendedClient {
   if (client.transport !== undefined) {
     throw new ConfigurationError('ALREADY_CONNECTED', 'extendClient: call it before client.connect(transport)');
   }
-  const composed = composeClient(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds, telemetry: options.telemetry });
+  const composed = composeClient(extensions, {
+    logger: options.logger,
+    allowReservedIds: options.allowReservedIds,
+    telemetry: options.telemetry,
+  });
   client.registerCapabilities({ extensions: composed.capabilities() });
   const negotiation = negotiator(client, composed);
   return {
@@ -105,7 +117,8 @@ export function extendClient(client: Client, extensions: ClientExtensionList, op
       negotiation().get(typeof extension === 'string' ? extension : extension.name)) as ExtendedClient['negotiated'],
     callTool: (name, args = {}, callOptions = {}) => callTool(client, composed, negotiation(), name, args, callOptions),
     request: (method, params = {}, requestOpts = {}) => {
-      const send = (sent: Record<string, unknown>) => translated(() => client.request({ method, params: sent }, anyResult, requestOptions(requestOpts)));
+      const send = (sent: Record<string, unknown>) =>
+        translated(() => client.request({ method, params: sent }, anyResult, requestOptions(requestOpts)));
       if (!composed.telemetry) return send(params);
       const meta = { ...asRecord(params._meta) };
       return observeClientCall({ method, meta }, () => send(paramsWithMeta(params, meta)), clientCallOutcome);

@@ -9,7 +9,14 @@ import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { assertIdentityStated, createCallerGate, principalOf, statesIdentity, warnIfShared, type HttpIdentityOptions } from '../http-identity.js';
+import {
+  assertIdentityStated,
+  createCallerGate,
+  principalOf,
+  statesIdentity,
+  warnIfShared,
+  type HttpIdentityOptions,
+} from '../http-identity.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, jsonRpcError, opensSession, readJsonBody } from '../http-body.js';
 import { followExchange } from '../http-exchange.js';
 import { resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
@@ -55,7 +62,9 @@ async function readIncoming(request: Request): Promise<Incoming | Response> {
   const read = await readJsonBody(request, DEFAULT_MAX_REQUEST_BODY_BYTES);
   if (read instanceof Response) return read;
   // Empty or not JSON: the SDK answers that, from a copy of the bytes.
-  return 'text' in read ? { request: new Request(request, { body: read.text }), body: undefined } : { request, body: read.parsed };
+  return 'text' in read
+    ? { request: new Request(request, { body: read.text }), body: undefined }
+    : { request, body: read.parsed };
 }
 
 function forwarded(authInfo: AuthInfo | undefined, body: unknown): { authInfo?: AuthInfo; parsedBody?: unknown } {
@@ -87,10 +96,15 @@ export function createHttpHandler(factory: () => McpServer, options: HttpHandler
   });
   const open = opener(factory, sessions);
 
-  const existing = async (id: string, { request, body }: Incoming, authInfo: AuthInfo | undefined): Promise<Response> => {
+  const existing = async (
+    id: string,
+    { request, body }: Incoming,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> => {
     const session = sessions.get(id);
     // A session serves the caller that opened it; to anyone else it does not exist.
-    if (session === undefined || session.principal !== principalOf(authInfo)) return jsonRpcError(404, -32000, 'Unknown session');
+    if (session === undefined || session.principal !== principalOf(authInfo))
+      return jsonRpcError(404, -32000, 'Unknown session');
     sessions.enter(id);
     let response: Response;
     try {

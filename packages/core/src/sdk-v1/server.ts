@@ -130,7 +130,10 @@ function assertNoToolsYet(server: McpServer): void {
  * throws at once. Returns the original `registerTool` and a guard under
  * which the adapter itself installs handlers.
  */
-function guardRawRegistration(server: McpServer): { readonly register: McpServer['registerTool']; readonly allowing: <T>(run: () => T) => T } {
+function guardRawRegistration(server: McpServer): {
+  readonly register: McpServer['registerTool'];
+  readonly allowing: <T>(run: () => T) => T;
+} {
   const original = server.registerTool.bind(server);
   const setRequestHandler = server.server.setRequestHandler.bind(server.server);
   let depth = 0;
@@ -142,14 +145,20 @@ function guardRawRegistration(server: McpServer): { readonly register: McpServer
       depth--;
     }
   };
-  const register = ((...args: unknown[]) => allowing(() => Reflect.apply(original, undefined, args) as unknown)) as McpServer['registerTool'];
+  const register = ((...args: unknown[]) =>
+    allowing(() => Reflect.apply(original, undefined, args) as unknown)) as McpServer['registerTool'];
   const refuse = (what: string) => (): never => {
     throw rawRegistration(what);
   };
-  Object.defineProperty(server, 'registerTool', { value: refuse('McpServer.registerTool'), configurable: true, writable: true });
+  Object.defineProperty(server, 'registerTool', {
+    value: refuse('McpServer.registerTool'),
+    configurable: true,
+    writable: true,
+  });
   Object.defineProperty(server, 'tool', { value: refuse('McpServer.tool'), configurable: true, writable: true });
   const guarded = (schema: unknown, handler: unknown): void => {
-    if (methodOf(schema) === 'tools/call' && depth === 0) throw rawRegistration('server.server.setRequestHandler(CallToolRequestSchema)');
+    if (methodOf(schema) === 'tools/call' && depth === 0)
+      throw rawRegistration('server.server.setRequestHandler(CallToolRequestSchema)');
     Reflect.apply(setRequestHandler, undefined, [schema, handler]);
   };
   Object.defineProperty(server.server, 'setRequestHandler', { value: guarded, configurable: true, writable: true });
@@ -191,7 +200,10 @@ function elicitFor(state: ServerState, extra: Extra): RequestContext['elicit'] {
   if (!supportsFormElicitation(sdk.getClientCapabilities())) return undefined;
   return async (request: ElicitationRequest): Promise<ElicitationResponse> => {
     const params = { mode: 'form', message: request.message, requestedSchema: request.requestedSchema };
-    const result = await sdk.elicitInput(params as ElicitRequestFormParams, { relatedRequestId: extra.requestId, signal: extra.signal });
+    const result = await sdk.elicitInput(params as ElicitRequestFormParams, {
+      relatedRequestId: extra.requestId,
+      signal: extra.signal,
+    });
     return { action: result.action, content: result.content };
   };
 }
@@ -299,7 +311,12 @@ function wrapToolsCall(state: ServerState): void {
   });
 }
 
-function toolRunner(state: ServerState, info: ToolInfo, handler: ToolHandler, inputSchema: StandardSchemaV1 | undefined) {
+function toolRunner(
+  state: ServerState,
+  info: ToolInfo,
+  handler: ToolHandler,
+  inputSchema: StandardSchemaV1 | undefined,
+) {
   return async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
     const ctx = createCallContext(requestContext(state, extra), info);
     const call: ToolCall = { name: info.name, arguments: args, meta: callMeta(extra._meta) };
@@ -310,7 +327,10 @@ function toolRunner(state: ServerState, info: ToolInfo, handler: ToolHandler, in
     } catch (error) {
       // What McpServer itself answers when a tool throws (degradation without @ext/errors).
       if (!WireError.isInstance(error)) {
-        return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
+        return {
+          content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
+          isError: true,
+        };
       }
       parked.set(extra.signal, error);
       return PARKED_RESULT;
@@ -383,7 +403,11 @@ export function extendServer(
   const composed =
     'runToolCall' in extensions
       ? extensions
-      : composeServer(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds, telemetry: options.telemetry });
+      : composeServer(extensions, {
+          logger: options.logger,
+          allowReservedIds: options.allowReservedIds,
+          telemetry: options.telemetry,
+        });
   const state: ServerState = {
     server,
     composed,

@@ -22,14 +22,19 @@ const NAME = '@ext/fake';
 const LINES: readonly TestLine[] = ['v2-legacy', 'v2-modern'];
 
 /** A small server half: writes `result._meta[id]`, decorates tools, serves `<id>/echo` and `<id>/fail`. */
-function fakeServer(options: { ids?: string[]; stage?: PipelineStage; name?: string; trace?: string[] } = {}): ServerExtension {
+function fakeServer(
+  options: { ids?: string[]; stage?: PipelineStage; name?: string; trace?: string[] } = {},
+): ServerExtension {
   const name = options.name ?? NAME;
   return {
     side: 'server',
     name,
     ids: options.ids ?? [FAKE],
     settings: { version: '1.0', role: 'server' },
-    peerSettings: Type.Object({ version: Type.String(), mode: Type.Optional(Type.Union([Type.Literal('a'), Type.Literal('b')])) }),
+    peerSettings: Type.Object({
+      version: Type.String(),
+      mode: Type.Optional(Type.Union([Type.Literal('a'), Type.Literal('b')])),
+    }),
     stage: options.stage ?? 'intent',
     async middleware(call, ctx, next) {
       options.trace?.push(`${name}:before`);
@@ -37,13 +42,20 @@ function fakeServer(options: { ids?: string[]; stage?: PipelineStage; name?: str
       options.trace?.push(`${name}:after`);
       const negotiated = ctx.negotiated(name);
       if (negotiated) {
-        result._meta = { ...result._meta, [negotiated.id]: { seen: call.meta[negotiated.id] ?? null, settings: negotiated.settings } };
+        result._meta = {
+          ...result._meta,
+          [negotiated.id]: { seen: call.meta[negotiated.id] ?? null, settings: negotiated.settings },
+        };
       }
       return result;
     },
     toolMeta: (tool) => ({ decorated: tool.name }),
     methods: {
-      echo: (params, ctx) => ({ echoed: params.value ?? null, negotiated: ctx.negotiated(name)?.id ?? null, era: ctx.era }),
+      echo: (params, ctx) => ({
+        echoed: params.value ?? null,
+        negotiated: ctx.negotiated(name)?.id ?? null,
+        era: ctx.era,
+      }),
       fail: () => {
         throw new ExtensionError('invalid_input', 'FAKE_REFUSED', 'the fake extension refused', {
           suggestion: 'send value',
@@ -55,7 +67,9 @@ function fakeServer(options: { ids?: string[]; stage?: PipelineStage; name?: str
 }
 
 /** A small client half: puts `params._meta[id]` on every call when negotiated, records results. */
-function fakeClient(options: { ids?: string[]; settings?: Record<string, unknown>; results?: unknown[] } = {}): ClientExtension {
+function fakeClient(
+  options: { ids?: string[]; settings?: Record<string, unknown>; results?: unknown[] } = {},
+): ClientExtension {
   return {
     side: 'client',
     name: NAME,
@@ -86,18 +100,21 @@ function parsed(result: ToolResult): unknown {
 
 /** Registers `inspect`, which reports what the adapter put on the call context. */
 function inspectTool(server: ExtendedServer): void {
-  server.registerTool('inspect', { description: 'reports the call context', inputSchema: z.object({ value: z.string().optional() }) }, (args, ctx) =>
-    text({
-      args,
-      era: ctx.era,
-      sdk: ctx.sdk,
-      protocolVersion: ctx.protocolVersion ?? null,
-      peerExtensions: ctx.peerExtensions ?? null,
-      negotiated: ctx.negotiated(NAME) ?? null,
-      principal: ctx.principal,
-      canElicit: ctx.elicit !== undefined,
-      tool: ctx.tool.name,
-    }),
+  server.registerTool(
+    'inspect',
+    { description: 'reports the call context', inputSchema: z.object({ value: z.string().optional() }) },
+    (args, ctx) =>
+      text({
+        args,
+        era: ctx.era,
+        sdk: ctx.sdk,
+        protocolVersion: ctx.protocolVersion ?? null,
+        peerExtensions: ctx.peerExtensions ?? null,
+        negotiated: ctx.negotiated(NAME) ?? null,
+        principal: ctx.principal,
+        canElicit: ctx.elicit !== undefined,
+        tool: ctx.tool.name,
+      }),
   );
 }
 
@@ -115,7 +132,12 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
   const era = line === 'v2-modern' ? 'modern' : 'legacy';
 
   it('advertises capabilities.extensions on both sides and reports the era (CORE-10, CORE-13)', async () => {
-    const p = await pair({ line, serverExtensions: [fakeServer()], clientExtensions: [fakeClient()], setup: inspectTool });
+    const p = await pair({
+      line,
+      serverExtensions: [fakeServer()],
+      clientExtensions: [fakeClient()],
+      setup: inspectTool,
+    });
     expect(p.client.era).toBe(era);
     expect(p.client.serverExtensions()).toEqual({ [FAKE]: { version: '1.0', role: 'server' } });
     const seen = parsed(await p.client.callTool('inspect', { value: 'x' })) as Record<string, unknown>;
@@ -182,7 +204,12 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
   it('client side ignores a server advertising an unknown major, with a warning (CORE-7)', async () => {
     const logger = recordingLogger();
     const server = { ...fakeServer(), settings: { version: '7.1' } };
-    const p = await pair({ line, serverExtensions: [server], clientExtensions: [fakeClient()], clientOptions: { logger } });
+    const p = await pair({
+      line,
+      serverExtensions: [server],
+      clientExtensions: [fakeClient()],
+      clientOptions: { logger },
+    });
     expect(p.client.negotiated(NAME)).toBeUndefined();
     expect(logger.messages.some((message) => message.includes('not negotiated'))).toBe(true);
   });
@@ -192,16 +219,24 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
       line,
       serverExtensions: [fakeServer({ ids: [FAKE, FAKE_V2] })],
       setup: (server) => {
-        server.registerTool('plain', { description: 'no schema', _meta: { 'example.com/own': { kept: true } } }, () => text('ok'));
+        server.registerTool('plain', { description: 'no schema', _meta: { 'example.com/own': { kept: true } } }, () =>
+          text('ok'),
+        );
         inspectTool(server);
       },
     });
     const tools = await p.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['plain', 'inspect']);
-    expect(tools[0]?._meta).toEqual({ 'example.com/own': { kept: true }, [FAKE]: { decorated: 'plain' }, [FAKE_V2]: { decorated: 'plain' } });
+    expect(tools[0]?._meta).toEqual({
+      'example.com/own': { kept: true },
+      [FAKE]: { decorated: 'plain' },
+      [FAKE_V2]: { decorated: 'plain' },
+    });
     expect(tools[1]?.inputSchema).toMatchObject({ type: 'object', properties: { value: { type: 'string' } } });
     expect(p.server.composed.tools.get('plain')?._meta).toEqual({ 'example.com/own': { kept: true } });
-    expect(p.server.composed.tools.get('inspect')?.inputJsonSchema).toMatchObject({ properties: { value: { type: 'string' } } });
+    expect(p.server.composed.tools.get('inspect')?.inputJsonSchema).toMatchObject({
+      properties: { value: { type: 'string' } },
+    });
   });
 
   it('carries per-call data in params._meta and result._meta (CORE-13, CORE-14)', async () => {
@@ -221,7 +256,11 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
 
   it('round-trips an extension method <id>/<verb> (CORE-13)', async () => {
     const p = await pair({ line, serverExtensions: [fakeServer()], clientExtensions: [fakeClient()] });
-    await expect(p.client.request(`${FAKE}/echo`, { value: 'hello' })).resolves.toMatchObject({ echoed: 'hello', negotiated: FAKE, era });
+    await expect(p.client.request(`${FAKE}/echo`, { value: 'hello' })).resolves.toMatchObject({
+      echoed: 'hello',
+      negotiated: FAKE,
+      era,
+    });
   });
 
   it('turns an ExtensionError from a method into a WireError with structured data (CORE-15)', async () => {
@@ -247,7 +286,11 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
   });
 
   it('refuses a tool call with -32021 when a mandatory extension is missing (CORE-11)', async () => {
-    const p = await pair({ line, serverExtensions: [mandatory(fakeServer({ ids: [FAKE, FAKE_V2] }))], setup: inspectTool });
+    const p = await pair({
+      line,
+      serverExtensions: [mandatory(fakeServer({ ids: [FAKE, FAKE_V2] }))],
+      setup: inspectTool,
+    });
     const error: unknown = await p.client.callTool('inspect').catch((caught: unknown) => caught);
     expect(WireError.isInstance(error)).toBe(true);
     expect((error as WireError).code).toBe(ErrorCodes.MissingRequiredClientCapability);
@@ -255,7 +298,12 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
   });
 
   it('serves a mandatory extension to a client that has it (CORE-11)', async () => {
-    const p = await pair({ line, serverExtensions: [mandatory(fakeServer())], clientExtensions: [fakeClient()], setup: inspectTool });
+    const p = await pair({
+      line,
+      serverExtensions: [mandatory(fakeServer())],
+      clientExtensions: [fakeClient()],
+      setup: inspectTool,
+    });
     const result = await p.client.callTool('inspect');
     expect(result.isError).not.toBe(true);
   });
@@ -296,7 +344,12 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
   });
 
   it('passes authInfo through as the principal (CORE-19)', async () => {
-    const p = await pair({ line, serverExtensions: [fakeServer()], authInfo: { clientId: 'alice', scopes: ['read'] }, setup: inspectTool });
+    const p = await pair({
+      line,
+      serverExtensions: [fakeServer()],
+      authInfo: { clientId: 'alice', scopes: ['read'] },
+      setup: inspectTool,
+    });
     expect((parsed(await p.client.callTool('inspect')) as { principal: string }).principal).toBe('client:alice');
   });
 
@@ -307,7 +360,12 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
       setup: (server) => {
         server.registerTool('chatty', {}, async (_args, ctx) => {
           if (ctx.progressToken !== undefined) {
-            await ctx.notify('notifications/progress', { progressToken: ctx.progressToken, progress: 1, total: 2, message: 'half' });
+            await ctx.notify('notifications/progress', {
+              progressToken: ctx.progressToken,
+              progress: 1,
+              total: 2,
+              message: 'half',
+            });
           }
           await ctx.notify(`notifications/${FAKE}/tick`, { n: 1 });
           return text('done');
@@ -342,7 +400,10 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
       setup: (server) => {
         server.registerTool('ask', {}, async (_args, ctx) => {
           if (!ctx.elicit) return text('cannot ask');
-          const answer = await ctx.elicit({ message: 'proceed?', requestedSchema: { type: 'object', properties: { answer: { type: 'string' } } } });
+          const answer = await ctx.elicit({
+            message: 'proceed?',
+            requestedSchema: { type: 'object', properties: { answer: { type: 'string' } } },
+          });
           return text(answer);
         });
       },
@@ -369,7 +430,9 @@ describe('sdk-v2 adapter outside the test pair', () => {
     const client = new Client({ name: 'c', version: '0' });
     const extended = extendClient(client, [fakeClient()]);
     await client.connect(
-      new StreamableHTTPClientTransport(new URL('http://mcp.test/mcp'), { fetch: (url, init) => handler.fetch(new Request(url, init)) }),
+      new StreamableHTTPClientTransport(new URL('http://mcp.test/mcp'), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      }),
     );
     try {
       const seen = parsed(await extended.callTool('inspect')) as Record<string, unknown>;
@@ -393,11 +456,19 @@ describe('sdk-v2 adapter outside the test pair', () => {
     const client = new Client({ name: 'c', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     const extended = extendClient(client, [fakeClient()]);
     await client.connect(
-      new StreamableHTTPClientTransport(new URL('http://mcp.test/mcp'), { fetch: (url, init) => handler.fetch(new Request(url, init)) }),
+      new StreamableHTTPClientTransport(new URL('http://mcp.test/mcp'), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      }),
     );
     try {
-      await expect(extended.request(`${FAKE}/echo`, { value: 'hello' })).resolves.toMatchObject({ echoed: 'hello', negotiated: FAKE, era: 'modern' });
-      await expect(extended.request(`${FAKE}/no-such-verb`)).resolves.toMatchObject({ fallback: `${FAKE}/no-such-verb` });
+      await expect(extended.request(`${FAKE}/echo`, { value: 'hello' })).resolves.toMatchObject({
+        echoed: 'hello',
+        negotiated: FAKE,
+        era: 'modern',
+      });
+      await expect(extended.request(`${FAKE}/no-such-verb`)).resolves.toMatchObject({
+        fallback: `${FAKE}/no-such-verb`,
+      });
       await expect(extended.request(`${FAKE}/fail`)).resolves.toMatchObject({ overridden: true });
     } finally {
       await client.close();
@@ -418,7 +489,9 @@ describe('sdk-v2 adapter outside the test pair', () => {
   it('refuses a tool input schema the v2 SDK cannot list', () => {
     const extended = extendServer(new McpServer({ name: 's', version: '0' }), [fakeServer()], { logger: silentLogger });
     const bare = { '~standard': { version: 1 as const, vendor: 'bare', validate: (value: unknown) => ({ value }) } };
-    expect(() => extended.registerTool('bare', { inputSchema: bare }, () => text('ok'))).toThrow(/Standard JSON Schema/);
+    expect(() => extended.registerTool('bare', { inputSchema: bare }, () => text('ok'))).toThrow(
+      /Standard JSON Schema/,
+    );
   });
 
   it('leaves progress and cancellation to the SDK on the client side', () => {
@@ -431,6 +504,8 @@ describe('sdk-v2 adapter outside the test pair', () => {
   it('refuses to attach after tools were registered on the McpServer directly', () => {
     const server = new McpServer({ name: 's', version: '0' });
     server.registerTool('early', {}, () => ({ content: [] }));
-    expect(() => extendServer(server, [fakeServer()], { logger: silentLogger })).toThrow(/before any tool is registered/);
+    expect(() => extendServer(server, [fakeServer()], { logger: silentLogger })).toThrow(
+      /before any tool is registered/,
+    );
   });
 });

@@ -1,4 +1,10 @@
-import { ProtocolError, SdkHttpError, type Client, type ClientCapabilities, type RequestOptions } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  SdkHttpError,
+  type Client,
+  type ClientCapabilities,
+  type RequestOptions,
+} from '@modelcontextprotocol/client';
 import { composeClient, type NegotiationTable } from '../compose.js';
 import { ConfigurationError, WireError } from '../errors.js';
 import type { OutgoingCall } from '../extension.js';
@@ -73,14 +79,23 @@ function progressOptions(options: CallToolOptions): RequestOptions {
  * every request's envelope on 2026-07-28) and returns the SDK-neutral
  * client extension helpers take. Call it before `connect`.
  */
-export function extendClient(client: Client, extensions: ClientExtensionList, options: ClientAdapterOptions = {}): ExtendedClient {
-  const composed = composeClient(extensions, { logger: options.logger, allowReservedIds: options.allowReservedIds, telemetry: options.telemetry });
+export function extendClient(
+  client: Client,
+  extensions: ClientExtensionList,
+  options: ClientAdapterOptions = {},
+): ExtendedClient {
+  const composed = composeClient(extensions, {
+    logger: options.logger,
+    allowReservedIds: options.allowReservedIds,
+    telemetry: options.telemetry,
+  });
   client.registerCapabilities({ extensions: composed.capabilities() as NonNullable<ClientCapabilities['extensions']> });
 
   // Server capabilities are fixed per connection: negotiate once per object
   // so invalid settings are reported once, not on every call.
   let negotiatedFor: { readonly source: object | undefined; readonly table: NegotiationTable } | undefined;
-  const serverExtensions = (): Readonly<Record<string, unknown>> => asRecord(client.getServerCapabilities()?.extensions) ?? {};
+  const serverExtensions = (): Readonly<Record<string, unknown>> =>
+    asRecord(client.getServerCapabilities()?.extensions) ?? {};
   const negotiation = (): NegotiationTable => {
     const source = client.getServerCapabilities();
     if (negotiatedFor === undefined || negotiatedFor.source !== source) {
@@ -107,7 +122,10 @@ export function extendClient(client: Client, extensions: ClientExtensionList, op
         const table = negotiation();
         for (const half of composed.extensions) await half.prepareCall?.(call, table.get(half.name));
         const result = (await wireErrors(() =>
-          client.callTool({ name: call.name, arguments: call.arguments, _meta: call.meta }, progressOptions(callOptions)),
+          client.callTool(
+            { name: call.name, arguments: call.arguments, _meta: call.meta },
+            progressOptions(callOptions),
+          ),
         )) as ToolResult;
         for (const half of composed.extensions) half.onResult?.(result, call, table.get(half.name));
         return result;
@@ -116,7 +134,8 @@ export function extendClient(client: Client, extensions: ClientExtensionList, op
       return observeClientCall({ method: 'tools/call', tool: name, meta: call.meta }, send, clientCallOutcome);
     },
     request(method, params = {}, requestOpts = {}) {
-      const send = (sent: Record<string, unknown>) => wireErrors(() => client.request({ method, params: sent }, anyObject, requestOptions(requestOpts)));
+      const send = (sent: Record<string, unknown>) =>
+        wireErrors(() => client.request({ method, params: sent }, anyObject, requestOptions(requestOpts)));
       if (!composed.telemetry) return send(params);
       const meta = { ...asRecord(params._meta) };
       return observeClientCall({ method, meta }, () => send(paramsWithMeta(params, meta)), clientCallOutcome);
@@ -133,7 +152,10 @@ export function extendClient(client: Client, extensions: ClientExtensionList, op
     },
     onNotification(method, handler) {
       if (SDK_OWNED_NOTIFICATIONS.has(method)) {
-        throw new ConfigurationError('SDK_OWNED_NOTIFICATION', `${method} is handled by the SDK; use callTool's onProgress or a signal`);
+        throw new ConfigurationError(
+          'SDK_OWNED_NOTIFICATION',
+          `${method} is handled by the SDK; use callTool's onProgress or a signal`,
+        );
       }
       let set = listeners.get(method);
       if (!set) {

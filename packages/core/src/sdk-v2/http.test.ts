@@ -9,7 +9,10 @@ import { createHttpHandler, DEFAULT_MAX_REQUEST_BODY_BYTES, extendServer, type D
 const URL_ = 'http://mcp.test/mcp';
 const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 
-function echoHandler(options: Parameters<typeof createHttpHandler>[1] = {}): { handler: DualEraHttpHandler; built: () => number } {
+function echoHandler(options: Parameters<typeof createHttpHandler>[1] = {}): {
+  handler: DualEraHttpHandler;
+  built: () => number;
+} {
   const composed = composeServer([], { logger: silentLogger });
   let built = 0;
   const handler = createHttpHandler(() => {
@@ -32,7 +35,9 @@ afterEach(async () => {
 
 async function connect(handler: DualEraHttpHandler, era: 'legacy' | 'modern'): Promise<Client> {
   const client = new Client({ name: 'c', version: '0' }, era === 'modern' ? MODERN : {});
-  await client.connect(new StreamableHTTPClientTransport(new URL(URL_), { fetch: (url, init) => handler.fetch(new Request(url, init)) }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(URL_), { fetch: (url, init) => handler.fetch(new Request(url, init)) }),
+  );
   open.push(async () => {
     await client.close();
     await handler.close();
@@ -78,7 +83,9 @@ describe('createHttpHandler (sdk-v2, CORE-26)', () => {
     it(`answers 413 for a body over the default limit on the ${era} era, and the server stays usable`, async () => {
       const { handler } = echoHandler();
       const client = await connect(handler, era);
-      await expect(client.callTool({ name: 'echo', arguments: { text: 'x'.repeat(DEFAULT_MAX_REQUEST_BODY_BYTES) } })).rejects.toThrow(/413|Payload Too Large/);
+      await expect(
+        client.callTool({ name: 'echo', arguments: { text: 'x'.repeat(DEFAULT_MAX_REQUEST_BODY_BYTES) } }),
+      ).rejects.toThrow(/413|Payload Too Large/);
       expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'abc' } }))).toBe('3');
     });
   }
@@ -88,7 +95,11 @@ describe('createHttpHandler (sdk-v2, CORE-26)', () => {
     open.push(() => handler.close());
     const declared = await handler.fetch(post('{}', { 'content-length': '2048' }));
     expect(declared.status).toBe(413);
-    expect(await declared.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Payload Too Large: Request body must not exceed 1024 bytes' }, id: null });
+    expect(await declared.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Payload Too Large: Request body must not exceed 1024 bytes' },
+      id: null,
+    });
     const streamed = await handler.fetch(post(chunked(10 * 1024 * 1024)));
     expect(streamed.status).toBe(413);
     expect(built()).toBe(0);
@@ -109,11 +120,18 @@ describe('createHttpHandler (sdk-v2, CORE-26)', () => {
   it('sends a message carrying the 2026-07-28 claim to the modern path even when its envelope is invalid', async () => {
     const { handler } = echoHandler();
     open.push(() => handler.close());
-    const body = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: { [PROTOCOL_VERSION_META_KEY]: 42 } } };
+    const body = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/list',
+      params: { _meta: { [PROTOCOL_VERSION_META_KEY]: 42 } },
+    };
     const response = await handler.fetch(post(JSON.stringify(body)));
     expect(response.status).toBe(400);
     expect(response.headers.get('mcp-session-id')).toBeNull();
-    expect(((await response.json()) as { id?: unknown; error?: { message?: string } }).error?.message).toMatch(/envelope/i);
+    expect(((await response.json()) as { id?: unknown; error?: { message?: string } }).error?.message).toMatch(
+      /envelope/i,
+    );
   });
 
   it('serves a body a parser in front already read, given as parsedBody', async () => {
@@ -122,7 +140,12 @@ describe('createHttpHandler (sdk-v2, CORE-26)', () => {
     const before = await client.callTool({ name: 'echo', arguments: { text: 'abc' } });
     expect(textOf(before)).toBe('3');
     // A fresh session, initialized by hand with a drained request and the parsed body beside it.
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    };
     const drained = post(JSON.stringify(initialize));
     await drained.text();
     const response = await handler.fetch(drained, { parsedBody: initialize });
@@ -133,7 +156,9 @@ describe('createHttpHandler (sdk-v2, CORE-26)', () => {
 
   it('refuses a maxRequestBodyBytes that is not a positive integer, naming the option', () => {
     for (const value of [0, -1, 1.5, Number.NaN]) {
-      expect(() => createHttpHandler(() => new McpServer({ name: 's', version: '0' }), { maxRequestBodyBytes: value })).toThrow(/maxRequestBodyBytes must be a positive integer/);
+      expect(() =>
+        createHttpHandler(() => new McpServer({ name: 's', version: '0' }), { maxRequestBodyBytes: value }),
+      ).toThrow(/maxRequestBodyBytes must be a positive integer/);
     }
   });
 });

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { assertIdentityStated, createCallerGate, principalOf, statesIdentity, warnIfShared, type HttpIdentityOptions } from '../http-identity.js';
+import {
+  assertIdentityStated,
+  createCallerGate,
+  principalOf,
+  statesIdentity,
+  warnIfShared,
+  type HttpIdentityOptions,
+} from '../http-identity.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, opensSession, readJsonBody } from '../http-body.js';
 import { followExchange } from '../http-exchange.js';
 import { resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
@@ -63,7 +70,8 @@ export interface DualEraHttpHandler {
 function claimsModernEra(body: unknown): boolean {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const { method, params } = body as { method?: unknown; params?: unknown };
-  if (typeof method !== 'string' || method === 'initialize' || typeof params !== 'object' || params === null) return false;
+  if (typeof method !== 'string' || method === 'initialize' || typeof params !== 'object' || params === null)
+    return false;
   const meta = (params as { _meta?: unknown })._meta;
   return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
@@ -77,13 +85,23 @@ interface LegacySession {
 type Sessions = SessionTable<LegacySession>;
 
 /** A request of an open session; to any caller but the one that opened it, the session does not exist. */
-async function serveSession(table: Sessions, id: string, request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> {
+async function serveSession(
+  table: Sessions,
+  id: string,
+  request: Request,
+  authInfo: AuthInfo | undefined,
+  parsedBody: unknown,
+): Promise<Response> {
   const session = table.get(id);
-  if (session === undefined || session.principal !== principalOf(authInfo)) return new Response('Unknown session', { status: 404 });
+  if (session === undefined || session.principal !== principalOf(authInfo))
+    return new Response('Unknown session', { status: 404 });
   table.enter(id);
   let response: Response;
   try {
-    response = await session.transport.handleRequest(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
+    response = await session.transport.handleRequest(request, {
+      authInfo,
+      ...(parsedBody !== undefined && { parsedBody }),
+    });
   } catch (error) {
     table.leave(id);
     throw error;
@@ -94,7 +112,13 @@ async function serveSession(table: Sessions, id: string, request: Request, authI
 }
 
 /** A request without a session: an `initialize` opens one if the table has room (503 otherwise); anything else the SDK refuses. */
-async function openSession(table: Sessions, build: () => Promise<McpServer>, request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> {
+async function openSession(
+  table: Sessions,
+  build: () => Promise<McpServer>,
+  request: Request,
+  authInfo: AuthInfo | undefined,
+  parsedBody: unknown,
+): Promise<Response> {
   const opening = opensSession(parsedBody);
   const reservation = opening ? table.reserve() : undefined;
   if (opening && reservation === undefined) return table.fullResponse();
@@ -131,14 +155,19 @@ async function openSession(table: Sessions, build: () => Promise<McpServer>, req
  * `limits.max` of them, each closed once idle (CORE-32); a client that goes
  * away cancels the calls it was waiting for (CORE-34).
  */
-function legacySessions(build: () => Promise<McpServer>, limits: { readonly max: number; readonly idleTimeoutMs: number }) {
+function legacySessions(
+  build: () => Promise<McpServer>,
+  limits: { readonly max: number; readonly idleTimeoutMs: number },
+) {
   const table: Sessions = new SessionTable<LegacySession>(limits, (session) => {
     session.transport.close().catch(() => undefined);
   });
   return {
     serve: (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> => {
       const id = request.headers.get('mcp-session-id');
-      return id === null ? openSession(table, build, request, authInfo, parsedBody) : serveSession(table, id, request, authInfo, parsedBody);
+      return id === null
+        ? openSession(table, build, request, authInfo, parsedBody)
+        : serveSession(table, id, request, authInfo, parsedBody);
     },
     close: async (): Promise<void> => {
       await Promise.all(table.clear().map(({ transport }) => transport.close()));
@@ -155,10 +184,15 @@ function legacySessions(build: () => Promise<McpServer>, limits: { readonly max:
  * extensions would be unknown. `factory` builds a server (call
  * `extendServer` in it with a composition made once).
  */
-export function createHttpHandler(factory: () => Promise<McpServer> | McpServer, options: HttpHandlerOptions = {}): DualEraHttpHandler {
+export function createHttpHandler(
+  factory: () => Promise<McpServer> | McpServer,
+  options: HttpHandlerOptions = {},
+): DualEraHttpHandler {
   const maxBytes = options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
-    throw new RangeError(`createHttpHandler: maxRequestBodyBytes must be a positive integer, got ${String(options.maxRequestBodyBytes)}`);
+    throw new RangeError(
+      `createHttpHandler: maxRequestBodyBytes must be a positive integer, got ${String(options.maxRequestBodyBytes)}`,
+    );
   }
   const limits = resolveSessionLimits(options.sessions, 'createHttpHandler');
   const gate = createCallerGate(options, 'createHttpHandler');
@@ -176,7 +210,8 @@ export function createHttpHandler(factory: () => Promise<McpServer> | McpServer,
     async fetch(request, requestOptions = {}) {
       const caller = await gate(request, requestOptions.authInfo);
       if (caller instanceof Response) return caller;
-      if (requestOptions.parsedBody !== undefined || !isJsonPost(request)) return route(request, caller, requestOptions.parsedBody);
+      if (requestOptions.parsedBody !== undefined || !isJsonPost(request))
+        return route(request, caller, requestOptions.parsedBody);
       // The body is read once here and handed on parsed: routing and serving then neither clone nor re-read it.
       const read = await readJsonBody(request, maxBytes);
       if (read instanceof Response) return read;
@@ -198,7 +233,10 @@ export function createHttpHandler(factory: () => Promise<McpServer> | McpServer,
  * keeps per-caller state fails here, at start; an asynchronous one is
  * checked as it builds (every request then fails until the option is set).
  */
-function checkedFactory(factory: () => Promise<McpServer> | McpServer, options: HttpHandlerOptions): () => Promise<McpServer> {
+function checkedFactory(
+  factory: () => Promise<McpServer> | McpServer,
+  options: HttpHandlerOptions,
+): () => Promise<McpServer> {
   if (statesIdentity(options)) return async () => factory();
   const check = (server: McpServer): McpServer => {
     assertIdentityStated(compositionOf(server), options, 'createHttpHandler');
@@ -213,7 +251,12 @@ function checkedFactory(factory: () => Promise<McpServer> | McpServer, options: 
     }
   } else {
     // Not awaited here: its failure is the first build's failure below.
-    probe.then((server) => server.close(), () => undefined).catch(() => undefined);
+    probe
+      .then(
+        (server) => server.close(),
+        () => undefined,
+      )
+      .catch(() => undefined);
   }
   return async () => check(await factory());
 }

@@ -1,4 +1,11 @@
-import type { ClientAdapterOptions, ClientExtensionList, ExtendedClient, ExtendedServer, ServerAdapterOptions, ServerExtensionList } from '../host.js';
+import type {
+  ClientAdapterOptions,
+  ClientExtensionList,
+  ExtendedClient,
+  ExtendedServer,
+  ServerAdapterOptions,
+  ServerExtensionList,
+} from '../host.js';
 import type { AuthInfo, ElicitationRequest, ElicitationResponse } from '../types.js';
 
 /** The SDK line and protocol era a test pair runs on. */

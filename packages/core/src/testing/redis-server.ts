@@ -96,7 +96,8 @@ function launch(command: string, port: number): ChildProcess {
 async function waitReady(child: ChildProcess, port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`redis-server on port ${port} exited at start`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`redis-server on port ${port} exited at start`);
     if (await answersPing(port, 500)) return;
     await delay(25);
   }

@@ -1,4 +1,9 @@
-import { Client, StreamableHTTPClientTransport, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/client';
 import { McpServer, type AuthInfo as SdkAuthInfo } from '@modelcontextprotocol/server';
 import { composeServer } from '../compose.js';
 import type { ExtendedServer } from '../host.js';
@@ -57,8 +62,12 @@ export async function createV2Pair(options: TestPairOptions): Promise<TestPair> 
 
   const authInfo = toSdkAuthInfo(options.authInfo);
   // A pair with no caller serves every request as the shared anonymous one, as a local experiment would.
-  const handler = createHttpHandler(factory, { anonymous: authInfo === undefined ? 'shared' : 'refuse', logger: silentLogger });
-  const fetch = (url: string | URL, init?: RequestInit): Promise<Response> => handler.fetch(new Request(url, init), { authInfo });
+  const handler = createHttpHandler(factory, {
+    anonymous: authInfo === undefined ? 'shared' : 'refuse',
+    logger: silentLogger,
+  });
+  const fetch = (url: string | URL, init?: RequestInit): Promise<Response> =>
+    handler.fetch(new Request(url, init), { authInfo });
 
   const client = new Client(
     { name: 'ext-test-client', version: '0.0.0' },

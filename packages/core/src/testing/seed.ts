@@ -1,6 +1,6 @@
 /**
  * The JSON Schemas of the seed proposals, which every payload with a seed
- * shape must validate against (DESIGN section 4). The schema files are
+ * shape must validate against. The schema files are
  * unmodified copies from davioe/mcp-extension-proposals, commit
  * 5a9142e5027cb23f8dcb079756c1cbeb7a69c71e, folder `schemas/`, licensed
  * CC BY 4.0 (see `seed-schemas/SOURCE.md`).
@@ -56,7 +56,10 @@ export function seedValidators(): SeedValidators {
     check(name, definition) {
       const id = SEED_SCHEMAS[name].$id;
       const validate = ajv.getSchema(definition === undefined ? id : `${id}#/$defs/${definition}`);
-      if (!validate) throw new RangeError(`seed schema ${name}${definition === undefined ? '' : ` has no definition ${definition}`}`);
+      if (!validate)
+        throw new RangeError(
+          `seed schema ${name}${definition === undefined ? '' : ` has no definition ${definition}`}`,
+        );
       return (value) => {
         const valid = validate(value) as boolean;
         return { valid, errors: valid ? '' : ajv.errorsText(validate.errors) };

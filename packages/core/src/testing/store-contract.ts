@@ -34,7 +34,7 @@ const JSON_KINDS: readonly (readonly [string, JsonValue])[] = [
   ['empty array', []],
   ['mixed array', [1, 'two', null, true, [3], { four: 4 }]],
   ['empty object', {}],
-  ['nested object', { a: { b: { c: [1, { d: 'e' }] } }, 'key with spaces': null, 'ü': false }],
+  ['nested object', { a: { b: { c: [1, { d: 'e' }] } }, 'key with spaces': null, ü: false }],
 ];
 
 /** Polls `check` until it holds; no fixed sleeps, so slow machines only take longer. */
@@ -61,7 +61,8 @@ type ModelOp =
       readonly kind: 'compareAndSet';
       readonly key: string;
       /** `current` uses the model's value as `expected`, so both outcomes are exercised. */
-      readonly expected: { readonly current: true } | { readonly current: false; readonly value: JsonValue | undefined };
+      readonly expected:
+        { readonly current: true } | { readonly current: false; readonly value: JsonValue | undefined };
       readonly value: JsonValue;
     };
 
@@ -87,7 +88,7 @@ function modelOps(): fc.Arbitrary<ModelOp[]> {
 }
 
 /**
- * The behaviour every `Store` must have (DESIGN section 7), as a vitest suite.
+ * The behaviour every `Store` must have (docs/ARCHITECTURE.md, 'State and the Store'), as a vitest suite.
  * Call it at the top level of a test file; `factory` is called before each
  * test and must return an empty store (or one whose keys cannot collide with
  * earlier tests, e.g. under a fresh prefix).
@@ -185,49 +186,53 @@ export function runStoreContract(
         expect(await store.get('k')).toBeUndefined();
       });
 
-      it('agrees with a Map model over random get / set / delete / setIfAbsent / compareAndSet sequences', { timeout: 60_000 }, async () => {
-        let run = 0;
-        await fc.assert(
-          fc.asyncProperty(modelOps(), async (ops) => {
-            run += 1;
-            // A fresh namespace per run keeps runs independent on the one store of this test.
-            const prefix = `model:${run}:`;
-            const model = new Map<string, JsonValue>();
-            for (const op of ops) {
-              const key = prefix + op.key;
-              const current = model.get(op.key);
-              switch (op.kind) {
-                case 'get':
-                  expect(same(await store.get(key), current)).toBe(true);
-                  break;
-                case 'delete':
-                  expect(await store.delete(key)).toBe(current !== undefined);
-                  model.delete(op.key);
-                  break;
-                case 'set':
-                  await store.set(key, op.value);
-                  model.set(op.key, op.value);
-                  break;
-                case 'setIfAbsent': {
-                  const stored = await store.setIfAbsent(key, op.value);
-                  expect(stored).toBe(current === undefined);
-                  if (stored) model.set(op.key, op.value);
-                  break;
-                }
-                case 'compareAndSet': {
-                  const expected = op.expected.current ? current : op.expected.value;
-                  const replaced = await store.compareAndSet(key, expected, op.value);
-                  expect(replaced).toBe(same(expected, current));
-                  if (replaced) model.set(op.key, op.value);
-                  break;
+      it(
+        'agrees with a Map model over random get / set / delete / setIfAbsent / compareAndSet sequences',
+        { timeout: 60_000 },
+        async () => {
+          let run = 0;
+          await fc.assert(
+            fc.asyncProperty(modelOps(), async (ops) => {
+              run += 1;
+              // A fresh namespace per run keeps runs independent on the one store of this test.
+              const prefix = `model:${run}:`;
+              const model = new Map<string, JsonValue>();
+              for (const op of ops) {
+                const key = prefix + op.key;
+                const current = model.get(op.key);
+                switch (op.kind) {
+                  case 'get':
+                    expect(same(await store.get(key), current)).toBe(true);
+                    break;
+                  case 'delete':
+                    expect(await store.delete(key)).toBe(current !== undefined);
+                    model.delete(op.key);
+                    break;
+                  case 'set':
+                    await store.set(key, op.value);
+                    model.set(op.key, op.value);
+                    break;
+                  case 'setIfAbsent': {
+                    const stored = await store.setIfAbsent(key, op.value);
+                    expect(stored).toBe(current === undefined);
+                    if (stored) model.set(op.key, op.value);
+                    break;
+                  }
+                  case 'compareAndSet': {
+                    const expected = op.expected.current ? current : op.expected.value;
+                    const replaced = await store.compareAndSet(key, expected, op.value);
+                    expect(replaced).toBe(same(expected, current));
+                    if (replaced) model.set(op.key, op.value);
+                    break;
+                  }
                 }
               }
-            }
-            for (const key of ['a', 'b', 'c']) expect(same(await store.get(prefix + key), model.get(key))).toBe(true);
-          }),
-          { numRuns: propertyRuns },
-        );
-      });
+              for (const key of ['a', 'b', 'c']) expect(same(await store.get(prefix + key), model.get(key))).toBe(true);
+            }),
+            { numRuns: propertyRuns },
+          );
+        },
+      );
     });
 
     describe('TTL', () => {
@@ -273,7 +278,9 @@ export function runStoreContract(
       });
 
       it('has exactly one winner among 50 concurrent callers', async () => {
-        const results = await Promise.all(Array.from({ length: 50 }, (_, index) => store.setIfAbsent('race', { index })));
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, index) => store.setIfAbsent('race', { index })),
+        );
         const winners = results.flatMap((won, index) => (won ? [index] : []));
         expect(winners).toHaveLength(1);
         expect(await store.get('race')).toEqual({ index: winners[0] });

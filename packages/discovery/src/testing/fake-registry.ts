@@ -45,13 +45,16 @@ export async function startFakeRegistry(entries: Entry[]): Promise<FakeRegistry>
     const limit = Number(url.searchParams.get('limit') ?? '30');
     const cursor = url.searchParams.get('cursor');
     if (cursor === 'again') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ servers: [], metadata: { nextCursor: 'again' } }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ servers: [], metadata: { nextCursor: 'again' } }));
       return;
     }
     const offset = cursor === null ? 0 : Number(Buffer.from(cursor, 'base64url').toString('utf8'));
     const page = cursor === null ? 1 : offset / limit + 1;
     const since = url.searchParams.get('updated_since');
-    const pool = since === null ? state.entries : state.entries.filter((entry) => updatedAt(entry) >= Date.parse(since));
+    const pool =
+      since === null ? state.entries : state.entries.filter((entry) => updatedAt(entry) >= Date.parse(since));
     const slice = pool.slice(offset, offset + limit);
     const more = offset + limit < pool.length;
     const nextCursor = more ? Buffer.from(String(offset + limit)).toString('base64url') : undefined;
@@ -80,7 +83,10 @@ export async function startFakeRegistry(entries: Entry[]): Promise<FakeRegistry>
         json({ items: slice });
         return;
       default:
-        json({ servers: slice, metadata: { ...(nextCursor === undefined ? {} : { nextCursor }), count: slice.length } });
+        json({
+          servers: slice,
+          metadata: { ...(nextCursor === undefined ? {} : { nextCursor }), count: slice.length },
+        });
     }
   };
   const server = createServer(handle);

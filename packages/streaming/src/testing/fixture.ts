@@ -72,7 +72,9 @@ export class Fixture {
           stream.signal.throwIfAborted();
           this.work.push({ server: this.label, row });
           sum += row;
-          await stream.progress(row + 1, rows, `row ${row + 1} of ${rows}`, { estimatedRemainingSeconds: rows - row - 1 });
+          await stream.progress(row + 1, rows, `row ${row + 1} of ${rows}`, {
+            estimatedRemainingSeconds: rows - row - 1,
+          });
           const checkpoint = (row + 1) % this.checkpointEvery === 0 ? { next: row + 1, sum } : undefined;
           await stream.chunk({ row }, { checkpoint, final: row === rows - 1 });
           if (this.pauseAt === row + 1) {
@@ -86,13 +88,19 @@ export class Fixture {
             }
           }
         }
-        return { ...text(`exported ${rows} rows, sum ${sum}`), structuredContent: { rows, sum, resumed: stream.resumed } };
+        return {
+          ...text(`exported ${rows} rows, sum ${sum}`),
+          structuredContent: { rows, sum, resumed: stream.resumed },
+        };
       },
     );
 
     server.registerTool(
       'report',
-      { description: 'Builds a report in steps, showing partial results', inputSchema: z.object({ steps: z.number().int().min(1).max(100) }) },
+      {
+        description: 'Builds a report in steps, showing partial results',
+        inputSchema: z.object({ steps: z.number().int().min(1).max(100) }),
+      },
       async ({ steps }, ctx) => {
         const stream = streamOf(ctx);
         const lines: string[] = [];
@@ -117,10 +125,14 @@ export class Fixture {
       }
     });
 
-    server.registerTool('undeclared_checkpoint', { description: 'Saves a checkpoint without declaring it' }, async (_args, ctx) => {
-      await streamOf(ctx).checkpoint({ at: 1 });
-      return text('unreachable');
-    });
+    server.registerTool(
+      'undeclared_checkpoint',
+      { description: 'Saves a checkpoint without declaring it' },
+      async (_args, ctx) => {
+        await streamOf(ctx).checkpoint({ at: 1 });
+        return text('unreachable');
+      },
+    );
 
     server.registerTool(
       'probe',

@@ -64,7 +64,9 @@ export function worldCompensations(world: World): Record<string, CompensationDef
       description: (args) => `Unlink ${String(args.doc)}`,
       compensate: (args, _result, ctx) => {
         if (world.unlinkDown) {
-          throw new ExtensionError('transient', 'DOCS_UNAVAILABLE', 'The document service is unavailable', { retryAfterSeconds: 5 });
+          throw new ExtensionError('transient', 'DOCS_UNAVAILABLE', 'The document service is unavailable', {
+            retryAfterSeconds: 5,
+          });
         }
         if (world.appliedKeys.has(ctx.idempotencyKey)) return;
         world.appliedKeys.add(ctx.idempotencyKey);
@@ -120,8 +122,10 @@ export function registerWorldTools(server: Pick<ExtendedServer, 'registerTool'>,
       inputSchema: z.object({ text: z.string(), fail: z.boolean().optional(), refuse: z.boolean().optional() }),
     },
     (args) => {
-      if (args.fail === true) throw new ExtensionError('transient', 'CHAT_UNAVAILABLE', 'The chat service is unavailable');
-      if (args.refuse === true) return { content: [{ type: 'text', text: 'The chat refused the message' }], isError: true };
+      if (args.fail === true)
+        throw new ExtensionError('transient', 'CHAT_UNAVAILABLE', 'The chat service is unavailable');
+      if (args.refuse === true)
+        return { content: [{ type: 'text', text: 'The chat refused the message' }], isError: true };
       world.messages.push(args.text);
       world.executed.push(`post_message:${args.text}`);
       return { content: [{ type: 'text', text: 'Posted' }] };
