@@ -1,3 +1,7 @@
+/**
+ * The `.` entry of `@ext/events`: identifiers, the wire schemas and their
+ * types, the event declaration type, and the settings reader.
+ */
 export {
   EVENTS_ID,
   EVENTS_PACKAGE,
@@ -50,28 +54,5 @@ export type {
   StreamRequest,
   StreamResult,
 } from './schema.js';
-export {
-  isEventName,
-  isSubscriptionId,
-  defaultMatch,
-  buildCatalog,
-  projectFilter,
-  checkSubscription,
-  grantedTtlSeconds,
-  chooseDelivery,
-  parseSubscriptionRequest,
-  parseUnsubscribeRequest,
-  parsePollRequest,
-  parseStreamRequest,
-  EventSequencer,
-} from './logic.js';
-export type {
-  EventDefinition,
-  Catalog,
-  CatalogEntry,
-  Violation,
-  Parsed,
-  RequestFailure,
-  SequenceAction,
-} from './logic.js';
+export type { EventDefinition } from './catalog.js';
 export { getEventsSettings } from './settings.js';

@@ -2,27 +2,28 @@ import type { JsonValue, StreamEntry } from '@ext/core';
 import fc from 'fast-check';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { buildCatalog, defaultMatch } from './catalog.js';
+import { scanLog } from './feed.js';
 import {
-  buildCatalog,
-  busMessageToJson,
   checkSubscription,
   chooseDelivery,
-  defaultMatch,
-  EventSequencer,
   grantedTtlSeconds,
+  parsePollRequest,
+  parseSubscriptionRequest,
+} from './requests.js';
+import { EventSequencer } from './sequencer.js';
+import {
+  busMessageToJson,
   logEntryToJson,
   parseBusMessage,
   parseLogEntry,
-  parsePollRequest,
   parsePrincipalIndex,
   parseRecord,
-  parseSubscriptionRequest,
   recordToJson,
-  scanLog,
   subscriptionKey,
   type LogEntry,
   type SubscriptionRecord,
-} from './logic.js';
+} from './store-layout.js';
 import { FIXTURE_EVENTS } from './test-fixtures.js';
 
 const catalog = buildCatalog(FIXTURE_EVENTS, 'test');

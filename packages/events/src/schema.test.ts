@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventsClient } from './client.js';
-import { toNotification } from './logic.js';
+import { toNotification } from './feed.js';
 import { eventsJsonSchema, SCHEMA_BASE } from './schema.js';
 import { fixtureServer } from './test-fixtures.js';
 

@@ -1,3 +1,4 @@
+/** The wire contract: identifiers, limits, and the TypeBox schema of every payload, with their JSON Schema document. */
 import { extensionId } from '@ext/core';
 import Type, { type Static } from 'typebox';
 

@@ -1,4 +1,5 @@
-import { parseSettings } from '@ext/core';
+/** Reading the events settings a server advertised, on the client side. */
+import { settingsReader } from '@ext/core';
 import { EVENTS_ID, EventsServerSettingsSchema, type EventsServerSettings } from './schema.js';
 
 /**
@@ -6,10 +7,8 @@ import { EVENTS_ID, EventsServerSettingsSchema, type EventsServerSettings } from
  * `client.serverExtensions()`), or `undefined` when it does not advertise a
  * version this package speaks. Never throws.
  */
-export function getEventsSettings(extensions: unknown): EventsServerSettings | undefined {
-  if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
-  const raw = (extensions as Record<string, unknown>)[EVENTS_ID];
-  if (raw === undefined) return undefined;
-  const parsed = parseSettings<EventsServerSettings>(raw, { schema: EventsServerSettingsSchema, majors: [1] });
-  return parsed.ok ? parsed.settings : undefined;
-}
+export const getEventsSettings: (extensions: unknown) => EventsServerSettings | undefined = settingsReader({
+  id: EVENTS_ID,
+  schema: EventsServerSettingsSchema,
+  majors: [1],
+});

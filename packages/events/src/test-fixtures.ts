@@ -1,3 +1,4 @@
+/** Test helpers: declared event types, a server and client pair over a shared store, and waiting for a condition. */
 import { MemoryStore, silentLogger, type AuthInfo, type Store } from '@ext/core';
 import { createTestPair, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient } from '@ext/errors/client';
