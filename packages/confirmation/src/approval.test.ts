@@ -16,7 +16,7 @@ import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { callWithConfirmation, confirmationClient } from './client.js';
-import { effectiveGate } from './server.js';
+import { effectiveGate } from './logic.js';
 import { confirmationServer } from './server.js';
 
 /** Stands in for cost: asks a person to approve every call of `export_report`. */

@@ -1,6 +1,12 @@
+/**
+ * The client half of `@ext/confirmation` (the `./client` entry): the
+ * descriptor, and helpers that ask the host's user and retry with the token,
+ * approve a batch, or request a grant.
+ */
 import {
   ConfigurationError,
   extensionId,
+  isRecord,
   type CallToolOptions,
   type ClientExtension,
   type ElicitationRequest,
@@ -9,7 +15,7 @@ import {
   type StructuredError,
   type ToolResult,
 } from '@ext/core';
-import { isRecord, isTokenShaped } from './logic.js';
+import { isTokenShaped } from './logic.js';
 import {
   CONFIRMATION_ID,
   CONFIRMATION_PACKAGE,

@@ -1,3 +1,4 @@
+/** The `@ext/confirmation` entry point: the identifier, the wire schemas and types, and the settings reader. */
 export {
   CONFIRMATION_ID,
   CONFIRMATION_PACKAGE,
@@ -32,16 +33,4 @@ export type {
   GrantParams,
   GrantResult,
 } from './schema.js';
-export {
-  MAX_PLACEHOLDER_LENGTH,
-  readToolGate,
-  toolMetaOf,
-  fillMessage,
-  confirmationMessage,
-  isTokenShaped,
-  checkToken,
-  checkGrant,
-  refusalError,
-} from './logic.js';
-export type { ToolGate, TokenRecord, GrantRecord, TokenRefusal, GrantRefusal, TokenUse } from './logic.js';
 export { getConfirmationSettings } from './settings.js';

@@ -2,21 +2,17 @@ import { canonicalHash, ConfigurationError, ExtensionError, type ToolInfo } from
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { confirmationElicitationHandler, getConfirmationRequired, parseConfirmationElicitation } from './client.js';
+import { confirmationMessage, fillMessage, isTokenShaped, MAX_PLACEHOLDER_LENGTH, readToolGate } from './logic.js';
 import {
   answersQuestion,
   checkGrant,
   checkToken,
-  confirmationMessage,
-  fillMessage,
   type GrantRecord,
-  isTokenShaped,
-  MAX_PLACEHOLDER_LENGTH,
   parseQuestionRecord,
   questionKey,
-  readToolGate,
-  refusalError,
   type TokenRecord,
-} from './logic.js';
+} from './records.js';
+import { refusalError } from './refusals.js';
 import { CONFIRMATION_ID } from './schema.js';
 import { confirmationElicitation, confirmationServer } from './server.js';
 

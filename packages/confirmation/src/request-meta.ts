@@ -1,4 +1,6 @@
-import { isRecord, isTokenShaped } from './logic.js';
+/** Reading the `params._meta` entry a client sends on a retry: a token, a grant, or a fault with its pointer. */
+import { isRecord, jsonPointer } from '@ext/core';
+import { isTokenShaped } from './logic.js';
 
 /**
  * What a call's `params._meta[id]` asks for (CONF-9a): redeem a token, draw
@@ -11,10 +13,6 @@ export type RequestMetaReading =
   | { readonly kind: 'invalid'; readonly path: string; readonly message: string };
 
 const FIELDS = ['confirmation_token', 'grant_id'] as const;
-
-function escapePointer(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
-}
 
 function invalid(path: string, message: string): RequestMetaReading {
   return { kind: 'invalid', path, message };
@@ -32,7 +30,7 @@ export function readRequestMeta(raw: unknown): RequestMetaReading {
   if (!isRecord(raw)) return invalid('', 'must be an object holding confirmation_token or grant_id');
   const unknown = Object.keys(raw).find((key) => !(FIELDS as readonly string[]).includes(key));
   if (unknown !== undefined)
-    return invalid(`/${escapePointer(unknown)}`, 'is not a field of this entry (only confirmation_token or grant_id)');
+    return invalid(jsonPointer(unknown), 'is not a field of this entry (only confirmation_token or grant_id)');
   const { confirmation_token: token, grant_id: grantId } = raw;
   if (token === undefined && grantId === undefined) {
     return invalid(

@@ -1,3 +1,4 @@
+/** The wire contract: the identifier, the version, and one TypeBox schema per payload (shipped as `schema.json`). */
 import { extensionId } from '@ext/core';
 import Type, { type Static } from 'typebox';
 

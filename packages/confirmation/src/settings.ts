@@ -1,4 +1,5 @@
-import { parseSettings } from '@ext/core';
+/** The reader of the server's confirmation settings, as a client sees them in `capabilities.extensions`. */
+import { settingsReader } from '@ext/core';
 import { CONFIRMATION_ID, ConfirmationServerSettingsSchema, type ConfirmationServerSettings } from './schema.js';
 
 /**
@@ -6,13 +7,8 @@ import { CONFIRMATION_ID, ConfirmationServerSettingsSchema, type ConfirmationSer
  * (e.g. `client.serverExtensions()`), or `undefined` when it does not
  * advertise a version this package speaks. Never throws.
  */
-export function getConfirmationSettings(extensions: unknown): ConfirmationServerSettings | undefined {
-  if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
-  const raw = (extensions as Record<string, unknown>)[CONFIRMATION_ID];
-  if (raw === undefined) return undefined;
-  const parsed = parseSettings<ConfirmationServerSettings>(raw, {
-    schema: ConfirmationServerSettingsSchema,
-    majors: [1],
-  });
-  return parsed.ok ? parsed.settings : undefined;
-}
+export const getConfirmationSettings: (extensions: unknown) => ConfirmationServerSettings | undefined = settingsReader({
+  id: CONFIRMATION_ID,
+  schema: ConfirmationServerSettingsSchema,
+  majors: [1],
+});

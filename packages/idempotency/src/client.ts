@@ -1,6 +1,12 @@
+/**
+ * The client half of `@ext/idempotency` (the `./client` entry): the
+ * descriptor, which keys every call, and helpers that keep one key across
+ * the attempts of one logical call.
+ */
 import { randomUUID } from 'node:crypto';
 import {
   ConfigurationError,
+  positiveIntegerOption,
   type CallToolOptions,
   type ClientExtension,
   type ExtendedClient,
@@ -30,12 +36,7 @@ export interface IdempotencyClientOptions {
 }
 
 function checkTtl(where: string, ttl: number | undefined): void {
-  if (ttl !== undefined && (!Number.isSafeInteger(ttl) || ttl < 1)) {
-    throw new ConfigurationError(
-      'INVALID_OPTION',
-      `${where}: ttlSeconds must be a positive integer, got ${String(ttl)}`,
-    );
-  }
+  if (ttl !== undefined) positiveIntegerOption(where, 'ttlSeconds', ttl, ttl);
 }
 
 function checkKey(where: string, key: unknown): string {

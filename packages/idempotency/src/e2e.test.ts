@@ -15,7 +15,8 @@ import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { callIdempotent, getReplayInfo, idempotencyClient, idempotencyMeta, idempotentCall } from './client.js';
-import { getIdempotencyCallInfo, getIdempotencySettings, IDEMPOTENCY_ID } from './index.js';
+import { getIdempotencySettings, IDEMPOTENCY_ID } from './index.js';
+import { getIdempotencyCallInfo } from './locals.js';
 import { idempotencyServer, type IdempotencyServerOptions } from './server.js';
 
 interface Deferred<T = void> {

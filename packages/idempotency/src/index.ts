@@ -1,3 +1,4 @@
+/** The `@ext/idempotency` entry point: the identifier, the wire schemas and types, and the settings reader. */
 export {
   IDEMPOTENCY_ID,
   IDEMPOTENCY_PACKAGE,
@@ -20,41 +21,5 @@ export type {
   IdempotencyServerSettings,
   IdempotencyClientSettings,
 } from './schema.js';
-export {
-  IDEMPOTENCY_KEY_PATTERN,
-  RECORD_VERSION,
-  isValidIdempotencyKey,
-  escapePointerSegment,
-  metaPointer,
-  parseIdempotencyMeta,
-  callFingerprint,
-  recordKey,
-  settledChannel,
-  budgetKey,
-  parseRecord,
-  decide,
-  inFlightRecord,
-  completeRecord,
-  releaseRecord,
-  budgetWindow,
-  readAuthorToolMeta,
-  participates,
-  withResultMeta,
-  storableResult,
-  readResultMeta,
-} from './logic.js';
-export type {
-  TtlLimits,
-  IdempotencyRequest,
-  MetaParseResult,
-  InFlightRecord,
-  CompletedRecord,
-  ReleasedRecord,
-  IdempotencyRecord,
-  Decision,
-  BudgetWindow,
-  ParticipationRule,
-} from './logic.js';
-export { getIdempotencyCallInfo } from './locals.js';
-export type { IdempotencyCallInfo } from './locals.js';
+export type { ParticipationRule } from './logic.js';
 export { getIdempotencySettings } from './settings.js';

@@ -1,7 +1,5 @@
-import type { RequestContext } from '@ext/core';
-
-// Symbol.for, so duplicate copies of this package agree on the slot.
-const CALL_INFO = Symbol.for('io.github.mcp-ext/idempotency/call-info');
+/** What an idempotent execution tells the inner pipeline stages and the handler, through `ctx.locals`. */
+import { defineLocal, type RequestContext } from '@ext/core';
 
 /** What inner pipeline stages (transactions) and the handler can learn about an idempotent execution. */
 export interface IdempotencyCallInfo {
@@ -10,16 +8,19 @@ export interface IdempotencyCallInfo {
   readonly original_timestamp: string;
 }
 
+// Symbol.for inside, so duplicate copies of this package agree on the slot.
+const callInfo = defineLocal<IdempotencyCallInfo>('idempotency/call-info');
+
 /**
  * The idempotency key under which the current tool call executes, or
  * `undefined` when the call is not handled idempotently. Set only on the
  * first execution: a replay never reaches inner stages or the handler.
  */
 export function getIdempotencyCallInfo(ctx: Pick<RequestContext, 'locals'>): IdempotencyCallInfo | undefined {
-  const value = ctx.locals.get(CALL_INFO);
-  return value === undefined ? undefined : (value as IdempotencyCallInfo);
+  return callInfo.get(ctx);
 }
 
+/** Tells the inner stages and the handler of this call the key it executes under. */
 export function setLocalCallInfo(ctx: Pick<RequestContext, 'locals'>, info: IdempotencyCallInfo): void {
-  ctx.locals.set(CALL_INFO, info);
+  callInfo.set(ctx, info);
 }

@@ -1,4 +1,11 @@
-import { canonicalJson, ConfigurationError, type JsonValue, type ToolInfo, type ToolResult } from '@ext/core';
+import {
+  canonicalJson,
+  ConfigurationError,
+  metaPointer,
+  type JsonValue,
+  type ToolInfo,
+  type ToolResult,
+} from '@ext/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
@@ -6,22 +13,23 @@ import { describe, expect, it } from 'vitest';
 import {
   budgetWindow,
   callFingerprint,
-  completeRecord,
-  decide,
-  inFlightRecord,
   isValidIdempotencyKey,
-  metaPointer,
   parseIdempotencyMeta,
-  parseRecord,
   participates,
   readAuthorToolMeta,
   readResultMeta,
   recordKey,
-  releaseRecord,
   storableResult,
   withResultMeta,
-  type IdempotencyRecord,
 } from './logic.js';
+import {
+  completeRecord,
+  decide,
+  inFlightRecord,
+  parseRecord,
+  releaseRecord,
+  type IdempotencyRecord,
+} from './records.js';
 import { IDEMPOTENCY_ID, IdempotencyRequestMetaSchema, IdempotencyResultMetaSchema } from './schema.js';
 import { seedValidators } from '@ext/core/testing';
 

@@ -1,4 +1,5 @@
-import { parseSettings } from '@ext/core';
+/** The reader of the server's idempotency settings, as a client sees them in `capabilities.extensions`. */
+import { settingsReader } from '@ext/core';
 import { IDEMPOTENCY_ID, IdempotencyServerSettingsSchema, type IdempotencyServerSettings } from './schema.js';
 
 /**
@@ -6,13 +7,8 @@ import { IDEMPOTENCY_ID, IdempotencyServerSettingsSchema, type IdempotencyServer
  * (e.g. `client.serverExtensions()`), or `undefined` when it does not
  * advertise a version this package speaks. Never throws.
  */
-export function getIdempotencySettings(extensions: unknown): IdempotencyServerSettings | undefined {
-  if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
-  const raw = (extensions as Record<string, unknown>)[IDEMPOTENCY_ID];
-  if (raw === undefined) return undefined;
-  const parsed = parseSettings<IdempotencyServerSettings>(raw, {
-    schema: IdempotencyServerSettingsSchema,
-    majors: [1],
-  });
-  return parsed.ok ? parsed.settings : undefined;
-}
+export const getIdempotencySettings: (extensions: unknown) => IdempotencyServerSettings | undefined = settingsReader({
+  id: IDEMPOTENCY_ID,
+  schema: IdempotencyServerSettingsSchema,
+  majors: [1],
+});

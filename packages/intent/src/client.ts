@@ -1,12 +1,17 @@
+/**
+ * The client half of `@ext/intent` (the `./client` entry): the descriptor,
+ * and `callWithIntent`, which states why a call is made and applies the
+ * host's policy to the server's suggestion.
+ */
 import {
   ConfigurationError,
+  lazyValidator,
   parseSettings,
   type CallToolOptions,
   type ClientExtension,
   type ExtendedClient,
   type ToolResult,
 } from '@ext/core';
-import { Compile } from 'typebox/compile';
 import { truncateCodePoints } from './logic.js';
 import {
   INTENT_ID,
@@ -87,13 +92,12 @@ export function getIntentSettings(client: ExtendedClient): IntentServerSettings 
   return parsed.ok ? parsed.settings : undefined;
 }
 
-let metaValidator: ReturnType<typeof Compile<typeof IntentResultMetaSchema>> | undefined;
+const resultMeta = lazyValidator(IntentResultMetaSchema);
 
 /** The server's suggestion on a result, or `undefined` (also for a malformed entry, never trusted half-way). */
 export function getSuggestion(result: ToolResult): IntentResultMeta | undefined {
-  metaValidator ??= Compile(IntentResultMetaSchema);
   const entry = result._meta?.[INTENT_ID];
-  return metaValidator.Check(entry) ? entry : undefined;
+  return resultMeta().Check(entry) ? entry : undefined;
 }
 
 /** `params._meta` that states the intent of one call (for `callTool` options). */

@@ -1,3 +1,4 @@
+/** The `@ext/intent` entry point: the identifier, the wire schemas and types, and the routing rule type. */
 export {
   INTENT_ID,
   INTENT_PACKAGE,
@@ -21,13 +22,4 @@ export type {
   IntentServerSettings,
   IntentClientSettings,
 } from './schema.js';
-export {
-  route,
-  ruleMatch,
-  parseIntentMeta,
-  checkSuggestion,
-  metaPointer,
-  codePointLength,
-  truncateCodePoints,
-} from './logic.js';
-export type { RoutingRule, ParsedIntent } from './logic.js';
+export type { RoutingRule } from './logic.js';

@@ -1,3 +1,8 @@
+/**
+ * The pure logic of intent routing: matching rules against an intent,
+ * reading the intent a client sent, and checking a router's answer.
+ */
+import { isRecord, metaPointer } from '@ext/core';
 import { MAX_REASON_LENGTH, MAX_TOOL_NAME_LENGTH, type Suggestion } from './schema.js';
 
 /** A declarative routing rule: when the intent matches, suggest `tool`. */
@@ -63,15 +68,7 @@ export function truncateCodePoints(text: string, max: number): string {
   return Array.from(text).slice(0, max).join('');
 }
 
-function escapePointer(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-/** JSON Pointer, relative to `params`, of the intent entry or one of its fields. */
-export function metaPointer(id: string, field?: string): string {
-  return `/_meta/${escapePointer(id)}${field === undefined ? '' : `/${field}`}`;
-}
-
+/** The intent a call states, or where its entry is wrong (`pointer` relative to `params`). */
 export type ParsedIntent =
   | { readonly ok: true; readonly intent: string | undefined }
   | { readonly ok: false; readonly field: string; readonly pointer: string; readonly message: string };
@@ -83,7 +80,7 @@ export type ParsedIntent =
  */
 export function parseIntentMeta(raw: unknown, id: string, maxLength: number): ParsedIntent {
   if (raw === undefined) return { ok: true, intent: undefined };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (!isRecord(raw)) {
     return {
       ok: false,
       field: id,
@@ -91,7 +88,7 @@ export function parseIntentMeta(raw: unknown, id: string, maxLength: number): Pa
       message: `params._meta["${id}"] must be an object with an "intent"`,
     };
   }
-  const intent = (raw as { intent?: unknown }).intent;
+  const intent = raw.intent;
   if (typeof intent !== 'string' || intent.trim() === '') {
     return {
       ok: false,
@@ -124,9 +121,8 @@ export function checkSuggestion(
   | { readonly ok: true; readonly suggestion: Suggestion | undefined }
   | { readonly ok: false; readonly message: string } {
   if (value === undefined || value === null) return { ok: true, suggestion: undefined };
-  if (typeof value !== 'object' || Array.isArray(value))
-    return { ok: false, message: 'the router returned something other than a suggestion object' };
-  const { recommended_tool: tool, reason } = value as { recommended_tool?: unknown; reason?: unknown };
+  if (!isRecord(value)) return { ok: false, message: 'the router returned something other than a suggestion object' };
+  const { recommended_tool: tool, reason } = value;
   if (typeof tool !== 'string' || tool === '' || tool.length > MAX_TOOL_NAME_LENGTH)
     return { ok: false, message: 'recommended_tool must be a tool name' };
   if (typeof reason !== 'string' || codePointLength(reason) > MAX_REASON_LENGTH)

@@ -1,0 +1,105 @@
+/**
+ * The tool-call middleware: a call carrying a key executes at most once per
+ * key (per principal and tool); a repeat replays the stored result, waits
+ * for the execution in flight, or is refused when its arguments differ.
+ */
+import type { ToolMiddleware, ToolResult } from '@ext/core';
+import { claimKey, countClaim, executeClaimed, type KeyedCall } from './claims.js';
+import { conflictError, inProgressError, invalidMetaError, unreadableError } from './errors.js';
+import {
+  callFingerprint,
+  parseIdempotencyMeta,
+  participates,
+  recordKey,
+  settledChannel,
+  withResultMeta,
+} from './logic.js';
+import type { IdempotencyConfig } from './options.js';
+import { decide, type Decision } from './records.js';
+import { IDEMPOTENCY_PACKAGE } from './schema.js';
+import { openWaiter, type Waiter } from './waiter.js';
+
+/** Decides on the key's record until the call is replayed, executed under a claim of its own, or refused. */
+async function runOnce(keyed: KeyedCall): Promise<ToolResult> {
+  const { config, ctx, id, request, storeKey } = keyed;
+  const { store } = ctx;
+  const deadline = performance.now() + config.inFlightWaitMs;
+  const inProgress = () => inProgressError(request.key, config.inProgressRetryAfterSeconds);
+  let waiter: Waiter | undefined;
+  // A fresh key (the common case) is claimed outright, without reading it first; only a key found taken is read and decided on.
+  let optimistic = true;
+  try {
+    for (;;) {
+      const decision: Decision = optimistic
+        ? { kind: 'claim', expected: undefined }
+        : decide(await store.get(storeKey), keyed.fingerprint);
+      const unread = optimistic;
+      optimistic = false;
+      switch (decision.kind) {
+        case 'replay': {
+          const { record } = decision;
+          return withResultMeta(record.result, id, {
+            idempotency_key: request.key,
+            was_replay: true,
+            original_timestamp: record.started_at,
+          });
+        }
+        case 'conflict':
+          throw conflictError(id, request.key);
+        case 'unreadable':
+          throw unreadableError();
+        case 'wait':
+          // Subscribe first, then re-read: a completion between the two reads cannot be missed.
+          if (waiter === undefined) {
+            waiter = await openWaiter(store, settledChannel(storeKey));
+            continue;
+          }
+          if (performance.now() >= deadline) throw inProgress();
+          await waiter.wait(Math.max(1, Math.min(config.pollIntervalMs, deadline - performance.now())), ctx.signal);
+          continue;
+        case 'claim': {
+          const claim = await claimKey(keyed, decision.expected);
+          if (claim === undefined) {
+            // The key is taken (the first, unread try), or another caller changed the record first: read and decide again.
+            if (!unread && performance.now() >= deadline) throw inProgress();
+            continue;
+          }
+          // Counted once the key is ours, so a known key never touches the budget and still replays at the limit (IDEM-13).
+          const undoBudget = await countClaim(keyed, claim);
+          if (waiter !== undefined) {
+            await waiter.close();
+            waiter = undefined;
+          }
+          return await executeClaimed(keyed, claim, undoBudget);
+        }
+      }
+    }
+  } finally {
+    await waiter?.close();
+  }
+}
+
+/** The middleware of the `idempotency` stage. */
+export function idempotencyMiddleware(config: IdempotencyConfig): ToolMiddleware {
+  return async (call, ctx, next) => {
+    const negotiated = ctx.negotiated(IDEMPOTENCY_PACKAGE);
+    if (negotiated === undefined) return next();
+    const id = negotiated.id;
+    const raw = call.meta[id];
+    if (raw === undefined || !participates(ctx.tool, config.tools, id)) return next();
+
+    const parsed = parseIdempotencyMeta(raw, id, config);
+    if (!parsed.ok) throw invalidMetaError(parsed);
+    const request = parsed.value;
+    return runOnce({
+      config,
+      call,
+      ctx,
+      next,
+      id,
+      request,
+      storeKey: recordKey(config.keyPrefix, ctx.principal, call.name, request.key),
+      fingerprint: callFingerprint(call.name, call.arguments),
+    });
+  };
+}

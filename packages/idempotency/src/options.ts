@@ -1,0 +1,116 @@
+/** `idempotencyServer` options: what a server author may set, the defaults, and the checks made at construction. */
+import { ConfigurationError, positiveIntegerOption } from '@ext/core';
+import type { ParticipationRule } from './logic.js';
+import { DEFAULT_TTL_SECONDS } from './schema.js';
+
+export interface IdempotencyServerOptions {
+  /** Which tools honour keys (see {@link ParticipationRule}). Default `'mutating'`. */
+  readonly tools?: ParticipationRule | undefined;
+  /** TTL when the client sends none. Default 86400 (24 h). */
+  readonly defaultTtlSeconds?: number | undefined;
+  /** Longer requested TTLs are lowered to this; also the window of the record budget. Default 604800 (7 days). */
+  readonly maxTtlSeconds?: number | undefined;
+  /** How long a duplicate waits for an in-flight execution before `IDEMPOTENCY_IN_PROGRESS`. Default 10000. */
+  readonly inFlightWaitMs?: number | undefined;
+  /** Re-read interval while waiting, in case a store's pub/sub message is missed. Default 100. */
+  readonly pollIntervalMs?: number | undefined;
+  /**
+   * Lifetime of an in-flight claim; renewed every third of it while the
+   * handler runs, so only a crashed server lets it lapse. Default 60000.
+   */
+  readonly leaseMs?: number | undefined;
+  /** Most live records one principal may hold; beyond it new keys get `rate_limited`. Default 10000. */
+  readonly maxKeysPerPrincipal?: number | undefined;
+  /** `retry_after_seconds` of `IDEMPOTENCY_IN_PROGRESS`. Default 1. */
+  readonly inProgressRetryAfterSeconds?: number | undefined;
+  /** Namespace of every store key this extension writes. Default `"idempotency"`. */
+  readonly keyPrefix?: string | undefined;
+  /** Wall clock in milliseconds for timestamps and the record budget (tests). Default `Date.now`. */
+  readonly now?: (() => number) | undefined;
+}
+
+/** The options as the server uses them, defaults applied. */
+export interface IdempotencyConfig {
+  readonly tools: ParticipationRule;
+  readonly defaultTtlSeconds: number;
+  readonly maxTtlSeconds: number;
+  readonly inFlightWaitMs: number;
+  readonly pollIntervalMs: number;
+  readonly leaseMs: number;
+  readonly maxKeysPerPrincipal: number;
+  readonly inProgressRetryAfterSeconds: number;
+  readonly keyPrefix: string;
+  readonly now: () => number;
+}
+
+const FACTORY = 'idempotencyServer';
+
+// Integers only (the kit's non-negative check also takes fractions, which these options never did).
+function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${FACTORY}: ${name} must be a non-negative integer, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function checkRule(tools: ParticipationRule): ParticipationRule {
+  const validRule =
+    tools === 'mutating' ||
+    tools === 'all' ||
+    typeof tools === 'function' ||
+    (Array.isArray(tools) && tools.every((name) => typeof name === 'string'));
+  if (!validRule) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'idempotencyServer: tools must be "mutating", "all", an array of tool names or a function',
+    );
+  }
+  return tools;
+}
+
+/** Checks `options` and applies the defaults; throws `INVALID_OPTION` naming the option. */
+export function resolveOptions(options: IdempotencyServerOptions): IdempotencyConfig {
+  const tools = checkRule(options.tools ?? 'mutating');
+  const maxTtlSeconds = positiveIntegerOption(FACTORY, 'maxTtlSeconds', options.maxTtlSeconds, 604_800);
+  const defaultTtlSeconds = positiveIntegerOption(
+    FACTORY,
+    'defaultTtlSeconds',
+    options.defaultTtlSeconds,
+    Math.min(DEFAULT_TTL_SECONDS, maxTtlSeconds),
+  );
+  if (defaultTtlSeconds > maxTtlSeconds) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `idempotencyServer: defaultTtlSeconds (${defaultTtlSeconds}) must not exceed maxTtlSeconds (${maxTtlSeconds})`,
+    );
+  }
+  const leaseMs = positiveIntegerOption(FACTORY, 'leaseMs', options.leaseMs, 60_000);
+  if (leaseMs < 3) throw new ConfigurationError('INVALID_OPTION', 'idempotencyServer: leaseMs must be at least 3');
+  const keyPrefix = options.keyPrefix ?? 'idempotency';
+  if (typeof keyPrefix !== 'string' || keyPrefix.length === 0) {
+    throw new ConfigurationError('INVALID_OPTION', 'idempotencyServer: keyPrefix must be a non-empty string');
+  }
+  if (options.now !== undefined && typeof options.now !== 'function') {
+    throw new ConfigurationError('INVALID_OPTION', 'idempotencyServer: now must be a function returning milliseconds');
+  }
+  return {
+    tools,
+    defaultTtlSeconds,
+    maxTtlSeconds,
+    inFlightWaitMs: nonNegativeInteger('inFlightWaitMs', options.inFlightWaitMs, 10_000),
+    pollIntervalMs: positiveIntegerOption(FACTORY, 'pollIntervalMs', options.pollIntervalMs, 100),
+    leaseMs,
+    maxKeysPerPrincipal: positiveIntegerOption(FACTORY, 'maxKeysPerPrincipal', options.maxKeysPerPrincipal, 10_000),
+    inProgressRetryAfterSeconds: nonNegativeInteger(
+      'inProgressRetryAfterSeconds',
+      options.inProgressRetryAfterSeconds,
+      1,
+    ),
+    keyPrefix,
+    now: options.now ?? Date.now,
+  };
+}

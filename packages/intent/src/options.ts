@@ -1,0 +1,93 @@
+/** `intentServer` options: the routing rules and function a server author writes, and the checks made at construction. */
+import { ConfigurationError, type CallContext } from '@ext/core';
+import { codePointLength, type RoutingRule } from './logic.js';
+import { DEFAULT_MAX_INTENT_LENGTH, MAX_REASON_LENGTH, type Suggestion } from './schema.js';
+
+/** What a routing function is told about a call. */
+export interface RouteRequest {
+  /** The client's stated intent (already validated). */
+  readonly intent: string;
+  /** The tool the client called. */
+  readonly tool: string;
+  /** The call's arguments, validated against the tool's input schema. */
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A routing function (the function rule): a suggestion for this call, or
+ * `undefined`. May be async. A throw or a malformed answer never fails the
+ * call: it is logged and counts as no suggestion (INT-9).
+ */
+export type Router = (
+  request: RouteRequest,
+  ctx: CallContext,
+) => Suggestion | undefined | Promise<Suggestion | undefined>;
+
+export interface IntentServerOptions {
+  /** Declarative rules, tried in order (INT-4). Default: none. */
+  readonly rules?: readonly RoutingRule[] | undefined;
+  /** A routing function, asked when no rule matched. Default: none. */
+  readonly router?: Router | undefined;
+  /**
+   * `advisory` (default): the called tool runs and the result carries the
+   * suggestion. `redirect`: a call with a suggestion does not run; the result
+   * says which tool to call instead (INT-6).
+   */
+  readonly mode?: 'advisory' | 'redirect' | undefined;
+  /** Longest intent accepted, in Unicode code points. Default 500. */
+  readonly maxIntentLength?: number | undefined;
+}
+
+/** The options as the server uses them, checked, defaults applied. */
+export interface IntentConfig {
+  readonly mode: 'advisory' | 'redirect';
+  readonly maxLength: number;
+  readonly router: Router | undefined;
+  readonly rules: readonly RoutingRule[];
+}
+
+function checkRules(rules: readonly RoutingRule[]): void {
+  rules.forEach((rule, index) => {
+    const where = `intentServer: rules[${index}]`;
+    if (typeof rule.tool !== 'string' || rule.tool === '')
+      throw new ConfigurationError('INVALID_RULE', `${where}.tool must be a tool name`);
+    const keywords: unknown = rule.keywords;
+    if (
+      keywords !== undefined &&
+      (!Array.isArray(keywords) || !keywords.every((word) => typeof word === 'string' && word.trim() !== ''))
+    ) {
+      throw new ConfigurationError('INVALID_RULE', `${where}.keywords must be non-blank strings`);
+    }
+    const pattern: unknown = rule.pattern;
+    if (pattern !== undefined && !(pattern instanceof RegExp))
+      throw new ConfigurationError('INVALID_RULE', `${where}.pattern must be a RegExp`);
+    if ((rule.keywords ?? []).length === 0 && rule.pattern === undefined) {
+      throw new ConfigurationError('INVALID_RULE', `${where} (${rule.tool}) needs keywords or a pattern`);
+    }
+    if (
+      rule.reason !== undefined &&
+      (typeof rule.reason !== 'string' || codePointLength(rule.reason) > MAX_REASON_LENGTH)
+    ) {
+      throw new ConfigurationError(
+        'INVALID_RULE',
+        `${where}.reason must be a string of at most ${MAX_REASON_LENGTH} characters`,
+      );
+    }
+  });
+}
+
+/** Checks `options` and applies the defaults; throws `INVALID_OPTION` or `INVALID_RULE` naming what is wrong. */
+export function resolveOptions(options: IntentServerOptions): IntentConfig {
+  const mode: string = options.mode ?? 'advisory';
+  if (mode !== 'advisory' && mode !== 'redirect')
+    throw new ConfigurationError('INVALID_OPTION', 'intentServer: "mode" must be "advisory" or "redirect"');
+  const maxLength = options.maxIntentLength ?? DEFAULT_MAX_INTENT_LENGTH;
+  if (!Number.isSafeInteger(maxLength) || maxLength < 1)
+    throw new ConfigurationError('INVALID_OPTION', 'intentServer: "maxIntentLength" must be a positive integer');
+  const router: unknown = options.router;
+  if (router !== undefined && typeof router !== 'function')
+    throw new ConfigurationError('INVALID_OPTION', 'intentServer: "router" must be a function');
+  const rules = [...(options.rules ?? [])];
+  checkRules(rules);
+  return { mode, maxLength, router: options.router, rules };
+}
