@@ -1,5 +1,16 @@
-import { ConfigurationError, ExtensionError, type ClientExtension, type ExtendedClient } from '@ext/core';
-import { Compile } from 'typebox/compile';
+/**
+ * The client half of `@ext/permissions`: the descriptor that attaches the
+ * session token to calls, and the helpers to check, negotiate and describe
+ * what this client may do.
+ */
+import {
+  ConfigurationError,
+  ExtensionError,
+  lazyValidator,
+  positiveIntegerOption,
+  type ClientExtension,
+  type ExtendedClient,
+} from '@ext/core';
 import { describeGrant, unionScopes, type GrantSummary } from './logic.js';
 import {
   PERMISSIONS_ID,
@@ -76,8 +87,9 @@ function invalidResponse(method: string): ExtensionError {
   return new ExtensionError('permanent', 'INVALID_RESPONSE', `The server answered ${method} with a malformed result`);
 }
 
-let checkResponse: ReturnType<typeof Compile<typeof PermissionCheckResponseSchema>> | undefined;
-let negotiationResponse: ReturnType<typeof Compile<typeof ScopeNegotiationResponseSchema>> | undefined;
+// Compiled on first use: keeps import free of work.
+const checkResponse = lazyValidator(PermissionCheckResponseSchema);
+const negotiationResponse = lazyValidator(ScopeNegotiationResponseSchema);
 
 /** The server's permissions settings (scopes, session timeouts), or `undefined` when it does not negotiate the extension. */
 export function getPermissionsSettings(client: ExtendedClient): PermissionsServerSettings | undefined {
@@ -125,8 +137,7 @@ export async function preflight(
   if (args !== undefined) params.parameters = args;
   const method = `${negotiated.id}/check`;
   const result = withoutMeta(await client.request(method, params));
-  checkResponse ??= Compile(PermissionCheckResponseSchema);
-  if (!checkResponse.Check(result)) throw invalidResponse(method);
+  if (!checkResponse().Check(result)) throw invalidResponse(method);
   return result;
 }
 
@@ -151,19 +162,16 @@ export async function negotiateScopes(
   const state = stateOf(client, 'negotiateScopes');
   const negotiated = client.negotiated(PERMISSIONS_PACKAGE);
   if (negotiated === undefined) return undefined;
-  if (options.ttlSeconds !== undefined && (!Number.isSafeInteger(options.ttlSeconds) || options.ttlSeconds < 1)) {
-    throw new ConfigurationError(
-      'INVALID_OPTION',
-      `negotiateScopes: ttlSeconds must be a positive integer, got ${String(options.ttlSeconds)}`,
-    );
-  }
+  const ttlSeconds =
+    options.ttlSeconds === undefined
+      ? undefined
+      : positiveIntegerOption('negotiateScopes', 'ttlSeconds', options.ttlSeconds, options.ttlSeconds);
   const params: Record<string, unknown> = { requested_scopes: unionScopes(usable(state)?.scopes, scopes) };
   if (options.justification !== undefined) params.justification = options.justification;
-  if (options.ttlSeconds !== undefined) params.ttl_seconds = options.ttlSeconds;
+  if (ttlSeconds !== undefined) params.ttl_seconds = ttlSeconds;
   const method = `${negotiated.id}/negotiate`;
   const result = withoutMeta(await client.request(method, params));
-  negotiationResponse ??= Compile(ScopeNegotiationResponseSchema);
-  if (!negotiationResponse.Check(result)) throw invalidResponse(method);
+  if (!negotiationResponse().Check(result)) throw invalidResponse(method);
   state.session = result.session;
   return result;
 }

@@ -1,3 +1,4 @@
+/** The `.` entry of `@ext/permissions`: identifiers, the wire schemas and their types, and the grant a policy returns. */
 export {
   PERMISSIONS_ID,
   PERMISSIONS_PACKAGE,
@@ -31,22 +32,4 @@ export type {
   DeniedScope,
   ScopeNegotiationResponse,
 } from './schema.js';
-export {
-  isScopeName,
-  indexScopes,
-  requiredScopesFor,
-  missingScopes,
-  unionScopes,
-  metaPointer,
-  parseRequestMeta,
-  parseCheckRequest,
-  parseNegotiationRequest,
-  defaultGrant,
-  settleDecision,
-  sessionKey,
-  parseSession,
-  sessionActive,
-  touchSession,
-  describeGrant,
-} from './logic.js';
-export type { Parsed, GrantDecision, SessionRecord, GrantSummary } from './logic.js';
+export type { GrantDecision } from './logic.js';

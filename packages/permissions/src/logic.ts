@@ -1,6 +1,20 @@
+/**
+ * The pure logic of scoped permissions: scope declarations, the scopes a
+ * tool needs, request parsing, grant decisions, session records, and the
+ * grant in words. No I/O here; the server and client halves only translate.
+ */
 import { createHash } from 'node:crypto';
-import { ConfigurationError, type JsonValue, type ToolInfo } from '@ext/core';
-import { Compile } from 'typebox/compile';
+import {
+  ConfigurationError,
+  firstViolation,
+  isRecord,
+  lazyValidator,
+  metaPointer,
+  type JsonValue,
+  type Parsed,
+  type SchemaViolation,
+  type ToolInfo,
+} from '@ext/core';
 import {
   PermissionCheckRequestSchema,
   PermissionsRequestMetaSchema,
@@ -65,9 +79,7 @@ export function requiredScopesFor(
   const required = new Set<string>();
   const raw = tool._meta?.[id];
   if (raw !== undefined) {
-    const entry =
-      typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
-    const list = entry?.required_scopes;
+    const list = isRecord(raw) ? raw.required_scopes : undefined;
     if (!Array.isArray(list)) {
       throw new ConfigurationError(
         'INVALID_TOOL_META',
@@ -99,26 +111,16 @@ export function unionScopes(...lists: readonly (readonly string[] | undefined)[]
   return [...new Set(lists.flatMap((list) => list ?? []))];
 }
 
-/** `/_meta/<id>/<field>` as a JSON Pointer relative to the request `params`. */
-export function metaPointer(id: string, field?: string): string {
-  const escape = (segment: string): string => segment.replaceAll('~', '~0').replaceAll('/', '~1');
-  return `/_meta/${escape(id)}${field === undefined ? '' : `/${field}`}`;
-}
-
-export type Parsed<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly pointer: string; readonly field: string; readonly message: string };
-
-let metaValidator: ReturnType<typeof Compile<typeof PermissionsRequestMetaSchema>> | undefined;
-let checkValidator: ReturnType<typeof Compile<typeof PermissionCheckRequestSchema>> | undefined;
-let negotiateValidator: ReturnType<typeof Compile<typeof ScopeNegotiationRequestSchema>> | undefined;
+// Compiled on first use: keeps import free of work.
+const metaValidator = lazyValidator(PermissionsRequestMetaSchema);
+const checkValidator = lazyValidator(PermissionCheckRequestSchema);
+const negotiateValidator = lazyValidator(ScopeNegotiationRequestSchema);
 
 /** Reads `params._meta[id]` as it arrived: the session token, or `undefined` when absent. Never throws. */
 export function parseRequestMeta(raw: unknown, id: string): Parsed<string | undefined> {
   if (raw === undefined) return { ok: true, value: undefined };
-  metaValidator ??= Compile(PermissionsRequestMetaSchema);
-  if (metaValidator.Check(raw)) return { ok: true, value: raw.session_token };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (metaValidator().Check(raw)) return { ok: true, value: raw.session_token };
+  if (!isRecord(raw)) {
     return {
       ok: false,
       pointer: metaPointer(id),
@@ -134,27 +136,18 @@ export function parseRequestMeta(raw: unknown, id: string): Parsed<string | unde
   };
 }
 
-function firstViolation(errors: readonly { instancePath: string; params?: unknown; keyword: string }[]): {
-  pointer: string;
-  field: string;
-} {
-  const first = errors[0];
-  if (first === undefined) return { pointer: '', field: 'params' };
-  let pointer = first.instancePath;
-  if (first.keyword === 'required') {
-    const missing = (first.params as { requiredProperties?: string[] } | undefined)?.requiredProperties?.[0];
-    if (missing !== undefined) pointer = `${pointer}/${missing}`;
-  }
-  const field = pointer.split('/').filter(Boolean)[0] ?? 'params';
-  return { pointer, field };
+/** Where a method's params first broke their schema; the field is the top-level one (the FIRST segment). */
+function violation(errors: Iterable<SchemaViolation>): { pointer: string; field: string } {
+  const { pointer } = firstViolation(errors);
+  return { pointer, field: pointer.split('/').filter(Boolean)[0] ?? 'params' };
 }
 
 /** Validates `<id>/check` params. Never throws. */
 export function parseCheckRequest(params: Readonly<Record<string, unknown>>): Parsed<PermissionCheckRequest> {
-  checkValidator ??= Compile(PermissionCheckRequestSchema);
+  const check = checkValidator();
   const body = withoutMeta(params);
-  if (checkValidator.Check(body)) return { ok: true, value: body };
-  const { pointer, field } = firstViolation(checkValidator.Errors(body));
+  if (check.Check(body)) return { ok: true, value: body };
+  const { pointer, field } = violation(check.Errors(body));
   return {
     ok: false,
     pointer,
@@ -165,10 +158,10 @@ export function parseCheckRequest(params: Readonly<Record<string, unknown>>): Pa
 
 /** Validates `<id>/negotiate` params. Never throws. */
 export function parseNegotiationRequest(params: Readonly<Record<string, unknown>>): Parsed<ScopeNegotiationRequest> {
-  negotiateValidator ??= Compile(ScopeNegotiationRequestSchema);
+  const check = negotiateValidator();
   const body = withoutMeta(params);
-  if (negotiateValidator.Check(body)) return { ok: true, value: body };
-  const { pointer, field } = firstViolation(negotiateValidator.Errors(body));
+  if (check.Check(body)) return { ok: true, value: body };
+  const { pointer, field } = violation(check.Errors(body));
   const what: Record<string, string> = {
     requested_scopes: 'must be an array of at most 100 scope names',
     ttl_seconds: 'must be a positive integer',
@@ -244,6 +237,11 @@ export function settleDecision(
   return { granted, denied };
 }
 
+/** `value` with the server's `elevation_url` added last, when it has one. */
+export function withElevation<T extends Record<string, unknown>>(value: T, elevationUrl: string | undefined): T {
+  return elevationUrl === undefined ? value : { ...value, elevation_url: elevationUrl };
+}
+
 /** A negotiated session as the store keeps it (times in the server clock's milliseconds). */
 export interface SessionRecord {
   readonly scopes: readonly string[];
@@ -258,6 +256,7 @@ export function sessionKey(prefix: string, principal: string, token: string): st
   return `${prefix}:session:${encodeURIComponent(principal)}:${digest}`;
 }
 
+/** The record as the store holds it. */
 export function sessionToJson(record: SessionRecord): JsonValue {
   return {
     scopes: [...record.scopes],
@@ -269,7 +268,7 @@ export function sessionToJson(record: SessionRecord): JsonValue {
 
 /** Reads a stored session; `undefined` for anything this version cannot read. */
 export function parseSession(value: JsonValue | undefined): SessionRecord | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const { scopes, expires_at, last_used, idle_seconds } = value;
   if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) return undefined;
   if (typeof expires_at !== 'number' || typeof last_used !== 'number' || typeof idle_seconds !== 'number')

@@ -1,4 +1,14 @@
-import { ConfigurationError, type ClientExtension, type OutgoingCall } from '@ext/core';
+/**
+ * The client half of `@ext/session-state`: the token jar, and the
+ * descriptor that replays each server's latest token and keeps the new ones.
+ */
+import {
+  ConfigurationError,
+  isRecord,
+  positiveIntegerOption,
+  type ClientExtension,
+  type OutgoingCall,
+} from '@ext/core';
 import { isSessionStateRejected, readResultMeta } from './logic.js';
 import {
   DEFAULT_MAX_TOKEN_BYTES,
@@ -74,33 +84,42 @@ function sentToken(call: OutgoingCall, id: string): string | undefined {
   return typeof token === 'string' ? token : undefined;
 }
 
-function validate(options: unknown): SessionStateClientOptions {
-  if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+/** The options with every default applied. */
+interface ResolvedClientOptions {
+  readonly jar: SessionTokenJar | undefined;
+  readonly maxTokenBytes: number;
+  readonly now: () => number;
+}
+
+function validate(options: unknown): ResolvedClientOptions {
+  if (options === undefined) return { jar: undefined, maxTokenBytes: DEFAULT_MAX_TOKEN_BYTES, now: Date.now };
+  if (!isRecord(options)) {
     throw new ConfigurationError('INVALID_OPTION', `${WHERE}: expects an options object`);
   }
-  const record = options as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
+  for (const key of Object.keys(options)) {
     if (!OPTION_NAMES.has(key)) throw new ConfigurationError('INVALID_OPTION', `${WHERE}: unknown option "${key}"`);
   }
-  const jar = record.jar as Record<string, unknown> | undefined;
+  const jar = options.jar as Record<string, unknown> | undefined;
   if (
     jar !== undefined &&
     (typeof jar !== 'object' || ['get', 'set', 'delete'].some((name) => typeof jar[name] !== 'function'))
   ) {
     throw new ConfigurationError('INVALID_OPTION', `${WHERE}: jar must have get, set and delete methods`);
   }
-  const max = record.maxTokenBytes;
-  if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1)) {
-    throw new ConfigurationError(
-      'INVALID_OPTION',
-      `${WHERE}: maxTokenBytes must be a positive integer, got ${typeof max === 'number' ? String(max) : typeof max}`,
-    );
-  }
-  if (record.now !== undefined && typeof record.now !== 'function') {
+  const maxTokenBytes = positiveIntegerOption(
+    WHERE,
+    'maxTokenBytes',
+    options.maxTokenBytes as number | undefined,
+    DEFAULT_MAX_TOKEN_BYTES,
+  );
+  if (options.now !== undefined && typeof options.now !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', `${WHERE}: now must be a function`);
   }
-  return record;
+  return {
+    jar: jar as SessionTokenJar | undefined,
+    maxTokenBytes,
+    now: (options.now as (() => number) | undefined) ?? Date.now,
+  };
 }
 
 /**
@@ -115,8 +134,7 @@ function validate(options: unknown): SessionStateClientOptions {
 export function sessionStateClient(options?: SessionStateClientOptions): ClientExtension {
   const resolved = validate(options);
   const jar = resolved.jar ?? createTokenJar();
-  const maxTokenBytes = resolved.maxTokenBytes ?? DEFAULT_MAX_TOKEN_BYTES;
-  const now = resolved.now ?? Date.now;
+  const { maxTokenBytes, now } = resolved;
   const settings: SessionStateClientSettings = { version: SESSION_STATE_WIRE_VERSION, max_token_bytes: maxTokenBytes };
 
   return {

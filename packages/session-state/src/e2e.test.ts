@@ -5,7 +5,9 @@ import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createTokenJar, getSessionStateMeta, sessionStateClient, type SessionStateClientOptions } from './client.js';
-import { getSessionStateSettings, inspectToken, RETRY_WITHOUT_TOKEN_SUGGESTION, SESSION_STATE_ID } from './index.js';
+import { getSessionStateSettings, SESSION_STATE_ID } from './index.js';
+import { RETRY_WITHOUT_TOKEN_SUGGESTION } from './logic.js';
+import { inspectToken } from './token.js';
 import { sessionState, sessionStateServer, type SessionStateServerOptions } from './server.js';
 
 const K1 = { id: 'k1', secret: 'first-secret-of-at-least-thirty-two-bytes' };

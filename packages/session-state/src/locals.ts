@@ -1,10 +1,11 @@
-import { ConfigurationError, type JsonValue, type RequestContext } from '@ext/core';
+/** The handle a tool handler reads and sets its session state through, and its slot on the call's `ctx.locals`. */
+import { ConfigurationError, defineLocal, type JsonValue, type RequestContext } from '@ext/core';
 import { decodeState, encodeState, invalidValueError, tooLargeError } from './logic.js';
 import { SESSION_STATE_PACKAGE } from './schema.js';
 import { sealedLength } from './token.js';
 
-// Symbol.for, so duplicate copies of this package agree on the slot.
-const SLOT = Symbol.for('io.github.mcp-ext/session-state/slot');
+// Keyed by `Symbol.for`, so duplicate copies of this package agree on the slot.
+const SLOT = defineLocal<Slot>('session-state/slot');
 
 /** The session state of the current call, as a tool handler sees it. */
 export interface SessionStateHandle<T extends JsonValue = JsonValue> {
@@ -90,8 +91,9 @@ export function createSlot(config: SlotConfig): Slot {
   };
 }
 
+/** Puts the call's slot where {@link sessionState} finds it. */
 export function setSlot(ctx: Pick<RequestContext, 'locals'>, slot: Slot): void {
-  ctx.locals.set(SLOT, slot);
+  SLOT.set(ctx, slot);
 }
 
 /**
@@ -108,12 +110,12 @@ export function setSlot(ctx: Pick<RequestContext, 'locals'>, slot: Slot): void {
 export function sessionState<T extends JsonValue = JsonValue>(
   ctx: Pick<RequestContext, 'locals'>,
 ): SessionStateHandle<T> {
-  const slot = ctx.locals.get(SLOT);
+  const slot = SLOT.get(ctx);
   if (slot === undefined) {
     throw new ConfigurationError(
       'SESSION_STATE_NOT_COMPOSED',
       `sessionState(ctx): ${SESSION_STATE_PACKAGE} is not composed on this server; add sessionStateServer({ keys }) to the server extensions`,
     );
   }
-  return (slot as Slot).handle as unknown as SessionStateHandle<T>;
+  return slot.handle as unknown as SessionStateHandle<T>;
 }

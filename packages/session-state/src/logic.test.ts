@@ -7,15 +7,14 @@ import {
   encodeState,
   invalidTokenError,
   isSessionStateRejected,
-  metaPointer,
+  statePointer as metaPointer,
   parseRequestMeta,
   readResultMeta,
   RETRY_WITHOUT_TOKEN_SUGGESTION,
-  SESSION_STATE_INVALID,
   withResultMeta,
   type SessionStateFailureReason,
 } from './logic.js';
-import { SESSION_STATE_ID } from './schema.js';
+import { SESSION_STATE_ID, SESSION_STATE_INVALID } from './schema.js';
 import { sealedLength, TOKEN_FAILURE_REASONS } from './token.js';
 
 const seeds = seedValidators();

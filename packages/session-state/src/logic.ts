@@ -3,22 +3,25 @@
  * state as JSON, sizing it, and the errors the extension reports. No I/O
  * here; the server and client halves only translate.
  */
-import { canonicalJson, ExtensionError, type JsonValue, type ToolResult } from '@ext/core';
-import { Compile } from 'typebox/compile';
+import {
+  canonicalJson,
+  ExtensionError,
+  isRecord,
+  lazyValidator,
+  metaPointer,
+  type JsonValue,
+  type ToolResult,
+} from '@ext/core';
 import {
   SESSION_STATE_ID,
+  SESSION_STATE_INVALID,
+  SESSION_STATE_INVALID_VALUE,
+  SESSION_STATE_TOO_LARGE,
   SessionStateRequestMetaSchema,
   SessionStateResultMetaSchema,
   type SessionStateResultMeta,
 } from './schema.js';
 import type { TokenFailureReason } from './token.js';
-
-/** Error code of a refused incoming token (every reason). */
-export const SESSION_STATE_INVALID = 'SESSION_STATE_INVALID';
-/** Error code of a `set()` whose sealed token would exceed the size limit. */
-export const SESSION_STATE_TOO_LARGE = 'SESSION_STATE_TOO_LARGE';
-/** Error code of a `set()` with a value that is not JSON, or that the server's schema refuses. */
-export const SESSION_STATE_INVALID_VALUE = 'SESSION_STATE_INVALID_VALUE';
 
 /** Why an incoming token was refused: the token checks, plus state the server no longer accepts. */
 export type SessionStateFailureReason = TokenFailureReason | 'invalid_state';
@@ -27,20 +30,14 @@ export type SessionStateFailureReason = TokenFailureReason | 'invalid_state';
 export const RETRY_WITHOUT_TOKEN_SUGGESTION =
   'Retry the call without a session_state token (drop the stored one); the server then starts from empty session state.';
 
-/** Escapes one JSON Pointer segment (RFC 6901). */
-export function escapePointerSegment(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-/** JSON Pointer, relative to the request `params`, of this extension's entry or a field in it. */
-export function metaPointer(field?: string, id: string = SESSION_STATE_ID): string {
-  const base = `/_meta/${escapePointerSegment(id)}`;
-  return field === undefined ? base : `${base}/${escapePointerSegment(field)}`;
+/** JSON Pointer, relative to the request `params`, of this extension's entry (under `id`) or a field in it. */
+export function statePointer(field?: string, id: string = SESSION_STATE_ID): string {
+  return metaPointer(id, field);
 }
 
 // Compiled on first use: keeps import free of work.
-let requestValidator: ReturnType<typeof Compile<typeof SessionStateRequestMetaSchema>> | undefined;
-let resultValidator: ReturnType<typeof Compile<typeof SessionStateResultMetaSchema>> | undefined;
+const requestValidator = lazyValidator(SessionStateRequestMetaSchema);
+const resultValidator = lazyValidator(SessionStateResultMetaSchema);
 
 export type RequestMetaParse =
   | { readonly ok: true; readonly token: string | undefined }
@@ -53,20 +50,19 @@ export type RequestMetaParse =
  */
 export function parseRequestMeta(raw: unknown, id: string = SESSION_STATE_ID): RequestMetaParse {
   if (raw === undefined) return { ok: true, token: undefined };
-  requestValidator ??= Compile(SessionStateRequestMetaSchema);
-  if (requestValidator.Check(raw)) return { ok: true, token: raw.session_state };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (requestValidator().Check(raw)) return { ok: true, token: raw.session_state };
+  if (!isRecord(raw)) {
     return {
       ok: false,
       field: id,
-      pointer: metaPointer(undefined, id),
+      pointer: statePointer(undefined, id),
       message: `params._meta["${id}"] must be an object with a "session_state" string`,
     };
   }
   return {
     ok: false,
     field: 'session_state',
-    pointer: metaPointer('session_state', id),
+    pointer: statePointer('session_state', id),
     message: `params._meta["${id}"].session_state must be a non-empty base64url string`,
   };
 }
@@ -116,7 +112,7 @@ export function invalidTokenError(
       details: {
         reason,
         field: options.field ?? 'session_state',
-        pointer: options.pointer ?? metaPointer('session_state', id),
+        pointer: options.pointer ?? statePointer('session_state', id),
       },
     },
   );
@@ -166,6 +162,7 @@ export function decodeState(plaintext: string): { readonly value: JsonValue } | 
   }
 }
 
+/** Thrown by `set()` for a value that is not JSON, or that the server's schema refuses. */
 export function invalidValueError(message: string, cause?: unknown): ExtensionError {
   return new ExtensionError('permanent', SESSION_STATE_INVALID_VALUE, message, {
     userActionable: false,
@@ -189,18 +186,11 @@ export function tooLargeError(sizeBytes: number, limitBytes: number): ExtensionE
   );
 }
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
 /** `result._meta[id]` when it is well formed, else `undefined`. Never throws. */
 export function readResultMeta(result: unknown, id: string = SESSION_STATE_ID): SessionStateResultMeta | undefined {
-  const entry = asRecord(asRecord(asRecord(result)?._meta)?.[id]);
-  if (entry === undefined) return undefined;
-  resultValidator ??= Compile(SessionStateResultMetaSchema);
-  if (!resultValidator.Check(entry)) return undefined;
+  const meta = isRecord(result) ? result._meta : undefined;
+  const entry = isRecord(meta) ? meta[id] : undefined;
+  if (!isRecord(entry) || !resultValidator().Check(entry)) return undefined;
   // A token without its expiry cannot be kept safely.
   if (
     entry.session_state !== undefined &&
@@ -219,10 +209,9 @@ const ERRORS_KEY = /^io\.github\.mcp-ext\/errors(?:-v\d+)?$/;
  * attaches. `false` when no structured error is present.
  */
 export function isSessionStateRejected(result: unknown): boolean {
-  const meta = asRecord(asRecord(result)?._meta);
-  if (meta === undefined || asRecord(result)?.isError !== true) return false;
-  return Object.entries(meta).some(
-    ([key, value]) => ERRORS_KEY.test(key) && asRecord(value)?.code === SESSION_STATE_INVALID,
+  if (!isRecord(result) || !isRecord(result._meta) || result.isError !== true) return false;
+  return Object.entries(result._meta).some(
+    ([key, value]) => ERRORS_KEY.test(key) && isRecord(value) && value.code === SESSION_STATE_INVALID,
   );
 }
 

@@ -1,3 +1,4 @@
+/** The wire contract of `@ext/session-state`: identifiers, error codes, the TypeBox schema of every payload, and the JSON Schema document. */
 import { extensionId } from '@ext/core';
 import Type, { type Static } from 'typebox';
 
@@ -15,6 +16,13 @@ export const DEFAULT_MAX_TOKEN_BYTES = 65_536;
 
 /** Lifetime of a sealed token unless configured otherwise: one hour. */
 export const DEFAULT_TTL_SECONDS = 3_600;
+
+/** Error code of a refused incoming token (every reason). */
+export const SESSION_STATE_INVALID = 'SESSION_STATE_INVALID';
+/** Error code of a `set()` whose sealed token would exceed the size limit. */
+export const SESSION_STATE_TOO_LARGE = 'SESSION_STATE_TOO_LARGE';
+/** Error code of a `set()` with a value that is not JSON, or that the server's schema refuses. */
+export const SESSION_STATE_INVALID_VALUE = 'SESSION_STATE_INVALID_VALUE';
 
 /** Where this package's JSON Schemas are identified (one folder per wire version). */
 export const SCHEMA_BASE = 'https://mcp-ext.github.io/schemas/session-state/1.0';

@@ -1,3 +1,4 @@
+/** The `.` entry of `@ext/streaming`: identifiers, the wire schemas and their types, and the settings reader. */
 export {
   STREAMING_ID,
   STREAMING_PACKAGE,
@@ -27,31 +28,4 @@ export type {
   ProgressNotification,
   StreamChunk,
 } from './schema.js';
-export {
-  OPERATION_ID_PATTERN,
-  TOKEN_RANDOM_BYTES,
-  CHECKPOINT_RECORD_VERSION,
-  isValidOperationId,
-  escapePointerSegment,
-  metaPointer,
-  parseStreamingMeta,
-  mintCheckpointToken,
-  parseCheckpointToken,
-  tokenDigest,
-  checkpointKey,
-  operationKey,
-  argumentsDigest,
-  checkpointToJson,
-  parseCheckpointRecord,
-  decideResume,
-  progressFraction,
-  mayReportProgress,
-  acceptChunk,
-  parseProgressNotification,
-  parseStreamChunk,
-  readAuthorToolMeta,
-  withResultMeta,
-  readResultMeta,
-} from './logic.js';
-export type { StreamingRequest, Parsed, CheckpointRecord, ResumeQuery, ResumeDecision } from './logic.js';
 export { getStreamingSettings } from './settings.js';

@@ -1,31 +1,32 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigurationError, type JsonValue } from '@ext/core';
+import { ConfigurationError, metaPointer, type JsonValue } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  acceptChunk,
   argumentsDigest,
   checkpointKey,
   checkpointToJson,
   CHECKPOINT_RECORD_VERSION,
   decideResume,
-  isValidOperationId,
-  mayReportProgress,
-  metaPointer,
   mintCheckpointToken,
   operationKey,
   parseCheckpointRecord,
   parseCheckpointToken,
+  tokenDigest,
+  type CheckpointRecord,
+  type ResumeQuery,
+} from './checkpoints.js';
+import {
+  acceptChunk,
+  isValidOperationId,
+  mayReportProgress,
   parseProgressNotification,
   parseStreamChunk,
   parseStreamingMeta,
   progressFraction,
   readAuthorToolMeta,
   readResultMeta,
-  tokenDigest,
   withResultMeta,
-  type CheckpointRecord,
-  type ResumeQuery,
 } from './logic.js';
 import { STREAMING_ID } from './schema.js';
 

@@ -1,3 +1,4 @@
+/** The wire contract of `@ext/streaming`: identifiers, the TypeBox schema of every payload, and the JSON Schema document. */
 import { extensionId } from '@ext/core';
 import Type, { type Static } from 'typebox';
 

@@ -1,0 +1,82 @@
+/**
+ * The tool-call middleware: reads the session the call names, and refuses
+ * a call whose caller lacks a required scope before anything with effects
+ * runs.
+ */
+import { ExtensionError, invalidInputError, type ToolMiddleware } from '@ext/core';
+import { missingScopes, parseRequestMeta, requiredScopesFor, withElevation } from './logic.js';
+import type { ResolvedOptions } from './options.js';
+import { PERMISSIONS_ID, PERMISSIONS_PACKAGE } from './schema.js';
+import { loadSession } from './session-store.js';
+
+/** The session token sent is unknown, expired, or another caller's. */
+function sessionExpired(
+  id: string,
+  tool: string,
+  missing: readonly string[],
+  elevationUrl: string | undefined,
+): ExtensionError {
+  return new ExtensionError(
+    'auth_required',
+    'SESSION_EXPIRED',
+    'The permission session has expired or is not valid for this caller',
+    {
+      userActionable: false,
+      suggestion: `Negotiate the scopes again with ${id}/negotiate and retry with the new session token.`,
+      details: withElevation({ tool, missing_scopes: missing }, elevationUrl),
+    },
+  );
+}
+
+/** The caller holds neither from its authentication nor from its session the scopes `missing`. */
+function scopeInsufficient(
+  tool: string,
+  required: readonly string[],
+  missing: readonly string[],
+  elevationUrl: string | undefined,
+): ExtensionError {
+  return new ExtensionError(
+    'auth_required',
+    'SCOPE_INSUFFICIENT',
+    `Calling ${tool} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+    {
+      userActionable: true,
+      suggestion:
+        elevationUrl === undefined
+          ? `Ask for ${missing.join(', ')} with ${PERMISSIONS_ID}/negotiate, then retry.`
+          : `Ask for ${missing.join(', ')} with ${PERMISSIONS_ID}/negotiate or have a person grant them at ${elevationUrl}, then retry.`,
+      details: withElevation({ tool, required_scopes: [...required], missing_scopes: missing }, elevationUrl),
+    },
+  );
+}
+
+/** The middleware of `permissionsServer()`; `toolScopes` holds the required scopes of each tool seen at registration. */
+export function permissionsMiddleware(
+  config: ResolvedOptions,
+  toolScopes: ReadonlyMap<string, readonly string[]>,
+): ToolMiddleware {
+  return async (call, ctx, next) => {
+    const required = toolScopes.get(ctx.tool.name) ?? requiredScopesFor(ctx.tool, PERMISSIONS_ID, config.scopes);
+    const negotiated = ctx.negotiated(PERMISSIONS_PACKAGE);
+    let token: string | undefined;
+    if (negotiated !== undefined) {
+      const parsed = parseRequestMeta(call.meta[negotiated.id], negotiated.id);
+      if (!parsed.ok)
+        throw invalidInputError(
+          parsed,
+          `Send the session_token from ${negotiated.id}/negotiate, or leave the entry out.`,
+        );
+      token = parsed.value;
+    }
+    const session = token === undefined ? undefined : await loadSession(ctx, config, token, true);
+    if (required.length === 0) return next();
+    const fromOAuth = missingScopes(required, ctx.authInfo?.scopes ?? []);
+    if (fromOAuth.length === 0) return next();
+    if (token !== undefined && session === undefined) {
+      throw sessionExpired(negotiated?.id ?? PERMISSIONS_ID, call.name, fromOAuth, config.elevationUrl);
+    }
+    const missing = missingScopes(fromOAuth, session?.scopes ?? []);
+    if (missing.length > 0) throw scopeInsufficient(call.name, required, missing, config.elevationUrl);
+    return next();
+  };
+}

@@ -1,0 +1,78 @@
+/** The options of `streamCall`, checked: `autoResume` with its defaults, `resumeFrom`, and the default resume test. */
+import { ConfigurationError, WireError, type ExtendedClient } from '@ext/core';
+import type { AutoResumeOptions, Checkpoint, StreamCallOptions } from './call-types.js';
+import { isValidOperationId } from './logic.js';
+import { MAX_CHECKPOINT_TOKEN_LENGTH } from './schema.js';
+
+/** `autoResume` with every default applied. */
+export interface ResolvedResume {
+  readonly maxAttempts: number;
+  readonly delayMs: number;
+  readonly reconnect: ((error: unknown, attempt: number) => ExtendedClient | Promise<ExtendedClient>) | undefined;
+  readonly shouldResume: (error: unknown) => boolean;
+}
+
+function nonNegativeInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `streamCall: ${name} must be a non-negative integer, got ${typeof value === 'number' ? value : typeof value}`,
+    );
+  }
+  return value;
+}
+
+/** `autoResume` resolved, or `undefined` when it is off. Throws `INVALID_OPTION` naming the bad field. */
+export function resolveResume(option: StreamCallOptions['autoResume']): ResolvedResume | undefined {
+  if (option === undefined || option === false) return undefined;
+  const given: AutoResumeOptions = option === true ? {} : option;
+  if (typeof given !== 'object')
+    throw new ConfigurationError('INVALID_OPTION', 'streamCall: autoResume must be a boolean or an object');
+  if (given.reconnect !== undefined && typeof given.reconnect !== 'function') {
+    throw new ConfigurationError('INVALID_OPTION', 'streamCall: autoResume.reconnect must be a function');
+  }
+  if (given.shouldResume !== undefined && typeof given.shouldResume !== 'function') {
+    throw new ConfigurationError('INVALID_OPTION', 'streamCall: autoResume.shouldResume must be a function');
+  }
+  return {
+    maxAttempts: nonNegativeInteger('autoResume.maxAttempts', given.maxAttempts, 3),
+    delayMs: nonNegativeInteger('autoResume.delayMs', given.delayMs, 250),
+    reconnect: given.reconnect,
+    shouldResume: given.shouldResume ?? isInterruption,
+  };
+}
+
+/**
+ * JSON-RPC codes an SDK reports for a connection that went away or a reply
+ * that never came (-32000 connection closed, -32001 request timeout),
+ * rather than for an answer of the server.
+ */
+const INTERRUPTION_CODES: readonly number[] = [-32000, -32001];
+
+/**
+ * The default test of `autoResume`: an attempt was interrupted (transport
+ * failure, closed connection, timeout) rather than answered with a
+ * JSON-RPC error, which a repeat would get again.
+ */
+export function isInterruption(error: unknown): boolean {
+  return !WireError.isInstance(error) || INTERRUPTION_CODES.includes(error.code);
+}
+
+/** `resumeFrom` as the server sent it; throws `INVALID_CHECKPOINT` for anything else. */
+export function checkCheckpoint(value: unknown): Checkpoint {
+  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  const token = record.checkpoint_token;
+  if (
+    !isValidOperationId(record.operation_id) ||
+    typeof token !== 'string' ||
+    token.length === 0 ||
+    token.length > MAX_CHECKPOINT_TOKEN_LENGTH
+  ) {
+    throw new ConfigurationError(
+      'INVALID_CHECKPOINT',
+      'streamCall: resumeFrom must be { operation_id, checkpoint_token } as the server sent them',
+    );
+  }
+  return { operation_id: record.operation_id, checkpoint_token: token };
+}
