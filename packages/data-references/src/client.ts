@@ -1,12 +1,13 @@
+/** The `./client` entry: `dataReferencesClient`, and reading, importing and uploading references from a client. */
 import { Readable } from 'node:stream';
 import {
   ConfigurationError,
   ExtensionError,
+  lazyValidator,
   type ClientExtension,
   type ExtendedClient,
   type ToolResult,
 } from '@ext/core';
-import { Compile } from 'typebox/compile';
 import { importRequestFor, isDataReference, isMimeType, referencesInResult } from './logic.js';
 import {
   DATA_REFERENCES_ID,
@@ -46,8 +47,8 @@ export function referencesIn(result: ToolResult): DataReference[] {
   return referencesInResult(result, DATA_REFERENCES_ID);
 }
 
-let importResponse: ReturnType<typeof Compile<typeof ImportFromRefResponseSchema>> | undefined;
-let uploadTicket: ReturnType<typeof Compile<typeof UploadTicketSchema>> | undefined;
+const importResponse = lazyValidator(ImportFromRefResponseSchema);
+const uploadTicket = lazyValidator(UploadTicketSchema);
 
 function invalidResponse(what: string): ExtensionError {
   return new ExtensionError('permanent', 'INVALID_RESPONSE', `The server answered ${what} with a malformed result`);
@@ -80,8 +81,7 @@ export async function importReference(
       options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs },
     ),
   );
-  importResponse ??= Compile(ImportFromRefResponseSchema);
-  if (!importResponse.Check(result)) throw invalidResponse(method);
+  if (!importResponse().Check(result)) throw invalidResponse(method);
   return result;
 }
 
@@ -102,8 +102,7 @@ export async function requestUpload(
   if (request.sizeBytes !== undefined) params.size_bytes = request.sizeBytes;
   const method = `${negotiated.id}/upload`;
   const result = withoutMeta(await client.request(method, params));
-  uploadTicket ??= Compile(UploadTicketSchema);
-  if (!uploadTicket.Check(result)) throw invalidResponse(method);
+  if (!uploadTicket().Check(result)) throw invalidResponse(method);
   return result;
 }
 

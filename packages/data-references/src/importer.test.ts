@@ -9,8 +9,11 @@ import { Writable } from 'node:stream';
 import { MemoryStore, silentLogger } from '@ext/core';
 import { seedValidators } from '@ext/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fileSink, importFromReference, resolveImportPolicy, type ImportPolicy, type SinkFactory } from './importer.js';
-import { createReferenceOrigin, type ReferenceOrigin } from './origin.js';
+import { importFromReference } from './importer.js';
+import { resolveImportPolicy, type ImportPolicy } from './import-policy.js';
+import { createReferenceOrigin } from './origin.js';
+import type { ReferenceOrigin } from './origin-types.js';
+import { fileSink, type SinkFactory } from './sinks.js';
 import type { DataReference, ImportFromRefResponse } from './schema.js';
 
 const SECRET = 'importer-test-secret-0123456789abcdef';

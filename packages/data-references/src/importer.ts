@@ -1,215 +1,61 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { Writable } from 'node:stream';
-import { consoleLogger, ExtensionError, type Logger, type RequestContext } from '@ext/core';
+/**
+ * The import itself: fetching a reference's bytes from its origin into a
+ * sink, following same-origin redirects, resuming with `Range`, and
+ * verifying size and sha256 before anything is committed.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { consoleLogger, type Logger, type RequestContext } from '@ext/core';
 import {
-  byteCount,
-  checkAccessUrl,
-  checkRedirect,
+  expired,
+  failed,
+  Failure,
   importFailure,
-  msUntil,
-  originCheck,
-  positiveInteger,
-  type OriginCheck,
-  type OriginPolicy,
-} from './logic.js';
-import type { DataReference, ImportFromRefRequest, ImportFromRefResponse } from './schema.js';
+  reasonOf,
+  sizeMismatch,
+  statusFailure,
+  storageFailed,
+  tooLarge,
+} from './import-failures.js';
+import { checkAccessUrl, checkRedirect, msUntil, type ResolvedImportPolicy } from './import-policy.js';
+import type { ImportFromRefRequest, ImportFromRefResponse } from './schema.js';
+import type { ImportSink, SinkFactory } from './sinks.js';
+import { finish, write } from './streams.js';
 
-/** Where imported bytes go. The importer writes, ends and waits for `writable` to finish before `commit`. */
-export interface ImportSink {
-  readonly writable: Writable;
-  /** Every byte arrived and matched the checksum: make the data available and say where it is. */
-  commit(verified: {
-    sizeBytes: number;
-    sha256: string;
-  }): Promise<{ importedResourceId: string; reference?: DataReference | undefined }>;
-  /** The transfer failed: discard what was written. */
-  abort(reason: ExtensionError): Promise<void>;
+/** Who an import runs for, and what may stop it. */
+export interface ImportContext {
+  principal?: string | undefined;
+  ctx?: RequestContext | undefined;
+  signal?: AbortSignal | undefined;
+  logger?: Logger | undefined;
 }
 
-/** What a sink is opened for. */
-export interface ImportTarget {
+/** One import under way: what it was asked, and what it has received so far. */
+interface Transfer {
   readonly request: ImportFromRefRequest;
-  /** Total bytes the origin announced. */
-  readonly sizeBytes: number | undefined;
-  readonly principal: string;
-  /** The request context when the import runs inside an MCP request. */
-  readonly ctx: RequestContext | undefined;
-}
-
-export type SinkFactory = (target: ImportTarget) => ImportSink | Promise<ImportSink>;
-
-export interface ImportPolicy {
-  /** Origins the importer fetches from: URL origins (`https://files.example.com`) or a predicate. Required; an empty list imports nothing. */
-  readonly allowedOrigins: OriginPolicy;
-  /** Largest payload imported, in bytes (declared and actual). Default 1 GiB. */
-  readonly maxBytes?: number | undefined;
-  /** Redirects followed within the same origin. Default 3. */
-  readonly maxRedirects?: number | undefined;
-  /** Times a dropped transfer is resumed with a `Range` request. Default 3. */
-  readonly maxResumes?: number | undefined;
-  /**
-   * Refuse data that cannot be verified: a reference without a sha256
-   * checksum whose origin sends no `Repr-Digest` either. Default `true`.
-   */
-  readonly requireChecksum?: boolean | undefined;
-  /** The fetch to use (tests, proxies). Default the global `fetch`. */
-  readonly fetch?: typeof fetch | undefined;
-  /** Clock in milliseconds (tests). Default `Date.now`. */
-  readonly now?: (() => number) | undefined;
-}
-
-/** An import policy with defaults filled and options checked. */
-export interface ResolvedImportPolicy {
-  readonly allowed: OriginCheck;
-  readonly maxBytes: number;
-  readonly maxRedirects: number;
-  readonly maxResumes: number;
-  readonly requireChecksum: boolean;
-  readonly fetch: typeof fetch;
-  readonly now: () => number;
-}
-
-export const DEFAULT_MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
-
-/** Validates an import policy; throws a `ConfigurationError` naming the option. */
-export function resolveImportPolicy(policy: ImportPolicy, where: string): ResolvedImportPolicy {
-  const maxRedirects = policy.maxRedirects ?? 3;
-  const maxResumes = policy.maxResumes ?? 3;
-  return {
-    allowed: originCheck(policy.allowedOrigins, `${where}: allowedOrigins`),
-    maxBytes: byteCount(`${where}: maxBytes`, policy.maxBytes, DEFAULT_MAX_IMPORT_BYTES),
-    maxRedirects: maxRedirects === 0 ? 0 : positiveInteger(`${where}: maxRedirects`, maxRedirects, 3),
-    maxResumes: maxResumes === 0 ? 0 : positiveInteger(`${where}: maxResumes`, maxResumes, 3),
-    requireChecksum: policy.requireChecksum ?? true,
-    fetch: policy.fetch ?? fetch,
-    now: policy.now ?? Date.now,
-  };
-}
-
-/**
- * A sink that writes each import to its own file in `directory`
- * (`<uuid>.part`, renamed to `<uuid>` once verified); the imported resource
- * id is the file name.
- */
-export function fileSink(directory: string): SinkFactory {
-  return async () => {
-    await mkdir(directory, { recursive: true });
-    const id = randomUUID();
-    const path = join(directory, id);
-    const part = `${path}.part`;
-    const writable = createWriteStream(part);
-    return {
-      writable,
-      async commit() {
-        await rename(part, path);
-        return { importedResourceId: id };
-      },
-      async abort() {
-        await closed(writable);
-        await unlink(part).catch((error: unknown) => {
-          if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
-        });
-      },
-    };
-  };
-}
-
-/**
- * Destroys a file stream and waits until it is closed: one destroyed before
- * it opened would otherwise create the file after it was deleted. An error it
- * still has to emit is the failure being discarded, already reported.
- */
-async function closed(stream: Writable): Promise<void> {
-  if (stream.closed) return;
-  await new Promise<void>((resolve) => {
-    stream.on('error', () => undefined);
-    stream.once('close', () => {
-      resolve();
-    });
-    stream.destroy();
-  });
-}
-
-/** Thrown out of the transfer loop to end it with a structured failure. */
-class Failure extends Error {
-  constructor(readonly error: ExtensionError) {
-    super(error.message);
-  }
+  readonly policy: ResolvedImportPolicy;
+  readonly openSink: SinkFactory;
+  readonly context: ImportContext;
+  /** The checked access URL. */
+  readonly url: URL;
+  /** The size the reference declares. */
+  readonly declared: number | undefined;
+  readonly controller: AbortController;
+  readonly hash: Hash;
+  received: number;
+  /** The size the origin announced. */
+  total: number | undefined;
+  sink: ImportSink | undefined;
+  resumes: number;
+  /** The digest to verify: the reference's checksum, else the origin's `Repr-Digest`. */
+  expected: string | undefined;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
-function failed(error: ExtensionError): ImportFromRefResponse {
-  return { status: 'failed', error: error.toStructured() };
-}
 
 async function discard(response: Response): Promise<void> {
   // The body of a refused answer is not read; cancelling frees the connection.
   // A body that already failed needs no cancelling, and the answer's status is what matters.
   await response.body?.cancel().catch((error: unknown) => error);
-}
-
-function statusFailure(status: number, url: URL): ExtensionError {
-  if (status === 403) {
-    return importFailure('permanent', 'ACCESS_DENIED', 'The origin refused the access URL (bad or expired signature)', {
-      userActionable: true,
-      suggestion: 'Ask the origin server for a fresh reference.',
-      details: { status, origin: url.origin },
-    });
-  }
-  if (status === 404 || status === 410) {
-    return importFailure(
-      'permanent',
-      'REFERENCE_NOT_FOUND',
-      'The origin does not know this reference (unknown, expired or revoked)',
-      {
-        details: { status, origin: url.origin },
-      },
-    );
-  }
-  const transient = status >= 500 || status === 429 || status === 408;
-  return importFailure(
-    transient ? 'transient' : 'permanent',
-    'TRANSFER_FAILED',
-    `The origin answered HTTP ${String(status)}`,
-    {
-      details: { status, origin: url.origin },
-    },
-  );
-}
-
-function tooLarge(size: number | undefined, max: number): ExtensionError {
-  return importFailure(
-    'permanent',
-    'PAYLOAD_TOO_LARGE',
-    `The referenced data is larger than this server imports (${String(max)} bytes)`,
-    {
-      userActionable: true,
-      details: size === undefined ? { max_size_bytes: max } : { size_bytes: size, max_size_bytes: max },
-    },
-  );
-}
-
-function sizeMismatch(declared: number, actual: number): ExtensionError {
-  return importFailure(
-    'permanent',
-    'SIZE_MISMATCH',
-    `The origin sent ${String(actual)} bytes where the reference declares ${String(declared)}`,
-    {
-      details: { size_bytes: declared, received_bytes: actual },
-    },
-  );
-}
-
-function expired(): ExtensionError {
-  return importFailure('permanent', 'REFERENCE_EXPIRED', 'The reference expired before the transfer completed', {
-    userActionable: true,
-    suggestion: 'Ask the origin server for a fresh reference and import it at once.',
-  });
 }
 
 /** Total size from a 200's `Content-Length` or a 206's `Content-Range`; `undefined` when not stated. */
@@ -234,50 +80,11 @@ function rangeStart(response: Response): number | undefined {
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
-/** A short, safe word for what went wrong (an error code such as `ECONNRESET`), never a message that could hold a path. */
-function reasonOf(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    const name = (error as { name?: unknown }).name;
-    if (typeof name === 'string') return name;
-  }
-  return 'error';
-}
-
-async function write(writable: Writable, chunk: Uint8Array): Promise<void> {
-  if (writable.errored !== null) throw writable.errored;
-  // Backpressure: wait for the sink to drain before reading more from the network.
-  if (!writable.write(chunk)) await once(writable, 'drain');
-}
-
-async function finish(writable: Writable): Promise<void> {
-  if (writable.errored !== null) throw writable.errored;
-  const done = once(writable, 'finish');
-  writable.end();
-  await done;
-}
-
-/**
- * Imports the data behind a reference into a sink: checks the policy
- * (http(s), allowed origin, checksum algorithm, declared size, expiry)
- * before any request, streams the body with backpressure while hashing it
- * (against the reference's checksum, else the origin's `Repr-Digest`), resumes a
- * dropped transfer with `Range`, refuses redirects to another origin, stops
- * at the size limit or at `expires_at`, and commits only when size and
- * sha256 match. Never throws: every failure is a `failed` response.
- */
-export async function importFromReference(
+/** What can be refused before any request: the checksum algorithm, expiry, declared size, and the access URL. */
+function preflight(
   request: ImportFromRefRequest,
   policy: ResolvedImportPolicy,
-  openSink: SinkFactory,
-  context: {
-    principal?: string | undefined;
-    ctx?: RequestContext | undefined;
-    signal?: AbortSignal | undefined;
-    logger?: Logger | undefined;
-  } = {},
-): Promise<ImportFromRefResponse> {
+): { readonly url: URL; readonly remaining: number | undefined } | ImportFromRefResponse {
   const checksum = request.checksum;
   if (checksum !== undefined && checksum.algorithm !== 'sha256') {
     return failed(
@@ -297,6 +104,27 @@ export async function importFromReference(
   if (declared !== undefined && declared > policy.maxBytes) return failed(tooLarge(declared, policy.maxBytes));
   const access = checkAccessUrl(request.access_url, policy.allowed);
   if (!access.ok) return failed(access.error);
+  return { url: access.url, remaining };
+}
+
+/**
+ * Imports the data behind a reference into a sink: checks the policy
+ * (http(s), allowed origin, checksum algorithm, declared size, expiry)
+ * before any request, streams the body with backpressure while hashing it
+ * (against the reference's checksum, else the origin's `Repr-Digest`), resumes a
+ * dropped transfer with `Range`, refuses redirects to another origin, stops
+ * at the size limit or at `expires_at`, and commits only when size and
+ * sha256 match. Never throws: every failure is a `failed` response.
+ */
+export async function importFromReference(
+  request: ImportFromRefRequest,
+  policy: ResolvedImportPolicy,
+  openSink: SinkFactory,
+  context: ImportContext = {},
+): Promise<ImportFromRefResponse> {
+  const checked = preflight(request, policy);
+  if (!('url' in checked)) return checked;
+  const { url, remaining } = checked;
 
   const controller = new AbortController();
   const deadline =
@@ -312,186 +140,212 @@ export async function importFromReference(
   outer?.addEventListener('abort', onOuterAbort, { once: true });
   if (outer?.aborted === true) onOuterAbort();
 
-  const hash = createHash('sha256');
-  let received = 0;
-  let total: number | undefined;
-  let sink: ImportSink | undefined;
-  let resumes = 0;
-  /** The digest to verify: the reference's checksum, else the origin's `Repr-Digest`. */
-  let expected = checksum?.value.toLowerCase();
-
-  const open = async (sizeBytes: number | undefined): Promise<ImportSink> => {
-    const opened = await openSink({
-      request,
-      sizeBytes,
-      principal: context.principal ?? 'anonymous',
-      ctx: context.ctx,
-    });
-    // A write error is read from `writable.errored` at the next write or at the end; without a listener it would crash the process.
-    opened.writable.on('error', () => undefined);
-    return opened;
+  const transfer: Transfer = {
+    request,
+    policy,
+    openSink,
+    context,
+    url,
+    declared: request.size_bytes,
+    controller,
+    hash: createHash('sha256'),
+    received: 0,
+    total: undefined,
+    sink: undefined,
+    resumes: 0,
+    expected: request.checksum?.value.toLowerCase(),
   };
-
-  const fetchOnce = async (start: number): Promise<Response> => {
-    let url = access.url;
-    for (let hops = 0; ; hops++) {
-      const headers: Record<string, string> = { accept: '*/*' };
-      if (start > 0) headers.range = `bytes=${String(start)}-`;
-      const response = await policy.fetch(url, { redirect: 'manual', signal: controller.signal, headers });
-      if (!REDIRECTS.has(response.status)) return response;
-      await discard(response);
-      const next = checkRedirect(url, response.headers.get('location'));
-      if (!next.ok) throw new Failure(next.error);
-      if (hops >= policy.maxRedirects) {
-        throw new Failure(
-          importFailure(
-            'permanent',
-            'TRANSFER_FAILED',
-            `The origin redirected more than ${String(policy.maxRedirects)} times`,
-            { details: { origin: url.origin } },
-          ),
-        );
-      }
-      url = next.url;
-    }
-  };
-
-  const transfer = async (): Promise<void> => {
-    for (;;) {
-      let response: Response;
-      try {
-        response = await fetchOnce(received);
-      } catch (error) {
-        if (error instanceof Failure || controller.signal.aborted || resumes >= policy.maxResumes) throw error;
-        resumes += 1;
-        continue;
-      }
-      if (response.status !== 200 && response.status !== 206) {
-        await discard(response);
-        throw new Failure(statusFailure(response.status, access.url));
-      }
-      if (received > 0 && (response.status !== 206 || rangeStart(response) !== received)) {
-        await discard(response);
-        throw new Failure(
-          importFailure(
-            'transient',
-            'TRANSFER_FAILED',
-            'The transfer was interrupted and the origin cannot resume it',
-            { details: { received_bytes: received } },
-          ),
-        );
-      }
-      total ??= announcedSize(response);
-      if (total !== undefined && total > policy.maxBytes) {
-        await discard(response);
-        throw new Failure(tooLarge(total, policy.maxBytes));
-      }
-      if (declared !== undefined && total !== undefined && total !== declared) {
-        await discard(response);
-        throw new Failure(sizeMismatch(declared, total));
-      }
-      expected ??= reprDigest(response);
-      if (expected === undefined && policy.requireChecksum) {
-        await discard(response);
-        throw new Failure(
-          importFailure(
-            'invalid_input',
-            'CHECKSUM_MISSING',
-            'Neither the reference nor the origin gives a sha256 checksum, and this server imports only verifiable data',
-            {
-              suggestion: 'Pass the whole DataReference, including its checksum.',
-              details: { field: 'checksum' },
-            },
-          ),
-        );
-      }
-      const body = response.body;
-      if (body === null) throw new Failure(importFailure('transient', 'TRANSFER_FAILED', 'The origin sent no body'));
-      sink ??= await open(total);
-      try {
-        for await (const chunk of body as AsyncIterable<Uint8Array>) {
-          received += chunk.length;
-          if (received > policy.maxBytes) throw new Failure(tooLarge(undefined, policy.maxBytes));
-          if (declared !== undefined && received > declared) throw new Failure(sizeMismatch(declared, received));
-          hash.update(chunk);
-          try {
-            await write(sink.writable, chunk);
-          } catch (error) {
-            throw new Failure(
-              importFailure('transient', 'STORAGE_FAILED', 'Writing the imported data failed on this server', {
-                details: { reason: reasonOf(error) },
-              }),
-            );
-          }
-        }
-        return;
-      } catch (error) {
-        // A dropped connection is resumed from the last byte received; anything else ends the import.
-        if (error instanceof Failure || controller.signal.aborted || resumes >= policy.maxResumes) throw error;
-        resumes += 1;
-      }
-    }
-  };
-
   try {
-    await transfer();
-    if (declared !== undefined && received !== declared) throw new Failure(sizeMismatch(declared, received));
-    if (total !== undefined && received !== total) throw new Failure(sizeMismatch(total, received));
-    const digest = hash.digest('hex');
-    if (expected !== undefined && digest !== expected) {
-      throw new Failure(
-        importFailure('permanent', 'CHECKSUM_MISMATCH', 'The data received does not match the reference checksum', {
-          details: { algorithm: 'sha256', expected, actual: digest },
-        }),
-      );
-    }
-    sink ??= await open(0);
-    try {
-      await finish(sink.writable);
-    } catch (error) {
-      throw new Failure(
-        importFailure('transient', 'STORAGE_FAILED', 'Writing the imported data failed on this server', {
-          details: { reason: reasonOf(error) },
-        }),
-      );
-    }
-    let committed: Awaited<ReturnType<ImportSink['commit']>>;
-    try {
-      committed = await sink.commit({ sizeBytes: received, sha256: digest });
-    } catch (error) {
-      throw new Failure(
-        importFailure('transient', 'STORAGE_FAILED', 'Storing the imported data failed on this server', {
-          details: { reason: reasonOf(error) },
-        }),
-      );
-    }
-    const response: ImportFromRefResponse = {
-      status: 'imported',
-      imported_resource_id: committed.importedResourceId,
-      size_bytes: received,
-    };
-    if (committed.reference !== undefined) response.reference = committed.reference;
-    return response;
+    await receive(transfer);
+    return await complete(transfer);
   } catch (error) {
-    const reason = controller.signal.reason instanceof Failure ? controller.signal.reason : undefined;
-    const failure =
-      error instanceof Failure
-        ? error.error
-        : reason !== undefined
-          ? reason.error
-          : importFailure('transient', 'TRANSFER_FAILED', 'The transfer from the origin failed', {
-              details: { reason: reasonOf(error) },
-            });
-    if (sink !== undefined) {
-      await sink.abort(failure).catch((abortError: unknown) => {
-        (context.logger ?? consoleLogger).warn('data-references: discarding a failed import failed', {
-          error: String(abortError),
-        });
-      });
-    }
-    return failed(failure);
+    return await fail(transfer, error);
   } finally {
     if (deadline !== undefined) clearTimeout(deadline);
     outer?.removeEventListener('abort', onOuterAbort);
   }
+}
+
+async function openSinkFor(transfer: Transfer, sizeBytes: number | undefined): Promise<ImportSink> {
+  const opened = await transfer.openSink({
+    request: transfer.request,
+    sizeBytes,
+    principal: transfer.context.principal ?? 'anonymous',
+    ctx: transfer.context.ctx,
+  });
+  // A write error is read from `writable.errored` at the next write or at the end; without a listener it would crash the process.
+  opened.writable.on('error', () => undefined);
+  return opened;
+}
+
+/** One request for the bytes from `start` on, following redirects within the origin. */
+async function fetchFrom(transfer: Transfer, start: number): Promise<Response> {
+  const { policy } = transfer;
+  let url = transfer.url;
+  for (let hops = 0; ; hops++) {
+    const headers: Record<string, string> = { accept: '*/*' };
+    if (start > 0) headers.range = `bytes=${String(start)}-`;
+    const response = await policy.fetch(url, { redirect: 'manual', signal: transfer.controller.signal, headers });
+    if (!REDIRECTS.has(response.status)) return response;
+    await discard(response);
+    const next = checkRedirect(url, response.headers.get('location'));
+    if (!next.ok) throw new Failure(next.error);
+    if (hops >= policy.maxRedirects) {
+      throw new Failure(
+        importFailure(
+          'permanent',
+          'TRANSFER_FAILED',
+          `The origin redirected more than ${String(policy.maxRedirects)} times`,
+          { details: { origin: url.origin } },
+        ),
+      );
+    }
+    url = next.url;
+  }
+}
+
+/** Refuses an answer that cannot continue the transfer; notes the size and digest the origin announced. */
+async function accept(transfer: Transfer, response: Response): Promise<void> {
+  const { policy, declared, received } = transfer;
+  if (response.status !== 200 && response.status !== 206) {
+    await discard(response);
+    throw new Failure(statusFailure(response.status, transfer.url));
+  }
+  if (received > 0 && (response.status !== 206 || rangeStart(response) !== received)) {
+    await discard(response);
+    throw new Failure(
+      importFailure('transient', 'TRANSFER_FAILED', 'The transfer was interrupted and the origin cannot resume it', {
+        details: { received_bytes: received },
+      }),
+    );
+  }
+  transfer.total ??= announcedSize(response);
+  const total = transfer.total;
+  if (total !== undefined && total > policy.maxBytes) {
+    await discard(response);
+    throw new Failure(tooLarge(total, policy.maxBytes));
+  }
+  if (declared !== undefined && total !== undefined && total !== declared) {
+    await discard(response);
+    throw new Failure(sizeMismatch(declared, total));
+  }
+  transfer.expected ??= reprDigest(response);
+  if (transfer.expected === undefined && policy.requireChecksum) {
+    await discard(response);
+    throw new Failure(
+      importFailure(
+        'invalid_input',
+        'CHECKSUM_MISSING',
+        'Neither the reference nor the origin gives a sha256 checksum, and this server imports only verifiable data',
+        {
+          suggestion: 'Pass the whole DataReference, including its checksum.',
+          details: { field: 'checksum' },
+        },
+      ),
+    );
+  }
+}
+
+/** Whether a failed attempt may be resumed: not a refusal, not aborted, and resumes left. */
+function resumable(transfer: Transfer, error: unknown): boolean {
+  return !(
+    error instanceof Failure ||
+    transfer.controller.signal.aborted ||
+    transfer.resumes >= transfer.policy.maxResumes
+  );
+}
+
+/** Receives every byte into the sink, hashing, resuming a dropped connection from the last byte received. */
+async function receive(transfer: Transfer): Promise<void> {
+  const { policy, declared } = transfer;
+  for (;;) {
+    let response: Response;
+    try {
+      response = await fetchFrom(transfer, transfer.received);
+    } catch (error) {
+      if (!resumable(transfer, error)) throw error;
+      transfer.resumes += 1;
+      continue;
+    }
+    await accept(transfer, response);
+    const body = response.body;
+    if (body === null) throw new Failure(importFailure('transient', 'TRANSFER_FAILED', 'The origin sent no body'));
+    transfer.sink ??= await openSinkFor(transfer, transfer.total);
+    const sink = transfer.sink;
+    try {
+      for await (const chunk of body as AsyncIterable<Uint8Array>) {
+        transfer.received += chunk.length;
+        const received = transfer.received;
+        if (received > policy.maxBytes) throw new Failure(tooLarge(undefined, policy.maxBytes));
+        if (declared !== undefined && received > declared) throw new Failure(sizeMismatch(declared, received));
+        transfer.hash.update(chunk);
+        try {
+          await write(sink.writable, chunk);
+        } catch (error) {
+          throw new Failure(storageFailed('Writing', error));
+        }
+      }
+      return;
+    } catch (error) {
+      // A dropped connection is resumed from the last byte received; anything else ends the import.
+      if (!resumable(transfer, error)) throw error;
+      transfer.resumes += 1;
+    }
+  }
+}
+
+/** Checks size and digest, finishes and commits the sink, and answers `imported`. */
+async function complete(transfer: Transfer): Promise<ImportFromRefResponse> {
+  const { declared, total, received, expected } = transfer;
+  if (declared !== undefined && received !== declared) throw new Failure(sizeMismatch(declared, received));
+  if (total !== undefined && received !== total) throw new Failure(sizeMismatch(total, received));
+  const digest = transfer.hash.digest('hex');
+  if (expected !== undefined && digest !== expected) {
+    throw new Failure(
+      importFailure('permanent', 'CHECKSUM_MISMATCH', 'The data received does not match the reference checksum', {
+        details: { algorithm: 'sha256', expected, actual: digest },
+      }),
+    );
+  }
+  transfer.sink ??= await openSinkFor(transfer, 0);
+  const sink = transfer.sink;
+  try {
+    await finish(sink.writable);
+  } catch (error) {
+    throw new Failure(storageFailed('Writing', error));
+  }
+  let committed: Awaited<ReturnType<ImportSink['commit']>>;
+  try {
+    committed = await sink.commit({ sizeBytes: received, sha256: digest });
+  } catch (error) {
+    throw new Failure(storageFailed('Storing', error));
+  }
+  const response: ImportFromRefResponse = {
+    status: 'imported',
+    imported_resource_id: committed.importedResourceId,
+    size_bytes: received,
+  };
+  if (committed.reference !== undefined) response.reference = committed.reference;
+  return response;
+}
+
+/** The `failed` answer for what ended the import, after discarding what the sink holds. */
+async function fail(transfer: Transfer, error: unknown): Promise<ImportFromRefResponse> {
+  const reason = transfer.controller.signal.reason instanceof Failure ? transfer.controller.signal.reason : undefined;
+  const failure =
+    error instanceof Failure
+      ? error.error
+      : reason !== undefined
+        ? reason.error
+        : importFailure('transient', 'TRANSFER_FAILED', 'The transfer from the origin failed', {
+            details: { reason: reasonOf(error) },
+          });
+  if (transfer.sink !== undefined) {
+    await transfer.sink.abort(failure).catch((abortError: unknown) => {
+      (transfer.context.logger ?? consoleLogger).warn('data-references: discarding a failed import failed', {
+        error: String(abortError),
+      });
+    });
+  }
+  return failed(failure);
 }

@@ -1,10 +1,13 @@
+/**
+ * The `.` entry: identifiers, wire schemas and types, and the few value
+ * helpers both halves' users call (media types, `referenceResult`).
+ */
 export {
   DATA_REFERENCES_ID,
   DATA_REFERENCES_PACKAGE,
   DATA_REFERENCES_WIRE_VERSION,
   SCHEMA_BASE,
   MIME_TYPE_PATTERN_SOURCE,
-  REF_ID_PATTERN_SOURCE,
   DATA_REFERENCES_SCHEMAS,
   dataReferencesJsonSchema,
   ChecksumSchema,
@@ -28,32 +31,5 @@ export type {
   UploadRequest,
   UploadTicket,
 } from './schema.js';
-export {
-  isMimeType,
-  isRefId,
-  essenceOf,
-  parseRange,
-  contentRange,
-  sign,
-  checkSignedRequest,
-  signedUrl,
-  originCheck,
-  checkAccessUrl,
-  checkRedirect,
-  parseImportRequest,
-  parseUploadRequest,
-  isDataReference,
-  referencesInResult,
-  importRequestFor,
-  resourceLinkFor,
-  referenceResult,
-} from './logic.js';
-export type {
-  RangeDecision,
-  SigningPurpose,
-  SignedRequestCheck,
-  OriginPolicy,
-  OriginCheck,
-  UrlDecision,
-  Parsed,
-} from './logic.js';
+export { isMimeType, essenceOf, isDataReference, resourceLinkFor, referenceResult } from './logic.js';
+export type { OriginPolicy } from './import-policy.js';

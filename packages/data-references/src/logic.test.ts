@@ -1,25 +1,20 @@
 import fc from 'fast-check';
 import { ConfigurationError } from '@ext/core';
 import { describe, expect, it } from 'vitest';
+import { checkAccessUrl, checkRedirect, originCheck } from './import-policy.js';
 import {
-  checkAccessUrl,
-  checkRedirect,
-  checkSignedRequest,
   contentRange,
   essenceOf,
   isMimeType,
   isRefId,
-  originCheck,
   parseImportRequest,
   parseRange,
   parseUploadRequest,
   referenceResult,
   referencesInResult,
-  secretBytes,
-  sign,
-  signedUrl,
 } from './logic.js';
 import { DATA_REFERENCES_ID, type DataReference } from './schema.js';
+import { checkSignedRequest, secretBytes, sign, signedUrl } from './signing.js';
 
 const KEY = Buffer.alloc(32, 7);
 const OLD_KEY = Buffer.alloc(32, 9);

@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { MemoryStore, silentLogger, type Store } from '@ext/core';
 import { createSqliteStore } from '@ext/store-sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { signedUrl } from './logic.js';
-import { createReferenceOrigin, type ReferenceOrigin, type ReferenceOriginOptions } from './origin.js';
+import { createReferenceOrigin } from './origin.js';
+import type { ReferenceOriginOptions } from './origin-options.js';
+import type { ReferenceOrigin } from './origin-types.js';
+import { signedUrl } from './signing.js';
 
 const SECRET = 'origin-test-secret-0123456789abcdef';
 const KEY = Buffer.from(SECRET, 'utf8');

@@ -1,3 +1,4 @@
+/** The wire contract: identifiers, and every payload as a TypeBox schema, shipped as JSON Schema 2020-12. */
 import { extensionId, StructuredErrorSchema } from '@ext/core';
 import Type, { type Static } from 'typebox';
 

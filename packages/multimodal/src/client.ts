@@ -1,35 +1,23 @@
-import { ConfigurationError, type ClientExtension, type ExtendedClient } from '@ext/core';
+/** The `./client` entry: `multimodalClient`, reading tools' media declarations, and passing bytes the cheapest way. */
+import { ConfigurationError, lazyValidator, type ClientExtension, type ExtendedClient } from '@ext/core';
 import { isMimeType, type DataReference } from '@ext/data-references';
 import { uploadData } from '@ext/data-references/client';
-import { Compile } from 'typebox/compile';
-import { inlineInput, isMediaRange } from './logic.js';
+import { inlineInput } from './logic.js';
+import { clientConfig, type ClientConfig, type MultimodalClientOptions } from './options.js';
 import {
   MULTIMODAL_ID,
   MULTIMODAL_PACKAGE,
   MULTIMODAL_WIRE_VERSION,
   MultimodalServerSettingsSchema,
   MultimodalToolMetaSchema,
-  type BinaryTransport,
   type MultimodalServerSettings,
   type MultimodalToolMeta,
 } from './schema.js';
 
-export interface MultimodalClientOptions {
-  /** Media types this client can show to its user, advertised as `mimeTypes`. Default: not advertised. */
-  readonly mimeTypes?: readonly string[] | undefined;
-  /** Send binary inputs out of band when the server can take them. Default `true`. */
-  readonly outOfBand?: boolean | undefined;
-  /** Inputs smaller than this stay inline (an upload costs two more round trips). Default 64 KiB. */
-  readonly minOutOfBandBytes?: number | undefined;
-}
-
-interface ClientState {
-  readonly outOfBand: boolean;
-  readonly minOutOfBandBytes: number;
-}
+export type { MultimodalClientOptions } from './options.js';
 
 // Keyed by the descriptor the client composed, so each client keeps its own options.
-const states = new WeakMap<ClientExtension, ClientState>();
+const states = new WeakMap<ClientExtension, ClientConfig>();
 
 /**
  * The client half: advertises the media types the client can show and
@@ -37,24 +25,8 @@ const states = new WeakMap<ClientExtension, ClientState>();
  * cheapest way to pass bytes in tool arguments.
  */
 export function multimodalClient(options: MultimodalClientOptions = {}): ClientExtension {
-  const where = 'multimodalClient';
-  for (const [index, type] of (options.mimeTypes ?? []).entries()) {
-    if (!isMediaRange(type))
-      throw new ConfigurationError(
-        'INVALID_OPTION',
-        `${where}: mimeTypes[${String(index)}] must be a media type such as "image/png" or "image/*"`,
-      );
-  }
-  const minOutOfBandBytes = options.minOutOfBandBytes ?? 64 * 1024;
-  if (!Number.isSafeInteger(minOutOfBandBytes) || minOutOfBandBytes < 0) {
-    throw new ConfigurationError(
-      'INVALID_OPTION',
-      `${where}: minOutOfBandBytes must be a non-negative integer, got ${String(minOutOfBandBytes)}`,
-    );
-  }
-  const outOfBand = options.outOfBand ?? true;
-  const transports: BinaryTransport[] = outOfBand ? ['base64', 'data-reference'] : ['base64'];
-  const settings: Record<string, unknown> = { binary_transport: transports };
+  const config = clientConfig(options);
+  const settings: Record<string, unknown> = { binary_transport: config.transports };
   if (options.mimeTypes !== undefined) settings.mimeTypes = [...options.mimeTypes];
   const extension: ClientExtension = {
     side: 'client',
@@ -63,7 +35,7 @@ export function multimodalClient(options: MultimodalClientOptions = {}): ClientE
     settings: { version: MULTIMODAL_WIRE_VERSION, ...settings },
     peerSettings: MultimodalServerSettingsSchema,
   };
-  states.set(extension, { outOfBand, minOutOfBandBytes });
+  states.set(extension, config);
   return extension;
 }
 
@@ -72,15 +44,14 @@ export function getMultimodalSettings(client: ExtendedClient): MultimodalServerS
   return client.negotiated<MultimodalServerSettings>(MULTIMODAL_PACKAGE)?.settings;
 }
 
-let toolMeta: ReturnType<typeof Compile<typeof MultimodalToolMetaSchema>> | undefined;
+const toolMeta = lazyValidator(MultimodalToolMetaSchema);
 
 /** A listed tool's media declaration (`_meta[<id>]`), or `undefined` when it has none or it is malformed. */
 export function toolMediaTypes(tool: {
   readonly _meta?: Readonly<Record<string, unknown>> | undefined;
 }): MultimodalToolMeta | undefined {
-  toolMeta ??= Compile(MultimodalToolMetaSchema);
   const meta = tool._meta?.[MULTIMODAL_ID];
-  return toolMeta.Check(meta) ? meta : undefined;
+  return toolMeta().Check(meta) ? meta : undefined;
 }
 
 /** A binary tool argument: inline MCP content, or a reference to bytes uploaded out of band. */

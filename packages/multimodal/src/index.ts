@@ -1,3 +1,4 @@
+/** The `.` entry: identifiers, wire schemas and types, and `inlineInput` (bytes as inline MCP content). */
 export {
   MULTIMODAL_ID,
   MULTIMODAL_PACKAGE,
@@ -19,15 +20,4 @@ export type {
   MultimodalToolMeta,
   MultimodalToolDeclaration,
 } from './schema.js';
-export {
-  isMediaRange,
-  matchesMediaRange,
-  accepted,
-  toolDeclaration,
-  base64Length,
-  detectInput,
-  findBinaryInputs,
-  checkInputs,
-  inlineInput,
-} from './logic.js';
-export type { BinaryInput, BinaryInputKind, FoundInputs, InvalidInput } from './logic.js';
+export { inlineInput } from './logic.js';

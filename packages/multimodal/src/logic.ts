@@ -1,6 +1,17 @@
-import { ConfigurationError, ExtensionError, type ToolInfo } from '@ext/core';
+/**
+ * Pure multimodal decisions: media ranges, tool declarations, finding the
+ * binary inputs in a call's arguments, the checks that refuse them, and inline content.
+ */
+import {
+  ConfigurationError,
+  escapePointerSegment,
+  ExtensionError,
+  firstViolation,
+  isRecord,
+  lazyValidator,
+  type ToolInfo,
+} from '@ext/core';
 import { DataReferenceSchema, essenceOf, isDataReference, type DataReference } from '@ext/data-references';
-import { Compile } from 'typebox/compile';
 import {
   MEDIA_RANGE_PATTERN_SOURCE,
   MultimodalToolDeclarationSchema,
@@ -33,7 +44,7 @@ export function accepted(mimeType: string, ranges: readonly string[]): boolean {
 // Tool declarations
 // ---------------------------------------------------------------------------
 
-let declarationValidator: ReturnType<typeof Compile<typeof MultimodalToolDeclarationSchema>> | undefined;
+const declarationValidator = lazyValidator(MultimodalToolDeclarationSchema);
 
 /**
  * Reads and completes what a tool's author wrote in `_meta[id]`; `undefined`
@@ -47,10 +58,11 @@ export function toolDeclaration(
 ): MultimodalToolMeta | undefined {
   const raw = tool._meta?.[id];
   if (raw === undefined) return undefined;
-  declarationValidator ??= Compile(MultimodalToolDeclarationSchema);
-  if (!declarationValidator.Check(raw)) {
-    const first = declarationValidator.Errors(raw)[0];
-    const field = first?.instancePath.split('/').filter((segment) => segment !== '' && !/^\d+$/.test(segment))[0];
+  const validator = declarationValidator();
+  if (!validator.Check(raw)) {
+    // The field is the first property named (`input_types` for `/input_types/0`): the declaration's own field.
+    const { pointer } = firstViolation(validator.Errors(raw));
+    const field = pointer.split('/').filter((segment) => segment !== '' && !/^\d+$/.test(segment))[0];
     const what =
       field === 'input_types' || field === 'output_types'
         ? 'must be an array of media types such as "image/png" or "image/*"'
@@ -115,14 +127,6 @@ const MAX_DEPTH = 16;
 const MAX_NODES = 10_000;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function escape(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
 /** Decoded length of canonical base64 text, without decoding it; `undefined` when it is not base64. */
 export function base64Length(text: string): number | undefined {
   if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
@@ -130,7 +134,7 @@ export function base64Length(text: string): number | undefined {
   return (text.length / 4) * 3 - padding;
 }
 
-let referenceValidator: ReturnType<typeof Compile<typeof DataReferenceSchema>> | undefined;
+const referenceValidator = lazyValidator(DataReferenceSchema);
 
 /** The fields every `DataReference` carries: a value with all of them claims to be one. */
 const REFERENCE_KEYS = ['ref_id', 'origin_server', 'mime_type'] as const;
@@ -142,9 +146,10 @@ const REFERENCE_KEYS = ['ref_id', 'origin_server', 'mime_type'] as const;
  */
 export function invalidReference(value: Record<string, unknown>, pointer: string): InvalidInput | undefined {
   if (!REFERENCE_KEYS.every((key) => Object.hasOwn(value, key))) return undefined;
-  referenceValidator ??= Compile(DataReferenceSchema);
-  if (referenceValidator.Check(value)) return undefined;
-  const first = referenceValidator.Errors(value)[0];
+  const validator = referenceValidator();
+  if (validator.Check(value)) return undefined;
+  // The schema's own message and the bare instance path (a missing property is named by its parent), as ever.
+  const first = validator.Errors(value)[0];
   const at = first?.instancePath ?? '';
   const field = at
     .split('/')
@@ -226,7 +231,7 @@ export function findBinaryInputs(args: Readonly<Record<string, unknown>>): Found
         : [];
     for (let index = entries.length - 1; index >= 0; index--) {
       const [key, child] = entries[index] ?? ['', undefined];
-      pending.push({ value: child, pointer: `${item.pointer}/${escape(key)}`, depth: item.depth + 1 });
+      pending.push({ value: child, pointer: `${item.pointer}/${escapePointerSegment(key)}`, depth: item.depth + 1 });
     }
   }
   return { ok: true, inputs };
