@@ -6,7 +6,8 @@ import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetExceededError, costClient, costGuard, getCostInfo, getCostStatus, getToolCost } from './client.js';
-import { COST_ID, getCostSettings } from './index.js';
+import { COST_ID } from './schema.js';
+import { getCostSettings } from './settings.js';
 import { costServer } from './server.js';
 import { Clock, DECLARATIONS, Fixture, textOf } from './test-fixtures.js';
 

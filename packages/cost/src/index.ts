@@ -1,3 +1,4 @@
+/** The `@ext/cost` entry: the identifier, the TypeBox wire schemas and their JSON Schema, the wire types, the handler's `costOf` and the settings reader. */
 export {
   COST_ID,
   COST_PACKAGE,
@@ -40,26 +41,6 @@ export type {
   CostStatusResult,
   CostSettings,
 } from './schema.js';
-export {
-  DEFAULT_QUOTA_WINDOW_SECONDS,
-  DEFAULT_ESTIMATED_UNITS,
-  parseToolCost,
-  chargeOf,
-  fixedWindow,
-  secondsUntil,
-  counterKey,
-  planMeters,
-  admits,
-  roomAfterUndo,
-  counterTtlMs,
-  quotaState,
-  rateState,
-  settledUnits,
-  readToolCost,
-  readResultCost,
-  describeCost,
-} from './logic.js';
-export type { ParseResult, FixedWindow, Meter, CostDescriptionInput } from './logic.js';
 export { costOf } from './locals.js';
 export type { CostCall } from './locals.js';
 export { getCostSettings } from './settings.js';

@@ -1,8 +1,6 @@
-import type { RequestContext } from '@ext/core';
+/** The current call's cost, as the tool handler sees it on `ctx.locals`: what it declares, and what it reports using. */
+import { defineLocal, type RequestContext } from '@ext/core';
 import type { CostCategory, QuotaState } from './schema.js';
-
-// Symbol.for, so duplicate copies of this package agree on the slot.
-const COST_CALL = Symbol.for('io.github.mcp-ext/cost/call');
 
 /** What a tool handler can learn and report about the cost of the current call. */
 export interface CostCall {
@@ -20,10 +18,11 @@ export interface CostCall {
   reportUnits(units: number): void;
 }
 
+const COST_CALL = defineLocal<CostCall>('cost/call');
+
 /** The cost of the current call, or `undefined` when the tool declares none or `@ext/cost` is not composed. */
 export function costOf(ctx: Pick<RequestContext, 'locals'>): CostCall | undefined {
-  const value = ctx.locals.get(COST_CALL);
-  return value === undefined ? undefined : (value as CostCall);
+  return COST_CALL.get(ctx);
 }
 
 /** Fills the slot for the handler; returns a reader of what it reported. */
@@ -32,7 +31,7 @@ export function openCostCall(
   info: Omit<CostCall, 'reportUnits'>,
 ): () => number | undefined {
   let reported: number | undefined;
-  const slot: CostCall = {
+  COST_CALL.set(ctx, {
     ...info,
     reportUnits(units) {
       if (typeof units !== 'number' || !Number.isFinite(units) || units < 0 || units > Number.MAX_SAFE_INTEGER) {
@@ -40,7 +39,6 @@ export function openCostCall(
       }
       reported = units;
     },
-  };
-  ctx.locals.set(COST_CALL, slot);
+  });
   return () => reported;
 }

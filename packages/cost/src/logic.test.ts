@@ -1,20 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseToolCost } from './declaration.js';
+import { describeCost } from './describe.js';
+import { readResultCost, readToolCost } from './entries.js';
 import {
   admits,
   chargeOf,
   counterKey,
-  describeCost,
   fixedWindow,
-  parseToolCost,
   planMeters,
   quotaState,
-  readResultCost,
-  readToolCost,
   roomAfterUndo,
   secondsUntil,
   settledUnits,
-} from './logic.js';
+} from './meters.js';
 import { COST_ID, MAX_WINDOW_SECONDS, type CostToolMeta } from './schema.js';
 
 const NOON = Date.UTC(2026, 2, 15, 12, 0, 20);

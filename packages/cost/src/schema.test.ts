@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { seedValidators } from '@ext/core/testing';
 import { describe, expect, it } from 'vitest';
 import { costClient } from './client.js';
-import { parseToolCost } from './logic.js';
+import { parseToolCost } from './declaration.js';
 import { costJsonSchema, SCHEMA_BASE } from './schema.js';
 import { costServer } from './server.js';
 import { DECLARATIONS } from './test-fixtures.js';

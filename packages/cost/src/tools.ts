@@ -1,5 +1,6 @@
+/** The status method as a tool, `get_cost_status`, for clients that can only call tools, and its readable summary. */
 import { ConfigurationError, type ExtendedServer, type ToolInfo, type ToolResult } from '@ext/core';
-import { describeCost } from './logic.js';
+import { describeCost } from './describe.js';
 import { COST_PACKAGE, type CostStatusResult } from './schema.js';
 
 /** The tool name of {@link registerCostTools}. */

@@ -1,5 +1,5 @@
-import { canonicalHash, type ClientExtension, type ToolResult } from '@ext/core';
-import { Compile } from 'typebox/compile';
+/** The client half of `@ext/provenance`: the descriptor, a result's provenance with its digest checked, and citation lines. */
+import { canonicalHash, lazyValidator, type ClientExtension, type ToolResult } from '@ext/core';
 import {
   PROVENANCE_ID,
   PROVENANCE_PACKAGE,
@@ -32,7 +32,7 @@ export interface ResultProvenance {
   readonly omitted: number;
 }
 
-let metaValidator: ReturnType<typeof Compile<typeof ProvenanceResultMetaSchema>> | undefined;
+const metaValidator = lazyValidator(ProvenanceResultMetaSchema);
 
 /**
  * The provenance of a result, or `undefined` when it carries none or an
@@ -41,8 +41,7 @@ let metaValidator: ReturnType<typeof Compile<typeof ProvenanceResultMetaSchema>>
  */
 export function getProvenance(result: ToolResult): ResultProvenance | undefined {
   const entry = result._meta?.[PROVENANCE_ID];
-  metaValidator ??= Compile(ProvenanceResultMetaSchema);
-  if (!metaValidator.Check(entry)) return undefined;
+  if (!metaValidator().Check(entry)) return undefined;
   const sources = Array.isArray(entry.provenance) ? entry.provenance : [entry.provenance];
   const digest =
     entry.sha256 === undefined

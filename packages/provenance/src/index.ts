@@ -1,3 +1,4 @@
+/** The `@ext/provenance` entry: the identifier, the TypeBox wire schemas and their JSON Schema, the wire types. */
 export {
   PROVENANCE_ID,
   PROVENANCE_PACKAGE,

@@ -1,3 +1,4 @@
+/** The identifier, the wire version and one TypeBox schema per wire payload, with the JSON Schema document of them all. */
 import { extensionId } from '@ext/core';
 import Type, { type Static } from 'typebox';
 

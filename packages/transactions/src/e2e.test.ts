@@ -17,7 +17,7 @@ import { idempotencyServer } from '@ext/idempotency/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { beginTransaction, getTransactionsSettings, readStepMeta, runSaga, transactionsClient } from './client.js';
 import { seedValidators } from '@ext/core/testing';
-import { EXTENSION_ID } from './schema.js';
+import { TRANSACTIONS_ID } from './schema.js';
 import {
   registerTransactionTools,
   transactionsServer,
@@ -120,15 +120,15 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
   it('TXN-1: advertises the extension with its settings; the client reads them', async () => {
     const { pair } = await rig(line);
     const settings = getTransactionsSettings(pair.client);
-    expect(settings?.id).toBe(EXTENSION_ID);
+    expect(settings?.id).toBe(TRANSACTIONS_ID);
     expect(settings?.settings).toMatchObject({ version: '1.0', default_timeout_seconds: 300 });
     expect(settings?.settings.compensable_tools).toEqual(['create_ticket', 'link_doc', 'post_message']);
     const tools = await pair.client.listTools();
-    expect(tools.find((tool) => tool.name === 'create_ticket')?._meta?.[EXTENSION_ID]).toEqual({
+    expect(tools.find((tool) => tool.name === 'create_ticket')?._meta?.[TRANSACTIONS_ID]).toEqual({
       compensable: true,
       compensation: 'Undo create_ticket',
     });
-    expect(tools.find((tool) => tool.name === 'rename_ticket')?._meta?.[EXTENSION_ID]).toBeUndefined();
+    expect(tools.find((tool) => tool.name === 'rename_ticket')?._meta?.[TRANSACTIONS_ID]).toBeUndefined();
   });
 
   it('TXN-3/TXN-7/TXN-10: begin, steps and commit; step results carry the seed TransactionStepResult', async () => {
@@ -148,7 +148,7 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
       status: 'ok',
       compensation: { description: 'Delete ticket T-1', tool: 'delete_ticket', parameters: { ticket_id: 'T-1' } },
     });
-    expectSeed('TransactionStepResult', created._meta?.[EXTENSION_ID]);
+    expectSeed('TransactionStepResult', created._meta?.[TRANSACTIONS_ID]);
     const linked = await transaction.callTool(
       'link_doc',
       { ticket_id: 'T-1', doc: 'design.md' },
@@ -158,7 +158,7 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     // A read-only tool may run inside the transaction and is not recorded.
     const read = await transaction.callTool('read_ticket', { id: 'T-1' });
     expect(read.isError).not.toBe(true);
-    expect(read._meta?.[EXTENSION_ID]).toBeUndefined();
+    expect(read._meta?.[TRANSACTIONS_ID]).toBeUndefined();
 
     const committed = await transaction.commit();
     expect(committed).toMatchObject({ transaction_id: 'tx-commit', status: 'committed', steps_committed: 2 });
@@ -188,7 +188,7 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     const refused = await transaction.callTool('post_message', { text: 'no', refuse: true });
     expect(refused.isError).toBe(true);
     expect(readStepMeta(refused)).toEqual({ transaction_id: 'tx-undo', step_id: 'step-5', status: 'failed' });
-    expectSeed('TransactionStepResult', refused._meta?.[EXTENSION_ID]);
+    expectSeed('TransactionStepResult', refused._meta?.[TRANSACTIONS_ID]);
     const before = await transaction.status();
     expect(before.steps.map((step) => [step.step_id, step.status, step.error?.code])).toEqual([
       ['step-1', 'applied', undefined],
@@ -287,15 +287,17 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     const duplicate = await failure(beginTransaction(pair.client, { transactionId: 'tx-dup' }));
     expect(duplicate.code).toBe('TRANSACTION_CONFLICT');
 
-    const raw = await wireFailure(pair.client.request(`${EXTENSION_ID}/status`, { transaction_id: 'tx-none' }));
+    const raw = await wireFailure(pair.client.request(`${TRANSACTIONS_ID}/status`, { transaction_id: 'tx-none' }));
     expect(raw.code).toBe(-31000);
     expect(seed.check('error')(raw.data).valid).toBe(true);
     expect(raw.data).toMatchObject({ code: 'RESOURCE_NOT_FOUND', category: 'permanent' });
     for (const verb of ['commit', 'rollback']) {
-      const error = await wireFailure(pair.client.request(`${EXTENSION_ID}/${verb}`, { transaction_id: 'tx-none' }));
+      const error = await wireFailure(pair.client.request(`${TRANSACTIONS_ID}/${verb}`, { transaction_id: 'tx-none' }));
       expect(error.data).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
     }
-    const invalid = await wireFailure(pair.client.request(`${EXTENSION_ID}/begin`, { transaction_id: 'has spaces' }));
+    const invalid = await wireFailure(
+      pair.client.request(`${TRANSACTIONS_ID}/begin`, { transaction_id: 'has spaces' }),
+    );
     expect(invalid.code).toBe(-32602);
     expect(seed.check('error')(invalid.data).valid).toBe(true);
     expect(invalid.data).toMatchObject({
@@ -304,7 +306,7 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
       details: { pointer: '/params/transaction_id' },
     });
     const tooLong = await wireFailure(
-      pair.client.request(`${EXTENSION_ID}/begin`, { transaction_id: 'tx-long', timeout_seconds: 999_999 }),
+      pair.client.request(`${TRANSACTIONS_ID}/begin`, { transaction_id: 'tx-long', timeout_seconds: 999_999 }),
     );
     expect(tooLong.data).toMatchObject({ code: 'INVALID_INPUT', details: { pointer: '/params/timeout_seconds' } });
   });
@@ -314,13 +316,13 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     const malformed = await pair.client.callTool(
       'create_ticket',
       { title: 'x' },
-      { meta: { [EXTENSION_ID]: { transaction_id: 7 } } },
+      { meta: { [TRANSACTIONS_ID]: { transaction_id: 7 } } },
     );
     expect(structuredError(malformed)).toMatchObject({ code: 'INVALID_INPUT', category: 'invalid_input' });
     const unknown = await pair.client.callTool(
       'create_ticket',
       { title: 'x' },
-      { meta: { [EXTENSION_ID]: { transaction_id: 'tx-none' } } },
+      { meta: { [TRANSACTIONS_ID]: { transaction_id: 'tx-none' } } },
     );
     expect(structuredError(unknown).code).toBe('RESOURCE_NOT_FOUND');
     const transaction = await beginTransaction(pair.client, { transactionId: 'tx-rename' });
@@ -342,14 +344,14 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     await transaction.callTool('create_ticket', { title: 'A' });
     for (const verb of ['status', 'commit', 'rollback']) {
       const error = await wireFailure(
-        bob.pair.client.request(`${EXTENSION_ID}/${verb}`, { transaction_id: 'tx-shared-name' }),
+        bob.pair.client.request(`${TRANSACTIONS_ID}/${verb}`, { transaction_id: 'tx-shared-name' }),
       );
       expect(error.data).toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
     }
     const step = await bob.pair.client.callTool(
       'create_ticket',
       { title: 'B' },
-      { meta: { [EXTENSION_ID]: { transaction_id: 'tx-shared-name' } } },
+      { meta: { [TRANSACTIONS_ID]: { transaction_id: 'tx-shared-name' } } },
     );
     expect(structuredError(step).code).toBe('RESOURCE_NOT_FOUND');
     // The same id is free for Bob: it is a different transaction.
@@ -370,7 +372,11 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     expect(begun.isError).not.toBe(true);
     const id = String(begun.structuredContent?.transaction_id);
     expect(id).toMatch(/^tx-/);
-    await pair.client.callTool('create_ticket', { title: 'A' }, { meta: { [EXTENSION_ID]: { transaction_id: id } } });
+    await pair.client.callTool(
+      'create_ticket',
+      { title: 'A' },
+      { meta: { [TRANSACTIONS_ID]: { transaction_id: id } } },
+    );
     const status = await pair.client.callTool('transaction_status', { transaction_id: id });
     expect(status.structuredContent).toMatchObject({
       status: 'active',

@@ -1,7 +1,8 @@
+/** The `@ext/transactions` entry: the identifier, the TypeBox wire schemas and their JSON Schema, the wire types. */
 export {
-  EXTENSION_ID,
-  PACKAGE_NAME,
-  WIRE_VERSION,
+  TRANSACTIONS_ID,
+  TRANSACTIONS_PACKAGE,
+  TRANSACTIONS_WIRE_VERSION,
   DEFAULT_TIMEOUT_SECONDS,
   ID_PATTERN,
   schemas,
@@ -24,35 +25,3 @@ export {
   ToolTransactionMeta,
 } from './schema.js';
 export type { StructuredErrorObject } from './schema.js';
-export {
-  createTransaction,
-  reserveStep,
-  completeStep,
-  commit,
-  startRollback,
-  nextCompensation,
-  claimCompensation,
-  finishCompensation,
-  finishRollback,
-  compensationKey,
-  compensatedSteps,
-  rollbackResult,
-  statusView,
-  expiresAt,
-  isExpired,
-  isTerminal,
-  STEP_OUTCOME_UNKNOWN,
-} from './machine.js';
-export type {
-  TransactionStatus,
-  StepStatus,
-  RollbackTrigger,
-  StepRecord,
-  RollbackInfo,
-  TransactionRecord,
-  BeginInput,
-  ReserveInput,
-  StepOutcome,
-  StartRollbackInput,
-  CompensationOutcome,
-} from './machine.js';

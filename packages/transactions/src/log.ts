@@ -1,5 +1,9 @@
-import { ExtensionError, type JsonValue, type Store } from '@ext/core';
-import { isTerminal, type TransactionRecord } from './machine.js';
+/**
+ * The transaction log in a store: where records and the sweeper's index
+ * live, reading a record back, and applying a transition with compare-and-set.
+ */
+import { ExtensionError, isRecord, type JsonValue, type Store } from '@ext/core';
+import { isTerminal, type TransactionRecord } from './record.js';
 
 /** Where the transaction log lives in a store; every key starts with `prefix`. */
 export interface LogKeys {
@@ -26,7 +30,7 @@ export interface IndexEntry {
 }
 
 export function readIndexEntry(value: JsonValue): IndexEntry | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const { p, t } = value;
   return typeof p === 'string' && typeof t === 'string' ? { principal: p, transactionId: t } : undefined;
 }
@@ -44,7 +48,7 @@ function corrupt(key: string): ExtensionError {
 /** Reads a stored record; the shape check keeps a damaged entry from being acted on. */
 export function parseRecord(key: string, value: JsonValue | undefined): TransactionRecord | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt(key);
+  if (!isRecord(value)) throw corrupt(key);
   if (
     value.v !== 1 ||
     typeof value.transaction_id !== 'string' ||

@@ -4,21 +4,17 @@ import { describe, expect, it } from 'vitest';
 import {
   claimCompensation,
   commit,
-  compensatedSteps,
   compensationKey,
   completeStep,
   createTransaction,
   finishCompensation,
   finishRollback,
-  isExpired,
   nextCompensation,
   reserveStep,
-  rollbackResult,
   startRollback,
-  statusView,
-  type RollbackTrigger,
-  type TransactionRecord,
 } from './machine.js';
+import { isExpired, type RollbackTrigger, type TransactionRecord } from './record.js';
+import { compensatedSteps, rollbackResult, statusView } from './results.js';
 
 const LEASE = 1_000;
 const TIMEOUT_S = 5;

@@ -11,99 +11,23 @@
  *              applied -> compensating -> compensated | compensation_failed
  *              running -> compensation_failed (outcome unknown: its transaction was abandoned mid-step)
  */
-import { canonicalHash, ExtensionError, type StructuredError } from '@ext/core';
-import type { CompensatedStep, CompensationInfo, RollbackResult, StatusResult, StepView } from './schema.js';
-
-export type TransactionStatus = 'active' | 'rolling_back' | 'committed' | 'rolled_back' | 'partially_rolled_back';
-export type StepStatus = 'running' | 'applied' | 'failed' | 'compensating' | 'compensated' | 'compensation_failed';
-export type RollbackTrigger = 'client' | 'timeout' | 'late_step';
-
-export interface StepRecord {
-  step_id: string;
-  tool: string;
-  status: StepStatus;
-  started_at: number;
-  finished_at?: number;
-  /** The arguments the tool ran with, for its compensation. */
-  arguments: Record<string, unknown>;
-  /** The tool's result, for its compensation. */
-  result?: Record<string, unknown>;
-  compensation?: CompensationInfo;
-  /** How many times a compensation was started for this step. */
-  attempts: number;
-  /** The rollback run that claimed the compensation last. */
-  claimed_by?: string;
-  /** The step's failure, or its compensation's. */
-  error?: StructuredError;
-  /** The step was running when its transaction was abandoned: it may or may not have had an effect. */
-  outcome_unknown?: boolean;
-}
-
-export interface RollbackInfo {
-  trigger: RollbackTrigger;
-  reason?: string;
-  /** The rollback run that holds the lease. */
-  owner: string;
-  lease_until: number;
-  started_at: number;
-  finished_at?: number;
-}
-
-export interface TransactionRecord {
-  v: 1;
-  transaction_id: string;
-  principal: string;
-  description?: string;
-  timeout_seconds: number;
-  status: TransactionStatus;
-  created_at: number;
-  last_activity_at: number;
-  committed_at?: number;
-  step_seq: number;
-  steps: StepRecord[];
-  rollback?: RollbackInfo;
-}
-
-const TERMINAL: readonly TransactionStatus[] = ['committed', 'rolled_back', 'partially_rolled_back'];
-
-export function isTerminal(record: TransactionRecord): boolean {
-  return TERMINAL.includes(record.status);
-}
-
-function conflict(record: TransactionRecord, message: string, extra: Record<string, unknown> = {}): ExtensionError {
-  return new ExtensionError('permanent', 'TRANSACTION_CONFLICT', message, {
-    details: { transaction_id: record.transaction_id, status: record.status, ...extra },
-    userActionable: false,
-  });
-}
-
-function busy(record: TransactionRecord, message: string): ExtensionError {
-  return new ExtensionError('transient', 'TRANSACTION_CONFLICT', message, {
-    details: { transaction_id: record.transaction_id, status: record.status },
-    retryAfterSeconds: 1,
-  });
-}
-
-export function notFound(transactionId: string): ExtensionError {
-  return new ExtensionError(
-    'permanent',
-    'RESOURCE_NOT_FOUND',
-    `No transaction "${transactionId}" exists for this caller`,
-    {
-      details: { transaction_id: transactionId },
-      suggestion: 'Begin a transaction first, or check the transaction id.',
-    },
-  );
-}
-
-/** When an active transaction times out: its timeout after the last activity (begin, a step starting or finishing). */
-export function expiresAt(record: TransactionRecord): number {
-  return record.last_activity_at + record.timeout_seconds * 1000;
-}
-
-export function isExpired(record: TransactionRecord, now: number): boolean {
-  return record.status === 'active' && now >= expiresAt(record);
-}
+import { canonicalHash, type StructuredError } from '@ext/core';
+import {
+  busy,
+  conflict,
+  finalStatus,
+  findStep,
+  isExpired,
+  isTerminal,
+  notActive,
+  replaceStep,
+  timedOut,
+  type RollbackInfo,
+  type RollbackTrigger,
+  type StepRecord,
+  type TransactionRecord,
+} from './record.js';
+import type { CompensationInfo } from './schema.js';
 
 export interface BeginInput {
   transaction_id: string;
@@ -127,23 +51,6 @@ export function createTransaction(input: BeginInput): TransactionRecord {
   };
   if (input.description !== undefined) record.description = input.description;
   return record;
-}
-
-function timedOut(record: TransactionRecord): ExtensionError {
-  return conflict(
-    record,
-    `Transaction "${record.transaction_id}" timed out after ${record.timeout_seconds} s without activity`,
-    {
-      timed_out: true,
-    },
-  );
-}
-
-function notActive(record: TransactionRecord, action: string): ExtensionError {
-  return conflict(
-    record,
-    `Cannot ${action}: transaction "${record.transaction_id}" is ${record.status.replaceAll('_', ' ')}`,
-  );
 }
 
 export interface ReserveInput {
@@ -187,23 +94,6 @@ export function reserveStep(
 export type StepOutcome =
   | { ok: true; result: Record<string, unknown>; compensation: CompensationInfo }
   | { ok: false; error?: StructuredError | undefined };
-
-function replaceStep(
-  record: TransactionRecord,
-  stepId: string,
-  update: (step: StepRecord) => StepRecord,
-): TransactionRecord {
-  return { ...record, steps: record.steps.map((step) => (step.step_id === stepId ? update(step) : step)) };
-}
-
-function findStep(record: TransactionRecord, stepId: string): StepRecord {
-  const step = record.steps.find((candidate) => candidate.step_id === stepId);
-  if (!step)
-    throw conflict(record, `Step "${stepId}" is not part of transaction "${record.transaction_id}"`, {
-      step_id: stepId,
-    });
-  return step;
-}
 
 /**
  * Records how a reserved step ended. `late` is true when the transaction was
@@ -260,7 +150,26 @@ export interface StartRollbackInput {
   leaseMs: number;
 }
 
-export const STEP_OUTCOME_UNKNOWN = 'STEP_OUTCOME_UNKNOWN';
+const STEP_OUTCOME_UNKNOWN = 'STEP_OUTCOME_UNKNOWN';
+
+/** The lease a rollback run holds while it compensates: its owner, until when, and what started the rollback. */
+function lease(
+  input: StartRollbackInput,
+  trigger: RollbackTrigger,
+  reason: string | undefined,
+  startedAt: number,
+): RollbackInfo {
+  const info: RollbackInfo = {
+    trigger,
+    owner: input.owner,
+    lease_until: input.now + input.leaseMs,
+    started_at: startedAt,
+  };
+  if (reason !== undefined) info.reason = reason;
+  return info;
+}
+
+type RollbackStart = { record: TransactionRecord; started: boolean };
 
 /**
  * Claims the rollback for one run (`owner`) under a lease. Returns
@@ -269,111 +178,111 @@ export const STEP_OUTCOME_UNKNOWN = 'STEP_OUTCOME_UNKNOWN';
  * died) is taken over; its half-done compensation is re-run under the same
  * idempotency key.
  */
-export function startRollback(
-  record: TransactionRecord,
-  input: StartRollbackInput,
-): { record: TransactionRecord; started: boolean } {
-  const lease = (trigger: RollbackTrigger, reason: string | undefined, startedAt: number): RollbackInfo => {
-    const info: RollbackInfo = {
-      trigger,
-      owner: input.owner,
-      lease_until: input.now + input.leaseMs,
-      started_at: startedAt,
-    };
-    if (reason !== undefined) info.reason = reason;
-    return info;
-  };
+export function startRollback(record: TransactionRecord, input: StartRollbackInput): RollbackStart {
   switch (record.status) {
     case 'committed':
       if (input.trigger === 'client') throw notActive(record, 'roll back');
       return { record, started: false };
-    case 'active': {
-      const expired = isExpired(record, input.now);
-      if (input.trigger === 'timeout' && !expired) return { record, started: false };
-      if (input.trigger === 'late_step') return { record, started: false };
-      const running = record.steps.some((step) => step.status === 'running');
-      if (running && !expired) {
-        throw busy(record, `Cannot roll back transaction "${record.transaction_id}" while a step is still running`);
-      }
-      // Past the timeout a running step is presumed abandoned; whether it had an effect is unknown.
-      const steps = record.steps.map((step): StepRecord => {
-        if (step.status !== 'running') return step;
-        return {
-          ...step,
-          status: 'compensation_failed',
-          outcome_unknown: true,
-          error: {
-            code: STEP_OUTCOME_UNKNOWN,
-            message: `Step "${step.step_id}" (${step.tool}) was still running when the transaction was abandoned; its effect is unknown`,
-            category: 'permanent',
-            user_actionable: true,
-            suggestion: `Check whether ${step.tool} took effect and undo it by hand if it did.`,
-          },
-        };
-      });
-      const trigger: RollbackTrigger =
-        input.trigger === 'client' && !expired ? 'client' : expired ? 'timeout' : input.trigger;
-      return {
-        record: { ...record, status: 'rolling_back', steps, rollback: lease(trigger, input.reason, input.now) },
-        started: true,
-      };
-    }
-    case 'rolling_back': {
-      const current = record.rollback;
-      if (current && current.owner !== input.owner && current.lease_until > input.now) {
-        if (input.trigger === 'client') {
-          throw busy(record, `Transaction "${record.transaction_id}" is being rolled back; ask again shortly`);
-        }
-        return { record, started: false };
-      }
-      return {
-        record: {
-          ...record,
-          rollback: lease(
-            current?.trigger ?? input.trigger,
-            current?.reason ?? input.reason,
-            current?.started_at ?? input.now,
-          ),
-        },
-        started: true,
-      };
-    }
+    case 'active':
+      return rollbackActive(record, input);
+    case 'rolling_back':
+      return takeOverRollback(record, input);
     case 'rolled_back':
-    case 'partially_rolled_back': {
-      const hasApplied = record.steps.some((step) => step.status === 'applied');
-      const retriable = record.steps.some(
-        (step) => step.status === 'compensation_failed' && step.outcome_unknown !== true && step.result !== undefined,
-      );
-      const wanted =
-        input.trigger === 'late_step' ? hasApplied : input.trigger === 'client' && (hasApplied || retriable);
-      if (!wanted) return { record, started: false };
-      // A client asking again retries the compensations that failed, under the same keys.
-      const steps =
-        input.trigger === 'client'
-          ? record.steps.map((step): StepRecord => {
-              if (step.status !== 'compensation_failed' || step.outcome_unknown === true || step.result === undefined)
-                return step;
-              const retried: StepRecord = { ...step, status: 'applied' };
-              delete retried.error;
-              return retried;
-            })
-          : record.steps;
-      const previous = record.rollback;
-      return {
-        record: {
-          ...record,
-          status: 'rolling_back',
-          steps,
-          rollback: lease(
-            previous?.trigger ?? input.trigger,
-            input.reason ?? previous?.reason,
-            previous?.started_at ?? input.now,
-          ),
-        },
-        started: true,
-      };
-    }
+    case 'partially_rolled_back':
+      return rollbackAgain(record, input);
   }
+}
+
+/** An active transaction starts rolling back; past its timeout a running step is presumed abandoned. */
+function rollbackActive(record: TransactionRecord, input: StartRollbackInput): RollbackStart {
+  const expired = isExpired(record, input.now);
+  if (input.trigger === 'timeout' && !expired) return { record, started: false };
+  if (input.trigger === 'late_step') return { record, started: false };
+  const running = record.steps.some((step) => step.status === 'running');
+  if (running && !expired) {
+    throw busy(record, `Cannot roll back transaction "${record.transaction_id}" while a step is still running`);
+  }
+  // Past the timeout a running step is presumed abandoned; whether it had an effect is unknown.
+  const steps = record.steps.map((step): StepRecord => {
+    if (step.status !== 'running') return step;
+    return {
+      ...step,
+      status: 'compensation_failed',
+      outcome_unknown: true,
+      error: {
+        code: STEP_OUTCOME_UNKNOWN,
+        message: `Step "${step.step_id}" (${step.tool}) was still running when the transaction was abandoned; its effect is unknown`,
+        category: 'permanent',
+        user_actionable: true,
+        suggestion: `Check whether ${step.tool} took effect and undo it by hand if it did.`,
+      },
+    };
+  });
+  const trigger: RollbackTrigger =
+    input.trigger === 'client' && !expired ? 'client' : expired ? 'timeout' : input.trigger;
+  return {
+    record: { ...record, status: 'rolling_back', steps, rollback: lease(input, trigger, input.reason, input.now) },
+    started: true,
+  };
+}
+
+/** A rollback already running: taken over when its run's lease expired, else left to that run. */
+function takeOverRollback(record: TransactionRecord, input: StartRollbackInput): RollbackStart {
+  const current = record.rollback;
+  if (current && current.owner !== input.owner && current.lease_until > input.now) {
+    if (input.trigger === 'client') {
+      throw busy(record, `Transaction "${record.transaction_id}" is being rolled back; ask again shortly`);
+    }
+    return { record, started: false };
+  }
+  return {
+    record: {
+      ...record,
+      rollback: lease(
+        input,
+        current?.trigger ?? input.trigger,
+        current?.reason ?? input.reason,
+        current?.started_at ?? input.now,
+      ),
+    },
+    started: true,
+  };
+}
+
+/** A finished rollback runs again for a late step's effect, or for a client retrying failed compensations. */
+function rollbackAgain(record: TransactionRecord, input: StartRollbackInput): RollbackStart {
+  const hasApplied = record.steps.some((step) => step.status === 'applied');
+  const retriable = record.steps.some(
+    (step) => step.status === 'compensation_failed' && step.outcome_unknown !== true && step.result !== undefined,
+  );
+  const wanted = input.trigger === 'late_step' ? hasApplied : input.trigger === 'client' && (hasApplied || retriable);
+  if (!wanted) return { record, started: false };
+  // A client asking again retries the compensations that failed, under the same keys.
+  const steps =
+    input.trigger === 'client'
+      ? record.steps.map((step): StepRecord => {
+          if (step.status !== 'compensation_failed' || step.outcome_unknown === true || step.result === undefined)
+            return step;
+          const retried: StepRecord = { ...step, status: 'applied' };
+          delete retried.error;
+          return retried;
+        })
+      : record.steps;
+  const previous = record.rollback;
+  return {
+    record: {
+      ...record,
+      status: 'rolling_back',
+      steps,
+      rollback: lease(
+        input,
+        previous?.trigger ?? input.trigger,
+        input.reason ?? previous?.reason,
+        previous?.started_at ?? input.now,
+      ),
+    },
+    started: true,
+  };
 }
 
 function assertOwner(record: TransactionRecord, owner: string, now: number): void {
@@ -442,13 +351,6 @@ export function finishCompensation(
   });
 }
 
-function finalStatus(record: TransactionRecord): TransactionStatus {
-  // Anything not provably undone (a failed compensation, a late step still waiting for one) makes it partial.
-  return record.steps.every((step) => step.status === 'failed' || step.status === 'compensated')
-    ? 'rolled_back'
-    : 'partially_rolled_back';
-}
-
 /** Ends a rollback run once no step is left to compensate. */
 export function finishRollback(record: TransactionRecord, owner: string, now: number): TransactionRecord {
   assertOwner(record, owner, now);
@@ -466,59 +368,4 @@ export function finishRollback(record: TransactionRecord, owner: string, now: nu
  */
 export function compensationKey(principal: string, transactionId: string, stepId: string): string {
   return `txc-${canonicalHash([principal, transactionId, stepId]).slice(0, 48)}`;
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-/** `steps_compensated`: every step that had an effect, in the order compensations run (newest first). */
-export function compensatedSteps(record: TransactionRecord): CompensatedStep[] {
-  const out: CompensatedStep[] = [];
-  for (let index = record.steps.length - 1; index >= 0; index -= 1) {
-    const step = record.steps[index];
-    if (!step || (step.status !== 'compensated' && step.status !== 'compensation_failed')) continue;
-    const entry: CompensatedStep = { step_id: step.step_id, status: step.status, tool: step.tool };
-    if (step.error) entry.error = step.error;
-    out.push(entry);
-  }
-  return out;
-}
-
-/** The wire result of a finished rollback. */
-export function rollbackResult(record: TransactionRecord): RollbackResult {
-  if (record.status !== 'rolled_back' && record.status !== 'partially_rolled_back') {
-    throw notActive(record, 'report a rollback');
-  }
-  const result: RollbackResult = {
-    transaction_id: record.transaction_id,
-    status: record.status,
-    steps_compensated: compensatedSteps(record),
-    trigger: record.rollback?.trigger ?? 'client',
-  };
-  if (record.rollback?.reason !== undefined) result.reason = record.rollback.reason;
-  return result;
-}
-
-/** The wire result of `<id>/status`. */
-export function statusView(record: TransactionRecord): StatusResult {
-  const view: StatusResult = {
-    transaction_id: record.transaction_id,
-    status: record.status,
-    timeout_seconds: record.timeout_seconds,
-    created_at: iso(record.created_at),
-    last_activity_at: iso(record.last_activity_at),
-    steps: record.steps.map((step) => {
-      const entry: StepView = { step_id: step.step_id, tool: step.tool, status: step.status };
-      if (step.compensation) entry.compensation = step.compensation;
-      if (step.error) entry.error = step.error;
-      return entry;
-    }),
-  };
-  if (record.status === 'active') view.expires_at = iso(expiresAt(record));
-  if (record.description !== undefined) view.description = record.description;
-  if (record.status === 'rolled_back' || record.status === 'partially_rolled_back') {
-    view.steps_compensated = compensatedSteps(record);
-  }
-  return view;
 }

@@ -2,15 +2,8 @@ import { ExtensionError } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seedValidators } from '@ext/core/testing';
-import {
-  BeginParams,
-  EXTENSION_ID,
-  META_POINTER,
-  RollbackParams,
-  StepRequestMeta,
-  parseInput,
-  transactionsJsonSchema,
-} from './schema.js';
+import { META_POINTER, parseInput } from './input.js';
+import { BeginParams, RollbackParams, StepRequestMeta, TRANSACTIONS_ID, transactionsJsonSchema } from './schema.js';
 
 const seed = seedValidators();
 
@@ -26,7 +19,7 @@ function refusal(run: () => unknown): ExtensionError {
 
 describe('wire schemas', () => {
   it('TXN-1: the identifier is io.github.mcp-ext/transactions', () => {
-    expect(EXTENSION_ID).toBe('io.github.mcp-ext/transactions');
+    expect(TRANSACTIONS_ID).toBe('io.github.mcp-ext/transactions');
   });
 
   it('TXN-2: every begin and rollback request this package accepts is valid against the seed schema', () => {

@@ -1,15 +1,15 @@
+/** The identifier, the wire version and one TypeBox schema per wire payload, with the JSON Schema document of them all. */
 import Type, { type Static, type TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
-import { ExtensionError, StructuredErrorSchema, VENDOR_PREFIX } from '@ext/core';
+import { extensionId, StructuredErrorSchema } from '@ext/core';
 
-/** The identifier this package serves (SEP-2133). */
-export const EXTENSION_ID = `${VENDOR_PREFIX}/transactions`;
+/** The identifier this package serves (SEP-2133): `io.github.mcp-ext/transactions`. */
+export const TRANSACTIONS_ID = extensionId('transactions');
 
 /** The npm package name, used by the core for dependencies and negotiation lookups. */
-export const PACKAGE_NAME = '@ext/transactions';
+export const TRANSACTIONS_PACKAGE = '@ext/transactions';
 
 /** Wire version of the contract in SPEC.md. */
-export const WIRE_VERSION = '1.0';
+export const TRANSACTIONS_WIRE_VERSION = '1.0';
 
 /** The default inactivity timeout (seed `TransactionBegin.timeout_seconds`). */
 export const DEFAULT_TIMEOUT_SECONDS = 300;
@@ -190,36 +190,6 @@ export const schemas = {
 /** The JSON Schema 2020-12 document of every wire shape (also shipped as `schema.json`). */
 export const transactionsJsonSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
-  title: `${PACKAGE_NAME} wire payloads (${EXTENSION_ID}, version ${WIRE_VERSION})`,
+  title: `${TRANSACTIONS_PACKAGE} wire payloads (${TRANSACTIONS_ID}, version ${TRANSACTIONS_WIRE_VERSION})`,
   $defs: schemas,
 } as const;
-
-const validators = new WeakMap<TSchema, ReturnType<typeof Compile>>();
-
-function escapePointer(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-/**
- * Validates what arrived from the peer. On failure throws an `invalid_input`
- * error whose details name the JSON pointer of the first violation, prefixed
- * with where the value sat (`/params`, `/_meta/<id>`).
- */
-export function parseInput<S extends TSchema>(schema: S, value: unknown, at: string): Static<S> {
-  let validator = validators.get(schema);
-  if (!validator) {
-    validator = Compile(schema);
-    validators.set(schema, validator);
-  }
-  if (validator.Check(value)) return value as Static<S>;
-  const first = validator.Errors(value)[0];
-  const pointer = `${at}${first?.instancePath ?? ''}`;
-  throw new ExtensionError('invalid_input', 'INVALID_INPUT', `${pointer || '/'} ${first?.message ?? 'is invalid'}`, {
-    details: { pointer },
-    suggestion: 'Fix the named field and send the request again.',
-    userActionable: false,
-  });
-}
-
-/** The JSON pointer of this extension's `_meta` entry. */
-export const META_POINTER = `/_meta/${escapePointer(EXTENSION_ID)}`;

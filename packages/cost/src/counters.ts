@@ -1,0 +1,211 @@
+/**
+ * The quota and rate-limit counters in the store: a call's charges reserved
+ * before it runs, refused past a limit, and settled to what it used.
+ */
+import { ExtensionError, type CallContext, type Logger, type Store } from '@ext/core';
+import {
+  admits,
+  chargeOf,
+  counterTtlMs,
+  quotaState,
+  rateState,
+  roomAfterUndo,
+  secondsUntil,
+  settledUnits,
+  type Meter,
+} from './meters.js';
+import type { CostResultMeta, CostToolMeta, RateLimitStates } from './schema.js';
+
+/** Tries per counter when taking a refused charge back reveals room (others' charges were taken back meanwhile). */
+const RESERVE_ATTEMPTS = 3;
+
+/** A counter this call holds a charge on, and the total right after charging it. */
+export interface Reservation {
+  readonly meter: Meter;
+  readonly total: number;
+}
+
+type ReserveOutcome =
+  { readonly admitted: true; readonly total: number } | { readonly admitted: false; readonly used: number };
+
+/**
+ * Adds the charge, and takes it back when the total passes the limit: the
+ * counter never admits more than its limit, whatever the concurrency, and a
+ * refused call holds nothing once it is refused.
+ */
+async function reserve(store: Store, meter: Meter, nowMs: number): Promise<ReserveOutcome> {
+  const options = { ttlMs: counterTtlMs(meter, nowMs) };
+  for (let attempt = 1; ; attempt += 1) {
+    const total = await store.increment(meter.key, meter.charge, options);
+    if (admits(total, meter.limit)) return { admitted: true, total };
+    if (meter.charge === 0) return { admitted: false, used: total };
+    const after = await store.increment(meter.key, -meter.charge, options);
+    if (attempt >= RESERVE_ATTEMPTS || !roomAfterUndo(after, meter.charge, meter.limit))
+      return { admitted: false, used: after };
+  }
+}
+
+/** Takes one reserved charge back; the counter's total after. */
+async function release(store: Store, reservation: Reservation, nowMs: number): Promise<number> {
+  const { meter } = reservation;
+  if (meter.charge === 0) return reservation.total;
+  return store.increment(meter.key, -meter.charge, { ttlMs: counterTtlMs(meter, nowMs) });
+}
+
+/** `QUOTA_EXHAUSTED` or `RATE_LIMIT_EXCEEDED` for the counter that refused, with when it resets. */
+function refusal(meter: Meter, used: number, tool: string, meta: CostToolMeta, nowMs: number): ExtensionError {
+  const resetsAt = new Date(meter.endMs).toISOString();
+  const retryAfterSeconds = secondsUntil(meter.endMs, nowMs);
+  if (meter.kind === 'quota') {
+    const label = meta.cost.unit_label ?? 'units';
+    const details: Record<string, unknown> = {
+      tool,
+      limit: meter.limit,
+      used,
+      requested_units: meter.charge,
+      window_seconds: meter.windowSeconds,
+      resets_at: resetsAt,
+    };
+    if (meta.cost.unit_label !== undefined) details.unit_label = meta.cost.unit_label;
+    if (meter.pool !== undefined) details.pool = meter.pool;
+    return new ExtensionError(
+      'rate_limited',
+      'QUOTA_EXHAUSTED',
+      `The quota for "${tool}" is exhausted: ${used} of ${meter.limit} ${label} used in this window, and a call needs ${meter.charge}; it resets at ${resetsAt}`,
+      {
+        retryAfterSeconds,
+        userActionable: true,
+        suggestion: `Wait until ${resetsAt}, or choose a cheaper tool or a smaller request.`,
+        details,
+      },
+    );
+  }
+  return new ExtensionError(
+    'rate_limited',
+    'RATE_LIMIT_EXCEEDED',
+    `Too many calls of "${tool}": at most ${meter.limit} per ${windowWord(meter.windowSeconds)}; the window resets at ${resetsAt}`,
+    {
+      retryAfterSeconds,
+      userActionable: false,
+      suggestion: `Retry after ${retryAfterSeconds} seconds.`,
+      details: {
+        tool,
+        limit: meter.limit,
+        window: meter.name,
+        window_seconds: meter.windowSeconds,
+        resets_at: resetsAt,
+      },
+    },
+  );
+}
+
+function windowWord(seconds: number): string {
+  if (seconds === 60) return 'minute';
+  if (seconds === 3_600) return 'hour';
+  if (seconds === 86_400) return 'day';
+  return `${seconds} seconds`;
+}
+
+/** What a settled call reports in `result._meta[COST_ID]`. */
+function resultEntry(
+  meta: CostToolMeta,
+  unitsUsed: number,
+  quota: CostResultMeta['quota'],
+  rates: RateLimitStates | undefined,
+): CostResultMeta {
+  const entry: CostResultMeta = { units_used: unitsUsed, estimated_units: meta.cost.estimated_units };
+  if (meta.cost.unit_label !== undefined) entry.unit_label = meta.cost.unit_label;
+  if (quota !== undefined) entry.quota = quota;
+  if (rates !== undefined && Object.keys(rates).length > 0) entry.rate_limits = rates;
+  return entry;
+}
+
+/** Takes every reserved charge back; the counters' totals after (the charged total where giving back failed). */
+async function undoAll(
+  store: Store,
+  logger: Logger,
+  reservations: readonly Reservation[],
+  nowMs: number,
+  tool: string,
+): Promise<Map<Meter, number>> {
+  const totals = new Map<Meter, number>();
+  for (const reservation of reservations) {
+    try {
+      totals.set(reservation.meter, await release(store, reservation, nowMs));
+    } catch (error) {
+      // The charge stays counted until its window ends: the caller loses capacity, never gains it.
+      logger.warn('cost: taking back a reserved charge failed', {
+        tool,
+        counter: reservation.meter.name,
+        error: String(error),
+      });
+      totals.set(reservation.meter, reservation.total);
+    }
+  }
+  return totals;
+}
+
+/** Reserves the call's charge on each counter in order; a refusal (or a store failure) gives back what was taken, then throws. */
+export async function reserveAll(
+  ctx: CallContext,
+  meters: readonly Meter[],
+  meta: CostToolMeta,
+  nowMs: number,
+  tool: string,
+): Promise<Reservation[]> {
+  const reservations: Reservation[] = [];
+  for (const meter of meters) {
+    let outcome: ReserveOutcome;
+    try {
+      outcome = await reserve(ctx.store, meter, nowMs);
+    } catch (error) {
+      await undoAll(ctx.store, ctx.logger, reservations, nowMs, tool);
+      throw error;
+    }
+    if (!outcome.admitted) {
+      await undoAll(ctx.store, ctx.logger, reservations, nowMs, tool);
+      throw refusal(meter, outcome.used, tool, meta, nowMs);
+    }
+    reservations.push({ meter, total: outcome.total });
+  }
+  return reservations;
+}
+
+/** Keeps the charges of a call that ran, adjusted to the units it used; gives back everything for a call that did not. */
+export async function settle(
+  ctx: CallContext,
+  meta: CostToolMeta,
+  reservations: readonly Reservation[],
+  outcome: { ran: boolean; failed: boolean; reported: number | undefined },
+  nowMs: number,
+  tool: string,
+): Promise<CostResultMeta> {
+  let unitsUsed = 0;
+  let totals: Map<Meter, number>;
+  if (!outcome.ran) {
+    totals = await undoAll(ctx.store, ctx.logger, reservations, nowMs, tool);
+  } else {
+    unitsUsed = settledUnits(meta.cost.estimated_units, outcome.reported, outcome.failed);
+    totals = new Map(reservations.map((reservation) => [reservation.meter, reservation.total]));
+    const quota = reservations.find((reservation) => reservation.meter.kind === 'quota');
+    const delta = quota === undefined ? 0 : chargeOf(unitsUsed) - quota.meter.charge;
+    if (quota !== undefined && delta !== 0) {
+      try {
+        totals.set(
+          quota.meter,
+          await ctx.store.increment(quota.meter.key, delta, { ttlMs: counterTtlMs(quota.meter, nowMs) }),
+        );
+      } catch (error) {
+        // The estimate stays charged: the result still reports what the call used.
+        ctx.logger.warn('cost: charging the units a call used failed', { tool, error: String(error) });
+      }
+    }
+  }
+  let quotaEntry: CostResultMeta['quota'];
+  const rates: RateLimitStates = {};
+  for (const [meter, total] of totals) {
+    if (meter.kind === 'quota') quotaEntry = quotaState(meter, total);
+    else rates[meter.name as keyof RateLimitStates] = rateState(meter, total);
+  }
+  return resultEntry(meta, unitsUsed, quotaEntry, rates);
+}

@@ -1,0 +1,145 @@
+/** The options of `transactionsServer`, their defaults, and the checks made when the factory is called. */
+import { ConfigurationError, positiveIntegerOption, type Logger } from '@ext/core';
+import type { CompensationDefinition, Compensations } from './compensation.js';
+import { DEFAULT_TIMEOUT_SECONDS } from './schema.js';
+
+export interface TransactionsServerOptions {
+  /**
+   * Compensations by tool name. Only these tools can be steps of a
+   * transaction; a read-only tool (`readOnlyHint`) may also be called inside
+   * one and is not recorded. Default: none.
+   */
+  readonly compensations?: Compensations | undefined;
+  /** Inactivity timeout of a transaction whose `begin` names none. Default 300 s. */
+  readonly defaultTimeoutSeconds?: number | undefined;
+  /** A larger `timeout_seconds` is refused. Default `max(3600, defaultTimeoutSeconds)`. */
+  readonly maxTimeoutSeconds?: number | undefined;
+  /** How long a finished transaction stays readable. Default 86400 s. */
+  readonly retentionSeconds?: number | undefined;
+  /** A rollback run whose process died is taken over after this. Default `max(60, 2 × compensationTimeoutSeconds)`. */
+  readonly leaseSeconds?: number | undefined;
+  /** A compensation running longer fails with `OPERATION_TIMEOUT`. Default 30 s. */
+  readonly compensationTimeoutSeconds?: number | undefined;
+  /** Namespace of every store key. Default `"transactions"`. */
+  readonly keyPrefix?: string | undefined;
+  /** Entries kept in the sweeper's index stream. Default 100000. */
+  readonly indexMaxLength?: number | undefined;
+  /** Clock in milliseconds (tests pass a fake one). Default `Date.now`. */
+  readonly now?: (() => number) | undefined;
+  /** Where failed compensations are reported when no request's logger is at hand. */
+  readonly logger?: Logger | undefined;
+  /** Serve the four operations as tools too (see `registerTransactionTools`). Default `false`. */
+  readonly exposeAsTools?: boolean | undefined;
+  /**
+   * How often the sweeper looks for timed-out transactions and abandoned
+   * rollbacks. It starts, with a first pass at once, when the extension is
+   * attached to a server and its store (`extendServer`), before any request.
+   * `0` disables it: call `start(store)` or `sweep(store)` yourself.
+   * Default 5000 ms.
+   */
+  readonly sweepIntervalMs?: number | undefined;
+}
+
+/** The options the engine runs with, every default filled in. */
+export interface EngineOptions {
+  readonly compensations: Compensations;
+  readonly defaultTimeoutSeconds: number;
+  readonly maxTimeoutSeconds: number;
+  readonly retentionSeconds: number;
+  readonly leaseSeconds: number;
+  readonly compensationTimeoutSeconds: number;
+  readonly keyPrefix: string;
+  readonly indexMaxLength: number;
+  readonly now: () => number;
+  readonly logger: Logger | undefined;
+}
+
+const FACTORY = 'transactionsServer';
+
+function checkCompensations(compensations: Compensations): void {
+  if (typeof compensations !== 'object') {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'transactionsServer: "compensations" must be an object keyed by tool name',
+    );
+  }
+  for (const [tool, entry] of Object.entries(compensations)) {
+    const fn = typeof entry === 'function' ? entry : (entry as Partial<CompensationDefinition> | undefined)?.compensate;
+    if (typeof fn !== 'function') {
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `transactionsServer: "compensations.${tool}" must be a function or an object with a "compensate" function`,
+      );
+    }
+  }
+}
+
+/** Resolves and validates the engine's options once, naming the option at fault. */
+export function resolveEngineOptions(raw: TransactionsServerOptions): EngineOptions {
+  const compensations = raw.compensations ?? {};
+  checkCompensations(compensations);
+  const defaultTimeoutSeconds = positiveIntegerOption(
+    FACTORY,
+    'defaultTimeoutSeconds',
+    raw.defaultTimeoutSeconds,
+    DEFAULT_TIMEOUT_SECONDS,
+  );
+  const maxTimeoutSeconds = positiveIntegerOption(
+    FACTORY,
+    'maxTimeoutSeconds',
+    raw.maxTimeoutSeconds,
+    Math.max(3600, defaultTimeoutSeconds),
+  );
+  if (defaultTimeoutSeconds > maxTimeoutSeconds) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'transactionsServer: "defaultTimeoutSeconds" must not exceed "maxTimeoutSeconds"',
+    );
+  }
+  const compensationTimeoutSeconds = positiveIntegerOption(
+    FACTORY,
+    'compensationTimeoutSeconds',
+    raw.compensationTimeoutSeconds,
+    30,
+  );
+  const leaseSeconds = positiveIntegerOption(
+    FACTORY,
+    'leaseSeconds',
+    raw.leaseSeconds,
+    Math.max(60, compensationTimeoutSeconds * 2),
+  );
+  if (leaseSeconds <= compensationTimeoutSeconds) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'transactionsServer: "leaseSeconds" must exceed "compensationTimeoutSeconds"',
+    );
+  }
+  const keyPrefix = raw.keyPrefix ?? 'transactions';
+  if (typeof keyPrefix !== 'string' || keyPrefix.length === 0) {
+    throw new ConfigurationError('INVALID_OPTION', 'transactionsServer: "keyPrefix" must be a non-empty string');
+  }
+  return {
+    compensations,
+    defaultTimeoutSeconds,
+    maxTimeoutSeconds,
+    retentionSeconds: positiveIntegerOption(FACTORY, 'retentionSeconds', raw.retentionSeconds, 86_400),
+    leaseSeconds,
+    compensationTimeoutSeconds,
+    keyPrefix,
+    indexMaxLength: positiveIntegerOption(FACTORY, 'indexMaxLength', raw.indexMaxLength, 100_000),
+    now: raw.now ?? Date.now,
+    logger: raw.logger,
+  };
+}
+
+/** The sweeper's period in milliseconds (`0`: no timer). */
+export function resolveSweepInterval(value: number | undefined): number {
+  const sweepIntervalMs = value ?? 5000;
+  if (!Number.isSafeInteger(sweepIntervalMs) || sweepIntervalMs < 0) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'transactionsServer: "sweepIntervalMs" must be a non-negative integer',
+    );
+  }
+  return sweepIntervalMs;
+}
