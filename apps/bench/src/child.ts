@@ -1,3 +1,4 @@
+/** A benchmark server in a child process, driven over the IPC channel: the parent's handle, and the child's side. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 

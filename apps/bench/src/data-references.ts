@@ -1,9 +1,10 @@
+/** The data-references benchmark: a server-to-server transfer by reference against relaying it through the client. */
 import { performance } from 'node:perf_hooks';
 import type { ExtendedClient } from '@ext/core';
 import { dataReferencesClient, importReference, referencesIn } from '@ext/data-references/client';
 import { startChild, type ChildServer } from './child.js';
 import { httpClient, RssSampler } from './loopback.js';
-import { formatBytes, formatDuration, markdownTable, type BenchSection } from './report.js';
+import { formatBytes, formatDuration, markdownTable, outcome, type BenchSection } from './markdown.js';
 import type { TransferAnswer, TransferCommand } from './transfer-server.js';
 
 const MIB = 1024 * 1024;
@@ -13,11 +14,6 @@ const RELAY_CHUNK = 2 * MIB;
 
 function formatThroughput(bytes: number, ms: number): string {
   return `${(bytes / MIB / (ms / 1000)).toFixed(0)} MiB/s`;
-}
-
-/** `met` or `not met`, for a target line. */
-export function outcome(target: { readonly met: boolean } | undefined): string {
-  return target?.met === true ? 'met' : 'not met';
 }
 
 type TransferServer = ChildServer<TransferCommand, TransferAnswer>;

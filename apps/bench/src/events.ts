@@ -1,3 +1,4 @@
+/** The events benchmark: fan-out of published events to many subscribers, in one process and across two sharing Redis. */
 import { performance } from 'node:perf_hooks';
 import { composeServer, MemoryStore, silentLogger, type ExtendedClient, type Store } from '@ext/core';
 import { extendClient, extendServer } from '@ext/core/sdk-v1';
@@ -7,8 +8,8 @@ import { createRedisStore } from '@ext/store-redis';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { formatDuration, formatRate, markdownTable, type BenchSection, type BenchTarget } from './markdown.js';
 import { quantile } from './measure.js';
-import { formatDuration, formatRate, markdownTable, type BenchSection, type BenchTarget } from './report.js';
 
 /** How subscribers are attached. */
 export type EventsSetup = 'watch' | 'mcp';

@@ -1,4 +1,6 @@
-import type { FullStackResult, HttpEra, HttpLayerRow, InProcessLine, InProcessRow, LayerRow } from './full-stack.js';
+/** The full-stack section of BENCHMARKS.md: the stack against the bare SDKs, its targets, and each layer's cost. */
+import type { FullStackResult, HttpLayerRow, InProcessRow, LayerRow } from './full-stack.js';
+import type { HttpEra, InProcessLine } from './full-stack-pairs.js';
 import {
   formatBytes,
   formatDuration,
@@ -7,7 +9,7 @@ import {
   markdownTable,
   type BenchSection,
   type BenchTarget,
-} from './report.js';
+} from './markdown.js';
 import { stackLabel } from './stack.js';
 
 /** Full stack in process: under this many milliseconds added to the bare SDK's median. */

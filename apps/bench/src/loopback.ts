@@ -1,3 +1,7 @@
+/**
+ * Real HTTP on loopback, shared by the transfer and multimodal benchmarks: a
+ * server that counts its bytes, an MCP endpoint, a client, an RSS sampler.
+ */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -16,8 +20,6 @@ import { extendClient } from '@ext/core/sdk-v2/client';
 import { createHttpHandler, extendServer } from '@ext/core/sdk-v2/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';
-
-// Real HTTP on loopback, shared by the transfer and multimodal benchmarks.
 
 const MODERN_PROTOCOL_VERSION = '2026-07-28';
 const CLIENT_INFO = { name: 'bench-client', version: '0.0.0' };
@@ -155,9 +157,4 @@ export class RssSampler {
     this.#peak = Math.max(this.#peak, process.memoryUsage.rss());
     return this.#peak - this.#before;
   }
-}
-
-/** `met` or `not met`, for a target line. */
-export function outcome(target: { readonly met: boolean } | undefined): string {
-  return target?.met === true ? 'met' : 'not met';
 }

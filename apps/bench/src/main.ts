@@ -1,3 +1,7 @@
+/**
+ * `pnpm bench`: runs every benchmark suite on this machine and writes
+ * BENCHMARKS.md at the repository root (`BENCH_QUICK=1` for a shorter run).
+ */
 import { setMaxListeners } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, type } from 'node:os';
@@ -10,10 +14,11 @@ import { benchDataReferences } from './data-references.js';
 import { benchEvents, eventsBenchCases, renderEvents } from './events.js';
 import { runFullStack } from './full-stack.js';
 import { renderFullStack } from './full-stack-report.js';
+import type { BenchSection } from './markdown.js';
 import type { RunOptions } from './measure.js';
 import { runMiddleware } from './middleware.js';
 import { benchMultimodal } from './multimodal.js';
-import { keepForeignSections, renderReport, type BenchSection, type Environment } from './report.js';
+import { keepForeignSections, renderReport, type Environment } from './report.js';
 import { runRoundTrips } from './round-trip.js';
 import { LAYERS } from './stack.js';
 import { runStores, type NamedStore } from './stores.js';

@@ -1,3 +1,4 @@
+/** How a benchmark case is timed: one caller or many in flight, after a warm-up, as median, p99 and ops/s. */
 import { performance } from 'node:perf_hooks';
 import { Bench } from 'tinybench';
 

@@ -1,3 +1,4 @@
+/** Suite 2: the idempotency middleware and the core's telemetry in the pipeline, without a transport or SDK. */
 import { randomUUID } from 'node:crypto';
 import {
   composeClient,

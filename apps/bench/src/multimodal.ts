@@ -1,3 +1,8 @@
+/**
+ * The multimodal benchmark: one large image sent to a tool as base64 inside
+ * the JSON arguments, and out of band (an upload, then a data reference),
+ * with the bytes on the wire and the wall time of each.
+ */
 import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { MemoryStore, silentLogger, type ExtendedClient, type ToolResult } from '@ext/core';
@@ -8,9 +13,8 @@ import { inlineInput, MULTIMODAL_ID } from '@ext/multimodal';
 import { binaryInput, multimodalClient } from '@ext/multimodal/client';
 import { binaryInputSchema, multimodalServer, openInput } from '@ext/multimodal/server';
 import * as z from 'zod';
-import { outcome } from './data-references.js';
-import { countingServer, httpClient, mcpEndpoint, type McpEndpoint } from './loopback.js';
-import { formatBytes, formatDuration, markdownTable, type BenchSection } from './report.js';
+import { countingServer, httpClient, mcpEndpoint, type CountingServer, type McpEndpoint } from './loopback.js';
+import { formatBytes, formatDuration, markdownTable, outcome, type BenchSection } from './markdown.js';
 
 const MIB = 1024 * 1024;
 const RUNS = 3;
@@ -42,20 +46,16 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-/**
- * Sends one image of 64 MiB to a tool, twice over: as base64 inside the
- * JSON arguments, and out of band (`@ext/multimodal` with
- * `@ext/data-references`: an upload URL, one raw `PUT`, then a tool call
- * carrying the reference). Counts every byte through the server's sockets
- * (MCP and upload alike) and the wall time from bytes in hand to the
- * tool's answer; the tool reads the image and answers its sha256, which
- * is checked.
- */
-export async function benchMultimodal(options: MultimodalBenchOptions = {}): Promise<BenchSection> {
-  const size = options.sizeBytes ?? (options.quick === true ? 16 * MIB : 64 * MIB);
-  const progress = options.progress ?? ((): void => undefined);
-  const image = randomBytes(size);
-  const expected = sha256(image);
+/** The vision server: one HTTP server on loopback serving the MCP endpoint and the reference origin. */
+interface Vision {
+  readonly server: CountingServer;
+  readonly mcp: McpEndpoint;
+  readonly origin: ReferenceOrigin;
+  close(): Promise<void>;
+}
+
+/** Starts the vision server; its `analyze_image` reads an image of up to twice `size` bytes and answers its sha256. */
+async function startVision(size: number): Promise<Vision> {
   const store = new MemoryStore();
   const routes: { origin?: ReferenceOrigin; mcp?: McpEndpoint } = {};
   const server = await countingServer((req, res) => {
@@ -98,45 +98,60 @@ export async function benchMultimodal(options: MultimodalBenchOptions = {}): Pro
   );
   routes.origin = origin;
   routes.mcp = mcp;
-  let client: ExtendedClient | undefined;
+  return {
+    server,
+    mcp,
+    origin,
+    async close() {
+      await mcp.close();
+      await origin.close();
+      await server.close();
+    },
+  };
+}
+
+/** Sends `image` each way {@link RUNS} times; each row holds the medians of its bytes on the wire and wall time. */
+async function measureWays(
+  server: CountingServer,
+  ready: ExtendedClient,
+  image: Buffer,
+  progress: (text: string) => void,
+): Promise<Row[]> {
+  const expected = sha256(image);
   const rows: Row[] = [];
-  try {
-    client = await httpClient(`${server.url}/mcp`, [dataReferencesClient(), multimodalClient()]);
-    const ready = client;
-    const ways: readonly [string, () => Promise<Record<string, unknown>>][] = [
-      ['base64 inside the JSON arguments', () => Promise.resolve(inlineInput(image, 'image/png'))],
-      ['out of band (upload, then a reference)', () => binaryInput(ready, image, { mimeType: 'image/png' })],
-    ];
-    for (const [label, argument] of ways) {
-      const times: number[] = [];
-      const bytes: number[] = [];
-      for (let run = 0; run < RUNS; run++) {
-        globalThis.gc?.();
-        const before = server.bytes();
-        const started = performance.now();
-        const value = await argument();
-        const result = await ready.callTool('analyze_image', { image: value }, { timeoutMs: 600_000 });
-        times.push(performance.now() - started);
-        bytes.push(server.bytes() - before);
-        if (textOf(result) !== expected)
-          throw new Error(
-            `multimodal: ${label} delivered the wrong image: ${JSON.stringify(result.content).slice(0, 300)}`,
-          );
-        if (label.startsWith('out of band') !== isDataReference(value))
-          throw new Error(`multimodal: ${label} did not travel as expected`);
-      }
-      const row = { label, wireBytes: median(bytes), ms: median(times) };
-      progress(
-        `multimodal ${label.padEnd(40)} ${formatBytes(row.wireBytes).padStart(10)} on the wire, ${formatDuration(row.ms)}`,
-      );
-      rows.push(row);
+  const ways: readonly [string, () => Promise<Record<string, unknown>>][] = [
+    ['base64 inside the JSON arguments', () => Promise.resolve(inlineInput(image, 'image/png'))],
+    ['out of band (upload, then a reference)', () => binaryInput(ready, image, { mimeType: 'image/png' })],
+  ];
+  for (const [label, argument] of ways) {
+    const times: number[] = [];
+    const bytes: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      globalThis.gc?.();
+      const before = server.bytes();
+      const started = performance.now();
+      const value = await argument();
+      const result = await ready.callTool('analyze_image', { image: value }, { timeoutMs: 600_000 });
+      times.push(performance.now() - started);
+      bytes.push(server.bytes() - before);
+      if (textOf(result) !== expected)
+        throw new Error(
+          `multimodal: ${label} delivered the wrong image: ${JSON.stringify(result.content).slice(0, 300)}`,
+        );
+      if (label.startsWith('out of band') !== isDataReference(value))
+        throw new Error(`multimodal: ${label} did not travel as expected`);
     }
-  } finally {
-    await client?.close();
-    await mcp.close();
-    await origin.close();
-    await server.close();
+    const row = { label, wireBytes: median(bytes), ms: median(times) };
+    progress(
+      `multimodal ${label.padEnd(40)} ${formatBytes(row.wireBytes).padStart(10)} on the wire, ${formatDuration(row.ms)}`,
+    );
+    rows.push(row);
   }
+  return rows;
+}
+
+/** The section: both ways in a table, and the target (out of band at most 76% of base64's bytes). */
+function multimodalSection(size: number, rows: readonly Row[]): BenchSection {
   const [inline, outOfBand] = rows as [Row, Row];
   const share = outOfBand.wireBytes / inline.wireBytes;
   const targets = [
@@ -167,4 +182,30 @@ ${table}
 
 **Target ${outcome(targets[0])}: out of band puts ${(share * 100).toFixed(1)}% of base64's bytes on the wire (target: at most 76%).**`;
   return { title: 'Multimodal: a large image, base64 vs out of band', markdown, targets };
+}
+
+/**
+ * Sends one image of 64 MiB to a tool, twice over: as base64 inside the
+ * JSON arguments, and out of band (`@ext/multimodal` with
+ * `@ext/data-references`: an upload URL, one raw `PUT`, then a tool call
+ * carrying the reference). Counts every byte through the server's sockets
+ * (MCP and upload alike) and the wall time from bytes in hand to the
+ * tool's answer; the tool reads the image and answers its sha256, which
+ * is checked.
+ */
+export async function benchMultimodal(options: MultimodalBenchOptions = {}): Promise<BenchSection> {
+  const size = options.sizeBytes ?? (options.quick === true ? 16 * MIB : 64 * MIB);
+  const progress = options.progress ?? ((): void => undefined);
+  const image = randomBytes(size);
+  const vision = await startVision(size);
+  let client: ExtendedClient | undefined;
+  let rows: Row[];
+  try {
+    client = await httpClient(`${vision.server.url}/mcp`, [dataReferencesClient(), multimodalClient()]);
+    rows = await measureWays(vision.server, client, image, progress);
+  } finally {
+    await client?.close();
+    await vision.close();
+  }
+  return multimodalSection(size, rows);
 }

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { formatDuration, formatOverhead, formatRate, markdownTable, verdict } from './markdown.js';
 import { quantile, type Measurement } from './measure.js';
-import {
-  formatDuration,
-  keepForeignSections,
-  formatOverhead,
-  formatRate,
-  markdownTable,
-  renderReport,
-  verdict,
-  type Report,
-} from './report.js';
+import { keepForeignSections, renderReport, type Report } from './report.js';
 
 function measurement(medianMs: number): Measurement {
   return {

@@ -1,3 +1,4 @@
+/** Suite 1: one `tools/call` round trip through each stack (bare SDK, adapters, composed layers) per SDK line. */
 import {
   composeServer,
   MemoryStore,

@@ -6,7 +6,7 @@
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { formatBytes, markdownTable } from './report.js';
+import { formatBytes, markdownTable } from './markdown.js';
 import type { MemorySample, SessionsAnswer } from './sessions-server.js';
 
 /** What the default limits allow open at once (`DEFAULT_MAX_SESSIONS` of `@ext/core`). */

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { PIPELINE_STAGES, type ToolResult } from '@ext/core';
 import { IDEMPOTENCY_ID } from '@ext/idempotency';
 import { describe, expect, it } from 'vitest';
-import { inProcessPair } from './full-stack.js';
+import { inProcessPair } from './full-stack-pairs.js';
 import { ADAPTER, BARE, buildStack, FULL, LAYERS, parseStackArgument, stackArgument } from './stack.js';
 
 const PACKAGES = new URL('../../../packages/', import.meta.url);

@@ -1,3 +1,4 @@
+/** The extension stacks the benchmarks compose: every layer, the stacks named on a command line, and the `echo` tool. */
 import { randomBytes } from 'node:crypto';
 import {
   composeServer,

@@ -1,3 +1,4 @@
+/** Suite 3: store throughput, each operation the idempotency layer uses, one caller and many in flight. */
 import type { Store } from '@ext/core';
 import { measureConcurrent, measureSequential, type Measurement, type RunOptions } from './measure.js';
 

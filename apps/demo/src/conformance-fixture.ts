@@ -30,9 +30,65 @@ const text = (value: string) => ({ content: [{ type: 'text' as const, text: valu
 /** Capabilities the fixtures need beyond what the tracker declares. */
 const CONFORMANCE_CAPABILITIES = { logging: {}, completions: {}, resources: { subscribe: true } } as const;
 
+/** The form of `test_elicitation_sep1330_enums`: every enum variant the 2025-11-25 elicitation schema allows. */
+const ENUM_FORM = {
+  type: 'object',
+  properties: {
+    untitledSingle: {
+      type: 'string',
+      description: 'Untitled single-select',
+      enum: ['option1', 'option2', 'option3'],
+    },
+    titledSingle: {
+      type: 'string',
+      description: 'Titled single-select',
+      oneOf: [
+        { const: 'value1', title: 'First Option' },
+        { const: 'value2', title: 'Second Option' },
+        { const: 'value3', title: 'Third Option' },
+      ],
+    },
+    legacyEnum: {
+      type: 'string',
+      description: 'Legacy titled enum',
+      enum: ['opt1', 'opt2', 'opt3'],
+      enumNames: ['Option One', 'Option Two', 'Option Three'],
+    },
+    untitledMulti: {
+      type: 'array',
+      description: 'Untitled multi-select',
+      items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+    },
+    titledMulti: {
+      type: 'array',
+      description: 'Titled multi-select',
+      items: {
+        anyOf: [
+          { const: 'value1', title: 'First Choice' },
+          { const: 'value2', title: 'Second Choice' },
+          { const: 'value3', title: 'Third Choice' },
+        ],
+      },
+    },
+  },
+  required: [],
+} as const;
+
 /** Registers the conformance suite's fixtures, and the capabilities they need, on one server instance. */
 export function registerConformanceFixtures(server: McpServer, extended: ExtendedServer): void {
   server.server.registerCapabilities(CONFORMANCE_CAPABILITIES);
+  // The suite lists tools, resources and prompts in the order they are registered here.
+  registerContentTools(extended);
+  registerBehaviourTools(extended);
+  registerElicitationTools(extended);
+  registerSchemaAndSamplingTools(extended);
+  registerResources(server);
+  registerPrompts(server);
+  acceptSubscriptions(server);
+}
+
+/** Tools that answer each kind of content: text, image, audio, an embedded resource, and all at once. */
+function registerContentTools(extended: ExtendedServer): void {
   extended.registerTool('test_simple_text', { description: 'Returns a fixed text block.' }, () =>
     text('This is a simple text response for testing.'),
   );
@@ -72,6 +128,10 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
       ],
     }),
   );
+}
+
+/** Tools that log, fail, and report progress while they run. */
+function registerBehaviourTools(extended: ExtendedServer): void {
   extended.registerTool(
     'test_tool_with_logging',
     { description: 'Sends three log messages while it runs.' },
@@ -100,6 +160,10 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
       return text('Progress test completed');
     },
   );
+}
+
+/** Tools that ask the user through elicitation: free fields, defaults for every primitive, every enum variant. */
+function registerElicitationTools(extended: ExtendedServer): void {
   extended.registerTool(
     'test_elicitation',
     { description: 'Asks the user for a user name and e-mail.', inputSchema: z.object({ message: z.string() }) },
@@ -153,52 +217,15 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
       if (!ctx.elicit) throw new Error('The client does not support elicitation');
       const answer = await ctx.elicit({
         message: 'Please select options from the enum fields',
-        requestedSchema: {
-          type: 'object',
-          properties: {
-            untitledSingle: {
-              type: 'string',
-              description: 'Untitled single-select',
-              enum: ['option1', 'option2', 'option3'],
-            },
-            titledSingle: {
-              type: 'string',
-              description: 'Titled single-select',
-              oneOf: [
-                { const: 'value1', title: 'First Option' },
-                { const: 'value2', title: 'Second Option' },
-                { const: 'value3', title: 'Third Option' },
-              ],
-            },
-            legacyEnum: {
-              type: 'string',
-              description: 'Legacy titled enum',
-              enum: ['opt1', 'opt2', 'opt3'],
-              enumNames: ['Option One', 'Option Two', 'Option Three'],
-            },
-            untitledMulti: {
-              type: 'array',
-              description: 'Untitled multi-select',
-              items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
-            },
-            titledMulti: {
-              type: 'array',
-              description: 'Titled multi-select',
-              items: {
-                anyOf: [
-                  { const: 'value1', title: 'First Choice' },
-                  { const: 'value2', title: 'Second Choice' },
-                  { const: 'value3', title: 'Third Choice' },
-                ],
-              },
-            },
-          },
-          required: [],
-        },
+        requestedSchema: ENUM_FORM,
       });
       return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
     },
   );
+}
+
+/** A tool with a JSON Schema 2020-12 input, one that outlives an SSE reconnection, and one that asks the client to sample. */
+function registerSchemaAndSamplingTools(extended: ExtendedServer): void {
   extended.registerTool(
     'json_schema_2020_12_tool',
     {
@@ -240,7 +267,10 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
       return text(`LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`);
     },
   );
+}
 
+/** Static, binary, watched and templated resources. */
+function registerResources(server: McpServer): void {
   server.registerResource(
     'static-text',
     'test://static-text',
@@ -278,7 +308,10 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
       };
     },
   );
+}
 
+/** Prompts without arguments, with completable arguments, with an embedded resource, and with an image. */
+function registerPrompts(server: McpServer): void {
   server.registerPrompt('test_simple_prompt', { description: 'A prompt without arguments.' }, () => ({
     messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
   }));
@@ -324,8 +357,10 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
       { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
     ],
   }));
+}
 
-  // Subscriptions are accepted and tracked; the fixture's resources never change, so no update is ever due.
+/** Subscriptions are accepted and tracked; the fixture's resources never change, so no update is ever due. */
+function acceptSubscriptions(server: McpServer): void {
   const subscriptions = new Set<string>();
   server.server.setRequestHandler('resources/subscribe', (request) => {
     subscriptions.add(request.params.uri);

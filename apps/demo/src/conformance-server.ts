@@ -4,9 +4,10 @@
  * official MCP conformance suite calls added to every instance, so the suite
  * judges the composed extension stack. Port from `--port`, `PORT`, default 3334.
  */
+import { resolvePort } from './cli-args.js';
 import { registerConformanceFixtures } from './conformance-fixture.js';
 import { closeOnStop, runMain } from './lifecycle.js';
-import { resolvePort, startHttpServer } from './node-http.js';
+import { startHttpServer } from './node-http.js';
 
 async function main(): Promise<void> {
   const running = await startHttpServer({

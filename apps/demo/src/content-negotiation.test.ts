@@ -1,11 +1,11 @@
-import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
+import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
 import { getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
 import { getStructuredError } from '@ext/errors/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Connection, type Era } from './connect.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 import { escapeMarkdown, ticketMarkdown, ticketsMarkdown } from './present.js';
-import type { Ticket } from './tracker.js';
+import type { Ticket } from './ticket.js';
 
 const ERAS: readonly Era[] = ['modern', 'legacy'];
 
@@ -49,7 +49,7 @@ describe('the tracker answers agents with JSON and people with markdown, from th
 
       it('get_ticket: an agent gets structuredContent and its JSON text', async () => {
         await withClient(era, ['agent'], async ({ extended }) => {
-          expect(extended!.negotiated('@ext/content-negotiation')?.id).toBe(CONTENT_NEGOTIATION_EXTENSION_ID);
+          expect(extended!.negotiated('@ext/content-negotiation')?.id).toBe(CONTENT_NEGOTIATION_ID);
           const result = await extended!.callTool('get_ticket', { id: ticket.id });
           expect(result.structuredContent).toEqual({ ticket });
           expect(JSON.parse(String(result.content[0]?.text))).toEqual({ ticket });
@@ -122,7 +122,7 @@ describe('the tracker answers agents with JSON and people with markdown, from th
         await withClient(era, undefined, async ({ extended }) => {
           const result = await extended!.callTool('get_ticket', { id: ticket.id });
           expect(result.structuredContent).toEqual({ ticket });
-          expect(result._meta?.[CONTENT_NEGOTIATION_EXTENSION_ID]).toBeUndefined();
+          expect(result._meta?.[CONTENT_NEGOTIATION_ID]).toBeUndefined();
         });
       });
     });

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Connection, type Era } from './connect.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 import { parseCsv, REPORT_COLUMNS } from './report.js';
-import { EXPORT_QUOTA } from './tools.js';
+import { EXPORT_QUOTA } from './tool-limits.js';
 
 interface Report {
   readonly id: string;

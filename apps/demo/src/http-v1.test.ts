@@ -10,8 +10,9 @@ import { costClient, getCostInfo } from '@ext/cost/client';
 import { getStructuredError } from '@ext/errors/client';
 import { streamCall, streamingClient } from '@ext/streaming/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveSdk } from './cli-args.js';
 import { connect, type Connection } from './connect.js';
-import { resolveSdk, startHttpServer, type RunningHttpServer } from './node-http.js';
+import { startHttpServer, type RunningHttpServer } from './node-http.js';
 import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './test-support.js';
 
 describe('resolveSdk', () => {

@@ -10,10 +10,11 @@
  * Logs go to stderr as JSON lines (pino, `createDemoLogger`). Stops cleanly
  * on SIGINT / SIGTERM.
  */
+import { resolvePort, resolveRefsPort, resolveSdk } from './cli-args.js';
 import { sourceMapsFrom } from './console-files.js';
 import { closeOnStop, runMain } from './lifecycle.js';
 import { createDemoLogger } from './logging.js';
-import { resolvePort, resolveRefsPort, resolveSdk, startHttpServer } from './node-http.js';
+import { startHttpServer } from './node-http.js';
 import { exportPaceFrom, openStore } from './server.js';
 import { createDemoTokens, DEMO_USERS } from './users.js';
 

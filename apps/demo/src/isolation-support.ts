@@ -23,7 +23,8 @@ import { expect } from 'vitest';
 import { connect, type Connection, type Era } from './connect.js';
 import { dig } from './explain.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
-import { ADMIN_SCOPE, SERVER_INSTRUCTIONS } from './server.js';
+import { SERVER_INSTRUCTIONS } from './server.js';
+import { ADMIN_SCOPE } from './tool-limits.js';
 import { createDemoTokens } from './users.js';
 
 /** One server SDK line and the protocol era its clients speak. */

@@ -27,7 +27,7 @@ import {
   type Checkpoint,
   type StreamUpdate,
 } from '@ext/streaming/client';
-import { EXTENSION_ID as TRANSACTIONS_ID } from '@ext/transactions';
+import { TRANSACTIONS_ID } from '@ext/transactions';
 import { beginTransaction, transactionsClient } from '@ext/transactions/client';
 import type { ExtendedClient, ToolResult } from '@ext/core';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -47,8 +47,7 @@ import {
   type Composition,
   type World,
 } from './isolation-support.js';
-import { ADMIN_SCOPE } from './server.js';
-import { EXPORT_QUOTA } from './tools.js';
+import { ADMIN_SCOPE, EXPORT_QUOTA } from './tool-limits.js';
 
 const REDIS_URL = process.env.REDIS_URL === '' ? undefined : process.env.REDIS_URL;
 

@@ -4,13 +4,14 @@ import { request as httpRequest } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ToolResult } from '@ext/core';
-import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
-import { ERRORS_EXTENSION_ID } from '@ext/errors';
+import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
+import { ERRORS_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_PORT, resolvePort, resolveRefsPort } from './cli-args.js';
 import { connect, type Era, type Target } from './connect.js';
 import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './test-support.js';
-import { DEFAULT_PORT, resolvePort, resolveRefsPort, startHttpServer, type RunningHttpServer } from './node-http.js';
+import { startHttpServer, type RunningHttpServer } from './node-http.js';
 
 const ERAS: readonly Era[] = ['modern', 'legacy'];
 
@@ -172,13 +173,13 @@ describe('the tracker over Streamable HTTP', () => {
                   'io.modelcontextprotocol/clientCapabilities'
                 ]?.extensions
               : (handshake?.request.params?.capabilities as { extensions?: unknown }).extensions;
-          expect(advertised).toEqual({ [ERRORS_EXTENSION_ID]: { version: '1.0' } });
+          expect(advertised).toEqual({ [ERRORS_ID]: { version: '1.0' } });
           const served =
             (handshake?.response?.result?.capabilities as { extensions?: Record<string, unknown> }).extensions ?? {};
           expect(Object.keys(served).sort()).toEqual(TRACKER_EXTENSIONS);
-          expect(served[ERRORS_EXTENSION_ID]).toEqual({ version: '1.0' });
-          expect(served[CONTENT_NEGOTIATION_EXTENSION_ID]).toEqual({ version: '1.0' });
-          expect(connection.extended?.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
+          expect(served[ERRORS_ID]).toEqual({ version: '1.0' });
+          expect(served[CONTENT_NEGOTIATION_ID]).toEqual({ version: '1.0' });
+          expect(connection.extended?.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
         } finally {
           await connection.close();
         }
@@ -209,7 +210,7 @@ describe('the tracker over Streamable HTTP', () => {
         try {
           const result = await connection.extended!.callTool('get_ticket', { id: 'T-99999' });
           expect(result.isError).toBe(true);
-          expect(result._meta?.[ERRORS_EXTENSION_ID]).toEqual({
+          expect(result._meta?.[ERRORS_ID]).toEqual({
             code: 'RESOURCE_NOT_FOUND',
             message: 'Ticket T-99999 does not exist.',
             category: 'permanent',
@@ -249,7 +250,7 @@ describe('the tracker over Streamable HTTP', () => {
             arguments: { id: 'T-99999' },
           })) as ToolResult;
           expect(result.isError).toBe(true);
-          expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
+          expect(result._meta?.[ERRORS_ID]).toBeUndefined();
           expect(result.content).toEqual([
             {
               type: 'text',

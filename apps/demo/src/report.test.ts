@@ -2,7 +2,8 @@ import { MemoryStore } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvField, csvReport, neutralizeFormula, parseCsv, REPORT_COLUMNS } from './report.js';
-import { createTracker, type Ticket } from './tracker.js';
+import type { Ticket } from './ticket.js';
+import { createTracker } from './tracker.js';
 
 const ticketArbitrary: fc.Arbitrary<Ticket> = fc.record(
   {

@@ -2,7 +2,7 @@
  * Report exports: tickets as CSV, row by row, so the export tool can stream
  * each row as it is produced. Pure functions; the tool does the I/O.
  */
-import type { Ticket } from './tracker.js';
+import type { Ticket } from './ticket.js';
 
 export const REPORT_COLUMNS = ['id', 'title', 'status', 'assignee', 'created_at', 'closed_at', 'links'] as const;
 

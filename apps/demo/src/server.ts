@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import {
   composeServer,
   consoleLogger,
+  isRecord,
   MemoryStore,
   type ComposedServer,
   type ExtendedServer,
@@ -23,7 +24,6 @@ import { costServer } from '@ext/cost/server';
 import { createReferenceOrigin, dataReferencesServer, type ReferenceOrigin } from '@ext/data-references/server';
 import { discoveryServer, loadRegistryFile, RegistryIndex, type DiscoveryPeer } from '@ext/discovery/server';
 import { errorsServer } from '@ext/errors/server';
-import { eventsServer, type EventsServerExtension } from '@ext/events/server';
 import { idempotencyServer } from '@ext/idempotency/server';
 import { intentServer } from '@ext/intent/server';
 import { manifestServer } from '@ext/manifest/server';
@@ -35,52 +35,14 @@ import { createSqliteStore } from '@ext/store-sqlite';
 import { streamingServer } from '@ext/streaming/server';
 import { transactionsServer } from '@ext/transactions/server';
 import { McpServer } from '@modelcontextprotocol/server';
-import { ADMIN_SCOPE, MAX_ATTACHMENT_BYTES, registerTrackerTools, type TrackerToolsOptions } from './tools.js';
+import { ADMIN_SCOPE, MAX_ATTACHMENT_BYTES } from './tool-limits.js';
+import { registerTrackerTools, type TrackerToolsOptions } from './tools.js';
 import { createTracker } from './tracker.js';
-
-export { ADMIN_SCOPE } from './tools.js';
+import { createTrackerEvents, type TrackerEvents } from './tracker-events.js';
 
 export const SERVER_INFO = { name: 'tracker', version: '0.0.0' } as const;
 export const SERVER_INSTRUCTIONS =
   'A small project tracker: create, look up, list, close and delete tickets, link documents, post to team chat, export reports.';
-
-/** The events the tracker publishes when tickets change (payloads and filters are JSON Schemas). */
-export const TRACKER_EVENTS = {
-  ticket_created: {
-    description: 'A ticket was opened.',
-    payload: ticketPayload(),
-    filter: { type: 'object', properties: { assignee: { type: 'string' } }, additionalProperties: false },
-  },
-  ticket_closed: {
-    description: 'A ticket was closed.',
-    payload: ticketPayload(),
-    filter: { type: 'object', properties: { assignee: { type: 'string' } }, additionalProperties: false },
-  },
-  ticket_deleted: {
-    description: 'A ticket was deleted for good.',
-    payload: ticketPayload(),
-    filter: { type: 'object', properties: { id: { type: 'string' } }, additionalProperties: false },
-  },
-} as const;
-
-function ticketPayload() {
-  return {
-    type: 'object',
-    required: ['id', 'title', 'status'],
-    properties: {
-      id: { type: 'string' },
-      title: { type: 'string' },
-      status: { type: 'string', enum: ['open', 'closed'] },
-      assignee: { type: 'string' },
-    },
-  } as const;
-}
-
-export type TrackerEvents = EventsServerExtension<typeof TRACKER_EVENTS>;
-
-export function createTrackerEvents(): TrackerEvents {
-  return eventsServer({ events: TRACKER_EVENTS });
-}
 
 /** The demo's registry index (the MCP Registry's `/v0.1/servers` format), shipped with the app. */
 export const REGISTRY_INDEX_FILE = fileURLToPath(new URL('../registry/servers.json', import.meta.url));
@@ -262,7 +224,7 @@ export function trackerEventsOf(composed: ComposedServer): TrackerEvents | undef
 
 function ticketIdOf(result: ToolResult): string {
   const ticket = result.structuredContent?.ticket;
-  return typeof ticket === 'object' && ticket !== null && 'id' in ticket ? String(ticket.id) : '';
+  return isRecord(ticket) && 'id' in ticket ? String(ticket.id) : '';
 }
 
 /** Where the tracker keeps its SQLite database unless `TRACKER_DB` says otherwise. */

@@ -6,8 +6,8 @@
  * (comma-separated, e.g. the tracker's reference origin
  * `http://127.0.0.1:4100`). Stops cleanly on SIGINT / SIGTERM.
  */
+import { resolvePort } from './cli-args.js';
 import { closeOnStop, runMain } from './lifecycle.js';
-import { resolvePort } from './node-http.js';
 import { startSheetsServer } from './sheets.js';
 
 const DEFAULT_SHEETS_PORT = 3334;

@@ -21,7 +21,7 @@ import { errorsServer } from '@ext/errors/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { defaultConsoleDir } from './console-files.js';
-import { createRequestListener, stopServing } from './node-http.js';
+import { createRequestListener, stopServing } from './http-listener.js';
 import { parseCsv } from './report.js';
 
 export const SHEETS_INFO = { name: 'sheets', version: '0.0.0' } as const;

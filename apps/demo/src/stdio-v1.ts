@@ -5,9 +5,9 @@
  * goes to stdout; diagnostics go to stderr (JSON lines, pino: `createDemoLogger`).
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { resolveRefsPort } from './cli-args.js';
 import { closeOnStop } from './lifecycle.js';
 import { createDemoLogger } from './logging.js';
-import { resolveRefsPort } from './node-http.js';
 import { composeTracker, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
 import { createTrackerServerV1 } from './server-v1.js';
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ToolResult } from '@ext/core';
-import { CONTENT_NEGOTIATION_EXTENSION_ID } from '@ext/content-negotiation';
-import { ERRORS_EXTENSION_ID } from '@ext/errors';
+import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
+import { ERRORS_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
 import { describe, expect, it } from 'vitest';
 import { connect, type Connection, type Era, type Target } from './connect.js';
@@ -24,8 +24,8 @@ describe('the tracker over stdio (a spawned child process)', () => {
         const client = connection.extended!;
         expect(client.era).toBe(era);
         expect(Object.keys(client.serverExtensions()).sort()).toEqual(TRACKER_EXTENSIONS);
-        expect(client.serverExtensions()[CONTENT_NEGOTIATION_EXTENSION_ID]).toEqual({ version: '1.0' });
-        expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
+        expect(client.serverExtensions()[CONTENT_NEGOTIATION_ID]).toEqual({ version: '1.0' });
+        expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
         const created = await client.callTool('create_ticket', { title: 'Over stdio' });
         expect(created.structuredContent?.ticket).toMatchObject({ id: 'T-1', status: 'open' });
         const missing = await client.callTool('get_ticket', { id: 'T-2' });
@@ -48,7 +48,7 @@ describe('the tracker over stdio (a spawned child process)', () => {
           arguments: { id: 'T-7' },
         })) as ToolResult;
         expect(result.isError).toBe(true);
-        expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
+        expect(result._meta?.[ERRORS_ID]).toBeUndefined();
         expect(result.content[0]).toMatchObject({
           type: 'text',
           text: expect.stringContaining('T-7 does not exist') as unknown,
@@ -86,7 +86,7 @@ describe('the tracker on SDK v1 over stdio (a spawned child process)', () => {
     const plain = await connect(STDIO_V1, { era: 'legacy', withErrors: false });
     try {
       const client = withErrors.extended!;
-      expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
+      expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
       const created = await client.callTool('create_ticket', { title: 'Over stdio, on v1' });
       expect(created.structuredContent?.ticket).toMatchObject({ id: 'T-1', status: 'open' });
       const blank = await client.callTool('create_ticket', { title: '   ' });
@@ -102,7 +102,7 @@ describe('the tracker on SDK v1 over stdio (a spawned child process)', () => {
       });
       const missing = (await plain.client.callTool({ name: 'get_ticket', arguments: { id: 'T-9' } })) as ToolResult;
       expect(missing.isError).toBe(true);
-      expect(missing._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
+      expect(missing._meta?.[ERRORS_ID]).toBeUndefined();
     } finally {
       await Promise.all([withErrors.close(), plain.close()]);
     }

@@ -6,9 +6,9 @@
  * diagnostics go to stderr (JSON lines, pino: `createDemoLogger`).
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { resolveRefsPort } from './cli-args.js';
 import { closeOnStop } from './lifecycle.js';
 import { createDemoLogger } from './logging.js';
-import { resolveRefsPort } from './node-http.js';
 import {
   composeTracker,
   createTrackerServer,

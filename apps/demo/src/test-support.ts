@@ -1,3 +1,5 @@
+/** Shared expectations of the demo's tests: the extensions and tools the tracker serves. */
+
 /** What the tracker serves, as the tests expect it (sorted). */
 export const TRACKER_EXTENSIONS = [
   'io.github.mcp-ext/confirmation',

@@ -2,7 +2,8 @@ import { ExtensionError, MemoryStore } from '@ext/core';
 import { InvalidInputError, PermanentError } from '@ext/errors';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createTracker, parseAssignee, parseStatus, parseTicketId, parseTitle, TICKET_ID_PATTERN } from './tracker.js';
+import { createTracker } from './tracker.js';
+import { parseAssignee, parseStatus, parseTicketId, parseTitle, TICKET_ID_PATTERN } from './tracker-input.js';
 
 const fixedClock = (): Date => new Date('2026-01-02T03:04:05.000Z');
 
