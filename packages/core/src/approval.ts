@@ -1,5 +1,11 @@
+/**
+ * Approvals one extension asks a person for before a call runs, and the
+ * grant a gate records: the core refuses the handler of a call whose
+ * approval nobody granted (CORE-22).
+ */
 import { ExtensionError } from './errors.js';
-import type { RequestContext } from './types.js';
+import { defineLocal } from './kit/locals.js';
+import type { RequestContext } from './extension.js';
 
 /**
  * A human approval the current tool call needs before it may run, asked for
@@ -22,29 +28,24 @@ interface ApprovalSlot {
   granted: boolean;
 }
 
-// Symbol.for, so duplicate copies of core agree on the slot.
-const APPROVAL = Symbol.for('io.github.mcp-ext/core/approval');
-
-function slotOf(ctx: Pick<RequestContext, 'locals'>): ApprovalSlot | undefined {
-  const value = ctx.locals.get(APPROVAL);
-  return value === undefined ? undefined : (value as ApprovalSlot);
-}
+// Keyed by Symbol.for, so duplicate copies of core agree on the slot.
+const approvalSlot = defineLocal<ApprovalSlot>('core/approval');
 
 /** Asks that a person approve the current call before it runs (call from a middleware outside the confirmation stage). */
 export function requireApproval(ctx: Pick<RequestContext, 'locals'>, requirement: ApprovalRequirement): void {
-  const slot = slotOf(ctx);
+  const slot = approvalSlot.get(ctx);
   if (slot) slot.requirements.push({ ...requirement });
-  else ctx.locals.set(APPROVAL, { requirements: [{ ...requirement }], granted: false } satisfies ApprovalSlot);
+  else approvalSlot.set(ctx, { requirements: [{ ...requirement }], granted: false });
 }
 
 /** What other extensions asked a person to approve for this call (empty when nothing). */
 export function approvalRequirements(ctx: Pick<RequestContext, 'locals'>): readonly ApprovalRequirement[] {
-  return slotOf(ctx)?.requirements ?? [];
+  return approvalSlot.get(ctx)?.requirements ?? [];
 }
 
 /** Records that a person approved the current call (the confirmation gate does, after explicit acceptance). */
 export function grantApproval(ctx: Pick<RequestContext, 'locals'>): void {
-  const slot = slotOf(ctx);
+  const slot = approvalSlot.get(ctx);
   if (slot) slot.granted = true;
 }
 
@@ -53,7 +54,7 @@ export function grantApproval(ctx: Pick<RequestContext, 'locals'>): void {
  * for and never granted. The core calls it just before the tool handler.
  */
 export function assertApproved(ctx: Pick<RequestContext, 'locals'>): void {
-  const slot = slotOf(ctx);
+  const slot = approvalSlot.get(ctx);
   if (!slot || slot.granted || slot.requirements.length === 0) return;
   const reasons = slot.requirements.map((requirement) => requirement.reason).join('; ');
   throw new ExtensionError(

@@ -1,6 +1,7 @@
-import type { ComposedServer } from './compose.js';
+/** The `attach` hooks of a composition: startup work, run once per composition and store (CORE-29). */
 import type { Logger } from './logger.js';
 import type { Store } from './store.js';
+import type { ComposedServer } from './extension.js';
 
 // Per composition, the stores its extensions were attached to: the
 // 2026-07-28 era builds a server per request, and `attach` is startup work.

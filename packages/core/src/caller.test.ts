@@ -14,8 +14,8 @@ import {
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { composeServer, type ComposedServer } from './compose.js';
-import type { ServerExtension } from './extension.js';
+import { composeServer } from './compose.js';
+import type { ServerExtension, ComposedServer } from './extension.js';
 import type { ExtendedClient } from './host.js';
 import { silentLogger } from './logger.js';
 import { MemoryStore } from './memory-store.js';

@@ -1,3 +1,4 @@
+/** Canonical JSON (RFC 8785 JCS): text, SHA-256 digest and equality of JSON values, the same in every process. */
 import * as crypto from 'node:crypto';
 
 /** A JSON value as it travels on the wire. */

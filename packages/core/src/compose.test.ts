@@ -3,11 +3,17 @@ import { approvalRequirements, grantApproval, requireApproval } from './approval
 import { composeClient, composeServer } from './compose.js';
 import { createCallContext, createRequestContext } from './context.js';
 import { ConfigurationError, WireError } from './errors.js';
-import { PIPELINE_STAGES, mandatory, type PipelineStage, type ServerExtension } from './extension.js';
+import {
+  PIPELINE_STAGES,
+  mandatory,
+  type PipelineStage,
+  type ServerExtension,
+  type NegotiationTable,
+  type CallContext,
+} from './extension.js';
 import { silentLogger } from './logger.js';
 import { MemoryStore } from './memory-store.js';
-import type { NegotiationTable } from './compose.js';
-import type { CallContext, ToolResult } from './types.js';
+import type { ToolResult } from './types.js';
 
 function half(name: string, extra: Partial<ServerExtension> = {}): ServerExtension {
   return {

@@ -1,50 +1,36 @@
-import type { NegotiationTable } from './compose.js';
-import { ANONYMOUS_PRINCIPAL, type CallerIdentity } from './identity.js';
-import type { Logger } from './logger.js';
-import type { Store } from './store.js';
-import type {
-  AuthInfo,
-  CallContext,
-  ConnectionChannel,
-  ElicitationRequest,
-  ElicitationResponse,
-  InputRound,
-  ProtocolEra,
-  RequestContext,
-  SdkLine,
-  ServerIdentity,
-  ServingServer,
-  ToolInfo,
-} from './types.js';
+/** The request and call contexts the adapters build from what their SDK reports, and the server identity they read. */
+import type { CallContext, NegotiationTable, RequestContext } from './extension.js';
+import { ANONYMOUS_PRINCIPAL } from './identity.js';
+import type { InputRound, ServerIdentity, ToolInfo } from './types.js';
 
-/** The raw facts an adapter reads off its SDK for one request. */
-export interface RequestFacts {
-  readonly sdk: SdkLine;
-  readonly era: ProtocolEra;
-  readonly protocolVersion: string | undefined;
-  /** The JSON-RPC `id` of the request (see `RequestContext.requestId`). */
-  readonly requestId?: string | number | undefined;
-  /** The transport's session id, when there is one (see `RequestContext.sessionId`). */
-  readonly sessionId?: string | undefined;
-  readonly authInfo: AuthInfo | undefined;
-  readonly peerExtensions: Readonly<Record<string, unknown>> | undefined;
+/**
+ * The raw facts an adapter reads off its SDK for one request: the fields of
+ * the context it knows as they are, the negotiation as a table.
+ */
+export interface RequestFacts extends Pick<
+  RequestContext,
+  | 'sdk'
+  | 'era'
+  | 'protocolVersion'
+  | 'requestId'
+  | 'sessionId'
+  | 'authInfo'
+  | 'peerExtensions'
+  | 'signal'
+  | 'logger'
+  | 'store'
+  | 'progressToken'
+  | 'notify'
+  | 'connection'
+  | 'server'
+  | 'elicit'
+  | 'identity'
+> {
   readonly negotiation: NegotiationTable;
-  readonly signal: AbortSignal;
-  readonly logger: Logger;
-  readonly store: Store;
-  readonly progressToken: string | number | undefined;
-  readonly notify: (method: string, params?: Record<string, unknown>) => Promise<void>;
-  /** The connection, where it outlives the request (see `RequestContext.connection`). */
-  readonly connection?: ConnectionChannel | undefined;
-  /** The server the request arrived at (see `RequestContext.server`). */
-  readonly server?: ServingServer | undefined;
-  readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
   /** Multi-round-trip input (2026-07-28 era, client can elicit); absent elsewhere. */
   readonly inputRound?: InputRound | undefined;
   /** The SDK's own context of the request (see `RequestContext.sdkContext`). */
   readonly sdkContext?: unknown;
-  /** The caller, resolved by `resolveCaller`; `undefined` for an HTTP request nothing identifies. */
-  readonly identity: CallerIdentity | undefined;
 }
 
 /** Builds the SDK-neutral context every middleware and method handler receives. */

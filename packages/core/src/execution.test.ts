@@ -3,10 +3,10 @@ import { requireApproval } from './approval.js';
 import { composeServer } from './compose.js';
 import { createCallContext, createRequestContext } from './context.js';
 import { handlerStarted } from './execution.js';
-import type { ServerExtension } from './extension.js';
+import type { ServerExtension, CallContext } from './extension.js';
 import { silentLogger } from './logger.js';
 import { MemoryStore } from './memory-store.js';
-import type { CallContext, ToolResult } from './types.js';
+import type { ToolResult } from './types.js';
 
 function context(): CallContext {
   const request = createRequestContext({

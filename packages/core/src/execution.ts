@@ -1,7 +1,9 @@
-import type { RequestContext } from './types.js';
+/** Whether the tool handler of the current call started: the core records it, middlewares read it after `next()`. */
+import type { RequestContext } from './extension.js';
+import { defineLocal } from './kit/locals.js';
 
-// Symbol.for, so duplicate copies of core agree on the slot.
-const HANDLER_STARTED = Symbol.for('io.github.mcp-ext/core/handler-started');
+// Keyed by Symbol.for, so duplicate copies of core agree on the slot.
+const handlerStartedSlot = defineLocal<boolean>('core/handler-started');
 
 /**
  * Whether the tool handler of the current call was started. A middleware
@@ -10,10 +12,10 @@ const HANDLER_STARTED = Symbol.for('io.github.mcp-ext/core/handler-started');
  * refusal by an inner stage), e.g. to charge quota only for executions.
  */
 export function handlerStarted(ctx: Pick<RequestContext, 'locals'>): boolean {
-  return ctx.locals.get(HANDLER_STARTED) === true;
+  return handlerStartedSlot.get(ctx) === true;
 }
 
 /** Records that the handler starts now (the core does, just before calling it). */
 export function markHandlerStarted(ctx: Pick<RequestContext, 'locals'>): void {
-  ctx.locals.set(HANDLER_STARTED, true);
+  handlerStartedSlot.set(ctx, true);
 }

@@ -1,13 +1,25 @@
+/**
+ * The contract between the core and its extensions: the pipeline's stages,
+ * the descriptors an extension's factories return, the contexts and handler
+ * types the core hands them, and the composed server they can read back.
+ * These types refer to each other, so they live together.
+ */
 import type { TSchema } from 'typebox';
 import type { Logger } from './logger.js';
 import type { Store } from './store.js';
 import type {
-  CallContext,
-  MethodHandler,
+  AuthInfo,
+  CallerIdentity,
+  ConnectionChannel,
+  ElicitationRequest,
+  ElicitationResponse,
+  InputRound,
   NegotiatedExtension,
+  ProtocolEra,
+  SdkLine,
+  ServerIdentity,
   ToolCall,
   ToolInfo,
-  ToolMiddleware,
   ToolResult,
 } from './types.js';
 
@@ -34,6 +46,107 @@ export const PIPELINE_STAGES = [
 ] as const;
 
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];
+
+/**
+ * The server a request arrived at, for methods that describe the server
+ * itself (a service manifest): its composition (registered tools, every
+ * extension's tool metadata, the advertised capabilities) and its identity,
+ * which only the adapter knows.
+ */
+export interface ServingServer {
+  readonly composed: ComposedServer;
+  readonly identity: ServerIdentity;
+}
+
+/** Per-request context every middleware, method and handler receives. */
+export interface RequestContext {
+  readonly sdk: SdkLine;
+  readonly era: ProtocolEra;
+  readonly protocolVersion: string | undefined;
+  /** The JSON-RPC `id` of the request; both adapters set it. `undefined` only in contexts built by hand. */
+  readonly requestId?: string | number | undefined;
+  /** The transport's session id (a legacy-era Streamable HTTP session), when there is one. */
+  readonly sessionId?: string | undefined;
+  /**
+   * The caller's principal: the key of every per-caller record. Resolved by
+   * the core (see `identity`); never read from `_meta` or tool arguments.
+   */
+  readonly principal: string;
+  /**
+   * Who is calling and how that is known (OAuth token, the server author's
+   * `identify` hook, a local link, or the shared anonymous caller).
+   * `undefined` for an HTTP request nothing identifies: the core then
+   * refuses it wherever an extension keeps per-caller state.
+   */
+  readonly identity: CallerIdentity | undefined;
+  readonly authInfo: AuthInfo | undefined;
+  /** The peer's `capabilities.extensions`, or `undefined` when it cannot be known (legacy stateless HTTP). */
+  readonly peerExtensions: Readonly<Record<string, unknown>> | undefined;
+  /** The negotiation outcome for one of the composed extensions, by package name. */
+  negotiated<S = Record<string, unknown>>(extensionName: string): NegotiatedExtension<S> | undefined;
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  /** The store given to the adapter (memory by default). */
+  readonly store: Store;
+  /** Sends a notification related to this request (progress, extension events). */
+  notify(method: string, params?: Record<string, unknown>): Promise<void>;
+  /**
+   * The connection itself, for notifications after this request has been
+   * answered (event subscriptions); `undefined` where no connection outlives
+   * the request (2026-07-28, legacy stateless HTTP).
+   */
+  readonly connection?: ConnectionChannel | undefined;
+  /**
+   * The server this request arrived at; both adapters set it. `undefined`
+   * only in contexts built by hand (tests).
+   */
+  readonly server?: ServingServer | undefined;
+  /** MCP progress token of the request, if the client sent one. */
+  readonly progressToken: string | number | undefined;
+  /**
+   * Asks the human through the client, when the client can be asked in-band
+   * (legacy-era elicitation). `undefined` when it cannot.
+   */
+  readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
+  /**
+   * The 2026-07-28 era's way to ask in-band (multi-round-trip input): defined
+   * when the client advertised form elicitation on that era. A middleware or
+   * handler asks by returning `inputRequiredResult(...)`; the client asks its
+   * user and retries the same call carrying the answers, read here.
+   */
+  readonly inputRound: InputRound | undefined;
+  /**
+   * The SDK's own context of this request, for what the core does not model
+   * (a legacy-era sampling request, say): v2's `ServerContext`, v1's
+   * `RequestHandlerExtra`. Tied to one SDK line; extensions never read it.
+   */
+  readonly sdkContext: unknown;
+  /** Scratch space for extensions to share per-request data, keyed by symbol. */
+  readonly locals: Map<symbol, unknown>;
+}
+
+/** The context of a tool call: the request context plus the tool being called. */
+export interface CallContext extends RequestContext {
+  readonly tool: ToolInfo;
+}
+
+export type ToolHandler<Args = Record<string, unknown>> = (
+  args: Args,
+  ctx: CallContext,
+) => ToolResult | Promise<ToolResult>;
+
+/** `(call, ctx, next) => result`; `next` may be given a replacement call. */
+export type ToolMiddleware = (
+  call: ToolCall,
+  ctx: CallContext,
+  next: (call?: ToolCall) => Promise<ToolResult>,
+) => Promise<ToolResult>;
+
+/** Handler of a new method `<id>/<verb>`; throw `ExtensionError` or `WireError` to fail. */
+export type MethodHandler = (
+  params: Record<string, unknown>,
+  ctx: RequestContext,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /** The settings one side advertises for an extension: always carries the wire version. */
 export type AdvertisedSettings = { readonly version: string } & Readonly<Record<string, unknown>>;
@@ -140,4 +253,99 @@ export interface ClientExtension extends ExtensionHalf {
 /** Marks a server extension mandatory: clients that lack it get -32021 on tool calls. */
 export function mandatory<E extends ServerExtension>(extension: E): E {
   return { ...extension, mandatory: true };
+}
+
+/** One served method: `<id>/<verb>`. */
+export interface ComposedMethod {
+  readonly method: string;
+  readonly extension: string;
+  readonly id: string;
+  readonly handler: MethodHandler;
+}
+
+export type NegotiationTable = ReadonlyMap<string, NegotiatedExtension>;
+
+/** The server side after composition: everything an adapter needs, as data. */
+export interface ComposedServer {
+  /** The extensions, in pipeline order (non-pipeline ones after, in the order given). */
+  readonly extensions: readonly ServerExtension[];
+  /** The middleware order actually in effect, outermost first. */
+  readonly pipeline: readonly { readonly stage: PipelineStage; readonly extension: string }[];
+  readonly logger: Logger;
+  /** Whether requests are traced and timed through OpenTelemetry (`ComposeOptions.telemetry`). */
+  readonly telemetry: boolean;
+  /** `capabilities.extensions` to advertise. */
+  capabilities(): Record<string, Record<string, unknown>>;
+  /** `Tool._meta` and annotations for a tool, with every extension's contribution merged in. */
+  decorateTool(tool: ToolInfo): { _meta: Record<string, unknown>; annotations: Record<string, unknown> | undefined };
+  readonly methods: readonly ComposedMethod[];
+  /** Package names of the composed extensions that key records by the caller (`keepsCallerState`). */
+  readonly callerState: readonly string[];
+  /**
+   * Throws the `CALLER_UNIDENTIFIED` error when the request's caller is
+   * unknown (an HTTP request nothing identifies) and an extension keeps
+   * per-caller state; runs before every method and tool call.
+   */
+  assertCallerKnown(ctx: RequestContext): void;
+  /** Negotiates every extension against the peer's `capabilities.extensions`. */
+  negotiate(peerExtensions: unknown): NegotiationTable;
+  /** Identifiers marked mandatory that the peer lacks (empty when the peer is unknown). */
+  missingMandatory(isNegotiated: (extensionName: string) => boolean, peerKnown: boolean): string[];
+  /**
+   * Runs a tool call through the pipeline and then the handler. `validate`
+   * (the tool's argument check) runs just under the errors stage, before any
+   * stage that could refuse or have effects, and its output replaces the
+   * call's arguments.
+   */
+  runToolCall(
+    call: ToolCall,
+    ctx: CallContext,
+    handler: ToolHandler,
+    validate?: (args: Record<string, unknown>) => Promise<Record<string, unknown>>,
+  ): Promise<ToolResult>;
+  /**
+   * Runs an extension method's handler as adapters serve it: the caller
+   * check first (IDENT-5), traced like a tool call, and an internal error
+   * logged and answered with its correlation id (OBS-3). Adapters turn what
+   * it throws into the JSON-RPC error with `toWireError`.
+   */
+  runMethod(
+    method: string,
+    params: Record<string, unknown>,
+    ctx: RequestContext,
+    handler: MethodHandler,
+  ): Promise<Record<string, unknown>>;
+  /** The pipeline as text, one stage a line. */
+  describe(): string;
+  /** Registered tools (adapters record them; the manifest reads them). */
+  readonly tools: ReadonlyMap<string, ToolInfo>;
+  /**
+   * The recorded tool of that name when it is the same registration (same
+   * title, description, annotations, `_meta` and schema objects), else
+   * `tool`. Adapters call it first, so a server built per request hands
+   * extensions the same `ToolInfo` each time and what they derive from it
+   * (parsed metadata, gates) is worked out once.
+   */
+  internTool(tool: ToolInfo): ToolInfo;
+  /** Records a registered tool; recording the instance already recorded changes nothing and tells no listener. */
+  recordTool(tool: ToolInfo): void;
+  /**
+   * Calls `listener` after every `recordTool` of a new instance: adapters
+   * record each tool as it is registered, including after the server
+   * started; a per-request server records the interned instance again,
+   * which tells no one.
+   * Returns a function that removes the listener. A listener that throws is
+   * logged and skipped.
+   */
+  onToolRecorded(listener: (tool: ToolInfo) => void): () => void;
+}
+
+/** The client side after composition. */
+export interface ComposedClient {
+  readonly extensions: readonly ClientExtension[];
+  readonly logger: Logger;
+  /** Whether requests are traced and carry their trace context (`ComposeOptions.telemetry`). */
+  readonly telemetry: boolean;
+  capabilities(): Record<string, Record<string, unknown>>;
+  negotiate(peerExtensions: unknown): NegotiationTable;
 }

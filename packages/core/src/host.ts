@@ -1,5 +1,5 @@
-import type { ComposedClient, ComposedServer } from './compose.js';
-import type { ClientExtension, ServerExtension } from './extension.js';
+/** The extended server and client every extension helper takes, whatever the SDK line, and the adapters' options. */
+import type { ClientExtension, ServerExtension, ComposedClient, ComposedServer, ToolHandler } from './extension.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store.js';
 import type {
@@ -9,7 +9,6 @@ import type {
   SdkLine,
   StandardSchemaV1,
   ToolAnnotations,
-  ToolHandler,
   ToolInfo,
   ToolResult,
 } from './types.js';

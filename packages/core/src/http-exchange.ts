@@ -130,3 +130,78 @@ export function followExchange<A>(
   else signal?.addEventListener('abort', gone, { once: true });
   return onResponseEnd(response, finish);
 }
+
+/** The options a transport's `handleRequest` is given: the caller, and the body when it was read already. */
+export function transportOptions<A>(authInfo: A | undefined, body: unknown): { authInfo?: A; parsedBody?: unknown } {
+  return { authInfo, ...(body !== undefined && { parsedBody: body }) };
+}
+
+/** One exchange of a session: the request, its body as read, the session's transport and the caller. */
+interface SessionExchange<A> {
+  readonly request: Request;
+  readonly body: unknown;
+  readonly transport: LegacyTransport<A>;
+  readonly authInfo: A | undefined;
+}
+
+/**
+ * Serves one request of open session `id` on its transport: the session is
+ * busy from now until the exchange ends ({@link followExchange}), when it
+ * may become idle.
+ */
+export async function serveInSession<A>(
+  sessions: { enter(id: string): void; leave(id: string): void },
+  id: string,
+  exchange: SessionExchange<A>,
+): Promise<Response> {
+  sessions.enter(id);
+  let response: Response;
+  try {
+    response = await exchange.transport.handleRequest(
+      exchange.request,
+      transportOptions(exchange.authInfo, exchange.body),
+    );
+  } catch (error) {
+    sessions.leave(id);
+    throw error;
+  }
+  return followExchange({ ...exchange, response }, () => {
+    sessions.leave(id);
+  });
+}
+
+/**
+ * Serves a request that has no session yet on a new transport, once
+ * `connect` connected a server to it: an `initialize` opens a session there,
+ * which is followed to the end of this exchange; anything else leaves none
+ * (then `sessionless` runs before the answer is returned). The table's
+ * reservation is released either way, and a session opened before a
+ * failure is left, lest it count as busy for ever and never expire.
+ */
+export async function openingExchange<A>(
+  sessions: { leave(id: string): void },
+  reservation: { release(): void } | undefined,
+  exchange: SessionExchange<A>,
+  connect: () => Promise<void>,
+  sessionless?: () => Promise<void>,
+): Promise<Response> {
+  const { transport } = exchange;
+  let response: Response;
+  try {
+    await connect();
+    response = await transport.handleRequest(exchange.request, transportOptions(exchange.authInfo, exchange.body));
+  } catch (error) {
+    if (transport.sessionId !== undefined) sessions.leave(transport.sessionId);
+    throw error;
+  } finally {
+    reservation?.release();
+  }
+  const sessionId = transport.sessionId;
+  if (sessionId === undefined) {
+    await sessionless?.();
+    return response;
+  }
+  return followExchange({ ...exchange, response }, () => {
+    sessions.leave(sessionId);
+  });
+}

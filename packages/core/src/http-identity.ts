@@ -4,7 +4,6 @@
  * per-request gate that turns a fetch `Request` into the auth info the SDK
  * carries to the handlers (or the `Response` that refuses it).
  */
-import type { ComposedServer } from './compose.js';
 import { ConfigurationError } from './errors.js';
 import {
   ANONYMOUS_PRINCIPAL,
@@ -12,11 +11,11 @@ import {
   readIdentifyResult,
   stampedIdentity,
   stampIdentity,
-  type CallerIdentity,
   type IdentifyResult,
 } from './identity.js';
 import type { Logger } from './logger.js';
-import type { AuthInfo } from './types.js';
+import type { AuthInfo, CallerIdentity } from './types.js';
+import type { ComposedServer } from './extension.js';
 
 /** The auth info both SDK lines carry from the transport to the handlers (`ctx.http.authInfo`, `extra.authInfo`). */
 export interface SdkAuthInfo {

@@ -4,17 +4,7 @@
  * adapters and HTTP handlers hand in what the transport knows.
  */
 import { ConfigurationError } from './errors.js';
-import type { AuthInfo } from './types.js';
-
-/** Where a principal came from. */
-export type PrincipalSource = 'oauth' | 'custom' | 'local' | 'anonymous';
-
-/** The caller of one request, as every extension sees it (`ctx.identity`). */
-export interface CallerIdentity {
-  /** The key of every per-caller record (tokens, grants, quotas, checkpoints, ...). */
-  readonly principal: string;
-  readonly source: PrincipalSource;
-}
+import type { AuthInfo, CallerIdentity } from './types.js';
 
 /**
  * What a server author's `identify` hook returns for a request: the

@@ -1,3 +1,9 @@
+/**
+ * `@ext/core`: what extension and server authors use, without any SDK.
+ * Identifiers and settings, composition and the extension contract, errors,
+ * the store, identity, presentation and approvals, and the authoring kit.
+ * The SDK adapters are `@ext/core/sdk-v1` and `@ext/core/sdk-v2`.
+ */
 export {
   VENDOR_PREFIX,
   RESERVED_SECOND_LABELS,
@@ -5,15 +11,14 @@ export {
   parseExtensionId,
   isExtensionId,
   extensionId,
-  checkOwnIdentifier,
   pickCommonIdentifier,
 } from './identifiers.js';
 export type { ParsedExtensionId, IdentifierCheck } from './identifiers.js';
-export { SETTINGS_VERSION_PATTERN, parseSettingsVersion, parseSettings, readSettings } from './settings.js';
+export { SETTINGS_VERSION_PATTERN, parseSettingsVersion, parseSettings } from './settings.js';
 export type { SettingsVersion, SettingsSpec, SettingsResult } from './settings.js';
 export { canonicalJson, canonicalHash, jsonEqual } from './canonical.js';
 export type { JsonValue } from './canonical.js';
-export { consoleLogger, silentLogger, logError, pinoLogger } from './logger.js';
+export { consoleLogger, silentLogger, pinoLogger } from './logger.js';
 export type { Logger, ObjectFirstLogger } from './logger.js';
 export { newCorrelationId, logInternalError, withCorrelationId } from './internal-errors.js';
 export type { InternalErrorReport } from './internal-errors.js';
@@ -46,9 +51,19 @@ export type {
   ServerExtension,
   ClientExtension,
   OutgoingCall,
+  RequestContext,
+  ServingServer,
+  CallContext,
+  ToolHandler,
+  ToolMiddleware,
+  MethodHandler,
+  ComposedServer,
+  ComposedClient,
+  ComposedMethod,
+  NegotiationTable,
 } from './extension.js';
 export { composeServer, composeClient } from './compose.js';
-export type { ComposeOptions, ComposedServer, ComposedClient, ComposedMethod, NegotiationTable } from './compose.js';
+export type { ComposeOptions } from './compose.js';
 export { MemoryStore } from './memory-store.js';
 export type { MemoryStoreOptions } from './memory-store.js';
 export type { Store, StoreHealth, SetOptions, StreamEntry, ReadOptions, AppendOptions, Unsubscribe } from './store.js';
@@ -69,14 +84,10 @@ export type {
   ElicitationRequest,
   ElicitationResponse,
   InputRound,
-  RequestContext,
   ConnectionChannel,
   ServerIdentity,
-  ServingServer,
-  CallContext,
-  ToolHandler,
-  ToolMiddleware,
-  MethodHandler,
+  CallerIdentity,
+  PrincipalSource,
 } from './types.js';
 export type {
   ExtendedServer,
@@ -85,24 +96,14 @@ export type {
   CallToolOptions,
   ServerAdapterOptions,
   ClientAdapterOptions,
+  ServerExtensionList,
+  ClientExtensionList,
 } from './host.js';
 export { createRequestContext, createCallContext, readServerIdentity } from './context.js';
-export {
-  ANONYMOUS_PRINCIPAL,
-  LOCAL_PRINCIPAL,
-  MAX_PRINCIPAL_LENGTH,
-  isPrincipalName,
-  principalFromAuthInfo,
-  readIdentifyResult,
-  resolveCaller,
-  stampIdentity,
-  stampedIdentity,
-} from './identity.js';
-export type { CallerFacts, CallerIdentity, IdentifyResult, PrincipalSource } from './identity.js';
-export type { HttpIdentityOptions, SdkAuthInfo } from './http-identity.js';
 export type { RequestFacts } from './context.js';
-export type { ServerExtensionList, ClientExtensionList } from './host.js';
-export { validateArguments, issuePointer } from './validate.js';
+export { ANONYMOUS_PRINCIPAL, LOCAL_PRINCIPAL } from './identity.js';
+export type { IdentifyResult } from './identity.js';
+export type { HttpIdentityOptions, SdkAuthInfo } from './http-identity.js';
 export {
   PRESENTATION_FORMATS,
   PRESENTATION_VERBOSITIES,
@@ -110,7 +111,7 @@ export {
   setCallPresentation,
 } from './presentation.js';
 export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './presentation.js';
-export { requireApproval, approvalRequirements, grantApproval, assertApproved } from './approval.js';
+export { requireApproval, approvalRequirements, grantApproval } from './approval.js';
 export type { ApprovalRequirement } from './approval.js';
 export { handlerStarted } from './execution.js';
 export { registerMethodTools } from './method-tools.js';

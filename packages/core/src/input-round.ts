@@ -1,3 +1,5 @@
+/** Asking the client in-band on the 2026-07-28 era: the `input_required` result, and the answers a retry carries. */
+import { asRecord } from './kit/records.js';
 import type { ElicitationRequest, ElicitationResponse, InputRound, ToolResult } from './types.js';
 
 export interface InputRequiredOptions {
@@ -55,9 +57,5 @@ export function elicitationAnswer(round: InputRound | undefined, key: string): E
   if (typeof entry !== 'object' || entry === null) return undefined;
   const { action, content } = entry as { action?: unknown; content?: unknown };
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return undefined;
-  const body =
-    typeof content === 'object' && content !== null && !Array.isArray(content)
-      ? (content as Record<string, unknown>)
-      : undefined;
-  return { action, content: body };
+  return { action, content: asRecord(content) };
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCodes, WireError, toWireError, type StructuredError } from './errors.js';
 import { logError, type Logger } from './logger.js';
 import { activeTraceIds } from './telemetry.js';
-import type { RequestContext } from './types.js';
+import type { RequestContext } from './extension.js';
 
 /** A new correlation id: 16 hex characters (64 random bits), short enough to read out over the phone. */
 export function newCorrelationId(): string {

@@ -12,7 +12,8 @@ import { LEGACY_HEADERS, openSession, serveOverHttp } from './http-test-fixtures
 import { silentLogger } from './logger.js';
 import { createHttpHandler as createHttpHandlerV1, extendServer as extendServerV1 } from './sdk-v1/index.js';
 import { createHttpHandler as createHttpHandlerV2, extendServer as extendServerV2 } from './sdk-v2/index.js';
-import type { RequestContext, ToolResult } from './types.js';
+import type { ToolResult } from './types.js';
+import type { RequestContext } from './extension.js';
 
 async function askTool(_args: unknown, ctx: Pick<RequestContext, 'elicit'>): Promise<ToolResult> {
   if (ctx.elicit === undefined) throw new Error('no elicitation');

@@ -1,3 +1,4 @@
+/** `MemoryStore`: the `Store` that keeps everything in the process, for tests and one-instance servers. */
 import { jsonEqual, type JsonValue } from './canonical.js';
 import type { AppendOptions, ReadOptions, SetOptions, Store, StreamEntry, Unsubscribe } from './store.js';
 
@@ -51,10 +52,26 @@ function settle<T>(operation: () => T): Promise<T> {
   });
 }
 
+// A call's argument, refused with a `RangeError` as every store refuses one (not the kit's
+// `positiveIntegerOption`, whose `ConfigurationError` is for a factory's options).
 function positiveInteger(name: string, value: number | undefined): void {
   if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) {
     throw new RangeError(`${name} must be a positive integer`);
   }
+}
+
+/** The entry under `key` unless it has expired (`now()` is asked only then); an expired one is dropped as it is found. */
+function unexpired<T extends { readonly expiresAt: number | undefined }>(
+  map: Map<string, T>,
+  key: string,
+  now: () => number,
+): T | undefined {
+  const entry = map.get(key);
+  if (entry?.expiresAt !== undefined && entry.expiresAt <= now()) {
+    map.delete(key);
+    return undefined;
+  }
+  return entry;
 }
 
 /** How many entries each write looks at for expiry: more than one, so sweeping outpaces growth. */
@@ -105,12 +122,7 @@ export class MemoryStore implements Store {
 
   #live(key: string): Slot | undefined {
     this.#assertOpen();
-    const slot = this.#slots.get(key);
-    if (slot?.expiresAt !== undefined && slot.expiresAt <= this.#now()) {
-      this.#slots.delete(key);
-      return undefined;
-    }
-    return slot;
+    return unexpired(this.#slots, key, () => this.#now());
   }
 
   #assertOpen(): void {
@@ -188,12 +200,7 @@ export class MemoryStore implements Store {
 
   #stream(name: string): Stream | undefined {
     this.#assertOpen();
-    const stream = this.#streams.get(name);
-    if (stream?.expiresAt !== undefined && stream.expiresAt <= this.#now()) {
-      this.#streams.delete(name);
-      return undefined;
-    }
-    return stream;
+    return unexpired(this.#streams, name, () => this.#now());
   }
 
   append(streamName: string, value: JsonValue, options?: AppendOptions): Promise<string> {

@@ -1,3 +1,4 @@
+/** Extension methods served as ordinary tools too, for hosts that can only call tools. */
 import { ConfigurationError } from './errors.js';
 import type { ExtendedServer } from './host.js';
 import type { StandardSchemaV1, ToolInfo, ToolResult } from './types.js';

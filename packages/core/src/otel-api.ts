@@ -1,3 +1,4 @@
+/** `@opentelemetry/api`, loaded when installed, and the core's tracer and duration histogram from its global providers. */
 import { createRequire } from 'node:module';
 import type * as OtelApiModule from '@opentelemetry/api';
 import type { Histogram, MeterProvider, Tracer, TracerProvider } from '@opentelemetry/api';

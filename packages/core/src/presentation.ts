@@ -1,4 +1,6 @@
-import type { RequestContext } from './types.js';
+/** The presentation (format, verbosity) negotiated for the current call, in a slot every extension can read. */
+import type { RequestContext } from './extension.js';
+import { defineLocal } from './kit/locals.js';
 
 /** Output formats a result can be rendered in (content-negotiation's `format=` values). */
 export const PRESENTATION_FORMATS = ['json', 'text', 'markdown'] as const;
@@ -25,20 +27,19 @@ export interface CallPresentation {
   readonly resultMeta?: Readonly<Record<string, unknown>> | undefined;
 }
 
-// Symbol.for, so duplicate copies of core agree on the slot.
-const PRESENTATION = Symbol.for('io.github.mcp-ext/core/presentation');
+// Keyed by Symbol.for, so duplicate copies of core agree on the slot.
+const presentationSlot = defineLocal<CallPresentation>('core/presentation');
 
 /** The presentation of the current call, or `undefined` when nobody negotiated one. */
 export function getCallPresentation(ctx: Pick<RequestContext, 'locals'>): CallPresentation | undefined {
-  const value = ctx.locals.get(PRESENTATION);
-  return value === undefined ? undefined : (value as CallPresentation);
+  return presentationSlot.get(ctx);
 }
 
 /** Records the presentation of the current call (content-negotiation does, before the pipeline runs). */
 export function setCallPresentation(ctx: Pick<RequestContext, 'locals'>, presentation: CallPresentation): void {
   const slot: CallPresentation = { format: presentation.format, verbosity: presentation.verbosity };
-  ctx.locals.set(
-    PRESENTATION,
+  presentationSlot.set(
+    ctx,
     presentation.resultMeta === undefined ? slot : { ...slot, resultMeta: { ...presentation.resultMeta } },
   );
 }

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { composeServer } from './compose.js';
 import { readServerIdentity } from './context.js';
-import type { ServerExtension } from './extension.js';
+import type { ServerExtension, ServingServer } from './extension.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import { createTestPair, TEST_LINES, type TestPair } from './testing/index.js';
-import type { ServingServer, ToolInfo } from './types.js';
+import type { ToolInfo } from './types.js';
 
 const ID = 'io.github.mcp-ext/describer';
 

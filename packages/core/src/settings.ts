@@ -1,3 +1,4 @@
+/** The settings each side advertises for an extension: their `<major>.<minor>` version, and reading the peer's against a schema. */
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Logger } from './logger.js';

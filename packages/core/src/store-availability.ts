@@ -1,3 +1,4 @@
+/** `StoreAvailability`: a store's outage logged once when it starts and once when it ends. */
 import type { StoreUnavailableError, StoreUnavailableReason } from './errors.js';
 import type { Logger } from './logger.js';
 

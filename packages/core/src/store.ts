@@ -1,3 +1,4 @@
+/** The `Store` interface every extension keeps its state through, and the options of its operations. */
 import type { JsonValue } from './canonical.js';
 
 export interface SetOptions {
@@ -27,12 +28,6 @@ export interface AppendOptions {
 
 export type Unsubscribe = () => Promise<void>;
 
-/**
- * The one place every extension keeps state (docs/ARCHITECTURE.md, 'State and the Store'). Keys are
- * strings namespaced by the caller (`<extension>:<principal>:...`); values
- * are JSON. Every operation is atomic on its own. Implementations: memory
- * (here), SQLite, Redis; all pass `runStoreContract` from `@ext/core/testing`.
- */
 /** What a store says about itself, for readiness checks. */
 export interface StoreHealth {
   /** `true` when the store serves reads and writes now. */
@@ -41,6 +36,12 @@ export interface StoreHealth {
   readonly detail?: string | undefined;
 }
 
+/**
+ * The one place every extension keeps state (docs/ARCHITECTURE.md, 'State and the Store'). Keys are
+ * strings namespaced by the caller (`<extension>:<principal>:...`); values
+ * are JSON. Every operation is atomic on its own. Implementations: memory
+ * (here), SQLite, Redis; all pass `runStoreContract` from `@ext/core/testing`.
+ */
 export interface Store {
   get(key: string): Promise<JsonValue | undefined>;
   set(key: string, value: JsonValue, options?: SetOptions): Promise<void>;

@@ -1,3 +1,4 @@
+/** The structured error object as a TypeBox schema, for payloads that report an error. */
 import Type from 'typebox';
 import { ERROR_CATEGORIES } from './errors.js';
 

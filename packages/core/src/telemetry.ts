@@ -2,104 +2,27 @@
  * OpenTelemetry traces and metrics of the requests the core runs, after the
  * semantic conventions for MCP: a SERVER span per request named
  * `{mcp.method.name} {target}`, a child span per pipeline stage, and the
- * `mcp.server.operation.duration` histogram; on the client, a CLIENT span
- * whose context travels in `params._meta` (`traceparent`, `tracestate`).
- * Everything goes through `@opentelemetry/api` when the application
- * installed it; without it, or with no SDK registered, this costs next to
- * nothing (apps/bench measures it).
+ * `mcp.server.operation.duration` histogram (`telemetry-server.ts`); on the
+ * client, a CLIENT span whose context travels in `params._meta`
+ * (`traceparent`, `tracestate`; `telemetry-client.ts`). Everything goes
+ * through `@opentelemetry/api` when the application installed it; without
+ * it, or with no SDK registered, this costs next to nothing (apps/bench
+ * measures it). This file holds what both sides share.
  */
-import type {
-  Attributes,
-  Context,
-  Histogram,
-  Link,
-  Span,
-  TextMapGetter,
-  TextMapSetter,
-  Tracer,
-} from '@opentelemetry/api';
-import { coreTracer, INSTRUMENTATION_SCOPE, otelApi, serverDurationHistogram, type OtelApi } from './otel-api.js';
+import type { Attributes, Span } from '@opentelemetry/api';
+import { otelApi, type OtelApi } from './otel-api.js';
 import {
   ATTR_ERROR_TYPE,
-  ATTR_EXTENSION,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_TOOL_NAME,
-  ATTR_JSONRPC_REQUEST_ID,
   ATTR_MCP_METHOD_NAME,
-  ATTR_MCP_PROTOCOL_VERSION,
-  ATTR_MCP_SESSION_ID,
-  ATTR_PIPELINE_STAGE,
   ATTR_RPC_RESPONSE_STATUS_CODE,
-  errorClass,
   OTHER_ERROR,
-  operationName,
   type Outcome,
 } from './semconv.js';
-import type { RequestContext, ToolMiddleware } from './types.js';
-
-/** What a server span is made of: the request as the adapter received it. */
-export interface OperationStart {
-  /** `mcp.method.name`: `tools/call`, or an extension method `<id>/<verb>`. */
-  readonly method: string;
-  /** The tool of a `tools/call` (`gen_ai.tool.name`, the span name's target). */
-  readonly tool?: string | undefined;
-  /** `params._meta` of the request: where the caller's trace context travels. */
-  readonly meta: unknown;
-  readonly ctx: Pick<RequestContext, 'protocolVersion' | 'sessionId' | 'requestId'>;
-}
-
-/** The part of a server operation the pipeline sees. */
-export interface ServerOperation {
-  /** Whether the request's span is recorded: stage spans are made only then. */
-  readonly recording: boolean;
-  /** `middleware` under a span for its stage, a child of the request's span. */
-  stage(middleware: ToolMiddleware, entry: { readonly stage: string; readonly extension: string }): ToolMiddleware;
-  /** Runs `fn` with the request's span active (the tool handler: what it calls is the request's child). */
-  inRequest<T>(fn: () => T): T;
-}
-
-// `_meta` values are any JSON: only strings are trace context.
-const META_GETTER: TextMapGetter<Readonly<Record<string, unknown>>> = {
-  keys: (carrier) => Object.keys(carrier),
-  get: (carrier, key) => {
-    const value = carrier[key];
-    return typeof value === 'string' ? value : undefined;
-  },
-};
-
-const META_SETTER: TextMapSetter<Record<string, unknown>> = {
-  set: (carrier, key, value) => {
-    carrier[key] = value;
-  },
-};
-
-function asMeta(meta: unknown): Readonly<Record<string, unknown>> {
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {};
-}
-
-/**
- * The parent of a server span: the trace context the caller put in
- * `params._meta`, else the ambient context (a transport's span). When both
- * exist the ambient span is linked, as the conventions ask: one HTTP request
- * may carry several MCP requests, and one MCP request several HTTP ones.
- */
-function parentOf(
-  api: OtelApi,
-  meta: unknown,
-): { readonly context: Context; readonly remote: boolean; readonly links?: Link[] | undefined } {
-  const ambient = api.context.active();
-  const extracted = api.propagation.extract(ambient, asMeta(meta), META_GETTER);
-  const remote = api.trace.getSpanContext(extracted);
-  const local = api.trace.getSpanContext(ambient);
-  if (remote === undefined || remote === local || !api.trace.isSpanContextValid(remote))
-    return { context: ambient, remote: false };
-  // In process (a test pair, a client in the server's process) the ambient span may be the caller's span itself.
-  const linked = local !== undefined && api.trace.isSpanContextValid(local) && local.spanId !== remote.spanId;
-  return { context: extracted, remote: true, links: linked ? [{ context: local }] : undefined };
-}
 
 /** What client and server spans of one operation share: the method, and the tool of a tool call. */
-function operationAttributes(method: string, tool: string | undefined): Attributes {
+export function operationAttributes(method: string, tool: string | undefined): Attributes {
   const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: method };
   if (tool !== undefined) {
     attributes[ATTR_GEN_AI_TOOL_NAME] = tool;
@@ -108,98 +31,12 @@ function operationAttributes(method: string, tool: string | undefined): Attribut
   return attributes;
 }
 
-function requestAttributes(start: OperationStart): Attributes {
-  const attributes = operationAttributes(start.method, start.tool);
-  const { protocolVersion, sessionId, requestId } = start.ctx;
-  if (protocolVersion !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = protocolVersion;
-  if (sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = sessionId;
-  if (requestId !== undefined) attributes[ATTR_JSONRPC_REQUEST_ID] = String(requestId);
-  return attributes;
-}
-
-/** The histogram's attributes: the span's, less what names one request or session (unbounded cardinality). */
-function metricAttributes(attributes: Attributes, outcome: Outcome): Attributes {
-  const out: Attributes = {};
-  for (const [key, value] of Object.entries(attributes))
-    if (key !== ATTR_MCP_SESSION_ID && key !== ATTR_JSONRPC_REQUEST_ID) out[key] = value;
-  if (outcome.errorType !== undefined) out[ATTR_ERROR_TYPE] = outcome.errorType;
-  if (outcome.statusCode !== undefined) out[ATTR_RPC_RESPONSE_STATUS_CODE] = outcome.statusCode;
-  return out;
-}
-
-/** One request the server handles, traced and timed. */
-class Operation implements ServerOperation {
-  readonly recording: boolean;
-  readonly #started = performance.now();
-  // What was thrown and already recorded on a span: an error passes through every stage around its origin.
-  readonly #recorded = new WeakSet<object>();
-  readonly #api: OtelApi;
-  readonly #tracer: Tracer;
-  readonly #span: Span;
-  /** The parent context with the request's span in it. */
-  readonly #context: Context;
-  readonly #attributes: Attributes;
-  readonly #duration: Histogram | undefined;
-
-  constructor(
-    api: OtelApi,
-    tracer: Tracer,
-    span: Span,
-    context: Context,
-    attributes: Attributes,
-    duration: Histogram | undefined,
-  ) {
-    this.#api = api;
-    this.#tracer = tracer;
-    this.#span = span;
-    this.#context = context;
-    this.#attributes = attributes;
-    this.#duration = duration;
-    this.recording = span.isRecording();
-  }
-
-  inRequest<T>(fn: () => T): T {
-    return this.#api.context.with(this.#context, fn);
-  }
-
-  stage(middleware: ToolMiddleware, entry: { readonly stage: string; readonly extension: string }): ToolMiddleware {
-    const api = this.#api;
-    const parent = this.#context;
-    const attributes = { [ATTR_PIPELINE_STAGE]: entry.stage, [ATTR_EXTENSION]: entry.extension };
-    return async (call, ctx, next) => {
-      // Every stage span is the request span's child; what the stage itself calls is the stage's.
-      const span = this.#tracer.startSpan(`stage ${entry.stage}`, { kind: api.SpanKind.INTERNAL, attributes }, parent);
-      try {
-        return await api.context.with(api.trace.setSpan(parent, span), () => middleware(call, ctx, next));
-      } catch (error) {
-        this.#fail(span, { errorType: errorClass(error) }, error);
-        throw error;
-      } finally {
-        span.end();
-      }
-    };
-  }
-
-  /** Ends the request: `error.type` and status on failure, the span ended, the duration recorded. */
-  end(outcome: Outcome, thrown: unknown): void {
-    if (outcome.errorType !== undefined) this.#fail(this.#span, outcome, thrown);
-    this.#span.end();
-    this.#duration?.record((performance.now() - this.#started) / 1000, metricAttributes(this.#attributes, outcome));
-  }
-
-  #fail(span: Span, outcome: Outcome, thrown: unknown): void {
-    if (outcome.errorType === undefined) return;
-    span.setAttribute(ATTR_ERROR_TYPE, outcome.errorType);
-    if (outcome.statusCode !== undefined) span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, outcome.statusCode);
-    span.setStatus({ code: this.#api.SpanStatusCode.ERROR, message: outcome.message });
-    if (typeof thrown !== 'object' || thrown === null || this.#recorded.has(thrown)) return;
-    this.#recorded.add(thrown);
-    try {
-      span.recordException(thrown as Error);
-    } catch {
-      // A thrown value that cannot be read (a proxy, a throwing getter): the span keeps its error.type.
-    }
-  }
+/** Marks `span` failed when `outcome` says so: `error.type`, the status code, status `ERROR`. */
+export function markFailed(api: OtelApi, span: Span, outcome: Outcome): void {
+  if (outcome.errorType === undefined) return;
+  span.setAttribute(ATTR_ERROR_TYPE, outcome.errorType);
+  if (outcome.statusCode !== undefined) span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, outcome.statusCode);
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.message });
 }
 
 /** `outcome(result, thrown)`, or `_OTHER` should reading what was thrown throw: telemetry never fails a request. */
@@ -216,154 +53,37 @@ function safeOutcome<T>(
 }
 
 /**
- * Starts a server operation, or returns `undefined` when there is nothing
- * to do: no API installed, no tracer provider and no meter provider
- * registered (the common case of an application that has not turned
- * telemetry on, which therefore costs two global lookups), or a span
- * nobody records, no metrics SDK, and no caller's trace context to hand on.
+ * `start()`, or `undefined` should it throw: telemetry never fails a request
+ * (a hostile `_meta`, a broken provider), which then runs untraced.
  */
-function startOperation(start: OperationStart): Operation | undefined {
-  const api = otelApi();
-  if (api === undefined) return undefined;
-  const duration = serverDurationHistogram(api);
-  const registered = coreTracer(api);
-  if (registered === undefined && duration === undefined) return undefined;
-  // Metrics without traces: the API's own tracer starts non-recording spans, which still carry a caller's context on.
-  const tracer = registered ?? api.trace.getTracer(INSTRUMENTATION_SCOPE);
-  const parent = parentOf(api, start.meta);
-  const attributes = requestAttributes(start);
-  const options = { kind: api.SpanKind.SERVER, attributes, links: parent.links };
-  const span = tracer.startSpan(operationName(start.method, start.tool), options, parent.context);
-  if (!span.isRecording() && duration === undefined && !parent.remote) return undefined;
-  return new Operation(api, tracer, span, api.trace.setSpan(parent.context, span), attributes, duration);
+export function startedSafely<T>(start: () => T | undefined): T | undefined {
+  try {
+    return start();
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * Runs one request as a traced, timed server operation. `run` gets the
- * operation (or `undefined` when there is nothing to record) to wrap its
- * stages; `outcome` says how what it returned or threw went to the client.
- * Not `async` itself: with nothing to record, `run`'s promise is returned as
- * it is, without another promise around it.
+ * What `run` returns or throws, once `end` was told how it went: the
+ * outcome `outcome` makes of it, and what was thrown.
  */
-export function observeOperation<T>(
-  start: OperationStart,
-  run: (operation: ServerOperation | undefined) => Promise<T>,
+export async function reportingOutcome<T>(
+  run: () => Promise<T>,
   outcome: (result: T | undefined, error: unknown) => Outcome,
-): Promise<T> {
-  let operation: Operation | undefined;
-  try {
-    operation = startOperation(start);
-  } catch {
-    // Telemetry never fails a request (a hostile `_meta`, a broken provider): the request runs untraced.
-    operation = undefined;
-  }
-  return operation === undefined ? run(undefined) : observed(operation, run, outcome);
-}
-
-async function observed<T>(
-  operation: Operation,
-  run: (operation: ServerOperation | undefined) => Promise<T>,
-  outcome: (result: T | undefined, error: unknown) => Outcome,
+  end: (outcome: Outcome, thrown: unknown) => void,
 ): Promise<T> {
   let result: T | undefined;
   let thrown: unknown;
   try {
-    result = await operation.inRequest(() => run(operation));
+    result = await run();
     return result;
   } catch (error) {
     thrown = error;
     throw error;
   } finally {
-    operation.end(safeOutcome(outcome, result, thrown), thrown);
+    end(safeOutcome(outcome, result, thrown), thrown);
   }
-}
-
-/** What a client span is made of. */
-export interface ClientCallStart {
-  readonly method: string;
-  readonly tool?: string | undefined;
-  /** `params._meta` about to be sent: the span's context is written into it. */
-  readonly meta: Record<string, unknown>;
-}
-
-/**
- * Sends a request under a CLIENT span and writes that span's trace context
- * into `params._meta` (through the registered propagator, W3C
- * `traceparent`/`tracestate` by default), so the server's span joins the
- * caller's trace. `send` must send `start.meta` as it is after this call.
- */
-export function observeClientCall<T>(
-  start: ClientCallStart,
-  send: () => Promise<T>,
-  outcome: (result: T | undefined, error: unknown) => Outcome,
-): Promise<T> {
-  let started: ClientSpan | undefined;
-  try {
-    started = startClientSpan(start);
-  } catch {
-    // Telemetry never fails a request: it is sent untraced.
-    started = undefined;
-  }
-  return started === undefined ? send() : sentUnder(started, send, outcome);
-}
-
-interface ClientSpan {
-  readonly api: OtelApi;
-  readonly span: Span;
-  readonly context: Context;
-}
-
-/** The CLIENT span of a request, its context written into `start.meta`; `undefined` without a registered tracer provider. */
-function startClientSpan(start: ClientCallStart): ClientSpan | undefined {
-  const api = otelApi();
-  const tracer = api === undefined ? undefined : coreTracer(api);
-  // No tracer provider registered: no span, and no trace of ours to hand on.
-  if (api === undefined || tracer === undefined) return undefined;
-  const ambient = api.context.active();
-  const attributes = operationAttributes(start.method, start.tool);
-  const span = tracer.startSpan(
-    operationName(start.method, start.tool),
-    { kind: api.SpanKind.CLIENT, attributes },
-    ambient,
-  );
-  const context = api.trace.setSpan(ambient, span);
-  api.propagation.inject(context, start.meta, META_SETTER);
-  return { api, span, context };
-}
-
-async function sentUnder<T>(
-  client: ClientSpan,
-  send: () => Promise<T>,
-  outcome: (result: T | undefined, error: unknown) => Outcome,
-): Promise<T> {
-  let result: T | undefined;
-  let thrown: unknown;
-  try {
-    result = await client.api.context.with(client.context, send);
-    return result;
-  } catch (error) {
-    thrown = error;
-    throw error;
-  } finally {
-    endClientSpan(client.api, client.span, safeOutcome(outcome, result, thrown));
-  }
-}
-
-/** `params` with `meta` as its `_meta`, or `params` as they were when `meta` holds nothing (no empty `_meta` on the wire). */
-export function paramsWithMeta(
-  params: Record<string, unknown>,
-  meta: Record<string, unknown>,
-): Record<string, unknown> {
-  return Object.keys(meta).length === 0 ? params : { ...params, _meta: meta };
-}
-
-function endClientSpan(api: OtelApi, span: Span, outcome: Outcome): void {
-  if (outcome.errorType !== undefined) {
-    span.setAttribute(ATTR_ERROR_TYPE, outcome.errorType);
-    if (outcome.statusCode !== undefined) span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, outcome.statusCode);
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome.message });
-  }
-  span.end();
 }
 
 /**

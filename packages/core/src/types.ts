@@ -1,7 +1,8 @@
-import type { ComposedServer } from './compose.js';
-import type { Logger } from './logger.js';
-import type { CallerIdentity } from './identity.js';
-import type { Store } from './store.js';
+/**
+ * The data the core, the adapters and the extensions hand each other: tools,
+ * calls and results (MCP-shaped, SDK-neutral), auth info, elicitation, and
+ * who is calling. Plain types, importing nothing.
+ */
 
 /** The Standard Schema interface (zod v4 implements it), enough to infer a tool's argument type. */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
@@ -122,103 +123,12 @@ export interface ServerIdentity {
   readonly websiteUrl?: string | undefined;
 }
 
-/**
- * The server a request arrived at, for methods that describe the server
- * itself (a service manifest): its composition (registered tools, every
- * extension's tool metadata, the advertised capabilities) and its identity,
- * which only the adapter knows.
- */
-export interface ServingServer {
-  readonly composed: ComposedServer;
-  readonly identity: ServerIdentity;
-}
+/** Where a principal came from. */
+export type PrincipalSource = 'oauth' | 'custom' | 'local' | 'anonymous';
 
-/** Per-request context every middleware, method and handler receives. */
-export interface RequestContext {
-  readonly sdk: SdkLine;
-  readonly era: ProtocolEra;
-  readonly protocolVersion: string | undefined;
-  /** The JSON-RPC `id` of the request; both adapters set it. `undefined` only in contexts built by hand. */
-  readonly requestId?: string | number | undefined;
-  /** The transport's session id (a legacy-era Streamable HTTP session), when there is one. */
-  readonly sessionId?: string | undefined;
-  /**
-   * The caller's principal: the key of every per-caller record. Resolved by
-   * the core (see `identity`); never read from `_meta` or tool arguments.
-   */
+/** The caller of one request, as every extension sees it (`ctx.identity`). */
+export interface CallerIdentity {
+  /** The key of every per-caller record (tokens, grants, quotas, checkpoints, ...). */
   readonly principal: string;
-  /**
-   * Who is calling and how that is known (OAuth token, the server author's
-   * `identify` hook, a local link, or the shared anonymous caller).
-   * `undefined` for an HTTP request nothing identifies: the core then
-   * refuses it wherever an extension keeps per-caller state.
-   */
-  readonly identity: CallerIdentity | undefined;
-  readonly authInfo: AuthInfo | undefined;
-  /** The peer's `capabilities.extensions`, or `undefined` when it cannot be known (legacy stateless HTTP). */
-  readonly peerExtensions: Readonly<Record<string, unknown>> | undefined;
-  /** The negotiation outcome for one of the composed extensions, by package name. */
-  negotiated<S = Record<string, unknown>>(extensionName: string): NegotiatedExtension<S> | undefined;
-  readonly signal: AbortSignal;
-  readonly logger: Logger;
-  /** The store given to the adapter (memory by default). */
-  readonly store: Store;
-  /** Sends a notification related to this request (progress, extension events). */
-  notify(method: string, params?: Record<string, unknown>): Promise<void>;
-  /**
-   * The connection itself, for notifications after this request has been
-   * answered (event subscriptions); `undefined` where no connection outlives
-   * the request (2026-07-28, legacy stateless HTTP).
-   */
-  readonly connection?: ConnectionChannel | undefined;
-  /**
-   * The server this request arrived at; both adapters set it. `undefined`
-   * only in contexts built by hand (tests).
-   */
-  readonly server?: ServingServer | undefined;
-  /** MCP progress token of the request, if the client sent one. */
-  readonly progressToken: string | number | undefined;
-  /**
-   * Asks the human through the client, when the client can be asked in-band
-   * (legacy-era elicitation). `undefined` when it cannot.
-   */
-  readonly elicit: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
-  /**
-   * The 2026-07-28 era's way to ask in-band (multi-round-trip input): defined
-   * when the client advertised form elicitation on that era. A middleware or
-   * handler asks by returning `inputRequiredResult(...)`; the client asks its
-   * user and retries the same call carrying the answers, read here.
-   */
-  readonly inputRound: InputRound | undefined;
-  /**
-   * The SDK's own context of this request, for what the core does not model
-   * (a legacy-era sampling request, say): v2's `ServerContext`, v1's
-   * `RequestHandlerExtra`. Tied to one SDK line; extensions never read it.
-   */
-  readonly sdkContext: unknown;
-  /** Scratch space for extensions to share per-request data, keyed by symbol. */
-  readonly locals: Map<symbol, unknown>;
+  readonly source: PrincipalSource;
 }
-
-/** The context of a tool call: the request context plus the tool being called. */
-export interface CallContext extends RequestContext {
-  readonly tool: ToolInfo;
-}
-
-export type ToolHandler<Args = Record<string, unknown>> = (
-  args: Args,
-  ctx: CallContext,
-) => ToolResult | Promise<ToolResult>;
-
-/** `(call, ctx, next) => result`; `next` may be given a replacement call. */
-export type ToolMiddleware = (
-  call: ToolCall,
-  ctx: CallContext,
-  next: (call?: ToolCall) => Promise<ToolResult>,
-) => Promise<ToolResult>;
-
-/** Handler of a new method `<id>/<verb>`; throw `ExtensionError` or `WireError` to fail. */
-export type MethodHandler = (
-  params: Record<string, unknown>,
-  ctx: RequestContext,
-) => Record<string, unknown> | Promise<Record<string, unknown>>;

@@ -1,4 +1,7 @@
+/** Tool arguments checked against the tool's input schema, a bad one refused as a structured `invalid_input` error (CORE-25). */
 import { ExtensionError } from './errors.js';
+import { jsonPointer } from './kit/pointer.js';
+import { isRecord } from './kit/records.js';
 import type { StandardSchemaV1 } from './types.js';
 
 interface Issue {
@@ -8,18 +11,19 @@ interface Issue {
 
 type Outcome = { readonly value: unknown; readonly issues?: undefined } | { readonly issues: readonly Issue[] };
 
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+/** The segments of an issue path, as text. */
+function segments(path: Issue['path']): string[] {
+  return (path ?? []).map((part) => String(typeof part === 'object' ? part.key : part));
 }
 
 /** JSON Pointer (RFC 6901) of a Standard Schema issue path. */
 export function issuePointer(path: Issue['path']): string {
-  return (path ?? []).map((part) => `/${escapePointer(String(typeof part === 'object' ? part.key : part))}`).join('');
+  return jsonPointer(...segments(path));
 }
 
 /** Dotted name of an issue path (`items.0.sku`), the form `@ext/errors` uses for `details.field`. */
 function issueField(path: Issue['path']): string {
-  return (path ?? []).map((part) => String(typeof part === 'object' ? part.key : part)).join('.');
+  return segments(path).join('.');
 }
 
 /**
@@ -38,9 +42,7 @@ export async function validateArguments(
   const outcome = (await schema['~standard'].validate(args)) as Outcome;
   if (outcome.issues === undefined) {
     const value = outcome.value;
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : args;
+    return isRecord(value) ? value : args;
   }
   const first = outcome.issues[0];
   const field = issueField(first?.path);

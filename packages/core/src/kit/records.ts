@@ -4,3 +4,8 @@
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** `value` when it is a JSON object, else `undefined`, for reading optional fields: `asRecord(x)?.field`. */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return isRecord(value) ? value : undefined;
+}

@@ -5,12 +5,18 @@ import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ConfigurationError, ErrorCodes, ExtensionError, WireError } from '../errors.js';
-import { mandatory, type ClientExtension, type PipelineStage, type ServerExtension } from '../extension.js';
+import {
+  mandatory,
+  type ClientExtension,
+  type PipelineStage,
+  type ServerExtension,
+  type CallContext,
+} from '../extension.js';
 import type { ExtendedServer } from '../host.js';
 import type { Logger } from '../logger.js';
 import { createV1Pair } from '../testing/sdk-v1-pair.js';
 import type { TestPair, TestPairOptions } from '../testing/pair.js';
-import type { CallContext, ToolResult } from '../types.js';
+import type { ToolResult } from '../types.js';
 import { extendClient, extendServer } from './index.js';
 
 const ID = 'io.github.mcp-ext/probe';

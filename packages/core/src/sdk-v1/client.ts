@@ -1,14 +1,16 @@
+/** The v1 client adapter: `extendClient` attaches client extension halves to a `@modelcontextprotocol/sdk` `Client`. */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { McpError, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { composeClient, type ComposedClient, type NegotiationTable } from '../compose.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { callThroughHalves, observedRequest, observedToolCall } from '../client-adapter.js';
+import { composeClient } from '../compose.js';
 import { ConfigurationError } from '../errors.js';
+import type { ComposedClient, NegotiationTable, OutgoingCall } from '../extension.js';
 import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../host.js';
-import type { OutgoingCall } from '../extension.js';
-import { clientCallOutcome } from '../semconv.js';
-import { observeClientCall, paramsWithMeta } from '../telemetry.js';
+import { asRecord } from '../kit/records.js';
+import { perCapabilities } from '../negotiation.js';
 import type { ToolResult } from '../types.js';
-import { anyResult, asRecord, fromMcpError, methodSchema } from './shared.js';
+import { anyResult, fromMcpError, methodSchema } from './shared.js';
 
 /** Re-throws the SDK's protocol error as a `WireError`; anything else as it is. */
 async function translated<T>(send: () => Promise<T>): Promise<T> {
@@ -32,19 +34,8 @@ function requestOptions(options: CallToolOptions | { signal?: AbortSignal; timeo
   return out;
 }
 
-/** Negotiates against the server's `initialize` capabilities, once per capabilities object. */
-function negotiator(client: Client, composed: ComposedClient): () => NegotiationTable {
-  let cached: { capabilities: ServerCapabilities | undefined; table: NegotiationTable } | undefined;
-  return () => {
-    const capabilities = client.getServerCapabilities();
-    if (cached !== undefined && cached.capabilities === capabilities) return cached.table;
-    const table = composed.negotiate(capabilities?.extensions);
-    cached = { capabilities, table };
-    return table;
-  };
-}
-
-async function callTool(
+/** `tools/call` through every client half, sent with the half's data in `params._meta` (none when empty). */
+function callTool(
   client: Client,
   composed: ComposedClient,
   table: NegotiationTable,
@@ -53,28 +44,16 @@ async function callTool(
   options: CallToolOptions,
 ): Promise<ToolResult> {
   const call: OutgoingCall = { name, arguments: args, meta: { ...(options.meta ?? {}) } };
-  const send = () => sendCall(client, composed, table, call, options);
-  if (!composed.telemetry) return send();
-  return observeClientCall({ method: 'tools/call', tool: name, meta: call.meta }, send, clientCallOutcome);
-}
-
-/** The call through every client half, sent. */
-async function sendCall(
-  client: Client,
-  composed: ComposedClient,
-  table: NegotiationTable,
-  call: OutgoingCall,
-  options: CallToolOptions,
-): Promise<ToolResult> {
-  for (const half of composed.extensions) await half.prepareCall?.(call, table.get(half.name));
-  const params = {
-    name: call.name,
-    arguments: call.arguments,
-    ...(Object.keys(call.meta).length > 0 ? { _meta: call.meta } : {}),
-  };
-  const result = (await translated(() => client.callTool(params, undefined, requestOptions(options)))) as ToolResult;
-  for (const half of composed.extensions) half.onResult?.(result, call, table.get(half.name));
-  return result;
+  return observedToolCall(composed, call, () =>
+    callThroughHalves(composed, table, call, async (prepared) => {
+      const params = {
+        name: prepared.name,
+        arguments: prepared.arguments,
+        ...(Object.keys(prepared.meta).length > 0 ? { _meta: prepared.meta } : {}),
+      };
+      return (await translated(() => client.callTool(params, undefined, requestOptions(options)))) as ToolResult;
+    }),
+  );
 }
 
 async function listTools(client: Client): ReturnType<ExtendedClient['listTools']> {
@@ -107,7 +86,11 @@ export function extendClient(
     telemetry: options.telemetry,
   });
   client.registerCapabilities({ extensions: composed.capabilities() });
-  const negotiation = negotiator(client, composed);
+  // Server capabilities are fixed per connection: negotiated once per object, so invalid settings are reported once.
+  const negotiation = perCapabilities(
+    () => client.getServerCapabilities(),
+    (capabilities) => composed.negotiate(capabilities?.extensions),
+  );
   return {
     sdk: 'v1',
     era: 'legacy',
@@ -116,13 +99,10 @@ export function extendClient(
     negotiated: ((extension: string | { name: string }) =>
       negotiation().get(typeof extension === 'string' ? extension : extension.name)) as ExtendedClient['negotiated'],
     callTool: (name, args = {}, callOptions = {}) => callTool(client, composed, negotiation(), name, args, callOptions),
-    request: (method, params = {}, requestOpts = {}) => {
-      const send = (sent: Record<string, unknown>) =>
-        translated(() => client.request({ method, params: sent }, anyResult, requestOptions(requestOpts)));
-      if (!composed.telemetry) return send(params);
-      const meta = { ...asRecord(params._meta) };
-      return observeClientCall({ method, meta }, () => send(paramsWithMeta(params, meta)), clientCallOutcome);
-    },
+    request: (method, params = {}, requestOpts = {}) =>
+      observedRequest(composed, method, params, (sent) =>
+        translated(() => client.request({ method, params: sent }, anyResult, requestOptions(requestOpts))),
+      ),
     listTools: () => listTools(client),
     onNotification: (method, handler) => {
       client.setNotificationHandler(methodSchema(method), (notification) => {

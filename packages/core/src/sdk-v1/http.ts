@@ -18,10 +18,10 @@ import {
   type HttpIdentityOptions,
 } from '../http-identity.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, jsonRpcError, opensSession, readJsonBody } from '../http-body.js';
-import { followExchange } from '../http-exchange.js';
+import { openingExchange, serveInSession } from '../http-exchange.js';
 import { resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
 import { consoleLogger, type Logger } from '../logger.js';
-import { compositionOf } from './server.js';
+import { compositionOf } from '../server-adapter.js';
 
 export interface HttpHandlerOptions extends HttpIdentityOptions<AuthInfo> {
   /** Where the start-up warning of `anonymous: 'shared'` goes. Default: stderr. */
@@ -67,10 +67,6 @@ async function readIncoming(request: Request): Promise<Incoming | Response> {
     : { request, body: read.parsed };
 }
 
-function forwarded(authInfo: AuthInfo | undefined, body: unknown): { authInfo?: AuthInfo; parsedBody?: unknown } {
-  return { authInfo, ...(body !== undefined && { parsedBody: body }) };
-}
-
 /**
  * Serves v1 servers built by `factory` (call `extendServer` in it with a
  * composition made once), one per session, at most `sessions.max` at once,
@@ -105,17 +101,7 @@ export function createHttpHandler(factory: () => McpServer, options: HttpHandler
     // A session serves the caller that opened it; to anyone else it does not exist.
     if (session === undefined || session.principal !== principalOf(authInfo))
       return jsonRpcError(404, -32000, 'Unknown session');
-    sessions.enter(id);
-    let response: Response;
-    try {
-      response = await session.transport.handleRequest(request, forwarded(authInfo, body));
-    } catch (error) {
-      sessions.leave(id);
-      throw error;
-    }
-    return followExchange({ request, body, response, transport: session.transport, authInfo }, () => {
-      sessions.leave(id);
-    });
+    return serveInSession(sessions, id, { request, body, transport: session.transport, authInfo });
   };
 
   return {
@@ -152,25 +138,13 @@ function opener(factory: () => McpServer, sessions: SessionTable<Session>) {
         sessions.delete(sessionId);
       },
     });
-    let response: Response;
-    try {
-      await server.connect(transport);
-      response = await transport.handleRequest(request, forwarded(authInfo, body));
-    } catch (error) {
-      // A session opened before the failure would otherwise count as busy for ever, never expiring.
-      if (transport.sessionId !== undefined) sessions.leave(transport.sessionId);
-      throw error;
-    } finally {
-      reservation?.release();
-    }
-    const sessionId = transport.sessionId;
-    // Anything but an initialize leaves no session behind: release its server now.
-    if (sessionId === undefined) {
-      await server.close();
-      return response;
-    }
-    return followExchange({ request, body, response, transport, authInfo }, () => {
-      sessions.leave(sessionId);
-    });
+    // Anything but an initialize leaves no session behind: its server is released at once.
+    return openingExchange(
+      sessions,
+      reservation,
+      { request, body, transport, authInfo },
+      () => server.connect(transport),
+      () => server.close(),
+    );
   };
 }

@@ -1,3 +1,4 @@
+/** The adapter for the v1 SDK line (`@modelcontextprotocol/sdk`, the 2025 era): the only entry of this package that imports it. */
 export { extendServer } from './server.js';
 export { extendClient } from './client.js';
 export { createHttpHandler } from './http.js';

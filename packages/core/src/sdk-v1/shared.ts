@@ -1,13 +1,7 @@
+/** What the v1 server and client adapters share: method schemas for the SDK's router, and its errors as core's. */
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { WireError } from '../errors.js';
-
-/** Narrows an unknown JSON value to a plain object, or `undefined`. */
-export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
 
 /**
  * v1 routes requests and notifications by a zod schema with a `method`

@@ -1,3 +1,4 @@
+/** The v2 client adapter: `extendClient` attaches client extension halves to a `@modelcontextprotocol/client` `Client`, on both eras. */
 import {
   ProtocolError,
   SdkHttpError,
@@ -5,19 +6,19 @@ import {
   type ClientCapabilities,
   type RequestOptions,
 } from '@modelcontextprotocol/client';
-import { composeClient, type NegotiationTable } from '../compose.js';
+import { callThroughHalves, observedRequest, observedToolCall } from '../client-adapter.js';
+import { composeClient } from '../compose.js';
 import { ConfigurationError, WireError } from '../errors.js';
 import type { OutgoingCall } from '../extension.js';
 import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../host.js';
-import { clientCallOutcome } from '../semconv.js';
-import { observeClientCall, paramsWithMeta } from '../telemetry.js';
+import { asRecord } from '../kit/records.js';
+import { perCapabilities } from '../negotiation.js';
 import type { NegotiatedExtension, ToolResult } from '../types.js';
-import { anyObject, asRecord } from './shared.js';
+import { anyObject } from './shared.js';
 
 // The SDK dispatches these itself (progress reaches `callTool`'s `onProgress`).
 const SDK_OWNED_NOTIFICATIONS = new Set(['notifications/progress', 'notifications/cancelled']);
 
-/** A JSON-RPC error from the peer becomes core's `WireError`; anything else (timeouts, aborts) passes unchanged. */
 /**
  * The JSON-RPC error inside an HTTP failure. On the 2026-07-28 era a server
  * answers some errors (an unknown method, say) with a non-2xx status, which
@@ -91,18 +92,14 @@ export function extendClient(
   });
   client.registerCapabilities({ extensions: composed.capabilities() as NonNullable<ClientCapabilities['extensions']> });
 
-  // Server capabilities are fixed per connection: negotiate once per object
-  // so invalid settings are reported once, not on every call.
-  let negotiatedFor: { readonly source: object | undefined; readonly table: NegotiationTable } | undefined;
   const serverExtensions = (): Readonly<Record<string, unknown>> =>
     asRecord(client.getServerCapabilities()?.extensions) ?? {};
-  const negotiation = (): NegotiationTable => {
-    const source = client.getServerCapabilities();
-    if (negotiatedFor === undefined || negotiatedFor.source !== source) {
-      negotiatedFor = { source, table: composed.negotiate(serverExtensions()) };
-    }
-    return negotiatedFor.table;
-  };
+  // Server capabilities are fixed per connection: negotiate once per object
+  // so invalid settings are reported once, not on every call.
+  const negotiation = perCapabilities(
+    () => client.getServerCapabilities(),
+    () => composed.negotiate(serverExtensions()),
+  );
   const listeners = new Map<string, Set<(params: Record<string, unknown>) => void>>();
 
   return {
@@ -118,27 +115,25 @@ export function extendClient(
     },
     callTool(name, args = {}, callOptions = {}) {
       const call: OutgoingCall = { name, arguments: { ...args }, meta: { ...callOptions.meta } };
-      const send = async (): Promise<ToolResult> => {
-        const table = negotiation();
-        for (const half of composed.extensions) await half.prepareCall?.(call, table.get(half.name));
-        const result = (await wireErrors(() =>
-          client.callTool(
-            { name: call.name, arguments: call.arguments, _meta: call.meta },
-            progressOptions(callOptions),
-          ),
-        )) as ToolResult;
-        for (const half of composed.extensions) half.onResult?.(result, call, table.get(half.name));
-        return result;
-      };
-      if (!composed.telemetry) return send();
-      return observeClientCall({ method: 'tools/call', tool: name, meta: call.meta }, send, clientCallOutcome);
+      return observedToolCall(composed, call, async () =>
+        callThroughHalves(
+          composed,
+          negotiation(),
+          call,
+          async (prepared) =>
+            (await wireErrors(() =>
+              client.callTool(
+                { name: prepared.name, arguments: prepared.arguments, _meta: prepared.meta },
+                progressOptions(callOptions),
+              ),
+            )) as ToolResult,
+        ),
+      );
     },
     request(method, params = {}, requestOpts = {}) {
-      const send = (sent: Record<string, unknown>) =>
-        wireErrors(() => client.request({ method, params: sent }, anyObject, requestOptions(requestOpts)));
-      if (!composed.telemetry) return send(params);
-      const meta = { ...asRecord(params._meta) };
-      return observeClientCall({ method, meta }, () => send(paramsWithMeta(params, meta)), clientCallOutcome);
+      return observedRequest(composed, method, params, (sent) =>
+        wireErrors(() => client.request({ method, params: sent }, anyObject, requestOptions(requestOpts))),
+      );
     },
     async listTools() {
       const { tools } = await wireErrors(() => client.listTools());

@@ -1,3 +1,8 @@
+/**
+ * The v2 line's dual-era HTTP handler: 2026-07-28 requests go to the SDK's
+ * per-request handler, 2025-era ones to a bounded table of sessions, with
+ * the caller identified before either sees the request.
+ */
 import { randomUUID } from 'node:crypto';
 import {
   assertIdentityStated,
@@ -8,10 +13,11 @@ import {
   type HttpIdentityOptions,
 } from '../http-identity.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, opensSession, readJsonBody } from '../http-body.js';
-import { followExchange } from '../http-exchange.js';
+import { openingExchange, serveInSession, transportOptions } from '../http-exchange.js';
 import { resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
+import { isRecord } from '../kit/records.js';
 import { consoleLogger, type Logger } from '../logger.js';
-import { compositionOf } from './server.js';
+import { compositionOf } from '../server-adapter.js';
 import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,
@@ -68,12 +74,12 @@ export interface DualEraHttpHandler {
  * the whole envelope, of most modern requests.
  */
 function claimsModernEra(body: unknown): boolean {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const { method, params } = body as { method?: unknown; params?: unknown };
+  if (!isRecord(body)) return false;
+  const { method, params } = body;
   if (typeof method !== 'string' || method === 'initialize' || typeof params !== 'object' || params === null)
     return false;
   const meta = (params as { _meta?: unknown })._meta;
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
+  return isRecord(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /** A legacy-era session: its transport (which holds its server) and the caller that opened it. */
@@ -95,20 +101,7 @@ async function serveSession(
   const session = table.get(id);
   if (session === undefined || session.principal !== principalOf(authInfo))
     return new Response('Unknown session', { status: 404 });
-  table.enter(id);
-  let response: Response;
-  try {
-    response = await session.transport.handleRequest(request, {
-      authInfo,
-      ...(parsedBody !== undefined && { parsedBody }),
-    });
-  } catch (error) {
-    table.leave(id);
-    throw error;
-  }
-  return followExchange({ request, body: parsedBody, response, transport: session.transport, authInfo }, () => {
-    table.leave(id);
-  });
+  return serveInSession(table, id, { request, body: parsedBody, transport: session.transport, authInfo });
 }
 
 /** A request without a session: an `initialize` opens one if the table has room (503 otherwise); anything else the SDK refuses. */
@@ -131,22 +124,9 @@ async function openSession(
       table.delete(sessionId);
     },
   });
-  let response: Response;
-  try {
+  return openingExchange(table, reservation, { request, body: parsedBody, transport, authInfo }, async () => {
     const server = await build();
     await server.connect(transport);
-    response = await transport.handleRequest(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
-  } catch (error) {
-    // A session opened before the failure would otherwise count as busy for ever, never expiring.
-    if (transport.sessionId !== undefined) table.leave(transport.sessionId);
-    throw error;
-  } finally {
-    reservation?.release();
-  }
-  const sessionId = transport.sessionId;
-  if (sessionId === undefined) return response;
-  return followExchange({ request, body: parsedBody, response, transport, authInfo }, () => {
-    table.leave(sessionId);
   });
 }
 
@@ -204,7 +184,7 @@ export function createHttpHandler(
   const route = async (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> =>
     !claimsModernEra(parsedBody) && (await isLegacyRequest(request, parsedBody))
       ? legacy.serve(request, authInfo, parsedBody)
-      : modern.fetch(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
+      : modern.fetch(request, transportOptions(authInfo, parsedBody));
 
   return {
     async fetch(request, requestOptions = {}) {

@@ -1,11 +1,6 @@
+/** What the v2 server and client adapters share: a schema that accepts any object. */
 import type { StandardSchemaV1 } from '@modelcontextprotocol/server';
-
-/** Narrows an unknown JSON value to a plain object, or `undefined`. */
-export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
+import { isRecord } from '../kit/records.js';
 
 /**
  * A Standard Schema that accepts any object. The SDK asks for a schema on
@@ -17,9 +12,6 @@ export const anyObject: StandardSchemaV1<Record<string, unknown>> = {
   '~standard': {
     version: 1,
     vendor: 'io.github.mcp-ext',
-    validate: (value) => {
-      const record = asRecord(value);
-      return record ? { value: record } : { issues: [{ message: 'expected an object' }] };
-    },
+    validate: (value) => (isRecord(value) ? { value } : { issues: [{ message: 'expected an object' }] }),
   },
 };

@@ -1,3 +1,4 @@
+/** `@ext/core/testing`: test pairs on every SDK line and era, the store contract, seed schemas and a Redis server of the test's own. */
 import type { TestPair, TestPairOptions } from './pair.js';
 
 export { TEST_LINES } from './pair.js';

@@ -1,3 +1,4 @@
+/** What a test pair is: the SDK lines and eras it runs on, its options, and the connected client and server it gives. */
 import type {
   ClientAdapterOptions,
   ClientExtensionList,

@@ -1,3 +1,4 @@
+/** A test pair on SDK v1: client and server over the SDK's in-memory transport. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

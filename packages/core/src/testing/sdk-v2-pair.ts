@@ -1,3 +1,4 @@
+/** A test pair on SDK v2, either era: client and server over an in-process Streamable HTTP handler. */
 import {
   Client,
   StreamableHTTPClientTransport,

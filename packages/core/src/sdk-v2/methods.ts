@@ -1,0 +1,66 @@
+/** The extension methods of a composition, served on a v2 McpServer through one fallback handler. */
+import { ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import type { ComposedServer, MethodHandler, RequestContext } from '../extension.js';
+import { asRecord } from '../kit/records.js';
+import { perObject } from '../server-adapter.js';
+import { toProtocolError } from './registration.js';
+
+/** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
+type Server = McpServer['server'];
+
+// The extension methods of a composition, by method name.
+const methodTable = perObject(
+  (composed: ComposedServer): ReadonlyMap<string, MethodHandler> =>
+    new Map(composed.methods.map((entry) => [entry.method, entry.handler])),
+);
+
+/**
+ * Serves the composition's methods through one fallback handler that looks
+ * the method up, instead of one `setRequestHandler` per method: the
+ * 2026-07-28 era builds a server for every request, and registering each
+ * extension method (16 with every package composed) on each of them cost
+ * more than looking one up. A handler the author registers for a method
+ * still wins (the SDK consults its own table first); a fallback installed
+ * before or after this one still answers the methods the composition does
+ * not serve.
+ *
+ * The fallback is offered only while a method the composition serves is
+ * being dispatched: for any other method the SDK then finds no handler and
+ * answers -32601 itself, before dispatch, which on 2026-07-28 HTTP is a
+ * 404 (core SPEC, CORE-28), as from a server with nothing composed.
+ */
+export function serveMethods(
+  inner: Server,
+  composed: ComposedServer,
+  contextFor: (ctx: ServerContext) => RequestContext,
+  dispatching: () => string | undefined,
+): void {
+  const table = methodTable(composed);
+  if (table.size === 0) return;
+  let other = inner.fallbackRequestHandler;
+  const ours: NonNullable<Server['fallbackRequestHandler']> = async (request, ctx) => {
+    const handler = table.get(request.method);
+    if (handler === undefined) {
+      if (other !== undefined) return other(request, ctx);
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+    }
+    try {
+      // Extension payloads are validated by the extension itself (TypeBox, at its boundary).
+      return await composed.runMethod(request.method, { ...asRecord(request.params) }, contextFor(ctx), handler);
+    } catch (error) {
+      throw toProtocolError(error);
+    }
+  };
+  Object.defineProperty(inner, 'fallbackRequestHandler', {
+    configurable: true,
+    get: () => {
+      const method = dispatching();
+      // Outside a dispatch (someone reading the property) the whole fallback is the honest answer.
+      if (method === undefined || table.has(method)) return ours;
+      return other;
+    },
+    set: (handler: Server['fallbackRequestHandler']) => {
+      other = handler;
+    },
+  });
+}
