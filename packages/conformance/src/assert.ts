@@ -1,3 +1,6 @@
+/** What checks fail and skip with, and small helpers for their messages. */
+import { isRecord } from '@ext/core';
+
 /** Thrown by a check whose requirement the server violates; the message says what was seen. */
 export class CheckFailure extends Error {
   override readonly name = 'CheckFailure';
@@ -11,10 +14,6 @@ export class CheckSkipped extends Error {
 /** Fails the check with `message` unless `condition` holds. */
 export function ensure(condition: unknown, message: string): asserts condition {
   if (!condition) throw new CheckFailure(message);
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `value` as a plain object, or a failure naming `what`. */

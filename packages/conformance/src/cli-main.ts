@@ -1,3 +1,4 @@
+/** The `mcp-ext-conformance` command: its options, the run, and the table, report and exit code it ends with. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ALL_SUITES } from './checks/index.js';

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/** The executable: runs the command line and exits with its code. */
 import { main } from './cli-main.js';
 
 main(process.argv.slice(2)).then(

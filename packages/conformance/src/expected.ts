@@ -1,3 +1,4 @@
+/** Reading an expected-failures file (YAML): the ids of checks known to fail. */
 import { parse } from 'yaml';
 
 /**

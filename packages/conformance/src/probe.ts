@@ -1,3 +1,4 @@
+/** The kit's MCP client: one connection to the server under test, over Streamable HTTP or stdio. */
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -9,7 +10,15 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ToolResult } from '@ext/core';
 import { toWireError } from '@ext/core/sdk-v2/client';
-import type { ListedTool } from './types.js';
+
+/** A tool as `tools/list` described it. */
+export interface ListedTool {
+  readonly name: string;
+  readonly description?: string | undefined;
+  readonly inputSchema: Record<string, unknown>;
+  readonly annotations?: Record<string, unknown> | undefined;
+  readonly _meta?: Record<string, unknown> | undefined;
+}
 
 /** Where the server under test is. */
 export type Target =

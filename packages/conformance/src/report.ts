@@ -1,3 +1,4 @@
+/** A run's outcome for people (the table) and for machines (a seed `ConformanceReport`). */
 import type { RunOutcome } from './runner.js';
 import type { CheckResult } from './types.js';
 

@@ -1,8 +1,9 @@
+/** `runConformance`: connects, picks the suites the server advertises, runs each check under its timeout, and judges the run. */
 import { seedValidators, type SeedSchemaName } from '@ext/core/seed-schemas';
 import { CheckFailure, CheckSkipped, describe } from './assert.js';
-import { connectProbe, type Probe, type ProbeProfile, type Target } from './probe.js';
+import { connectProbe, type ConnectOptions, type Probe, type ProbeProfile, type Target } from './probe.js';
 import { ALL_SUITES } from './checks/index.js';
-import type { CheckContext, CheckResult, ExtensionSuite, ServerFacts } from './types.js';
+import type { Check, CheckContext, CheckResult, ExtensionSuite, ServerFacts } from './types.js';
 
 export interface RunOptions {
   readonly target: Target;
@@ -95,20 +96,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   });
 }
 
-/** Runs every applicable check against the target and says whether it conforms. */
-export async function runConformance(options: RunOptions): Promise<RunOutcome> {
-  const startedAt = new Date();
-  const suites = options.suites ?? ALL_SUITES;
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const connectOptions = { protocolVersion: options.protocolVersion, timeoutMs };
-  const expected = options.expectedFailures ?? new Set<string>();
-  const validators = seedValidators();
-
-  const discovery = await connectProbe(options.target, {}, connectOptions);
-  let server: ServerFacts;
+/** What the server says of itself before any check: identity, advertised extensions, tools and era. */
+async function serverFacts(target: Target, connectOptions: ConnectOptions): Promise<ServerFacts> {
+  const discovery = await connectProbe(target, {}, connectOptions);
   try {
     const info = discovery.serverInfo();
-    server = {
+    return {
       name: info.name,
       version: info.version,
       extensions: discovery.serverExtensions(),
@@ -118,6 +111,96 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
   } finally {
     await discovery.close();
   }
+}
+
+/** What the checks of one suite may use; `id` is the identifier under test (`undefined` for base). */
+function checkContext(
+  server: ServerFacts,
+  id: string | undefined,
+  connections: ConnectionPool,
+  options: RunOptions,
+  validators: ReturnType<typeof seedValidators>,
+): CheckContext {
+  const rawSettings = id === undefined ? {} : server.extensions[id];
+  const settings =
+    typeof rawSettings === 'object' && rawSettings !== null ? (rawSettings as Record<string, unknown>) : {};
+  const defaultProfile: ProbeProfile =
+    id === undefined
+      ? {}
+      : { extensions: { [id]: { version: typeof settings.version === 'string' ? settings.version : '1.0' } } };
+  return {
+    server,
+    id,
+    settings,
+    connect: (profile = defaultProfile) => connections.get(profile),
+    allowEffects: options.allowEffects === true,
+    requireEffects() {
+      if (options.allowEffects !== true)
+        throw new CheckSkipped('executes a tool with effects: run with --allow-effects against a test instance');
+    },
+    expectSeedShape(value, schema: SeedSchemaName, definition, what = 'payload') {
+      const outcome = validators.check(schema, definition)(value);
+      if (!outcome.valid) {
+        throw new CheckFailure(
+          `${what} does not match seed schema ${schema}${definition ? `#${definition}` : ''}: ${outcome.errors}; got ${describe(value)}`,
+        );
+      }
+    },
+    skip(reason) {
+      throw new CheckSkipped(reason);
+    },
+  };
+}
+
+/** Runs one check under the timeout and says how it went. */
+async function runCheck(
+  check: Check,
+  suite: ExtensionSuite,
+  ctx: CheckContext,
+  timeoutMs: number,
+  expected: ReadonlySet<string>,
+): Promise<CheckResult> {
+  const began = performance.now();
+  let status: CheckResult['status'];
+  let message: string | undefined;
+  try {
+    await withTimeout(check.run(ctx), timeoutMs, check.id);
+    status = 'passed';
+  } catch (error) {
+    if (error instanceof CheckSkipped) {
+      status = 'skipped';
+      message = error.message;
+    } else if (error instanceof CheckFailure) {
+      status = 'failed';
+      message = error.message;
+    } else {
+      // The server broke the exchange itself (an unexpected JSON-RPC error, a hang-up, a timeout).
+      status = 'error';
+      message = error instanceof Error ? error.message : String(error);
+    }
+  }
+  return {
+    id: check.id,
+    extension: suite.extension,
+    requirement: check.requirement,
+    level: check.level,
+    title: check.title,
+    status,
+    message,
+    durationMs: Math.round(performance.now() - began),
+    expected: expected.has(check.id) ? true : undefined,
+  };
+}
+
+/** Runs every applicable check against the target and says whether it conforms. */
+export async function runConformance(options: RunOptions): Promise<RunOutcome> {
+  const startedAt = new Date();
+  const suites = options.suites ?? ALL_SUITES;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const connectOptions = { protocolVersion: options.protocolVersion, timeoutMs };
+  const expected = options.expectedFailures ?? new Set<string>();
+  const validators = seedValidators();
+  const server = await serverFacts(options.target, connectOptions);
 
   const results: CheckResult[] = [];
   const covered = new Set<string>();
@@ -128,67 +211,9 @@ export async function runConformance(options: RunOptions): Promise<RunOutcome> {
       if (suite.extension !== 'base' && id === undefined) continue;
       for (const known of suite.ids) covered.add(known);
       if (id !== undefined && !selected(suite, id, options.extensions)) continue;
-      const rawSettings = id === undefined ? {} : server.extensions[id];
-      const settings =
-        typeof rawSettings === 'object' && rawSettings !== null ? (rawSettings as Record<string, unknown>) : {};
-      const defaultProfile: ProbeProfile =
-        id === undefined
-          ? {}
-          : { extensions: { [id]: { version: typeof settings.version === 'string' ? settings.version : '1.0' } } };
-
       for (const check of suite.checks) {
-        const ctx: CheckContext = {
-          server,
-          id,
-          settings,
-          connect: (profile = defaultProfile) => connections.get(profile),
-          allowEffects: options.allowEffects === true,
-          requireEffects() {
-            if (options.allowEffects !== true)
-              throw new CheckSkipped('executes a tool with effects: run with --allow-effects against a test instance');
-          },
-          expectSeedShape(value, schema: SeedSchemaName, definition, what = 'payload') {
-            const outcome = validators.check(schema, definition)(value);
-            if (!outcome.valid) {
-              throw new CheckFailure(
-                `${what} does not match seed schema ${schema}${definition ? `#${definition}` : ''}: ${outcome.errors}; got ${describe(value)}`,
-              );
-            }
-          },
-          skip(reason) {
-            throw new CheckSkipped(reason);
-          },
-        };
-        const began = performance.now();
-        let status: CheckResult['status'];
-        let message: string | undefined;
-        try {
-          await withTimeout(check.run(ctx), timeoutMs, check.id);
-          status = 'passed';
-        } catch (error) {
-          if (error instanceof CheckSkipped) {
-            status = 'skipped';
-            message = error.message;
-          } else if (error instanceof CheckFailure) {
-            status = 'failed';
-            message = error.message;
-          } else {
-            // The server broke the exchange itself (an unexpected JSON-RPC error, a hang-up, a timeout).
-            status = 'error';
-            message = error instanceof Error ? error.message : String(error);
-          }
-        }
-        const result: CheckResult = {
-          id: check.id,
-          extension: suite.extension,
-          requirement: check.requirement,
-          level: check.level,
-          title: check.title,
-          status,
-          message,
-          durationMs: Math.round(performance.now() - began),
-          expected: expected.has(check.id) ? true : undefined,
-        };
+        const ctx = checkContext(server, id, connections, options, validators);
+        const result = await runCheck(check, suite, ctx, timeoutMs, expected);
         results.push(result);
         options.onResult?.(result);
       }

@@ -1,4 +1,5 @@
-import { isRecord } from './assert.js';
+/** The server's tools as checks use them: sample and invalid arguments built from input schemas, and text content. */
+import { isRecord } from '@ext/core';
 import type { ListedTool } from './types.js';
 
 /**

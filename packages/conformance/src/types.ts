@@ -1,20 +1,14 @@
+/** The types checks are written against: a check, a suite, what a check may use, and what it reports. */
 import type { SeedSchemaName } from '@ext/core/seed-schemas';
-import type { Probe, ProbeProfile } from './probe.js';
+import type { ListedTool, Probe, ProbeProfile } from './probe.js';
+
+export type { ListedTool } from './probe.js';
 
 /** How binding a requirement is: a MUST failure fails the run, a SHOULD failure warns. */
 export type RequirementLevel = 'MUST' | 'SHOULD';
 
 /** The outcome of one check. `error` means the kit could not run it (the server hung up, timed out). */
 export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'error';
-
-/** A tool as `tools/list` described it. */
-export interface ListedTool {
-  readonly name: string;
-  readonly description?: string | undefined;
-  readonly inputSchema: Record<string, unknown>;
-  readonly annotations?: Record<string, unknown> | undefined;
-  readonly _meta?: Record<string, unknown> | undefined;
-}
 
 /** What the kit learned about the server before running any check. */
 export interface ServerFacts {

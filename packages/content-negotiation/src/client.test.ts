@@ -2,9 +2,9 @@ import { ConfigurationError, type OutgoingCall } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { capabilityFeatures, contentNegotiationClient, getAppliedFeatures, overrideFeatures } from './client.js';
-import { CONTENT_NEGOTIATION_DRAFT_ID, CONTENT_NEGOTIATION_EXTENSION_ID } from './schema.js';
+import { CONTENT_NEGOTIATION_DRAFT_ID, CONTENT_NEGOTIATION_ID } from './schema.js';
 
-const ID = CONTENT_NEGOTIATION_EXTENSION_ID;
+const ID = CONTENT_NEGOTIATION_ID;
 
 describe('contentNegotiationClient', () => {
   it('advertises the canonical features under this project’s identifier only (CN-1, CN-2)', () => {

@@ -1,15 +1,17 @@
+/** The client half of `@ext/content-negotiation`: declaring feature tags, overriding them per call, reading the echo. */
 import {
-  ConfigurationError,
+  isRecord,
+  lazyValidator,
   type ClientExtension,
   type PresentationFormat,
   type PresentationVerbosity,
 } from '@ext/core';
-import { Compile } from 'typebox/compile';
 import { CAPABILITY_FEATURES, featureValue, parseFeatures, serializeFeatures, type FeatureTag } from './grammar.js';
+import { fail, optionRecord } from './option-checks.js';
 import {
   AppliedFeaturesSchema,
   CONTENT_NEGOTIATION_DRAFT_ID,
-  CONTENT_NEGOTIATION_EXTENSION_ID,
+  CONTENT_NEGOTIATION_ID,
   CONTENT_NEGOTIATION_PACKAGE_NAME,
   CONTENT_NEGOTIATION_WIRE_VERSION,
   ContentNegotiationServerSettingsSchema,
@@ -32,10 +34,6 @@ export interface ContentNegotiationClientOptions {
 
 const OPTION_NAMES = new Set(['features', 'capabilities']);
 
-function fail(message: string): never {
-  throw new ConfigurationError('INVALID_OPTION', `${CONTENT_NEGOTIATION_PACKAGE_NAME}: ${message}`);
-}
-
 /**
  * Checks a feature list the application wrote itself: unlike a server,
  * which drops what it cannot read, the client refuses it, so a typo is
@@ -56,18 +54,11 @@ export function capabilityFeatures(capabilities: MirroredCapabilities | undefine
 }
 
 function validateOptions(options: unknown): { features: FeatureTag[] } {
-  if (options === undefined) return { features: [] };
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    fail('contentNegotiationClient(options) expects an object');
-  }
-  const record = options as Record<string, unknown>;
-  for (const key of Object.keys(record)) if (!OPTION_NAMES.has(key)) fail(`unknown option "${key}"`);
+  const record = optionRecord(options, 'contentNegotiationClient', OPTION_NAMES);
+  if (record === undefined) return { features: [] };
   const declared = record.features === undefined ? [] : strictFeatures(record.features, 'features');
   const capabilities = record.capabilities;
-  if (
-    capabilities !== undefined &&
-    (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities))
-  ) {
+  if (capabilities !== undefined && !isRecord(capabilities)) {
     fail('option "capabilities" must be the client capabilities object');
   }
   const mirrored = capabilityFeatures(capabilities);
@@ -91,12 +82,12 @@ export function contentNegotiationClient(options?: ContentNegotiationClientOptio
   return {
     side: 'client',
     name: CONTENT_NEGOTIATION_PACKAGE_NAME,
-    ids: [CONTENT_NEGOTIATION_EXTENSION_ID],
+    ids: [CONTENT_NEGOTIATION_ID],
     settings: { version: CONTENT_NEGOTIATION_WIRE_VERSION, features: serializeFeatures(features) },
     peerSettings: ContentNegotiationServerSettingsSchema,
     prepareCall(call, negotiated) {
       // Per-call data of an extension the server does not speak stays off the wire.
-      if (negotiated === undefined) Reflect.deleteProperty(call.meta, CONTENT_NEGOTIATION_EXTENSION_ID);
+      if (negotiated === undefined) Reflect.deleteProperty(call.meta, CONTENT_NEGOTIATION_ID);
     },
   };
 }
@@ -108,7 +99,7 @@ export function contentNegotiationClient(options?: ContentNegotiationClientOptio
  * are one dimension). Throws a `ConfigurationError` on a malformed tag.
  */
 export function overrideFeatures(features: readonly string[]): Record<string, { features: string[] }> {
-  return { [CONTENT_NEGOTIATION_EXTENSION_ID]: { features: serializeFeatures(strictFeatures(features, 'features')) } };
+  return { [CONTENT_NEGOTIATION_ID]: { features: serializeFeatures(strictFeatures(features, 'features')) } };
 }
 
 /** What a result says the server applied to it. */
@@ -119,7 +110,7 @@ export interface AppliedPresentation {
   readonly verbosity: PresentationVerbosity | undefined;
 }
 
-let appliedValidator: ReturnType<typeof Compile<typeof AppliedFeaturesSchema>> | undefined;
+const appliedValidator = lazyValidator(AppliedFeaturesSchema);
 
 /**
  * The features the server applied to `result` (its `_meta` echo, under this
@@ -131,10 +122,9 @@ export function getAppliedFeatures(
 ): AppliedPresentation | undefined {
   const meta = result?._meta;
   if (meta === undefined) return undefined;
-  appliedValidator ??= Compile(AppliedFeaturesSchema);
-  for (const id of [CONTENT_NEGOTIATION_EXTENSION_ID, CONTENT_NEGOTIATION_DRAFT_ID]) {
+  for (const id of [CONTENT_NEGOTIATION_ID, CONTENT_NEGOTIATION_DRAFT_ID]) {
     const echo = meta[id];
-    if (echo === undefined || !appliedValidator.Check(echo)) continue;
+    if (echo === undefined || !appliedValidator().Check(echo)) continue;
     const tags = parseFeatures(echo.features).tags;
     return {
       features: serializeFeatures(tags),

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { contentNegotiationClient, getAppliedFeatures, overrideFeatures } from './client.js';
 import { serializeFeatures } from './grammar.js';
-import { CONTENT_NEGOTIATION_DRAFT_ID, CONTENT_NEGOTIATION_EXTENSION_ID } from './schema.js';
+import { CONTENT_NEGOTIATION_DRAFT_ID, CONTENT_NEGOTIATION_ID } from './schema.js';
 import {
   contentNegotiationServer,
   getPresentation,
@@ -13,7 +13,7 @@ import {
   type ContentNegotiationServerOptions,
 } from './server.js';
 
-const ID = CONTENT_NEGOTIATION_EXTENSION_ID;
+const ID = CONTENT_NEGOTIATION_ID;
 const weather = { temperature_c: 8, humidity_percent: 72 };
 const weatherMarkdown = (data: typeof weather, verbosity: PresentationVerbosity): string =>
   verbosity === 'compact'

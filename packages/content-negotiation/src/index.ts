@@ -1,5 +1,9 @@
+/**
+ * `@ext/content-negotiation`: the extension's identifiers and wire schemas,
+ * the feature-tag parser, and the presentation types handlers read.
+ */
 export {
-  CONTENT_NEGOTIATION_EXTENSION_ID,
+  CONTENT_NEGOTIATION_ID,
   CONTENT_NEGOTIATION_DRAFT_ID,
   CONTENT_NEGOTIATION_WIRE_VERSION,
   CONTENT_NEGOTIATION_PACKAGE_NAME,
@@ -30,16 +34,8 @@ export {
   hasFeature,
   featureValue,
   excludedValues,
-  mergeFeatures,
 } from './grammar.js';
 export type { FeatureOperator, FeatureTag, FeatureWarning, ParsedFeatures, TagCheck } from './grammar.js';
-export {
-  DEFAULT_PRESENTATION,
-  defaultPresentation,
-  choosePresentation,
-  resolvePresentation,
-  readOverride,
-} from './presentation.js';
-export type { Presentation, PresentationDefaults, Audience, ResolveInput } from './presentation.js';
+export type { Presentation, PresentationDefaults, Audience } from './presentation.js';
 export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES } from '@ext/core';
 export type { PresentationFormat, PresentationVerbosity, CallPresentation } from '@ext/core';

@@ -1,15 +1,15 @@
 import { ExtensionError, type ExtendedServer, type ServerExtension, type StructuredError } from '@ext/core';
 import { createTestPair, TEST_LINES, type TestPair, type TestPairOptions } from '@ext/core/testing';
-import { ERRORS_EXTENSION_ID, toolError } from '@ext/errors';
+import { ERRORS_ID, toolError } from '@ext/errors';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { contentNegotiationClient, getAppliedFeatures, overrideFeatures } from './client.js';
-import { CONTENT_NEGOTIATION_EXTENSION_ID } from './schema.js';
+import { CONTENT_NEGOTIATION_ID } from './schema.js';
 import { contentNegotiationServer, render } from './server.js';
 
-const ID = CONTENT_NEGOTIATION_EXTENSION_ID;
+const ID = CONTENT_NEGOTIATION_ID;
 const CONFIRMATION_ID = 'io.github.mcp-ext/test-confirmation';
 
 /**
@@ -98,7 +98,7 @@ describe.each(TEST_LINES)('interplay on %s', (line) => {
         { type: 'text', text: '**Error:** Ticket T-404 does not exist.\n\n**Suggestion:** Call list_tickets.' },
       ]);
       expect(getAppliedFeatures(result)?.format).toBe('markdown');
-      expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeDefined();
+      expect(result._meta?.[ERRORS_ID]).toBeDefined();
     });
 
     it('an argument error, refused before the content-negotiation stage, is rendered too', async () => {
@@ -121,7 +121,7 @@ describe.each(TEST_LINES)('interplay on %s', (line) => {
       });
       const result = await client.callTool('missing_ticket');
       expect(result.content).toEqual([{ type: 'text', text: '**Error:** Ticket T-404 does not exist.' }]);
-      expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
+      expect(result._meta?.[ERRORS_ID]).toBeUndefined();
     });
 
     it('a client without content negotiation keeps the plain error text (ERR-2)', async () => {

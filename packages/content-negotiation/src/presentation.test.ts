@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseFeatures } from './grammar.js';
 import { choosePresentation, DEFAULT_PRESENTATION, resolvePresentation } from './presentation.js';
-import { CONTENT_NEGOTIATION_EXTENSION_ID } from './schema.js';
+import { CONTENT_NEGOTIATION_ID } from './schema.js';
 
 const choose = (features: string[], defaults = DEFAULT_PRESENTATION) =>
   choosePresentation(parseFeatures(features).tags, defaults);
@@ -43,7 +43,7 @@ describe('choosePresentation (CN-8)', () => {
 });
 
 describe('resolvePresentation', () => {
-  const id = CONTENT_NEGOTIATION_EXTENSION_ID;
+  const id = CONTENT_NEGOTIATION_ID;
 
   it('gives a client that did not negotiate the defaults, ignoring any override (CN-7)', () => {
     const { presentation, warnings } = resolvePresentation({

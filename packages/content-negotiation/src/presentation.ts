@@ -7,9 +7,9 @@ import {
   PRESENTATION_VERBOSITIES,
   type CallPresentation,
   type PresentationFormat,
+  lazyValidator,
   type PresentationVerbosity,
 } from '@ext/core';
-import { Compile } from 'typebox/compile';
 import {
   excludedValues,
   featureValue,
@@ -92,7 +92,7 @@ export function choosePresentation(
   return { format, verbosity, audience };
 }
 
-let overrideValidator: ReturnType<typeof Compile<typeof FeatureOverrideSchema>> | undefined;
+const overrideValidator = lazyValidator(FeatureOverrideSchema);
 
 /**
  * The per-call override in `params._meta[id]`: its features, or a warning
@@ -103,8 +103,7 @@ export function readOverride(raw: unknown): {
   warning: FeatureWarning | undefined;
 } {
   if (raw === undefined) return { parsed: undefined, warning: undefined };
-  overrideValidator ??= Compile(FeatureOverrideSchema);
-  if (!overrideValidator.Check(raw)) {
+  if (!overrideValidator().Check(raw)) {
     return {
       parsed: undefined,
       warning: {

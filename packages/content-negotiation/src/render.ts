@@ -3,7 +3,13 @@
  * the text copy MCP asks for), markdown or plain text at a verbosity. Pure
  * functions of the data and the presentation.
  */
-import type { CallPresentation, PresentationFormat, PresentationVerbosity, ToolResult } from '@ext/core';
+import {
+  isRecord,
+  type CallPresentation,
+  type PresentationFormat,
+  type PresentationVerbosity,
+  type ToolResult,
+} from '@ext/core';
 
 /** A renderer from the data to text, at a verbosity. */
 export type Renderer<T> = (data: T, verbosity: PresentationVerbosity) => string;
@@ -26,10 +32,6 @@ export const FORMAT_MIME_TYPES: Readonly<Record<PresentationFormat, string>> = {
 
 // How deep the generic renderers go before summarizing, by verbosity.
 const DEPTH: Readonly<Record<PresentationVerbosity, number>> = { compact: 1, standard: 3, verbose: 32 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function assertData(data: unknown): asserts data is Record<string, unknown> {
   if (!isRecord(data)) {

@@ -5,10 +5,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contentNegotiationClient } from './client.js';
 import { genericMarkdown } from './render.js';
-import { CONTENT_NEGOTIATION_EXTENSION_ID } from './schema.js';
+import { CONTENT_NEGOTIATION_ID } from './schema.js';
 import { contentNegotiationServer, renderPrompt, renderResource } from './server.js';
 
-const ID = CONTENT_NEGOTIATION_EXTENSION_ID;
+const ID = CONTENT_NEGOTIATION_ID;
 const ticket = { id: 'T-1', title: 'Fix the build', status: 'open' };
 
 /**

@@ -1,12 +1,12 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { contentNegotiationClient } from './client.js';
-import { contentNegotiationJsonSchema, CONTENT_NEGOTIATION_EXTENSION_ID, SCHEMA_BASE } from './schema.js';
+import { contentNegotiationJsonSchema, CONTENT_NEGOTIATION_ID, SCHEMA_BASE } from './schema.js';
 import { contentNegotiationServer } from './server.js';
 
 describe('the shipped JSON Schema document', () => {
   it('identifier is io.github.mcp-ext/content-negotiation (CN-1)', () => {
-    expect(CONTENT_NEGOTIATION_EXTENSION_ID).toBe('io.github.mcp-ext/content-negotiation');
+    expect(CONTENT_NEGOTIATION_ID).toBe('io.github.mcp-ext/content-negotiation');
   });
 
   it('schema.json is the generated document (refresh with vitest -u)', async () => {

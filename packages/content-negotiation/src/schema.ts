@@ -1,8 +1,9 @@
+/** The content negotiation extension's identifiers and wire shapes (TypeBox schemas and their JSON Schema document). */
 import { extensionId } from '@ext/core';
 import Type, { type Static } from 'typebox';
 
 /** The SEP-2133 identifier of this extension: `io.github.mcp-ext/content-negotiation`. */
-export const CONTENT_NEGOTIATION_EXTENSION_ID: string = extensionId('content-negotiation');
+export const CONTENT_NEGOTIATION_ID: string = extensionId('content-negotiation');
 
 /**
  * The identifier of the SEP draft this extension implements. A server

@@ -14,10 +14,10 @@ import {
 } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_NEGOTIATION_DRAFT_ID, CONTENT_NEGOTIATION_EXTENSION_ID } from './schema.js';
+import { CONTENT_NEGOTIATION_DRAFT_ID, CONTENT_NEGOTIATION_ID } from './schema.js';
 import { appliedFeatures, contentNegotiationServer, getPresentation, markApplied, render } from './server.js';
 
-const ID = CONTENT_NEGOTIATION_EXTENSION_ID;
+const ID = CONTENT_NEGOTIATION_ID;
 
 function context(settings: Record<string, unknown> | undefined, logger: Logger = silentLogger, id = ID): CallContext {
   const negotiation: NegotiationTable = new Map(

@@ -1,5 +1,5 @@
-import { parseSettings, type ClientExtension, type ExtendedClient } from '@ext/core';
-import { Compile } from 'typebox/compile';
+/** The client half of `@ext/discovery`: advertising the extension and asking for recommendations. */
+import { lazyValidator, parseSettings, type ClientExtension, type ExtendedClient } from '@ext/core';
 import {
   DISCOVERY_ID,
   DISCOVERY_PACKAGE,
@@ -42,7 +42,7 @@ export interface RecommendServersOptions {
   readonly timeoutMs?: number | undefined;
 }
 
-let resultValidator: ReturnType<typeof Compile<typeof RecommendResultSchema>> | undefined;
+const resultValidator = lazyValidator(RecommendResultSchema);
 
 /**
  * Asks the server which other MCP servers offer a capability it lacks.
@@ -66,8 +66,7 @@ export async function recommendServers(
   if (options.timeoutMs !== undefined) requestOptions.timeoutMs = options.timeoutMs;
   const answer = await client.request(method, params, requestOptions);
   const { _meta: _dropped, ...body } = answer;
-  resultValidator ??= Compile(RecommendResultSchema);
-  if (!resultValidator.Check(body)) throw new TypeError(`${method} answered a malformed result`);
+  if (!resultValidator().Check(body)) throw new TypeError(`${method} answered a malformed result`);
   return body;
 }
 

@@ -1,3 +1,7 @@
+/**
+ * `@ext/discovery`: the extension's identifiers, its wire schemas and types,
+ * and the MCP Registry entry format the index reads.
+ */
 export {
   DISCOVERY_ID,
   DISCOVERY_PACKAGE,
@@ -33,15 +37,7 @@ export {
   REGISTRY_STATUSES,
   RegistryServerDetailSchema,
   RegistryServerResponseSchema,
-  RegistryIndex,
-  parseRegistryEntry,
-  compareVersions,
-  pickLatest,
-  isRecommendable,
-  deriveAuthFlow,
-  registryEntryUrl,
-  candidateOf,
-} from './registry.js';
+} from './registry-entry.js';
 export type {
   RegistryStatus,
   RegistryServerDetail,
@@ -49,26 +45,6 @@ export type {
   RegistryServerList,
   OfficialMeta,
   IndexedEntry,
-  Candidate,
-  SkippedEntry,
-  AddReport,
-  RegistryIndexOptions,
-} from './registry.js';
-export {
-  FIELD_WEIGHTS,
-  PARTIAL_MATCH_FACTOR,
-  MAX_QUERY_TERMS,
-  STOPWORDS,
-  DEFAULT_SYNONYM_GROUPS,
-  stem,
-  words,
-  terms,
-  synonymTable,
-  matchTerm,
-  confidenceOf,
-  rank,
-  explain,
-} from './rank.js';
-export type { MatchField, Term, TermMatch, Ranked, RankOptions } from './rank.js';
-export { parseRecommendRequest } from './request.js';
-export type { Parsed } from './request.js';
+} from './registry-entry.js';
+export type { Candidate } from './candidate.js';
+export type { SkippedEntry, AddReport, RegistryIndexOptions } from './registry.js';

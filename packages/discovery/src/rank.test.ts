@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { confidenceOf, DEFAULT_SYNONYM_GROUPS, explain, rank, stem, synonymTable, terms } from './rank.js';
-import { RegistryIndex, type Candidate } from './registry.js';
+import type { Candidate } from './candidate.js';
+import { RegistryIndex } from './registry.js';
 
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as {
   servers: unknown[];

@@ -1,12 +1,11 @@
-import type { Candidate } from './registry.js';
-import { MATCH_CONFIDENCES, type MatchConfidence } from './schema.js';
-
 /**
  * Ranking (SPEC section 4): the capability asked for and every candidate are
  * cut into word stems; each stem of the query scores by the strongest place
  * it is found in a candidate; the candidate's score is the mean over the
  * query's stems, in [0, 1]. Pure functions, no I/O.
  */
+import type { Candidate } from './candidate.js';
+import { MATCH_CONFIDENCES, type MatchConfidence } from './schema.js';
 
 /** Where a query term can be found, and how much a match there counts (out of 3). */
 export const FIELD_WEIGHTS = {

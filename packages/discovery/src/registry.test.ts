@@ -1,17 +1,15 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { deriveAuthFlow, registryEntryUrl } from './candidate.js';
 import {
-  compareVersions,
-  deriveAuthFlow,
   OFFICIAL_META_KEY,
   parseRegistryEntry,
-  pickLatest,
-  RegistryIndex,
-  registryEntryUrl,
   type IndexedEntry,
   type RegistryServerDetail,
-} from './registry.js';
+} from './registry-entry.js';
+import { RegistryIndex } from './registry.js';
+import { compareVersions, pickLatest } from './versions.js';
 
 const REGISTRY = 'https://registry.modelcontextprotocol.io';
 const fixture = JSON.parse(readFileSync(new URL('./fixtures/registry.json', import.meta.url), 'utf8')) as {

@@ -8,7 +8,8 @@ import { discoveryClient } from './client.js';
 import { DEFAULT_SYNONYM_GROUPS, rank, synonymTable } from './rank.js';
 import { RegistryIndex } from './registry.js';
 import { discoveryJsonSchema, SCHEMA_BASE } from './schema.js';
-import { discoveryServer, toRecommendation } from './server.js';
+import { toRecommendation } from './recommend.js';
+import { discoveryServer } from './server.js';
 
 const ajv = new Ajv2020({ strict: true });
 addFormats.default(ajv);

@@ -1,3 +1,4 @@
+/** The discovery extension's identifiers and wire shapes (TypeBox schemas and their JSON Schema document). */
 import { extensionId } from '@ext/core';
 import Type, { type Static } from 'typebox';
 

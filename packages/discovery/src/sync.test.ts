@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OFFICIAL_META_KEY, RegistryIndex } from './registry.js';
+import { OFFICIAL_META_KEY } from './registry-entry.js';
+import { RegistryIndex } from './registry.js';
 import { loadRegistryFile, RegistrySyncError, saveRegistryFile, syncRegistry } from './sync.js';
 import { startFakeRegistry, type FakeRegistry } from './testing/fake-registry.js';
 

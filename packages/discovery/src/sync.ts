@@ -1,4 +1,5 @@
-import { brandError, isBrandedError } from '@ext/core';
+/** Filling a `RegistryIndex`: from a file in the registry's list format, or by syncing with a registry over HTTP. */
+import { brandError, isBrandedError, isRecord } from '@ext/core';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import type { AddReport, RegistryIndex } from './registry.js';
 
@@ -32,10 +33,6 @@ export class RegistrySyncError extends Error {
   static isInstance(value: unknown): value is RegistrySyncError {
     return isBrandedError(value, RegistrySyncError.brand);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The entries of a document in the registry's list format, an array of entries, or one `server.json`. */

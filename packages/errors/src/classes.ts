@@ -1,3 +1,9 @@
+/**
+ * One class per category, each a core `ExtensionError` (so every extension,
+ * and core's `toWireError`, already knows how to put it on the wire) with
+ * its own `Symbol.for` brand: `isInstance` keeps working when a project ends
+ * up with two copies of this package, where `instanceof` would not.
+ */
 import {
   brandError,
   ExtensionError,
@@ -6,13 +12,6 @@ import {
   type ExtensionErrorOptions,
   type StructuredError,
 } from '@ext/core';
-
-/**
- * One class per category, each a core `ExtensionError` (so every extension,
- * and core's `toWireError`, already knows how to put it on the wire) with
- * its own `Symbol.for` brand: `isInstance` keeps working when a project ends
- * up with two copies of this package, where `instanceof` would not.
- */
 
 /** Options of every category class: core's options (camelCase), minus the category. */
 export type CategoryErrorOptions = ExtensionErrorOptions;

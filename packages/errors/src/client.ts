@@ -1,5 +1,7 @@
-import { ConfigurationError, type ClientExtension, type OutgoingCall, type StructuredError } from '@ext/core';
+/** The client half of `@ext/errors`: advertising the extension, and reading and retrying on structured errors. */
+import type { ClientExtension, OutgoingCall, StructuredError } from '@ext/core';
 import { resolveErrorsIdentifiers, type ErrorsIdentifier } from './identifiers.js';
+import { checkFunctionOptions, optionRecord } from './option-checks.js';
 import { getStructuredError } from './retry.js';
 import { ERRORS_PACKAGE_NAME, ERRORS_WIRE_VERSION, ErrorsSettingsSchema } from './schema.js';
 
@@ -16,19 +18,8 @@ export interface ErrorsClientOptions {
 const OPTION_NAMES = new Set(['onToolError', 'identifiers']);
 
 function validateOptions(options: unknown): ErrorsClientOptions {
-  if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: errorsClient(options) expects an object`);
-  }
-  const record = options as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (!OPTION_NAMES.has(key)) {
-      throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: unknown option "${key}"`);
-    }
-  }
-  if (record.onToolError !== undefined && typeof record.onToolError !== 'function') {
-    throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: option "onToolError" must be a function`);
-  }
+  const record = optionRecord(options, 'errorsClient', OPTION_NAMES);
+  checkFunctionOptions(record, ['onToolError']);
   return record;
 }
 
@@ -56,13 +47,5 @@ export function errorsClient(options?: ErrorsClientOptions): ClientExtension {
   };
 }
 
-export {
-  getStructuredError,
-  isRetryable,
-  withRetry,
-  retryDelayMs,
-  resolveRetryPolicy,
-  abortableSleep,
-  DEFAULT_RETRY_POLICY,
-} from './retry.js';
-export type { RetryPolicy, ResolvedRetryPolicy, RetryEvent } from './retry.js';
+export { getStructuredError, isRetryable, withRetry } from './retry.js';
+export type { RetryPolicy, RetryEvent } from './retry.js';

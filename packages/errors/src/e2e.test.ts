@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { ERROR_CLASSES } from './classes.js';
 import { errorsClient, getStructuredError, isRetryable, withRetry } from './client.js';
 import { seedValidators } from '@ext/core/testing';
-import { ERRORS_EXTENSION_ID, isStructuredError } from './schema.js';
+import { ERRORS_ID, isStructuredError } from './schema.js';
 import { errorsServer } from './server.js';
 
 const seed = seedValidators().check('error');
@@ -88,10 +88,10 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
           clientExtensions: [errorsClient()],
           setup: withTools,
         });
-        expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
+        expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
         const result = await client.callTool(`fail_${category}`);
         expect(result.isError).toBe(true);
-        const payload = result._meta?.[ERRORS_EXTENSION_ID];
+        const payload = result._meta?.[ERRORS_ID];
         expectSeedValid(payload);
         expect(payload).toMatchObject({ category, code: `${category.toUpperCase()}_FAILURE`, details: { category } });
         expect(getStructuredError(result)).toEqual(payload);
@@ -109,7 +109,7 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
         setup: withTools,
       });
       const result = await client.callTool('fail_foreign');
-      expectSeedValid(result._meta?.[ERRORS_EXTENSION_ID]);
+      expectSeedValid(result._meta?.[ERRORS_ID]);
       expect(getStructuredError(result)).toMatchObject({ category: 'permanent', code: 'INTERNAL_ERROR' });
       expect(JSON.stringify(result)).not.toContain('/srv/app');
       expect(JSON.stringify(result)).not.toContain('ENOENT');
@@ -130,8 +130,8 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
       const result = await client.callTool('fail_foreign');
       const structured = getStructuredError(result);
       // Still valid against the published schema and the seed (ERR-3).
-      expectSeedValid(result._meta?.[ERRORS_EXTENSION_ID]);
-      expect(isStructuredError(result._meta?.[ERRORS_EXTENSION_ID])).toBe(true);
+      expectSeedValid(result._meta?.[ERRORS_ID]);
+      expect(isStructuredError(result._meta?.[ERRORS_ID])).toBe(true);
       const id = structured?.details?.correlation_id;
       expect(id).toMatch(/^[0-9a-f]{16}$/);
       expect(lines).toHaveLength(1);
@@ -153,7 +153,7 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
         setup: withTools,
       });
       const result = await client.callTool('fail_zod', { range: { days: 365 } });
-      expectSeedValid(result._meta?.[ERRORS_EXTENSION_ID]);
+      expectSeedValid(result._meta?.[ERRORS_ID]);
       expect(getStructuredError(result)).toMatchObject({ category: 'invalid_input', details: { field: 'range.days' } });
     });
 
@@ -229,7 +229,7 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
         const result = await client.callTool(`fail_${category}`);
         expect(result.isError).toBe(true);
         expect(String(result.content[0]?.text)).toMatch(new RegExp(`^The ${category} tool failed\\.`));
-        expect(result._meta === undefined || !(ERRORS_EXTENSION_ID in result._meta)).toBe(true);
+        expect(result._meta === undefined || !(ERRORS_ID in result._meta)).toBe(true);
         expect(getStructuredError(result)).toBeUndefined();
       },
     );

@@ -4,14 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RateLimitedError } from './classes.js';
 import { errorsClient, getStructuredError } from './client.js';
 import { DEFAULT_ERRORS_IDENTIFIERS, ERRORS_IDENTIFIERS, resolveErrorsIdentifiers } from './identifiers.js';
-import { ERRORS_EXTENSION_ID, ERRORS_EXTENSION_IDS, ERRORS_V2_EXTENSION_ID } from './schema.js';
+import { ERRORS_ID, ERRORS_IDS, ERRORS_V2_ID } from './schema.js';
 import { errorsServer } from './server.js';
 
 const seed = seedValidators().check('error');
 
 /** The keys of this extension in a result's `_meta` (the 2026-07-28 era adds keys of its own there). */
 function errorsKeys(meta: Record<string, unknown> | undefined): string[] {
-  return Object.keys(meta ?? {}).filter((key) => ERRORS_EXTENSION_IDS.includes(key));
+  return Object.keys(meta ?? {}).filter((key) => ERRORS_IDS.includes(key));
 }
 
 function withTool(server: ExtendedServer): void {
@@ -23,18 +23,18 @@ function withTool(server: ExtendedServer): void {
 describe('errors identifiers option', () => {
   it('serves v1 only by default, on both halves', () => {
     expect(DEFAULT_ERRORS_IDENTIFIERS).toEqual(['v1']);
-    expect(errorsServer().ids).toEqual([ERRORS_EXTENSION_ID]);
-    expect(errorsClient().ids).toEqual([ERRORS_EXTENSION_ID]);
+    expect(errorsServer().ids).toEqual([ERRORS_ID]);
+    expect(errorsClient().ids).toEqual([ERRORS_ID]);
   });
 
   it('names the identifiers io.github.mcp-ext/errors and io.github.mcp-ext/errors-v2', () => {
     expect(ERRORS_IDENTIFIERS).toEqual({ v1: 'io.github.mcp-ext/errors', v2: 'io.github.mcp-ext/errors-v2' });
-    expect(ERRORS_EXTENSION_IDS).toEqual([ERRORS_EXTENSION_ID, ERRORS_V2_EXTENSION_ID]);
+    expect(ERRORS_IDS).toEqual([ERRORS_ID, ERRORS_V2_ID]);
   });
 
   it('lists the served identifiers oldest first, whatever the order given (ERR-24)', () => {
-    expect(errorsServer({ identifiers: ['v2', 'v1'] }).ids).toEqual([ERRORS_EXTENSION_ID, ERRORS_V2_EXTENSION_ID]);
-    expect(errorsClient({ identifiers: ['v2'] }).ids).toEqual([ERRORS_V2_EXTENSION_ID]);
+    expect(errorsServer({ identifiers: ['v2', 'v1'] }).ids).toEqual([ERRORS_ID, ERRORS_V2_ID]);
+    expect(errorsClient({ identifiers: ['v2'] }).ids).toEqual([ERRORS_V2_ID]);
   });
 
   it.each([
@@ -73,8 +73,8 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
       clientExtensions: [errorsClient()],
     });
     expect(client.serverExtensions()).toMatchObject({
-      [ERRORS_EXTENSION_ID]: { version: '1.0' },
-      [ERRORS_V2_EXTENSION_ID]: { version: '1.0' },
+      [ERRORS_ID]: { version: '1.0' },
+      [ERRORS_V2_ID]: { version: '1.0' },
     });
   });
 
@@ -83,9 +83,9 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
       serverExtensions: [errorsServer({ identifiers: ['v1', 'v2'] })],
       clientExtensions: [errorsClient()],
     });
-    expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
+    expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
     const result = await client.callTool('search');
-    expect(errorsKeys(result._meta)).toEqual([ERRORS_EXTENSION_ID]);
+    expect(errorsKeys(result._meta)).toEqual([ERRORS_ID]);
     const structured = getStructuredError(result);
     expect(structured).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', category: 'rate_limited', retry_after_seconds: 7 });
     expect(seed(structured).errors).toBe('');
@@ -96,9 +96,9 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
       serverExtensions: [errorsServer({ identifiers: ['v1', 'v2'] })],
       clientExtensions: [errorsClient({ identifiers: ['v1', 'v2'] })],
     });
-    expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_V2_EXTENSION_ID);
+    expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_V2_ID);
     const result = await client.callTool('search');
-    expect(errorsKeys(result._meta)).toEqual([ERRORS_V2_EXTENSION_ID]);
+    expect(errorsKeys(result._meta)).toEqual([ERRORS_V2_ID]);
     const structured = getStructuredError(result);
     expect(structured).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', category: 'rate_limited', retry_after_seconds: 7 });
     expect(seed(structured).errors).toBe('');
@@ -109,9 +109,9 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
       serverExtensions: [errorsServer()],
       clientExtensions: [errorsClient({ identifiers: ['v1', 'v2'] })],
     });
-    expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_EXTENSION_ID);
+    expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
     const result = await client.callTool('search');
-    expect(errorsKeys(result._meta)).toEqual([ERRORS_EXTENSION_ID]);
+    expect(errorsKeys(result._meta)).toEqual([ERRORS_ID]);
   });
 
   it('a v2-only client and a v1-only server share no identifier: plain MCP error, no _meta (ERR-4)', async () => {
@@ -122,8 +122,8 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
     expect(client.negotiated('@ext/errors')).toBeUndefined();
     const result = await client.callTool('search');
     expect(result.isError).toBe(true);
-    expect(result._meta?.[ERRORS_EXTENSION_ID]).toBeUndefined();
-    expect(result._meta?.[ERRORS_V2_EXTENSION_ID]).toBeUndefined();
+    expect(result._meta?.[ERRORS_ID]).toBeUndefined();
+    expect(result._meta?.[ERRORS_V2_ID]).toBeUndefined();
     expect(result.content[0]).toMatchObject({
       type: 'text',
       text: expect.stringContaining('Search quota used up.') as unknown,

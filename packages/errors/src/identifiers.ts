@@ -1,13 +1,14 @@
-import { ConfigurationError } from '@ext/core';
-import { ERRORS_EXTENSION_ID, ERRORS_PACKAGE_NAME, ERRORS_V2_EXTENSION_ID } from './schema.js';
+/** The wire generations of the extension (`v1`, `v2`) and which identifiers a half serves for its `identifiers` option. */
+import { invalidOption } from './option-checks.js';
+import { ERRORS_ID, ERRORS_V2_ID } from './schema.js';
 
 /** A generation of the wire contract, as the `identifiers` option names it. */
 export type ErrorsIdentifier = 'v1' | 'v2';
 
 /** The SEP-2133 identifier of each generation. */
 export const ERRORS_IDENTIFIERS: Readonly<Record<ErrorsIdentifier, string>> = {
-  v1: ERRORS_EXTENSION_ID,
-  v2: ERRORS_V2_EXTENSION_ID,
+  v1: ERRORS_ID,
+  v2: ERRORS_V2_ID,
 };
 
 /** What either half serves unless told otherwise: v1 only, so nothing changes for existing peers. */
@@ -25,24 +26,20 @@ function isGeneration(value: unknown): value is ErrorsIdentifier {
  * both sides advertise). Throws a `ConfigurationError` naming the option.
  */
 export function resolveErrorsIdentifiers(value: unknown, factory: 'errorsServer' | 'errorsClient'): readonly string[] {
-  const where = `${ERRORS_PACKAGE_NAME}: ${factory}(options)`;
+  const where = `${factory}(options)`;
   if (value === undefined) return DEFAULT_ERRORS_IDENTIFIERS.map((generation) => ERRORS_IDENTIFIERS[generation]);
   if (!Array.isArray(value) || value.length === 0) {
-    throw new ConfigurationError(
-      'INVALID_OPTION',
-      `${where}: option "identifiers" must be a non-empty array of "v1" and "v2"`,
-    );
+    throw invalidOption(`${where}: option "identifiers" must be a non-empty array of "v1" and "v2"`);
   }
   const chosen = new Set<ErrorsIdentifier>();
   for (const entry of value as unknown[]) {
     if (!isGeneration(entry)) {
-      throw new ConfigurationError(
-        'INVALID_OPTION',
+      throw invalidOption(
         `${where}: option "identifiers" has ${typeof entry === 'string' ? `"${entry}"` : typeof entry}; known generations are "v1" and "v2"`,
       );
     }
     if (chosen.has(entry)) {
-      throw new ConfigurationError('INVALID_OPTION', `${where}: option "identifiers" lists "${entry}" twice`);
+      throw invalidOption(`${where}: option "identifiers" lists "${entry}" twice`);
     }
     chosen.add(entry);
   }

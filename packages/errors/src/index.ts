@@ -1,7 +1,11 @@
+/**
+ * `@ext/errors`: the extension's identifiers and schemas, the error classes
+ * a tool throws, and `mapError`, which any thrown value goes through.
+ */
 export {
-  ERRORS_EXTENSION_ID,
-  ERRORS_V2_EXTENSION_ID,
-  ERRORS_EXTENSION_IDS,
+  ERRORS_ID,
+  ERRORS_V2_ID,
+  ERRORS_IDS,
   ERRORS_WIRE_VERSION,
   ERRORS_PACKAGE_NAME,
   ErrorsSettingsSchema,
@@ -11,7 +15,7 @@ export {
   structuredErrorViolation,
 } from './schema.js';
 export type { ErrorsSettings } from './schema.js';
-export { ERRORS_IDENTIFIERS, DEFAULT_ERRORS_IDENTIFIERS } from './identifiers.js';
+export { ERRORS_IDENTIFIERS } from './identifiers.js';
 export type { ErrorsIdentifier } from './identifiers.js';
 export {
   TransientError,
@@ -19,14 +23,11 @@ export {
   AuthRequiredError,
   InvalidInputError,
   RateLimitedError,
-  ERROR_CLASSES,
-  DEFAULT_CODES,
   toolError,
   fromStructured,
 } from './classes.js';
 export type { CategoryErrorOptions, ToolErrorInit } from './classes.js';
-export { mapError, normalizeStructured, GENERIC_MESSAGES } from './map.js';
+export { mapError } from './map.js';
 export type { MapErrorOptions } from './map.js';
-export { redactText, sanitizeDetails, looksSensitive } from './sanitize.js';
 export { ExtensionError, ERROR_CATEGORIES } from '@ext/core';
 export type { StructuredError, ErrorCategory } from '@ext/core';

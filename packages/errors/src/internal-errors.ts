@@ -1,3 +1,4 @@
+/** Internal errors, made traceable: a correlation id for the client, one log line with the cause for the server. */
 import {
   logInternalError,
   newCorrelationId,

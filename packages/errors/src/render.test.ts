@@ -12,7 +12,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { toolError } from './classes.js';
 import { renderErrorText } from './render.js';
-import { ERRORS_EXTENSION_ID } from './schema.js';
+import { ERRORS_ID } from './schema.js';
 import { errorResult, errorsServer, errorText } from './server.js';
 
 const error: StructuredError = {
@@ -62,15 +62,13 @@ describe('renderErrorText (ERR-27)', () => {
 describe('errorResult with a presentation', () => {
   it('merges the presentation’s result _meta beside the structured error', () => {
     const echo = { 'io.github.mcp-ext/content-negotiation': { features: ['format=json', 'verbosity=standard'] } };
-    const result = errorResult(error, true, ERRORS_EXTENSION_ID, {
+    const result = errorResult(error, true, ERRORS_ID, {
       format: 'json',
       verbosity: 'standard',
       resultMeta: echo,
     });
-    expect(result._meta).toEqual({ ...echo, [ERRORS_EXTENSION_ID]: error });
-    expect(
-      errorResult(error, false, ERRORS_EXTENSION_ID, { format: 'text', verbosity: 'compact' })._meta,
-    ).toBeUndefined();
+    expect(result._meta).toEqual({ ...echo, [ERRORS_ID]: error });
+    expect(errorResult(error, false, ERRORS_ID, { format: 'text', verbosity: 'compact' })._meta).toBeUndefined();
   });
 
   it('the errors stage reads the presentation another extension recorded for the call', async () => {

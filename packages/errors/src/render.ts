@@ -1,3 +1,4 @@
+/** The text of a failed call: plain, or in the format and verbosity content negotiation chose for the call. */
 import type { CallPresentation, StructuredError } from '@ext/core';
 
 function retryLine(error: StructuredError): string | undefined {

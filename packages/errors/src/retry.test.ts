@@ -17,10 +17,10 @@ import {
   retryDelayMs,
   withRetry,
 } from './retry.js';
-import { ERRORS_EXTENSION_ID } from './schema.js';
+import { ERRORS_ID } from './schema.js';
 
 function failed(error: StructuredError): ToolResult {
-  return { content: [{ type: 'text', text: error.message }], isError: true, _meta: { [ERRORS_EXTENSION_ID]: error } };
+  return { content: [{ type: 'text', text: error.message }], isError: true, _meta: { [ERRORS_ID]: error } };
 }
 
 const ok: ToolResult = { content: [{ type: 'text', text: 'done' }] };

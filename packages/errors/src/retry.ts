@@ -1,6 +1,8 @@
-import { ConfigurationError, ExtensionError, type StructuredError } from '@ext/core';
+/** Reading a structured error off a result or an error, and the client's retry policy that acts on it. */
+import { ExtensionError, type ConfigurationError, type StructuredError } from '@ext/core';
+import { invalidOption } from './option-checks.js';
 import { readProperty } from './read.js';
-import { ERRORS_EXTENSION_IDS, ERRORS_PACKAGE_NAME, isStructuredError } from './schema.js';
+import { ERRORS_IDS, isStructuredError } from './schema.js';
 
 /**
  * The structured error carried by a failed tool result (`_meta[id]` of a
@@ -26,7 +28,7 @@ export function getStructuredError(resultOrError: unknown): StructuredError | un
   if (readProperty(resultOrError, 'isError') === true) {
     const meta = readProperty(resultOrError, '_meta');
     // Newest identifier first, should a later generation be served alongside.
-    for (const id of [...ERRORS_EXTENSION_IDS].reverse()) {
+    for (const id of [...ERRORS_IDS].reverse()) {
       const candidate = readProperty(meta, id);
       if (isStructuredError(candidate)) return candidate;
     }
@@ -84,7 +86,7 @@ export interface ResolvedRetryPolicy {
 export const DEFAULT_RETRY_POLICY: ResolvedRetryPolicy = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 30_000 };
 
 function invalid(option: string, expectation: string): ConfigurationError {
-  return new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: retry policy "${option}" ${expectation}`);
+  return invalidOption(`retry policy "${option}" ${expectation}`);
 }
 
 /** Validates a policy and fills in defaults; throws a `ConfigurationError` naming the bad option. */

@@ -5,7 +5,7 @@ import { SEED_SCHEMAS, seedValidators } from '@ext/core/testing';
 
 const seedErrorSchema = SEED_SCHEMAS.error;
 import {
-  ERRORS_EXTENSION_ID,
+  ERRORS_ID,
   isStructuredError,
   StructuredErrorSchema,
   structuredErrorJsonSchema,
@@ -16,7 +16,7 @@ const seed = seedValidators().check('error');
 
 describe('StructuredErrorSchema', () => {
   it('identifier is io.github.mcp-ext/errors (ERR-1)', () => {
-    expect(ERRORS_EXTENSION_ID).toBe('io.github.mcp-ext/errors');
+    expect(ERRORS_ID).toBe('io.github.mcp-ext/errors');
   });
 
   it('has the seed schema’s fields, required fields and categories (ERR-3, ERR-5)', () => {

@@ -1,19 +1,25 @@
-import { extensionId, StructuredErrorSchema as CoreStructuredErrorSchema, type StructuredError } from '@ext/core';
+/** The errors extension's identifiers, its settings schema, and the structured error object's schema and checks. */
+import {
+  extensionId,
+  isRecord,
+  lazyValidator,
+  StructuredErrorSchema as CoreStructuredErrorSchema,
+  type StructuredError,
+} from '@ext/core';
 import Type, { type Static } from 'typebox';
-import { Compile } from 'typebox/compile';
 
 /** The SEP-2133 identifier of this extension: `io.github.mcp-ext/errors`. */
-export const ERRORS_EXTENSION_ID: string = extensionId('errors');
+export const ERRORS_ID: string = extensionId('errors');
 
 /**
  * The second generation, `io.github.mcp-ext/errors-v2`: experimental and
  * opt-in (`identifiers: ['v1', 'v2']`). Its payload is the v1 object for now;
  * SPEC.md section 6 says what may change under it and never under v1.
  */
-export const ERRORS_V2_EXTENSION_ID: string = extensionId('errors', 2);
+export const ERRORS_V2_ID: string = extensionId('errors', 2);
 
 /** Every identifier this package can serve, oldest first. */
-export const ERRORS_EXTENSION_IDS: readonly string[] = [ERRORS_EXTENSION_ID, ERRORS_V2_EXTENSION_ID];
+export const ERRORS_IDS: readonly string[] = [ERRORS_ID, ERRORS_V2_ID];
 
 /** Wire contract version this package speaks (`settings.version`). */
 export const ERRORS_WIRE_VERSION = '1.0';
@@ -59,16 +65,11 @@ function toJsonSchemaDocument(schema: object): Record<string, unknown> {
 }
 
 // Compiled on first use: keeps import free of work and side effects.
-let validator: ReturnType<typeof Compile<typeof StructuredErrorSchema>> | undefined;
-
-function compiled(): ReturnType<typeof Compile<typeof StructuredErrorSchema>> {
-  validator ??= Compile(StructuredErrorSchema);
-  return validator;
-}
+const compiled = lazyValidator(StructuredErrorSchema);
 
 /** Whether `value` is a structured error object valid against {@link StructuredErrorSchema}. Never throws. */
 export function isStructuredError(value: unknown): value is StructuredError {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (!isRecord(value)) return false;
   return compiled().Check(value);
 }
 
@@ -78,9 +79,7 @@ export function isStructuredError(value: unknown): value is StructuredError {
  */
 export function structuredErrorViolation(value: unknown): { pointer: string; message: string } | undefined {
   if (isStructuredError(value)) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { pointer: '', message: 'must be an object' };
-  }
+  if (!isRecord(value)) return { pointer: '', message: 'must be an object' };
   const first = compiled().Errors(value)[0];
   return { pointer: first?.instancePath ?? '', message: first?.message ?? 'is invalid' };
 }

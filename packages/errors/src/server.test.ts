@@ -15,12 +15,12 @@ import {
 } from '@ext/core';
 import { describe, expect, it, vi } from 'vitest';
 import { toolError } from './classes.js';
-import { ERRORS_EXTENSION_ID } from './schema.js';
+import { ERRORS_ID } from './schema.js';
 import { errorResult, errorsServer, errorText, type ErrorReport, type ErrorsServerOptions } from './server.js';
 
 function context(negotiated: boolean, logger: Logger = { warn: vi.fn() }): CallContext {
   const table: NegotiationTable = new Map(
-    negotiated ? [['@ext/errors', { id: ERRORS_EXTENSION_ID, settings: { version: '1.0' } }]] : [],
+    negotiated ? [['@ext/errors', { id: ERRORS_ID, settings: { version: '1.0' } }]] : [],
   );
   const request = createRequestContext({
     sdk: 'v1',
@@ -28,7 +28,7 @@ function context(negotiated: boolean, logger: Logger = { warn: vi.fn() }): CallC
     protocolVersion: '2025-11-25',
     authInfo: undefined,
     identity: { principal: 'local', source: 'local' },
-    peerExtensions: negotiated ? { [ERRORS_EXTENSION_ID]: { version: '1.0' } } : {},
+    peerExtensions: negotiated ? { [ERRORS_ID]: { version: '1.0' } } : {},
     negotiation: table,
     signal: new AbortController().signal,
     logger,
@@ -58,7 +58,7 @@ describe('errorsServer descriptor', () => {
     expect(half).toMatchObject({
       side: 'server',
       name: '@ext/errors',
-      ids: [ERRORS_EXTENSION_ID],
+      ids: [ERRORS_ID],
       settings: { version: '1.0' },
       stage: 'errors',
     });
@@ -101,7 +101,7 @@ describe('errorsServer middleware', () => {
       { type: 'text', text: 'Search quota used up.\nNarrow the date range.\nRetry after 42 seconds.' },
     ]);
     expect(result._meta).toEqual({
-      [ERRORS_EXTENSION_ID]: {
+      [ERRORS_ID]: {
         code: 'RATE_LIMIT_EXCEEDED',
         message: 'Search quota used up.',
         category: 'rate_limited',
@@ -133,7 +133,7 @@ describe('errorsServer middleware', () => {
     const handler = vi.fn(() => ({ content: [] }));
     const result = await run(handler, { others: [inner] });
     expect(handler).not.toHaveBeenCalled();
-    expect(result._meta?.[ERRORS_EXTENSION_ID]).toMatchObject({
+    expect(result._meta?.[ERRORS_ID]).toMatchObject({
       category: 'auth_required',
       code: 'AUTHENTICATION_REQUIRED',
     });
@@ -154,7 +154,7 @@ describe('errorsServer middleware', () => {
     const returned: ToolResult = {
       content: [{ type: 'text', text: 'nope' }],
       isError: true,
-      _meta: { [ERRORS_EXTENSION_ID]: { code: 'X', message: 'nope', category: 'permanent' }, other: 1 },
+      _meta: { [ERRORS_ID]: { code: 'X', message: 'nope', category: 'permanent' }, other: 1 },
     };
     expect(await run(() => returned, { negotiated: false })).toEqual({
       content: returned.content,
@@ -169,8 +169,8 @@ describe('errorsServer middleware', () => {
       throw new Error('Order store rejected the write to /var/lib/orders.db');
     };
     const hidden = await run(thrower);
-    const sent = hidden._meta?.[ERRORS_EXTENSION_ID] as { details?: { correlation_id?: string } } | undefined;
-    expect(hidden._meta?.[ERRORS_EXTENSION_ID]).toEqual({
+    const sent = hidden._meta?.[ERRORS_ID] as { details?: { correlation_id?: string } } | undefined;
+    expect(hidden._meta?.[ERRORS_ID]).toEqual({
       code: 'INTERNAL_ERROR',
       message: 'The tool failed because of an internal error.',
       category: 'permanent',
@@ -191,7 +191,7 @@ describe('errorsServer middleware', () => {
       logger,
       server: { onError: (report) => void reports.push(report) },
     });
-    const sent = result._meta?.[ERRORS_EXTENSION_ID] as { details: { correlation_id: string } };
+    const sent = result._meta?.[ERRORS_ID] as { details: { correlation_id: string } };
     const id = sent.details.correlation_id;
     expect(logger.error).toHaveBeenCalledTimes(1);
     expect(logger.error).toHaveBeenCalledWith(expect.stringContaining(id), {
@@ -220,7 +220,7 @@ describe('errorsServer middleware', () => {
         server: { onError: (report) => void reports.push(report) },
       },
     );
-    expect(refused._meta?.[ERRORS_EXTENSION_ID]).toEqual({
+    expect(refused._meta?.[ERRORS_ID]).toEqual({
       code: 'TOO_LONG',
       message: 'Too long.',
       category: 'invalid_input',
@@ -267,7 +267,7 @@ describe('errorsServer middleware', () => {
           }
         : undefined;
     const mapped = await run(() => Promise.reject(new UniqueViolation('duplicate key')), { server: { map } });
-    expect(mapped._meta?.[ERRORS_EXTENSION_ID]).toEqual({
+    expect(mapped._meta?.[ERRORS_ID]).toEqual({
       code: 'ALREADY_EXISTS',
       message: 'That name is taken.',
       category: 'invalid_input',
@@ -278,7 +278,7 @@ describe('errorsServer middleware', () => {
         map: () => toolError.invalidInput({ code: 'ALREADY_EXISTS', message: 'Taken.', retryAfterSeconds: 0 }),
       },
     });
-    expect(asClass._meta?.[ERRORS_EXTENSION_ID]).toEqual({
+    expect(asClass._meta?.[ERRORS_ID]).toEqual({
       code: 'ALREADY_EXISTS',
       message: 'Taken.',
       category: 'invalid_input',
@@ -293,7 +293,7 @@ describe('errorsServer middleware', () => {
         },
       },
     });
-    expect(fallback._meta?.[ERRORS_EXTENSION_ID]).toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(fallback._meta?.[ERRORS_ID]).toMatchObject({ code: 'INTERNAL_ERROR' });
     expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('"map"'), expect.anything());
   });
 
@@ -301,7 +301,7 @@ describe('errorsServer middleware', () => {
     const result = await run(() => Promise.reject(toolError.permanent({ code: 'GONE', message: 'Gone.' })), {
       server: { documentationBaseUrl: 'https://docs.example.com/errors#' },
     });
-    expect(result._meta?.[ERRORS_EXTENSION_ID]).toMatchObject({
+    expect(result._meta?.[ERRORS_ID]).toMatchObject({
       documentation_url: 'https://docs.example.com/errors#GONE',
     });
   });
@@ -324,6 +324,6 @@ describe('errorText and errorResult', () => {
   it('builds the result with or without _meta', () => {
     const error = { code: 'X', message: 'm', category: 'permanent' as const };
     expect(errorResult(error, false)).toEqual({ content: [{ type: 'text', text: 'm' }], isError: true });
-    expect(errorResult(error, true)._meta).toEqual({ [ERRORS_EXTENSION_ID]: error });
+    expect(errorResult(error, true)._meta).toEqual({ [ERRORS_ID]: error });
   });
 });

@@ -1,5 +1,5 @@
+/** The server half of `@ext/errors`: the middleware that turns every failure into a structured error. */
 import {
-  ConfigurationError,
   ExtensionError,
   WireError,
   getCallPresentation,
@@ -14,14 +14,9 @@ import {
 import { resolveErrorsIdentifiers, type ErrorsIdentifier } from './identifiers.js';
 import { traceableError } from './internal-errors.js';
 import { mapError, normalizeStructured, type MapErrorOptions } from './map.js';
+import { checkFunctionOptions, invalidOption, optionRecord } from './option-checks.js';
 import { plainErrorText, renderErrorText } from './render.js';
-import {
-  ERRORS_EXTENSION_ID,
-  ERRORS_EXTENSION_IDS,
-  ERRORS_PACKAGE_NAME,
-  ERRORS_WIRE_VERSION,
-  ErrorsSettingsSchema,
-} from './schema.js';
+import { ERRORS_ID, ERRORS_IDS, ERRORS_PACKAGE_NAME, ERRORS_WIRE_VERSION, ErrorsSettingsSchema } from './schema.js';
 import { httpsUrl } from './sanitize.js';
 
 /** What the `onError` hook receives for each failed tool call. */
@@ -71,30 +66,14 @@ export interface ErrorsServerOptions {
 const OPTION_NAMES = new Set(['exposeMessages', 'documentationBaseUrl', 'onError', 'map', 'identifiers']);
 
 function validateOptions(options: unknown): ErrorsServerOptions {
-  if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: errorsServer(options) expects an object`);
-  }
-  const record = options as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (!OPTION_NAMES.has(key)) {
-      throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: unknown option "${key}"`);
-    }
-  }
+  const record = optionRecord(options, 'errorsServer', OPTION_NAMES);
   if (record.exposeMessages !== undefined && typeof record.exposeMessages !== 'boolean') {
-    throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: option "exposeMessages" must be a boolean`);
+    throw invalidOption('option "exposeMessages" must be a boolean');
   }
   if (record.documentationBaseUrl !== undefined && httpsUrl(record.documentationBaseUrl) === undefined) {
-    throw new ConfigurationError(
-      'INVALID_OPTION',
-      `${ERRORS_PACKAGE_NAME}: option "documentationBaseUrl" must be an https URL without credentials`,
-    );
+    throw invalidOption('option "documentationBaseUrl" must be an https URL without credentials');
   }
-  for (const name of ['onError', 'map'] as const) {
-    if (record[name] !== undefined && typeof record[name] !== 'function') {
-      throw new ConfigurationError('INVALID_OPTION', `${ERRORS_PACKAGE_NAME}: option "${name}" must be a function`);
-    }
-  }
+  checkFunctionOptions(record, ['onError', 'map']);
   return record;
 }
 
@@ -114,7 +93,7 @@ export function errorText(error: StructuredError): string {
 export function errorResult(
   error: StructuredError,
   withMeta: boolean,
-  id: string = ERRORS_EXTENSION_ID,
+  id: string = ERRORS_ID,
   presentation?: CallPresentation,
 ): ToolResult {
   const result: ToolResult = { content: [{ type: 'text', text: renderErrorText(error, presentation) }], isError: true };
@@ -126,8 +105,8 @@ export function errorResult(
 
 function withoutOwnMeta(result: ToolResult): ToolResult {
   const meta = result._meta;
-  if (meta === undefined || !ERRORS_EXTENSION_IDS.some((id) => id in meta)) return result;
-  const rest = Object.fromEntries(Object.entries(meta).filter(([key]) => !ERRORS_EXTENSION_IDS.includes(key)));
+  if (meta === undefined || !ERRORS_IDS.some((id) => id in meta)) return result;
+  const rest = Object.fromEntries(Object.entries(meta).filter(([key]) => !ERRORS_IDS.includes(key)));
   const copy: ToolResult = { ...result };
   if (Object.keys(rest).length > 0) copy._meta = rest;
   else delete copy._meta;

@@ -1,3 +1,4 @@
+/** The static server card: the MCP Server Card draft carrying the manifest, served over HTTP. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   canonicalHash,
@@ -87,14 +88,15 @@ function matches(header: string | undefined, etag: string): boolean {
   });
 }
 
-/**
- * Serves the static server card over HTTP beside the MCP endpoint:
- * `GET <mcpPath>/server-card` and `GET /.well-known/mcp/server-card.json`,
- * the service manifest under `_meta["io.github.mcp-ext/manifest"]`, with an
- * `ETag`, `304` on `If-None-Match`, `Cache-Control: max-age=<ttl_seconds>`
- * and open CORS (the card is public metadata).
- */
-export function createServerCardHandler(options: ServerCardOptions): ServerCardHandler {
+/** The options checked: the composition and identity, the endpoint URL (if given) and the paths served. */
+interface CardSetup {
+  readonly composed: ComposedServer;
+  readonly identity: ServerIdentity;
+  readonly endpointUrl: string | undefined;
+  readonly paths: readonly string[];
+}
+
+function resolveOptions(options: ServerCardOptions): CardSetup {
   const { composed } = options;
   if (typeof composed !== 'object' || typeof composed.decorateTool !== 'function') {
     throw new ConfigurationError(
@@ -118,57 +120,84 @@ export function createServerCardHandler(options: ServerCardOptions): ServerCardH
   }
   const mcpPath = normalizePath(options.mcpPath ?? '/mcp');
   const paths = [`${mcpPath}/server-card`, ...(options.wellKnown === false ? [] : [WELL_KNOWN_SERVER_CARD_PATH])];
+  return { composed, identity, endpointUrl, paths };
+}
 
-  const current = (): { card: ServerCard; etag: string; ttlSeconds: number } => {
-    const { manifest, ttlSeconds } = getServiceManifest(
-      { composed, identity },
-      undefined,
-      options.sharedCallers === true,
-    );
-    const card: ServerCard = {
-      name: identity.name,
-      version: identity.version,
-      description: identity.description ?? manifest.server.description ?? identity.title ?? identity.name,
-      _meta: { [MANIFEST_ID]: manifest },
-    };
-    if (identity.title !== undefined) card.title = identity.title;
-    const website = httpUrl(identity.websiteUrl);
-    if (website !== undefined) card.websiteUrl = website;
-    if (endpointUrl !== undefined) {
-      const remote: NonNullable<ServerCard['remotes']>[number] = { type: 'streamable-http', url: endpointUrl };
-      if (options.supportedProtocolVersions !== undefined)
-        remote.supportedProtocolVersions = [...options.supportedProtocolVersions];
-      card.remotes = [remote];
-    }
-    return { card, etag: `"${canonicalHash(card)}"`, ttlSeconds };
-  };
+/** The card as served now, its etag, and how long it may be cached. */
+interface CurrentCard {
+  readonly card: ServerCard;
+  readonly etag: string;
+  readonly ttlSeconds: number;
+}
 
-  const respond: ServerCardHandler['respond'] = (request) => {
-    if (!paths.includes(request.path)) return undefined;
-    const method = request.method.toUpperCase();
-    if (method === 'OPTIONS') return { status: 204, headers: { ...CORS, allow: ALLOWED } };
-    if (method !== 'GET' && method !== 'HEAD') {
-      return {
-        status: 405,
-        headers: { ...CORS, allow: ALLOWED, 'content-type': 'text/plain; charset=utf-8' },
-        body: 'Method Not Allowed',
-      };
-    }
-    const { card, etag, ttlSeconds } = current();
-    const accept = request.headers.accept ?? '';
-    const headers = {
-      ...CORS,
-      'content-type': accept.includes(SERVER_CARD_MEDIA_TYPE)
-        ? SERVER_CARD_MEDIA_TYPE
-        : 'application/json; charset=utf-8',
-      'cache-control': `public, max-age=${String(ttlSeconds)}`,
-      etag,
-      vary: 'Accept',
-      'x-content-type-options': 'nosniff',
-    };
-    if (matches(request.headers['if-none-match'], etag)) return { status: 304, headers };
-    return { status: 200, headers, body: method === 'HEAD' ? undefined : JSON.stringify(card) };
+function currentCard(setup: CardSetup, options: ServerCardOptions): CurrentCard {
+  const { composed, identity, endpointUrl } = setup;
+  const { manifest, ttlSeconds } = getServiceManifest(
+    { composed, identity },
+    undefined,
+    options.sharedCallers === true,
+  );
+  const card: ServerCard = {
+    name: identity.name,
+    version: identity.version,
+    description: identity.description ?? manifest.server.description ?? identity.title ?? identity.name,
+    _meta: { [MANIFEST_ID]: manifest },
   };
+  if (identity.title !== undefined) card.title = identity.title;
+  const website = httpUrl(identity.websiteUrl);
+  if (website !== undefined) card.websiteUrl = website;
+  if (endpointUrl !== undefined) {
+    const remote: NonNullable<ServerCard['remotes']>[number] = { type: 'streamable-http', url: endpointUrl };
+    if (options.supportedProtocolVersions !== undefined)
+      remote.supportedProtocolVersions = [...options.supportedProtocolVersions];
+    card.remotes = [remote];
+  }
+  return { card, etag: `"${canonicalHash(card)}"`, ttlSeconds };
+}
+
+/** The answer to one request for a card path (`current` is read only for GET and HEAD). */
+function answerRequest(
+  request: Parameters<ServerCardHandler['respond']>[0],
+  current: () => CurrentCard,
+): ServerCardResponse {
+  const method = request.method.toUpperCase();
+  if (method === 'OPTIONS') return { status: 204, headers: { ...CORS, allow: ALLOWED } };
+  if (method !== 'GET' && method !== 'HEAD') {
+    return {
+      status: 405,
+      headers: { ...CORS, allow: ALLOWED, 'content-type': 'text/plain; charset=utf-8' },
+      body: 'Method Not Allowed',
+    };
+  }
+  const { card, etag, ttlSeconds } = current();
+  const accept = request.headers.accept ?? '';
+  const headers = {
+    ...CORS,
+    'content-type': accept.includes(SERVER_CARD_MEDIA_TYPE)
+      ? SERVER_CARD_MEDIA_TYPE
+      : 'application/json; charset=utf-8',
+    'cache-control': `public, max-age=${String(ttlSeconds)}`,
+    etag,
+    vary: 'Accept',
+    'x-content-type-options': 'nosniff',
+  };
+  if (matches(request.headers['if-none-match'], etag)) return { status: 304, headers };
+  return { status: 200, headers, body: method === 'HEAD' ? undefined : JSON.stringify(card) };
+}
+
+/**
+ * Serves the static server card over HTTP beside the MCP endpoint:
+ * `GET <mcpPath>/server-card` and `GET /.well-known/mcp/server-card.json`,
+ * the service manifest under `_meta["io.github.mcp-ext/manifest"]`, with an
+ * `ETag`, `304` on `If-None-Match`, `Cache-Control: max-age=<ttl_seconds>`
+ * and open CORS (the card is public metadata).
+ */
+export function createServerCardHandler(options: ServerCardOptions): ServerCardHandler {
+  const setup = resolveOptions(options);
+  const { paths } = setup;
+  const current = (): CurrentCard => currentCard(setup, options);
+  const respond: ServerCardHandler['respond'] = (request) =>
+    paths.includes(request.path) ? answerRequest(request, current) : undefined;
 
   return {
     paths,

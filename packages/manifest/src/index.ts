@@ -1,3 +1,7 @@
+/**
+ * `@ext/manifest`: the extension's identifiers and method names, its wire
+ * schemas and types, and the reader of the settings a server advertises.
+ */
 export {
   MANIFEST_ID,
   MANIFEST_PACKAGE,
@@ -51,26 +55,5 @@ export type {
   ManifestChangedParams,
   ServerCard,
 } from './schema.js';
-export {
-  DEFAULT_MCP_SPEC_VERSION,
-  DEFAULT_TTL_SECONDS,
-  isListableToolName,
-  manifestServerVersion,
-  httpUrl,
-  parseManifestToolMeta,
-  toolDefinition,
-  supportedExtensionsOf,
-  scopesFromPermissions,
-  buildServiceManifest,
-  manifestEtag,
-  getAnswer,
-  parseServiceManifest,
-  parseGetParams,
-  parseGetResult,
-  toolsRequiringConfirmation,
-  costlyTools,
-  slowTools,
-  findTool,
-} from './logic.js';
-export type { Parsed, DecoratedTool, ManifestConfig, ManifestSource, BuiltManifest } from './logic.js';
+export { parseServiceManifest } from './parse.js';
 export { getManifestSettings } from './settings.js';

@@ -9,15 +9,13 @@ import {
   isListableToolName,
   manifestEtag,
   manifestServerVersion,
-  parseGetParams,
-  parseGetResult,
-  parseManifestToolMeta,
   scopesFromPermissions,
-  slowTools,
   supportedExtensionsOf,
   toolDefinition,
   type ManifestSource,
 } from './logic.js';
+import { parseGetParams, parseGetResult, parseManifestToolMeta } from './parse.js';
+import { slowTools } from './queries.js';
 import { MANIFEST_ID, SERVER_VERSION_PATTERN_SOURCE } from './schema.js';
 
 const seedManifest = seedValidators().check('service-manifest');

@@ -1,24 +1,21 @@
-import { canonicalHash, extensionId, parseExtensionId, VENDOR_PREFIX, type ToolInfo } from '@ext/core';
-import type { TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
+/**
+ * Assembling the service manifest from what a server registered and
+ * advertised: one entry per tool, the server's identity, auth, extensions,
+ * and the etag and `<id>/get` answer. Pure.
+ */
+import { canonicalHash, extensionId, isRecord, parseExtensionId, VENDOR_PREFIX, type ToolInfo } from '@ext/core';
 import {
   AUTH_METHODS,
   COST_CATEGORIES,
   LATENCY_CLASSES,
   MANIFEST_DOCUMENT_VERSION,
   MANIFEST_ID,
-  ManifestGetParamsSchema,
-  ManifestGetResultSchema,
   RISK_LEVELS,
-  ServiceManifestSchema,
   SUPPORTED_EXTENSION_NAMES,
   TOOL_NAME_PATTERN_SOURCE,
   type AuthCapabilities,
   type CostInfo,
-  type LatencyClass,
-  type ManifestGetParams,
   type ManifestGetResult,
-  type ManifestToolMeta,
   type RateLimits,
   type ScopeDefinition,
   type ServerRecommendation,
@@ -29,9 +26,6 @@ import {
 
 /** The MCP revision a manifest names when neither the options nor the request say (the newest both SDK lines speak). */
 export const DEFAULT_MCP_SPEC_VERSION = '2025-11-25';
-
-/** How long a client may rely on a manifest without asking again, by default. */
-export const DEFAULT_TTL_SECONDS = 300;
 
 const TOOL_NAME = new RegExp(TOOL_NAME_PATTERN_SOURCE);
 
@@ -60,14 +54,6 @@ const META_KEYS = {
   permissions: extensionId('permissions'),
   streaming: extensionId('streaming'),
 } as const;
-
-/** Parsing outcome at a boundary: the value, or the JSON Pointer and message of the first violation. */
-export type Parsed<T> =
-  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly pointer: string; readonly message: string };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
@@ -112,19 +98,6 @@ function costOf(meta: Record<string, unknown> | undefined): CostInfo | undefined
     out.estimated_units = cost.estimated_units;
   if (typeof cost.unit_label === 'string') out.unit_label = cost.unit_label;
   return Object.keys(out).length > 0 ? out : undefined;
-}
-
-/** The author's `Tool._meta[MANIFEST_ID]`, checked: the field that is wrong, or the entry. */
-export function parseManifestToolMeta(value: unknown): Parsed<ManifestToolMeta | undefined> {
-  if (value === undefined) return { ok: true, value: undefined };
-  if (!isRecord(value)) return { ok: false, pointer: '', message: 'must be an object' };
-  if (value.supports_pagination !== undefined && typeof value.supports_pagination !== 'boolean') {
-    return { ok: false, pointer: '/supports_pagination', message: 'must be a boolean' };
-  }
-  return {
-    ok: true,
-    value: value.supports_pagination === undefined ? {} : { supports_pagination: value.supports_pagination },
-  };
 }
 
 /** What a tool looks like once every composed extension decorated it (`ComposedServer.decorateTool`). */
@@ -219,13 +192,23 @@ export function scopesFromPermissions(settings: unknown): {
 
 /** The parts of a manifest the server author configures (everything else is read from what is registered). */
 export interface ManifestConfig {
+  /** `server.description`. Default: the `description` given to the SDK server, if any. */
   readonly description?: string | undefined;
+  /** `server.homepage` (an http(s) URL). Default: the SDK server's `websiteUrl`, if any. */
   readonly homepage?: string | undefined;
+  /** `server.mcp_spec_version`. Default: the protocol revision the request was made in, else `2025-11-25`. */
   readonly mcpSpecVersion?: string | undefined;
+  /**
+   * Authentication methods (and extra scopes, session TTL) in the seed's
+   * `AuthCapabilities` shape. Scopes and session TTL of `@ext/permissions`,
+   * when composed, are added without being listed here.
+   */
   readonly auth?: AuthCapabilities | undefined;
+  /** Server-wide rate limits, in the seed's `RateLimits` shape. */
   readonly rateLimits?: RateLimits | undefined;
+  /** Other servers to recommend, in the seed's `ServerRecommendation` shape. */
   readonly recommendations?: readonly ServerRecommendation[] | undefined;
-  /** Tools to list; default every tool. */
+  /** Which registered tools the manifest lists. Default: all of them. */
   readonly include?: ((tool: ToolInfo) => boolean) | undefined;
 }
 
@@ -338,75 +321,4 @@ export function getAnswer(
   return clientEtag === etag
     ? { etag, ttl_seconds: ttlSeconds, not_modified: true }
     : { etag, ttl_seconds: ttlSeconds, not_modified: false, manifest };
-}
-
-type Validator = ReturnType<typeof Compile>;
-const validators = new Map<TSchema, Validator>();
-
-// Compiled on first use: keeps import free of work.
-function check<T>(schema: TSchema, value: unknown): Parsed<T> {
-  let validator = validators.get(schema);
-  if (validator === undefined) {
-    validator = Compile(schema);
-    validators.set(schema, validator);
-  }
-  if (validator.Check(value)) return { ok: true, value: value as T };
-  const first = validator.Errors(value)[0];
-  const pointer = first?.instancePath ?? '';
-  // A missing member is reported at its parent: point at the member itself.
-  const missing =
-    first?.keyword === 'required' ? (first.params as { requiredProperties?: unknown }).requiredProperties : undefined;
-  if (Array.isArray(missing) && typeof missing[0] === 'string') {
-    return {
-      ok: false,
-      pointer: `${pointer}/${missing[0].replace(/~/g, '~0').replace(/\//g, '~1')}`,
-      message: 'is required',
-    };
-  }
-  return { ok: false, pointer, message: first?.message ?? 'is invalid' };
-}
-
-/** Validates a service manifest (this package's schema, which the seed schema agrees with). Never throws. */
-export function parseServiceManifest(value: unknown): Parsed<ServiceManifest> {
-  return check<ServiceManifest>(ServiceManifestSchema, value);
-}
-
-/** Validates the params of `<id>/get` (absent params are `{}`). Never throws. */
-export function parseGetParams(value: unknown): Parsed<ManifestGetParams> {
-  return check<ManifestGetParams>(ManifestGetParamsSchema, value ?? {});
-}
-
-/** Validates a `<id>/get` answer, including that a manifest comes unless `not_modified`. Never throws. */
-export function parseGetResult(value: unknown): Parsed<ManifestGetResult> {
-  const parsed = check<ManifestGetResult>(ManifestGetResultSchema, value);
-  if (!parsed.ok) return parsed;
-  if (!parsed.value.not_modified && parsed.value.manifest === undefined) {
-    return { ok: false, pointer: '/manifest', message: 'must be present unless not_modified is true' };
-  }
-  return parsed;
-}
-
-/** Names of the tools whose calls need the user's approval first. */
-export function toolsRequiringConfirmation(manifest: ServiceManifest): string[] {
-  return manifest.tools.filter((tool) => tool.requires_confirmation === true).map((tool) => tool.name);
-}
-
-/** Names of the tools that cost something: metered, or needing approval of the cost. */
-export function costlyTools(manifest: ServiceManifest): string[] {
-  return manifest.tools
-    .filter((tool) => tool.cost?.category === 'metered' || tool.cost?.category === 'requires_approval')
-    .map((tool) => tool.name);
-}
-
-/** Names of the tools whose latency class is `atLeast` or slower (default: minutes). */
-export function slowTools(manifest: ServiceManifest, atLeast: LatencyClass = 'minutes'): string[] {
-  const threshold = LATENCY_CLASSES.indexOf(atLeast);
-  return manifest.tools
-    .filter((tool) => tool.latency !== undefined && LATENCY_CLASSES.indexOf(tool.latency) >= threshold)
-    .map((tool) => tool.name);
-}
-
-/** One tool's entry, by name. */
-export function findTool(manifest: ServiceManifest, name: string): ToolDefinition | undefined {
-  return manifest.tools.find((tool) => tool.name === name);
 }

@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { manifestClient } from './client.js';
-import { parseServiceManifest } from './logic.js';
+import { parseServiceManifest } from './parse.js';
 import { manifestJsonSchema, SCHEMA_BASE } from './schema.js';
 import { manifestServer } from './server.js';
 import { mutate, pathsOf, validManifest, wrongValue } from './test-fixtures.js';

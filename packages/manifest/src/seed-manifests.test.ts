@@ -1,14 +1,9 @@
 import { extensionId, type ToolInfo } from '@ext/core';
 import { seedValidators } from '@ext/core/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  buildServiceManifest,
-  costlyTools,
-  parseServiceManifest,
-  slowTools,
-  toolsRequiringConfirmation,
-  type ManifestSource,
-} from './logic.js';
+import { buildServiceManifest, type ManifestSource } from './logic.js';
+import { parseServiceManifest } from './parse.js';
+import { costlyTools, slowTools, toolsRequiringConfirmation } from './queries.js';
 import { MANIFEST_ID, type ServiceManifest, type SupportedExtensionName, type ToolDefinition } from './schema.js';
 import { readSeedManifest, SEED_MANIFEST_FILES } from './test-fixtures.js';
 

@@ -1,3 +1,4 @@
+/** The manifest of a composed server outside any request, through the server half that assembles it. */
 import { ConfigurationError, type ServerExtension, type ServingServer } from '@ext/core';
 import { MANIFEST_PACKAGE, type ServiceManifest } from './schema.js';
 

@@ -1,3 +1,4 @@
+/** Test fixtures: arbitrary valid manifests, ways to break one, and the seed manifests under fixtures/. */
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import {

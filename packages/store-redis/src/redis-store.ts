@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import { createClient } from 'redis';
-import { canonicalJson, consoleLogger, StoreAvailability, StoreUnavailableError } from '@ext/core';
+/** `RedisStore`: the `Store` interface on Redis, and its factory. */
+import { canonicalJson, StoreAvailability, StoreUnavailableError } from '@ext/core';
 import type {
   AppendOptions,
   JsonValue,
@@ -12,80 +11,14 @@ import type {
   StreamEntry,
   Unsubscribe,
 } from '@ext/core';
+import { closeClient, connect, type RedisClient } from './connection.js';
+import { DEFAULT_COMMAND_TIMEOUT_MS, resolveOptions, type RedisStoreOptions } from './options.js';
 import { isOutage, unavailableReason, withDeadline } from './redis-faults.js';
-
-export interface RedisStoreOptions {
-  /** `redis://[[user]:password@]host[:port][/db]` or `rediss://` for TLS. Default `redis://127.0.0.1:6379`. */
-  readonly url?: string | undefined;
-  /**
-   * Prepended to every key and channel, so several deployments (tenants) can share
-   * one Redis without seeing each other's state. Default `'mcp-ext:'`.
-   */
-  readonly keyPrefix?: string | undefined;
-  /** How long the first connection may take before `createRedisStore` rejects, in ms. Default 5000. */
-  readonly connectTimeoutMs?: number | undefined;
-  /**
-   * The longest any operation waits for Redis, in ms, before it fails with
-   * core's `StoreUnavailableError` (`transient`): a stopped or frozen Redis
-   * must not hold a tool call for longer than a client waits. Default 500.
-   */
-  readonly commandTimeoutMs?: number | undefined;
-  /** Where outages (once each), connection errors (debug) and listener failures are reported. Default: stderr. */
-  readonly logger?: Logger | undefined;
-}
-
-type RedisClient = ReturnType<typeof newClient>;
-type Listener = (message: string) => void;
-
-/** The default `keyPrefix`. */
-export const DEFAULT_KEY_PREFIX = 'mcp-ext:';
-
-/** The default `commandTimeoutMs`: well under what an MCP client waits for a tool call. */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+import { runScript, SCRIPTS } from './scripts.js';
+import { Subscriptions } from './subscriptions.js';
 
 /** What clients are told to wait during an outage: about one reconnection attempt. */
 const RETRY_AFTER_SECONDS = 1;
-
-/**
- * Compare-and-set on canonical JSON: values are stored canonically, so the
- * comparison is string equality. ARGV: mode (`absent` | `equal`), expected,
- * next, ttl in ms (empty = none).
- */
-const COMPARE_AND_SET = `
-local current = redis.call('GET', KEYS[1])
-if ARGV[1] == 'absent' then
-  if current then return 0 end
-elseif current ~= ARGV[2] then
-  return 0
-end
-if ARGV[4] ~= '' then
-  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
-else
-  redis.call('SET', KEYS[1], ARGV[3])
-end
-return 1
-`;
-
-/** INCRBY that applies the TTL only when it creates the counter. ARGV: by, ttl in ms (empty = none). */
-const INCREMENT = `
-local created = redis.call('EXISTS', KEYS[1]) == 0
-local value = redis.call('INCRBY', KEYS[1], ARGV[1])
-if created and ARGV[2] ~= '' then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return value
-`;
-
-interface Script {
-  readonly source: string;
-  readonly sha1: string;
-}
-
-function script(source: string): Script {
-  return { source, sha1: createHash('sha1').update(source).digest('hex') };
-}
-
-const SCRIPTS = { compareAndSet: script(COMPARE_AND_SET), increment: script(INCREMENT) } as const;
 
 function ttlArgument(options: SetOptions | undefined): number | undefined {
   const ttl = options?.ttlMs;
@@ -102,30 +35,8 @@ function positiveInteger(name: string, value: number | undefined): void {
 
 const CURSOR = /^\d{1,20}-\d{1,20}$/;
 
-function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
-}
-
 function isNotInteger(error: unknown): boolean {
   return error instanceof Error && error.message.includes('not an integer');
-}
-
-function positiveOption(name: string, value: unknown, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (typeof resolved !== 'number' || !Number.isFinite(resolved) || resolved <= 0) {
-    throw new RangeError(`RedisStore: ${name} must be a positive number`);
-  }
-  return resolved;
-}
-
-// Named so the client's type is what this call returns: `createClient`'s own generics do not narrow.
-function newClient(
-  url: string,
-  commandTimeoutMs: number,
-  socket: { connectTimeout: number; reconnectStrategy: (retries: number, cause: Error) => number | Error },
-) {
-  // node-redis drops a command still unsent at its timeout, so a command queued during an outage never runs late.
-  return createClient({ url, socket, commandOptions: { timeout: commandTimeoutMs } });
 }
 
 function parse(text: string): JsonValue {
@@ -138,38 +49,9 @@ function parse(text: string): JsonValue {
  * cannot be reached within `connectTimeoutMs`.
  */
 export async function createRedisStore(options: RedisStoreOptions = {}): Promise<RedisStore> {
-  // Checked at run time too: JavaScript callers get no help from the type.
-  const keyPrefix: unknown = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-  if (typeof keyPrefix !== 'string') throw new TypeError('RedisStore: keyPrefix must be a string');
-  const connectTimeoutMs = positiveOption('connectTimeoutMs', options.connectTimeoutMs, 5000);
-  const commandTimeoutMs = positiveOption('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
-  const logger = options.logger ?? consoleLogger;
-  const url = options.url ?? 'redis://127.0.0.1:6379';
-  const startedAt = Date.now();
-  let connected = false;
-  const client = newClient(url, commandTimeoutMs, {
-    connectTimeout: connectTimeoutMs,
-    // Before the first connection, give up on time so startup fails loudly;
-    // afterwards keep reconnecting with a capped backoff (calls fail fast meanwhile).
-    reconnectStrategy: (retries, cause) => {
-      const backoff = Math.min(50 * 2 ** Math.min(retries, 6), 2000);
-      if (connected) return backoff;
-      const remaining = connectTimeoutMs - (Date.now() - startedAt);
-      if (remaining <= 0)
-        return new Error(`RedisStore: cannot reach Redis within ${connectTimeoutMs} ms: ${cause.message}`);
-      return Math.min(backoff, remaining);
-    },
-  });
-  // Without an 'error' listener node-redis would crash the process on a dropped connection.
-  // Debug only: one line per reconnection attempt would bury the store's one line per outage.
-  client.on('error', (error: unknown) => {
-    logger.debug?.('RedisStore: connection error', { error: String(error) });
-  });
-  client.on('ready', () => {
-    connected = true;
-  });
-  await client.connect();
-  return new RedisStore(client, keyPrefix, logger, commandTimeoutMs);
+  const resolved = resolveOptions(options);
+  const client = await connect(resolved);
+  return new RedisStore(client, resolved.keyPrefix, resolved.logger, resolved.commandTimeoutMs);
 }
 
 /** A `Store` on Redis. Build it with `createRedisStore`. */
@@ -179,7 +61,7 @@ export class RedisStore implements Store {
   readonly #logger: Logger;
   readonly #timeoutMs: number;
   readonly #availability: StoreAvailability;
-  #subscriber: Promise<RedisClient> | undefined;
+  readonly #subscriptions: Subscriptions;
   #probeTimer: NodeJS.Timeout | undefined;
   #probing: Promise<number | Error> | undefined;
   #closed = false;
@@ -191,6 +73,13 @@ export class RedisStore implements Store {
     this.#logger = logger;
     this.#timeoutMs = commandTimeoutMs;
     this.#availability = new StoreAvailability('RedisStore', logger);
+    this.#subscriptions = new Subscriptions({
+      client,
+      logger,
+      timeoutMs: commandTimeoutMs,
+      call: (work) => this.#call(work),
+      closed: () => this.#closed,
+    });
     // A dropped connection is an outage at once: calls fail fast instead of each waiting out the bound.
     client.on('error', (error: unknown) => {
       if (!this.#closed) this.#failure(error);
@@ -297,17 +186,6 @@ export class RedisStore implements Store {
     return performance.now() - started;
   }
 
-  // EVALSHA first (the script body is not resent each call); EVAL once after a
-  // NOSCRIPT reply, which also loads the script for the next call.
-  async #run(which: Script, keys: string[], args: string[]): Promise<unknown> {
-    try {
-      return await this.#client.evalSha(which.sha1, { keys, arguments: args });
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-      return this.#client.eval(which.source, { keys, arguments: args });
-    }
-  }
-
   async get(key: string): Promise<JsonValue | undefined> {
     const text = await this.#call(() => this.#client.get(this.#valueKey(key)));
     return text === null ? undefined : parse(text);
@@ -348,7 +226,7 @@ export class RedisStore implements Store {
       expected === undefined
         ? ['absent', '', canonicalJson(next), ttl === undefined ? '' : String(ttl)]
         : ['equal', canonicalJson(expected), canonicalJson(next), ttl === undefined ? '' : String(ttl)];
-    const reply = await this.#call(() => this.#run(SCRIPTS.compareAndSet, [this.#valueKey(key)], args));
+    const reply = await this.#call(() => runScript(this.#client, SCRIPTS.compareAndSet, [this.#valueKey(key)], args));
     return reply === 1;
   }
 
@@ -362,7 +240,12 @@ export class RedisStore implements Store {
     const ttl = ttlArgument(options);
     try {
       const reply = await this.#call(() =>
-        this.#run(SCRIPTS.increment, [this.#valueKey(key)], [String(by), ttl === undefined ? '' : String(ttl)]),
+        runScript(
+          this.#client,
+          SCRIPTS.increment,
+          [this.#valueKey(key)],
+          [String(by), ttl === undefined ? '' : String(ttl)],
+        ),
       );
       return Number(reply);
     } catch (error) {
@@ -419,70 +302,8 @@ export class RedisStore implements Store {
     await this.#call(() => this.#client.publish(this.#channel(channel), text));
   }
 
-  // A connection in subscriber mode cannot run other commands, so pub/sub gets its own.
-  #subscriberClient(): Promise<RedisClient> {
-    if (!this.#subscriber) {
-      const subscriber = this.#client.duplicate();
-      // Debug only, as for the main connection: its outages are the main connection's too.
-      subscriber.on('error', (error: unknown) => {
-        this.#logger.debug?.('RedisStore: subscriber connection error', { error: String(error) });
-      });
-      this.#subscriber = subscriber.connect().then(
-        () => subscriber,
-        (error: unknown) => {
-          this.#subscriber = undefined;
-          throw error;
-        },
-      );
-    }
-    return this.#subscriber;
-  }
-
-  async subscribe(channel: string, listener: (message: JsonValue) => void): Promise<Unsubscribe> {
-    const subscriber = await this.#call(() => this.#subscriberClient());
-    const name = this.#channel(channel);
-    let active = true;
-    // One wrapper per subscription: unsubscribing removes this listener only, and silences it at once.
-    const wrapped: Listener = (text) => {
-      if (!active) return;
-      try {
-        listener(parse(text));
-      } catch (error) {
-        this.#logger.warn('RedisStore: a subscriber threw; other subscribers are unaffected', {
-          channel,
-          error: String(error),
-        });
-      }
-    };
-    const subscribing = subscriber.subscribe(name, wrapped);
-    try {
-      await this.#call(() => subscribing);
-    } catch (error) {
-      // It may still land after its deadline: the caller was told it failed, so it must deliver nothing.
-      active = false;
-      subscribing.then(() => subscriber.unsubscribe(name, wrapped)).catch(() => undefined);
-      throw error;
-    }
-    return () =>
-      this.#unsubscribe(subscriber, name, wrapped, () => {
-        const was = active;
-        active = false;
-        return was;
-      });
-  }
-
-  // Delivery stops at once; Redis forgets the subscription when it can (during an outage,
-  // after it), so the wait is bounded and its failure only noted.
-  async #unsubscribe(
-    subscriber: RedisClient,
-    name: string,
-    wrapped: Listener,
-    deactivate: () => boolean,
-  ): Promise<void> {
-    if (!deactivate() || this.#closed) return;
-    await withDeadline(subscriber.unsubscribe(name, wrapped), this.#timeoutMs).catch((error: unknown) => {
-      this.#logger.debug?.('RedisStore: UNSUBSCRIBE is still pending', { error: String(error) });
-    });
+  subscribe(channel: string, listener: (message: JsonValue) => void): Promise<Unsubscribe> {
+    return this.#subscriptions.subscribe(this.#channel(channel), channel, listener);
   }
 
   /** PING under `commandTimeoutMs`; also ends an outage when it gets through. */
@@ -498,35 +319,7 @@ export class RedisStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     this.#stopProbing();
-    const subscriber = this.#subscriber;
-    this.#subscriber = undefined;
-    if (subscriber) await this.#closeSubscriber(subscriber);
-    await this.#closeClient(this.#client);
-  }
-
-  async #closeSubscriber(subscriber: Promise<RedisClient>): Promise<void> {
-    let connection: RedisClient | undefined;
-    try {
-      connection = await withDeadline(subscriber, this.#timeoutMs);
-    } catch (error) {
-      // Still connecting (an outage) or never connected: drop it whenever it settles.
-      this.#logger.debug?.('RedisStore: subscriber not connected at close', { error: String(error) });
-      subscriber
-        .then((late) => {
-          late.destroy();
-        })
-        .catch(() => undefined);
-      return;
-    }
-    await this.#closeClient(connection);
-  }
-
-  // A graceful close waits for every pending reply, which a frozen server never sends.
-  async #closeClient(client: RedisClient): Promise<void> {
-    try {
-      await withDeadline(client.close(), this.#timeoutMs);
-    } catch {
-      client.destroy();
-    }
+    await this.#subscriptions.close();
+    await closeClient(this.#client, this.#timeoutMs);
   }
 }

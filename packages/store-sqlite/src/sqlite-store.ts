@@ -1,5 +1,6 @@
+/** `SqliteStore`: the `Store` interface on one SQLite file, and its factory. */
 import type Database from 'better-sqlite3';
-import { canonicalJson, consoleLogger, StoreAvailability, StoreUnavailableError } from '@ext/core';
+import { canonicalJson, StoreAvailability, StoreUnavailableError } from '@ext/core';
 import type {
   AppendOptions,
   JsonValue,
@@ -12,133 +13,12 @@ import type {
   StreamEntry,
   Unsubscribe,
 } from '@ext/core';
+import { Channels } from './channels.js';
 import { DatabaseFile } from './database-file.js';
 import { openDatabase } from './driver.js';
+import { resolveOptions, type SqliteStoreOptions } from './options.js';
+import { migrate, prepareStatements, type Statements, type ValueRow } from './schema.js';
 import { describeReason, isPermanentLoss, retryAfterSeconds, sqliteReason } from './sqlite-faults.js';
-
-/** The schema this version writes; a file from a newer version is refused rather than misread. */
-export const SCHEMA_VERSION = 1;
-
-export interface SqliteStoreOptions {
-  /** Database file; created when missing. `':memory:'` gives a private, non-durable database. */
-  readonly path: string;
-  /** How often expired rows are deleted, in ms; `0` turns the timer off (expiry on read still applies). Default 60000. */
-  readonly sweepIntervalMs?: number | undefined;
-  /** How long a write waits for another process's lock before failing, in ms. Default 5000. */
-  readonly busyTimeoutMs?: number | undefined;
-  /**
-   * `'process'` (default): publish reaches subscribers of this store object only.
-   * `'poll'`: messages go through a table that every store on the same file polls, so
-   * other processes receive them too, with up to `pollIntervalMs` of delay.
-   */
-  readonly pubsub?: 'process' | 'poll' | undefined;
-  /** Poll period for `pubsub: 'poll'`, in ms. Default 50. */
-  readonly pollIntervalMs?: number | undefined;
-  /** How long published messages stay in the table for `pubsub: 'poll'`, in ms. Default 60000. */
-  readonly messageRetentionMs?: number | undefined;
-  /**
-   * The most the database may grow to, in bytes (SQLite's `max_page_count`);
-   * a write past it is refused like one on a full disk. Default: no limit
-   * but the disk's.
-   */
-  readonly maxSizeBytes?: number | undefined;
-  /** Where outages (once each) and listener failures are reported. Default: stderr. */
-  readonly logger?: Logger | undefined;
-  /** Clock in ms since the epoch, for tests. Default `Date.now`. */
-  readonly now?: (() => number) | undefined;
-}
-
-type Listener = (message: JsonValue) => void;
-
-interface ValueRow {
-  readonly value: string;
-  readonly expires_at: number | null;
-}
-
-interface EntryRow {
-  readonly id: number;
-  readonly value: string;
-}
-
-interface MessageRow {
-  readonly id: number;
-  readonly channel: string;
-  readonly message: string;
-}
-
-// Each step takes the file from version N to N + 1; index 0 creates version 1.
-const MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE store_kv (
-    key TEXT PRIMARY KEY NOT NULL,
-    value TEXT NOT NULL,
-    expires_at INTEGER
-  );
-  CREATE INDEX store_kv_expiry ON store_kv (expires_at) WHERE expires_at IS NOT NULL;
-  CREATE TABLE store_streams (
-    name TEXT PRIMARY KEY NOT NULL,
-    expires_at INTEGER
-  );
-  CREATE TABLE store_stream_entries (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    stream TEXT NOT NULL,
-    value TEXT NOT NULL
-  );
-  CREATE INDEX store_stream_entries_by_stream ON store_stream_entries (stream, id);
-  CREATE TABLE store_messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    channel TEXT NOT NULL,
-    message TEXT NOT NULL,
-    created_at INTEGER NOT NULL
-  );
-  `,
-];
-
-function prepareStatements(db: Database.Database) {
-  return {
-    get: db.prepare<[string, number], ValueRow>(
-      'SELECT value, expires_at FROM store_kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)',
-    ),
-    put: db.prepare<[string, string, number | null]>(
-      'INSERT OR REPLACE INTO store_kv (key, value, expires_at) VALUES (?, ?, ?)',
-    ),
-    deleteKey: db.prepare<[string]>('DELETE FROM store_kv WHERE key = ?'),
-    streamAlive: db.prepare<[string, number], { readonly name: string }>(
-      'SELECT name FROM store_streams WHERE name = ? AND (expires_at IS NULL OR expires_at > ?)',
-    ),
-    putStream: db.prepare<[string, number | null]>(
-      'INSERT OR REPLACE INTO store_streams (name, expires_at) VALUES (?, ?)',
-    ),
-    deleteStream: db.prepare<[string]>('DELETE FROM store_streams WHERE name = ?'),
-    deleteEntries: db.prepare<[string]>('DELETE FROM store_stream_entries WHERE stream = ?'),
-    addEntry: db.prepare<[string, string]>('INSERT INTO store_stream_entries (stream, value) VALUES (?, ?)'),
-    // Deletes everything older than the newest `maxLength` entries.
-    trimEntries: db.prepare<[string, string, number]>(
-      `DELETE FROM store_stream_entries WHERE stream = ? AND id <= (
-         SELECT id FROM store_stream_entries WHERE stream = ? ORDER BY id DESC LIMIT 1 OFFSET ?
-       )`,
-    ),
-    readEntries: db.prepare<[string, number, number], EntryRow>(
-      'SELECT id, value FROM store_stream_entries WHERE stream = ? AND id > ? ORDER BY id LIMIT ?',
-    ),
-    sweepKeys: db.prepare<[number]>('DELETE FROM store_kv WHERE expires_at IS NOT NULL AND expires_at <= ?'),
-    sweepEntries: db.prepare<[number]>(
-      'DELETE FROM store_stream_entries WHERE stream IN (SELECT name FROM store_streams WHERE expires_at IS NOT NULL AND expires_at <= ?)',
-    ),
-    sweepStreams: db.prepare<[number]>('DELETE FROM store_streams WHERE expires_at IS NOT NULL AND expires_at <= ?'),
-    addMessage: db.prepare<[string, string, number]>(
-      'INSERT INTO store_messages (channel, message, created_at) VALUES (?, ?, ?)',
-    ),
-    lastMessage: db.prepare<[], { readonly id: number | null }>('SELECT MAX(id) AS id FROM store_messages'),
-    messagesAfter: db.prepare<[number], MessageRow>(
-      'SELECT id, channel, message FROM store_messages WHERE id > ? ORDER BY id LIMIT 1000',
-    ),
-    sweepMessages: db.prepare<[number]>('DELETE FROM store_messages WHERE created_at <= ?'),
-    schemaVersion: db.prepare<[], { readonly version: number }>('SELECT version FROM store_schema'),
-  };
-}
-
-type Statements = ReturnType<typeof prepareStatements>;
 
 function expiry(now: number, options: SetOptions | undefined): number | null {
   const ttl = options?.ttlMs;
@@ -151,18 +31,6 @@ function positiveInteger(name: string, value: number | undefined): void {
   if (value !== undefined && (!Number.isSafeInteger(value) || value <= 0)) {
     throw new RangeError(`${name} must be a positive integer`);
   }
-}
-
-function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`SqliteStore: ${name} must be a non-negative number`);
-  return value;
-}
-
-function positiveSize(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isFinite(value) || value <= 0)
-    throw new RangeError('SqliteStore: maxSizeBytes must be a positive number');
-  return value;
 }
 
 function parseCursor(cursor: string | undefined): number {
@@ -194,52 +62,48 @@ export class SqliteStore implements Store {
   readonly #now: () => number;
   readonly #logger: Logger;
   readonly #pubsub: 'process' | 'poll';
-  readonly #pollIntervalMs: number;
   readonly #retentionMs: number;
-  readonly #channels = new Map<string, Set<Listener>>();
+  readonly #channels: Channels;
   readonly #sweepTimer: NodeJS.Timeout | undefined;
   /** `undefined` for `':memory:'`: no file to lose. */
   readonly #file: DatabaseFile | undefined;
   readonly #availability: StoreAvailability;
   /** Set once the file this connection writes to is gone: no write can be kept until the store is reopened. */
   #lost: StoreUnavailableReason | undefined;
-  #pollTimer: NodeJS.Timeout | undefined;
-  #lastMessageId = 0;
   #closed = false;
   readonly #sql: Statements;
 
   constructor(options: SqliteStoreOptions) {
-    if (typeof options.path !== 'string' || options.path === '')
-      throw new TypeError('SqliteStore: path must be a non-empty string');
-    const sweepIntervalMs = nonNegative('sweepIntervalMs', options.sweepIntervalMs ?? 60_000);
-    const busyTimeoutMs = nonNegative('busyTimeoutMs', options.busyTimeoutMs ?? 5000);
-    const maxSizeBytes = positiveSize(options.maxSizeBytes);
-    this.#pollIntervalMs = nonNegative('pollIntervalMs', options.pollIntervalMs ?? 50);
-    this.#retentionMs = nonNegative('messageRetentionMs', options.messageRetentionMs ?? 60_000);
-    // Checked at run time too: JavaScript callers get no help from the type.
-    const pubsub: unknown = options.pubsub ?? 'process';
-    if (pubsub !== 'process' && pubsub !== 'poll')
-      throw new TypeError("SqliteStore: pubsub must be 'process' or 'poll'");
-    this.#pubsub = pubsub;
-    this.#now = options.now ?? Date.now;
-    this.#logger = options.logger ?? consoleLogger;
+    const resolved = resolveOptions(options);
+    this.#retentionMs = resolved.retentionMs;
+    this.#pubsub = resolved.pubsub;
+    this.#now = resolved.now;
+    this.#logger = resolved.logger;
     this.#availability = new StoreAvailability('SqliteStore', this.#logger, this.#now);
 
-    this.#db = openDatabase(options.path, { timeout: busyTimeoutMs });
+    this.#db = openDatabase(resolved.path, { timeout: resolved.busyTimeoutMs });
     try {
       this.#db.pragma('journal_mode = WAL');
       // WAL with NORMAL survives a process crash; only an OS crash can lose the last transactions.
       this.#db.pragma('synchronous = NORMAL');
-      this.#migrate();
-      if (maxSizeBytes !== undefined) this.#limitSize(maxSizeBytes);
-      this.#file = options.path === ':memory:' ? undefined : new DatabaseFile(options.path);
+      migrate(this.#db);
+      if (resolved.maxSizeBytes !== undefined) this.#limitSize(resolved.maxSizeBytes);
+      this.#file = resolved.path === ':memory:' ? undefined : new DatabaseFile(resolved.path);
     } catch (error) {
       this.#db.close();
       throw error;
     }
 
     this.#sql = prepareStatements(this.#db);
-    this.#sweepTimer = sweepIntervalMs > 0 ? this.#startSweeping(sweepIntervalMs) : undefined;
+    this.#channels = new Channels({
+      logger: this.#logger,
+      polling: this.#pubsub === 'poll',
+      pollIntervalMs: resolved.pollIntervalMs,
+      sql: this.#sql,
+      failure: (error) => this.#failure(error),
+      closed: () => this.#closed,
+    });
+    this.#sweepTimer = resolved.sweepIntervalMs > 0 ? this.#startSweeping(resolved.sweepIntervalMs) : undefined;
   }
 
   #limitSize(maxSizeBytes: number): void {
@@ -262,24 +126,6 @@ export class SqliteStore implements Store {
     // The sweep is housekeeping: it must not keep the process alive.
     timer.unref();
     return timer;
-  }
-
-  #migrate(): void {
-    const migrate = this.#db.transaction(() => {
-      this.#db.exec('CREATE TABLE IF NOT EXISTS store_schema (version INTEGER NOT NULL)');
-      const row = this.#db.prepare<[], { version: number }>('SELECT version FROM store_schema').get();
-      const current = row?.version ?? 0;
-      if (current > SCHEMA_VERSION) {
-        throw new Error(
-          `SqliteStore: the database uses schema version ${current}, newer than this package supports (${SCHEMA_VERSION}); upgrade @ext/store-sqlite`,
-        );
-      }
-      for (const migration of MIGRATIONS.slice(current)) this.#db.exec(migration);
-      if (row === undefined) this.#db.prepare('INSERT INTO store_schema (version) VALUES (?)').run(SCHEMA_VERSION);
-      else if (current !== SCHEMA_VERSION) this.#db.prepare('UPDATE store_schema SET version = ?').run(SCHEMA_VERSION);
-    });
-    // IMMEDIATE takes the write lock first, so two processes opening a new file cannot both create the schema.
-    migrate.immediate();
   }
 
   #assertOpen(): void {
@@ -455,79 +301,15 @@ export class SqliteStore implements Store {
     if (this.#pubsub === 'poll') return this.#write(() => void this.#sql.addMessage.run(channel, text, this.#now()));
     return settle(() => {
       this.#assertOpen();
-      this.#deliver(channel, text);
+      this.#channels.deliver(channel, text);
     });
   }
 
   subscribe(channel: string, listener: (message: JsonValue) => void): Promise<Unsubscribe> {
     return settle(() => {
       this.#assertOpen();
-      if (this.#pubsub === 'poll' && this.#pollTimer === undefined) this.#startPolling();
-      let listeners = this.#channels.get(channel);
-      if (!listeners) {
-        listeners = new Set();
-        this.#channels.set(channel, listeners);
-      }
-      // A fresh wrapper per call, so subscribing the same function twice gives two independent subscriptions.
-      const wrapped: Listener = (message) => {
-        listener(message);
-      };
-      listeners.add(wrapped);
-      return (): Promise<void> => {
-        const current = this.#channels.get(channel);
-        current?.delete(wrapped);
-        if (current?.size === 0) this.#channels.delete(channel);
-        if (this.#channels.size === 0) this.#stopPolling();
-        return Promise.resolve();
-      };
+      return this.#channels.subscribe(channel, listener);
     });
-  }
-
-  #deliver(channel: string, text: string): void {
-    for (const listener of this.#channels.get(channel) ?? []) {
-      // Each listener parses its own copy, so one cannot alter what another sees.
-      const message = JSON.parse(text) as JsonValue;
-      queueMicrotask(() => {
-        try {
-          listener(message);
-        } catch (error) {
-          this.#logger.warn('SqliteStore: a subscriber threw; other subscribers are unaffected', {
-            channel,
-            error: String(error),
-          });
-        }
-      });
-    }
-  }
-
-  #startPolling(): void {
-    // Only messages published from now on are delivered, as with any pub/sub.
-    this.#lastMessageId = this.#sql.lastMessage.get()?.id ?? 0;
-    const poll = (): void => {
-      this.#pollTimer = undefined;
-      if (this.#closed || this.#channels.size === 0) return;
-      try {
-        for (const row of this.#sql.messagesAfter.all(this.#lastMessageId)) {
-          this.#lastMessageId = row.id;
-          this.#deliver(row.channel, row.message);
-        }
-      } catch (error) {
-        // An outage is logged once (by #failure); anything else each time, as before.
-        const failure = this.#failure(error);
-        if (!StoreUnavailableError.isInstance(failure)) {
-          this.#logger.warn('SqliteStore: polling for messages failed; it will be retried', { error: String(error) });
-        }
-      }
-      this.#pollTimer = setTimeout(poll, this.#pollIntervalMs);
-      this.#pollTimer.unref();
-    };
-    this.#pollTimer = setTimeout(poll, this.#pollIntervalMs);
-    this.#pollTimer.unref();
-  }
-
-  #stopPolling(): void {
-    if (this.#pollTimer !== undefined) clearTimeout(this.#pollTimer);
-    this.#pollTimer = undefined;
   }
 
   /**
@@ -586,8 +368,7 @@ export class SqliteStore implements Store {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
     if (this.#sweepTimer !== undefined) clearInterval(this.#sweepTimer);
-    this.#stopPolling();
-    this.#channels.clear();
+    this.#channels.close();
     this.#db.close();
     return Promise.resolve();
   }

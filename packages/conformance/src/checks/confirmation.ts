@@ -1,11 +1,11 @@
-import { WireError } from '@ext/core';
-import { describe, ensure, isRecord } from '../assert.js';
+/** The confirmation suite: the checks of a server that advertises `io.github.mcp-ext/confirmation`. */
+import { isRecord, WireError } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import { firstText, sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
-import { resultMeta } from './methods.js';
+import { ERRORS_ID, resultMeta } from './methods.js';
 
 export const CONFIRMATION_ID = 'io.github.mcp-ext/confirmation';
-const ERRORS_ID = 'io.github.mcp-ext/errors';
 const RISK_LEVELS = ['safe', 'reversible', 'destructive'];
 
 function entry(ctx: CheckContext, tool: ListedTool): Record<string, unknown> | undefined {

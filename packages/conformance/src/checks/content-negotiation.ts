@@ -1,4 +1,6 @@
-import { describe, ensure, isRecord } from '../assert.js';
+/** The content-negotiation suite: the checks of a server that advertises `io.github.mcp-ext/content-negotiation`. */
+import { isRecord } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import { firstText } from '../tools.js';
 import type { CheckContext, ExtensionSuite } from '../types.js';
 import { readOnlyCall, resultMeta } from './methods.js';

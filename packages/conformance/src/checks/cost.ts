@@ -1,4 +1,6 @@
-import { describe, ensure, isRecord } from '../assert.js';
+/** The cost suite: the checks of a server that advertises `io.github.mcp-ext/cost`. */
+import { isRecord } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import type { ExtensionSuite } from '../types.js';
 import { expectMethodError } from './methods.js';
 

@@ -1,4 +1,6 @@
-import { describe, ensure, isRecord } from '../assert.js';
+/** The discovery suite: the checks of a server that advertises `io.github.mcp-ext/discovery`. */
+import { isRecord } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import type { Probe } from '../probe.js';
 import type { CheckContext, ExtensionSuite, ServerFacts } from '../types.js';
 import { detailsOf, expectMethodError, withErrors } from './methods.js';

@@ -1,9 +1,11 @@
-import { WireError } from '@ext/core';
-import { describe, ensure, isRecord } from '../assert.js';
+/** The errors suite: the checks of a server that advertises `io.github.mcp-ext/errors`. */
+import { isRecord, WireError } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import { firstText, invalidArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
+import { ERRORS_ID } from './methods.js';
 
-export const ERRORS_IDS = ['io.github.mcp-ext/errors', 'io.github.mcp-ext/errors-v2'] as const;
+export const ERRORS_IDS = [ERRORS_ID, 'io.github.mcp-ext/errors-v2'] as const;
 
 const LEAKS: readonly RegExp[] = [
   /\n\s+at .+:\d+:\d+/, // a stack frame

@@ -1,4 +1,6 @@
-import { describe, ensure, freshId, isRecord } from '../assert.js';
+/** The events suite: the checks of a server that advertises `io.github.mcp-ext/events`. */
+import { isRecord } from '@ext/core';
+import { describe, ensure, freshId } from '../assert.js';
 import type { Probe } from '../probe.js';
 import type { CheckContext, ExtensionSuite } from '../types.js';
 import { detailsOf, expectMethodError, withErrors } from './methods.js';

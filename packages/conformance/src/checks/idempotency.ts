@@ -1,12 +1,11 @@
-import { canonicalJson, WireError } from '@ext/core';
-import { describe, ensure, isRecord } from '../assert.js';
+/** The idempotency suite: the checks of a server that advertises `io.github.mcp-ext/idempotency`. */
+import { canonicalJson, isRecord, WireError } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import { sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
-import { readOnlyCall } from './methods.js';
+import { ERRORS_ID, readOnlyCall } from './methods.js';
 
 export const IDEMPOTENCY_ID = 'io.github.mcp-ext/idempotency';
-const ERRORS_ID = 'io.github.mcp-ext/errors';
-
 function participating(ctx: CheckContext): { tool: ListedTool; args: Record<string, unknown> }[] {
   const out: { tool: ListedTool; args: Record<string, unknown> }[] = [];
   for (const tool of ctx.server.tools) {

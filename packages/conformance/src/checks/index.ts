@@ -1,3 +1,4 @@
+/** Every suite the kit ships, in the order they run. */
 import type { ExtensionSuite } from '../types.js';
 import { baseSuite } from './base.js';
 import { confirmationSuite } from './confirmation.js';
@@ -42,23 +43,3 @@ export const ALL_SUITES: readonly ExtensionSuite[] = [
   multimodalSuite,
   discoverySuite,
 ];
-
-export {
-  baseSuite,
-  confirmationSuite,
-  contentNegotiationSuite,
-  costSuite,
-  dataReferencesSuite,
-  discoverySuite,
-  errorsSuite,
-  eventsSuite,
-  idempotencySuite,
-  intentSuite,
-  manifestSuite,
-  multimodalSuite,
-  permissionsSuite,
-  provenanceSuite,
-  sessionStateSuite,
-  streamingSuite,
-  transactionsSuite,
-};

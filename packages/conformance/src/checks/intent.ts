@@ -1,10 +1,9 @@
+/** The intent suite: the checks of a server that advertises `io.github.mcp-ext/intent`. */
 import { describe, ensure } from '../assert.js';
 import type { ExtensionSuite } from '../types.js';
-import { readOnlyCall, resultMeta } from './methods.js';
+import { ERRORS_ID, readOnlyCall, resultMeta } from './methods.js';
 
 export const INTENT_ID = 'io.github.mcp-ext/intent';
-const ERRORS_ID = 'io.github.mcp-ext/errors';
-
 /** `@ext/intent` (SPEC: packages/intent/SPEC.md). */
 export const intentSuite: ExtensionSuite = {
   extension: 'intent',

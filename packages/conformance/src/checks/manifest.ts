@@ -1,5 +1,6 @@
-import { canonicalHash, canonicalJson } from '@ext/core';
-import { describe, ensure, isRecord } from '../assert.js';
+/** The manifest suite: the checks of a server that advertises `io.github.mcp-ext/manifest`. */
+import { canonicalHash, canonicalJson, isRecord } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
 import { detailsOf, expectMethodError, withErrors } from './methods.js';
 

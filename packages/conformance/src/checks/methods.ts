@@ -1,5 +1,6 @@
-import { WireError } from '@ext/core';
-import { CheckFailure, describe, ensure, isRecord } from '../assert.js';
+/** Helpers the suites share: expected refusals of methods and tool calls, and reading structured errors. */
+import { isRecord, WireError } from '@ext/core';
+import { CheckFailure, describe, ensure } from '../assert.js';
 import type { Probe } from '../probe.js';
 import { safeTools } from '../tools.js';
 import type { CheckContext, ListedTool } from '../types.js';
@@ -53,7 +54,8 @@ export function readOnlyCall(ctx: CheckContext): { tool: ListedTool; args: Recor
   return safeTools(ctx.server.tools)[0] ?? ctx.skip('no read-only tool whose arguments the kit can build');
 }
 
-const ERRORS_ID = 'io.github.mcp-ext/errors';
+/** The identifier of `@ext/errors` (v1), whose structured errors many checks read. */
+export const ERRORS_ID = 'io.github.mcp-ext/errors';
 
 /**
  * A profile advertising the extension under test, plus errors when the

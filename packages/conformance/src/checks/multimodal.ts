@@ -1,4 +1,6 @@
-import { describe, ensure, isRecord } from '../assert.js';
+/** The multimodal suite: the checks of a server that advertises `io.github.mcp-ext/multimodal`. */
+import { isRecord } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import { sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
 import { detailsOf, expectToolRefusal, withErrors } from './methods.js';

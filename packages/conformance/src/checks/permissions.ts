@@ -1,11 +1,11 @@
-import { describe, ensure, isRecord } from '../assert.js';
+/** The permissions suite: the checks of a server that advertises `io.github.mcp-ext/permissions`. */
+import { isRecord } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import { firstText, sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
-import { expectMethodError, resultMeta } from './methods.js';
+import { ERRORS_ID, expectMethodError, resultMeta } from './methods.js';
 
 export const PERMISSIONS_ID = 'io.github.mcp-ext/permissions';
-const ERRORS_ID = 'io.github.mcp-ext/errors';
-
 interface Scope {
   readonly name: string;
   readonly auto_grant?: unknown;

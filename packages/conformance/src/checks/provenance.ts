@@ -1,5 +1,6 @@
-import { canonicalHash } from '@ext/core';
-import { describe, ensure, isRecord } from '../assert.js';
+/** The provenance suite: the checks of a server that advertises `io.github.mcp-ext/provenance`. */
+import { canonicalHash, isRecord } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import { safeTools } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
 import { resultMeta } from './methods.js';

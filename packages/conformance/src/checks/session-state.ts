@@ -1,11 +1,11 @@
-import { describe, ensure, isRecord } from '../assert.js';
+/** The session-state suite: the checks of a server that advertises `io.github.mcp-ext/session-state`. */
+import { isRecord } from '@ext/core';
+import { describe, ensure } from '../assert.js';
 import { firstText } from '../tools.js';
 import type { CheckContext, ExtensionSuite } from '../types.js';
-import { readOnlyCall, resultMeta } from './methods.js';
+import { ERRORS_ID, readOnlyCall, resultMeta } from './methods.js';
 
 export const SESSION_STATE_ID = 'io.github.mcp-ext/session-state';
-const ERRORS_ID = 'io.github.mcp-ext/errors';
-
 function profile(ctx: CheckContext): { extensions: Record<string, Record<string, unknown>> } {
   return {
     extensions: {

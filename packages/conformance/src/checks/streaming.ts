@@ -1,4 +1,6 @@
-import { describe, ensure, freshId, isRecord } from '../assert.js';
+/** The streaming suite: the checks of a server that advertises `io.github.mcp-ext/streaming`. */
+import { isRecord } from '@ext/core';
+import { describe, ensure, freshId } from '../assert.js';
 import type { Probe } from '../probe.js';
 import { safeTools, sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool, ServerFacts } from '../types.js';

@@ -1,4 +1,6 @@
-import { describe, ensure, freshId, isRecord } from '../assert.js';
+/** The transactions suite: the checks of a server that advertises `io.github.mcp-ext/transactions`. */
+import { isRecord } from '@ext/core';
+import { describe, ensure, freshId } from '../assert.js';
 import type { ExtensionSuite } from '../types.js';
 import { expectMethodError } from './methods.js';
 

@@ -1,3 +1,4 @@
+/** A fake MCP Registry over HTTP for tests: serves `/v0.1/servers` pages and injects faults on request. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -1,0 +1,44 @@
+/** The options of `contentNegotiationServer`, and the checks they pass at startup. */
+import {
+  PRESENTATION_FORMATS,
+  PRESENTATION_VERBOSITIES,
+  type PresentationFormat,
+  type PresentationVerbosity,
+} from '@ext/core';
+import { fail, optionRecord } from './option-checks.js';
+
+export interface ContentNegotiationServerOptions {
+  /** Format for clients that express no preference, and for clients without the extension. Default `'json'`. */
+  readonly defaultFormat?: PresentationFormat | undefined;
+  /** Verbosity for clients that express no preference. Default `'standard'`. */
+  readonly defaultVerbosity?: PresentationVerbosity | undefined;
+  /**
+   * Also accept the SEP draft identifier `io.modelcontextprotocol/content-negotiation`
+   * from clients, and answer under it. Default `false`.
+   */
+  readonly acceptDraftIdentifier?: boolean | undefined;
+}
+
+const OPTION_NAMES = new Set(['defaultFormat', 'defaultVerbosity', 'acceptDraftIdentifier']);
+
+/** `options` checked; a `ConfigurationError` (`INVALID_OPTION`) names the first bad one. */
+export function validateOptions(options: unknown): ContentNegotiationServerOptions {
+  const record = optionRecord(options, 'contentNegotiationServer', OPTION_NAMES);
+  if (record === undefined) return {};
+  if (
+    record.defaultFormat !== undefined &&
+    !(PRESENTATION_FORMATS as readonly unknown[]).includes(record.defaultFormat)
+  ) {
+    fail(`option "defaultFormat" must be one of ${PRESENTATION_FORMATS.join(', ')}`);
+  }
+  if (
+    record.defaultVerbosity !== undefined &&
+    !(PRESENTATION_VERBOSITIES as readonly unknown[]).includes(record.defaultVerbosity)
+  ) {
+    fail(`option "defaultVerbosity" must be one of ${PRESENTATION_VERBOSITIES.join(', ')}`);
+  }
+  if (record.acceptDraftIdentifier !== undefined && typeof record.acceptDraftIdentifier !== 'boolean') {
+    fail('option "acceptDraftIdentifier" must be a boolean');
+  }
+  return record;
+}

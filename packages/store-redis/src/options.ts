@@ -1,0 +1,61 @@
+/** The options of `createRedisStore`, their defaults, and the checks they pass before connecting. */
+import { consoleLogger, type Logger } from '@ext/core';
+
+export interface RedisStoreOptions {
+  /** `redis://[[user]:password@]host[:port][/db]` or `rediss://` for TLS. Default `redis://127.0.0.1:6379`. */
+  readonly url?: string | undefined;
+  /**
+   * Prepended to every key and channel, so several deployments (tenants) can share
+   * one Redis without seeing each other's state. Default `'mcp-ext:'`.
+   */
+  readonly keyPrefix?: string | undefined;
+  /** How long the first connection may take before `createRedisStore` rejects, in ms. Default 5000. */
+  readonly connectTimeoutMs?: number | undefined;
+  /**
+   * The longest any operation waits for Redis, in ms, before it fails with
+   * core's `StoreUnavailableError` (`transient`): a stopped or frozen Redis
+   * must not hold a tool call for longer than a client waits. Default 500.
+   */
+  readonly commandTimeoutMs?: number | undefined;
+  /** Where outages (once each), connection errors (debug) and listener failures are reported. Default: stderr. */
+  readonly logger?: Logger | undefined;
+}
+
+/** The default `keyPrefix`. */
+export const DEFAULT_KEY_PREFIX = 'mcp-ext:';
+
+/** The default `commandTimeoutMs`: well under what an MCP client waits for a tool call. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+
+/** The options checked, with every default filled in. */
+export interface ResolvedOptions {
+  readonly url: string;
+  readonly keyPrefix: string;
+  readonly connectTimeoutMs: number;
+  readonly commandTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+function positiveOption(name: string, value: unknown, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (typeof resolved !== 'number' || !Number.isFinite(resolved) || resolved <= 0) {
+    throw new RangeError(`RedisStore: ${name} must be a positive number`);
+  }
+  return resolved;
+}
+
+/** `options` checked (each problem a `TypeError` or `RangeError` naming the option) and completed. */
+export function resolveOptions(options: RedisStoreOptions): ResolvedOptions {
+  // Checked at run time too: JavaScript callers get no help from the type.
+  const keyPrefix: unknown = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+  if (typeof keyPrefix !== 'string') throw new TypeError('RedisStore: keyPrefix must be a string');
+  const connectTimeoutMs = positiveOption('connectTimeoutMs', options.connectTimeoutMs, 5000);
+  const commandTimeoutMs = positiveOption('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
+  return {
+    url: options.url ?? 'redis://127.0.0.1:6379',
+    keyPrefix,
+    connectTimeoutMs,
+    commandTimeoutMs,
+    logger: options.logger ?? consoleLogger,
+  };
+}
