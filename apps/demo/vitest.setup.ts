@@ -1,3 +1,4 @@
+// Global set-up of the demo's tests: compiles the programs they run.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -1,3 +1,4 @@
+// Global set-up of the release checks: packs every publishable package once.
 import type { TestProject } from 'vitest/node';
 import { packPackages } from './src/pack.js';
 import { tempDir } from './src/run.js';

@@ -1,3 +1,4 @@
+// Build: tsup writes the package's entry points as ESM with type declarations into dist/.
 import { copyFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
 

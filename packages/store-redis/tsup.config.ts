@@ -1,3 +1,4 @@
+// Build: tsup writes the package's entry points as ESM with type declarations into dist/.
 import { defineConfig } from 'tsup';
 
 export default defineConfig({

@@ -1,3 +1,4 @@
+// Tests: this package's vitest project, on the repository's shared settings.
 import { defineProject } from 'vitest/config';
 import { sharedTestOptions } from '../../vitest.shared.js';
 

@@ -1,3 +1,4 @@
+// Bytes on disk of a package and of its dependency closure: what an install costs a user.
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { readManifest } from './workspace.js';

@@ -1,3 +1,4 @@
+// The SDK range matrix: which SDK versions each package's declared peer ranges promise, to be tested.
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// Scratch npm projects outside the workspace: their manifest, installs, and the versions the registry publishes.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';

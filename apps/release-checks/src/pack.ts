@@ -1,3 +1,4 @@
+// Packing the workspace's packages as `pnpm publish` would, and reading what each tarball holds.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from './run.js';

@@ -1,3 +1,4 @@
+// What the global set-up hands the release checks' tests (`inject('packed')`).
 import type {} from 'vitest';
 import type { PackedPackage } from './pack.js';
 

@@ -1,3 +1,4 @@
+// A model of independent releases: which packages a changeset bumps, and which dependents follow.
 import semver from 'semver';
 import type { PackageManifest } from './workspace.js';
 

@@ -1,3 +1,4 @@
+// Running a command for a check, bounded in time, with its output kept; scratch directories.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

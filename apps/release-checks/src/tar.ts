@@ -1,3 +1,4 @@
+// Listing the files of a gzipped tarball without unpacking it.
 import { gunzipSync } from 'node:zlib';
 
 /** One regular file in a tarball. */

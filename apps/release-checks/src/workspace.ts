@@ -1,3 +1,4 @@
+// The workspace's packages as the release checks see them: names, versions, paths and manifests.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
