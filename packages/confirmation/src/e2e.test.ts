@@ -28,7 +28,8 @@ import {
   requestGrant,
   type ConfirmationRequest,
 } from './client.js';
-import { CONFIRMATION_ID, confirmationJsonSchema, getConfirmationSettings, SCHEMA_BASE } from './index.js';
+import { CONFIRMATION_ID, confirmationJsonSchema, getConfirmationSettings } from './index.js';
+import { SCHEMA_BASE } from './schema.js';
 import {
   CONFIRM_INPUT_KEY,
   confirmationServer,

@@ -1,24 +1,11 @@
-/** The `@ext/confirmation` entry point: the identifier, the wire schemas and types, and the settings reader. */
+/** The `@ext/confirmation` entry point: the identifier, the wire schemas (through `CONFIRMATION_SCHEMAS`) and types, and the settings reader. */
 export {
   CONFIRMATION_ID,
   CONFIRMATION_PACKAGE,
   CONFIRMATION_WIRE_VERSION,
-  SCHEMA_BASE,
   RISK_LEVELS,
-  TOKEN_PATTERN_SOURCE,
-  GRANT_PATTERN_SOURCE,
   CONFIRMATION_SCHEMAS,
   confirmationJsonSchema,
-  ConfirmationToolMetaSchema,
-  ConfirmationRequestMetaSchema,
-  ConfirmationRequiredMetaSchema,
-  ConfirmedMetaSchema,
-  ConfirmationServerSettingsSchema,
-  ConfirmationClientSettingsSchema,
-  ApproveParamsSchema,
-  ApproveResultSchema,
-  GrantParamsSchema,
-  GrantResultSchema,
 } from './schema.js';
 export type {
   RiskLevel,

@@ -1,4 +1,4 @@
-/** The `@ext/cost` entry: the identifier, the TypeBox wire schemas and their JSON Schema, the wire types, the handler's `costOf` and the settings reader. */
+/** The `@ext/cost` entry: the identifier, the wire schemas (through `COST_SCHEMAS`) and their JSON Schema, the wire types, the handler's `costOf` and the settings reader. */
 export {
   COST_ID,
   COST_PACKAGE,
@@ -6,23 +6,8 @@ export {
   COST_CATEGORIES,
   LATENCY_CLASSES,
   RATE_LIMIT_WINDOWS,
-  MAX_WINDOW_SECONDS,
-  MAX_STATUS_TOOLS,
-  POOL_PATTERN_SOURCE,
-  SCHEMA_BASE,
   COST_SCHEMAS,
   costJsonSchema,
-  CostInfoSchema,
-  QuotaDeclarationSchema,
-  RateLimitsDeclarationSchema,
-  CostToolMetaSchema,
-  QuotaStateSchema,
-  RateLimitStateSchema,
-  CostResultMetaSchema,
-  CostStatusParamsSchema,
-  CostToolStatusSchema,
-  CostStatusResultSchema,
-  CostSettingsSchema,
 } from './schema.js';
 export type {
   CostCategory,

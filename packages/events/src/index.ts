@@ -1,39 +1,18 @@
 /**
- * The `.` entry of `@ext/events`: identifiers, the wire schemas and their
- * types, the event declaration type, and the settings reader.
+ * The `.` entry of `@ext/events`: identifiers, method and notification names,
+ * the wire schemas (through `EVENTS_SCHEMAS`) and their types, the event
+ * declaration type, and the settings reader.
  */
 export {
   EVENTS_ID,
   EVENTS_PACKAGE,
   EVENTS_WIRE_VERSION,
-  SCHEMA_BASE,
-  SUBSCRIPTION_ID_PATTERN_SOURCE,
-  EVENT_NAME_PATTERN_SOURCE,
-  MAX_CURSOR_LENGTH,
-  MAX_EVENTS_PER_SUBSCRIPTION,
-  MAX_POLL_LIMIT,
   DELIVERY_MODES,
   TERMINATION_REASONS,
-  EVENTS_NOTIFICATIONS,
   EVENTS_SCHEMAS,
   eventsNotification,
   eventsMethod,
   eventsJsonSchema,
-  EventsServerSettingsSchema,
-  EventsClientSettingsSchema,
-  EventTypeDescriptorSchema,
-  ListEventsResultSchema,
-  SubscriptionRequestSchema,
-  SubscriptionResponseSchema,
-  ActionHintSchema,
-  EventNotificationSchema,
-  TerminationNoticeSchema,
-  UnsubscribeRequestSchema,
-  UnsubscribeResultSchema,
-  PollRequestSchema,
-  PollResultSchema,
-  StreamRequestSchema,
-  StreamResultSchema,
 } from './schema.js';
 export type {
   DeliveryMode,

@@ -1,18 +1,10 @@
-/** The `@ext/idempotency` entry point: the identifier, the wire schemas and types, and the settings reader. */
+/** The `@ext/idempotency` entry point: the identifier, the wire schemas (through `IDEMPOTENCY_SCHEMAS`) and types, and the settings reader. */
 export {
   IDEMPOTENCY_ID,
   IDEMPOTENCY_PACKAGE,
   IDEMPOTENCY_WIRE_VERSION,
-  IDEMPOTENCY_KEY_PATTERN_SOURCE,
-  DEFAULT_TTL_SECONDS,
   IDEMPOTENCY_SCHEMAS,
-  SCHEMA_BASE,
   idempotencyJsonSchema,
-  IdempotencyRequestMetaSchema,
-  IdempotencyResultMetaSchema,
-  IdempotencyToolMetaSchema,
-  IdempotencyServerSettingsSchema,
-  IdempotencyClientSettingsSchema,
 } from './schema.js';
 export type {
   IdempotencyRequestMeta,

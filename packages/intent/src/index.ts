@@ -1,20 +1,5 @@
-/** The `@ext/intent` entry point: the identifier, the wire schemas and types, and the routing rule type. */
-export {
-  INTENT_ID,
-  INTENT_PACKAGE,
-  INTENT_WIRE_VERSION,
-  SCHEMA_BASE,
-  DEFAULT_MAX_INTENT_LENGTH,
-  MAX_REASON_LENGTH,
-  MAX_TOOL_NAME_LENGTH,
-  IntentRequestMetaSchema,
-  SuggestionSchema,
-  IntentResultMetaSchema,
-  IntentServerSettingsSchema,
-  IntentClientSettingsSchema,
-  INTENT_SCHEMAS,
-  intentJsonSchema,
-} from './schema.js';
+/** The `@ext/intent` entry point: the identifier, the wire schemas (through `INTENT_SCHEMAS`) and types, and the routing rule type. */
+export { INTENT_ID, INTENT_PACKAGE, INTENT_WIRE_VERSION, INTENT_SCHEMAS, intentJsonSchema } from './schema.js';
 export type {
   IntentRequestMeta,
   Suggestion,

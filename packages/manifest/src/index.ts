@@ -1,43 +1,21 @@
 /**
  * `@ext/manifest`: the extension's identifiers and method names, its wire
- * schemas and types, and the reader of the settings a server advertises.
+ * schemas (through `MANIFEST_SCHEMAS`) and types, and the reader of the
+ * settings a server advertises.
  */
 export {
   MANIFEST_ID,
   MANIFEST_PACKAGE,
   MANIFEST_WIRE_VERSION,
-  MANIFEST_DOCUMENT_VERSION,
-  SCHEMA_BASE,
-  TOOL_NAME_PATTERN_SOURCE,
-  SERVER_VERSION_PATTERN_SOURCE,
-  MAX_ETAG_LENGTH,
-  SUPPORTED_EXTENSION_NAMES,
   AUTH_METHODS,
-  RISK_LEVELS,
-  COST_CATEGORIES,
   LATENCY_CLASSES,
   MATCH_CONFIDENCES,
   MANIFEST_SCHEMAS,
   manifestJsonSchema,
   manifestChangedMethod,
   manifestGetMethod,
-  ServiceManifestSchema,
-  ToolDefinitionSchema,
-  CostInfoSchema,
-  ScopeDefinitionSchema,
-  AuthCapabilitiesSchema,
-  RateLimitsSchema,
-  ServerRecommendationSchema,
-  ManifestServerSettingsSchema,
-  ManifestClientSettingsSchema,
-  ManifestToolMetaSchema,
-  ManifestGetParamsSchema,
-  ManifestGetResultSchema,
-  ManifestChangedParamsSchema,
-  ServerCardSchema,
 } from './schema.js';
 export type {
-  SupportedExtensionName,
   AuthMethod,
   LatencyClass,
   ServiceManifest,
