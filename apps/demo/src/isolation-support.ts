@@ -27,6 +27,10 @@ import { SERVER_INSTRUCTIONS } from './server.js';
 import { ADMIN_SCOPE } from './tool-limits.js';
 import { createDemoTokens } from './users.js';
 
+// These tests are about atomicity and sharing, not the default per-command timeout, which a loaded test
+// machine can exceed under a burst of concurrent calls (the outage tests cover the timeout).
+const LOADED_MACHINE_TIMEOUT_MS = 10_000;
+
 /** One server SDK line and the protocol era its clients speak. */
 export interface Stack {
   readonly name: string;
@@ -99,7 +103,13 @@ export class RedisRun {
 
   /** A store on `keyPrefix` that notes each key and stream it writes. */
   async open(keyPrefix: string): Promise<Store> {
-    const inner = await createRedisStore({ url: this.url, keyPrefix, connectTimeoutMs: 2000, logger: silentLogger });
+    const inner = await createRedisStore({
+      url: this.url,
+      keyPrefix,
+      connectTimeoutMs: 2000,
+      commandTimeoutMs: LOADED_MACHINE_TIMEOUT_MS,
+      logger: silentLogger,
+    });
     let keys = this.#written.get(keyPrefix);
     if (keys === undefined) this.#written.set(keyPrefix, (keys = new Set()));
     return noting(inner, keys);

@@ -19,6 +19,10 @@ import { costClient, getCostStatus } from './client.js';
 import { costServer } from './server.js';
 import { Clock, quotaTool } from './test-fixtures.js';
 
+// These tests are about atomicity and sharing, not the default per-command timeout, which a loaded test
+// machine can exceed under a burst of concurrent calls (the outage tests cover the timeout).
+const LOADED_MACHINE_TIMEOUT_MS = 10_000;
+
 const REDIS_URL = process.env.REDIS_URL;
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -62,9 +66,19 @@ const redis: StoreKind = {
   async open() {
     // Every counter expires a little after its one-minute window: nothing outlives the run for long.
     const keyPrefix = `cost-test:${randomUUID()}:`;
-    const first = await createRedisStore({ url: REDIS_URL, keyPrefix, connectTimeoutMs: 2000 });
+    const first = await createRedisStore({
+      url: REDIS_URL,
+      keyPrefix,
+      connectTimeoutMs: 2000,
+      commandTimeoutMs: LOADED_MACHINE_TIMEOUT_MS,
+    });
     cleanup.push(() => first.close());
-    const second = await createRedisStore({ url: REDIS_URL, keyPrefix, connectTimeoutMs: 2000 });
+    const second = await createRedisStore({
+      url: REDIS_URL,
+      keyPrefix,
+      connectTimeoutMs: 2000,
+      commandTimeoutMs: LOADED_MACHINE_TIMEOUT_MS,
+    });
     cleanup.push(() => second.close());
     return { first, second };
   },

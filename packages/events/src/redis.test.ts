@@ -13,6 +13,10 @@ import { subscribeEvents, type EventSubscription } from './client.js';
 import type { EventNotification } from './index.js';
 import { eventsPair, fixtureServer, until, type Fixture } from './test-fixtures.js';
 
+// These tests are about atomicity and sharing, not the default per-command timeout, which a loaded test
+// machine can exceed under a burst of concurrent calls (the outage tests cover the timeout).
+const LOADED_MACHINE_TIMEOUT_MS = 10_000;
+
 const url = process.env.REDIS_URL;
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -22,7 +26,12 @@ afterEach(async () => {
 
 /** One server instance with its own Redis connection and its own events extension, on a key space shared with its siblings. */
 async function instance(line: TestLine, keyPrefix: string): Promise<Fixture & { store: Store }> {
-  const store = await createRedisStore({ url, keyPrefix, connectTimeoutMs: 2000 });
+  const store = await createRedisStore({
+    url,
+    keyPrefix,
+    connectTimeoutMs: 2000,
+    commandTimeoutMs: LOADED_MACHINE_TIMEOUT_MS,
+  });
   cleanup.push(() => store.close());
   const fixture = await eventsPair(line, { server: fixtureServer(), store });
   cleanup.push(async () => {

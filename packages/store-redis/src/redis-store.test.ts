@@ -5,6 +5,10 @@ import { runStoreContract } from '@ext/core/testing';
 import { silentLogger, type JsonValue } from '@ext/core';
 import { createRedisStore, type RedisStore } from './index.js';
 
+// These tests are about atomicity and sharing, not the default per-command timeout, which a loaded test
+// machine can exceed under a burst of concurrent calls (the outage tests cover the timeout).
+const LOADED_MACHINE_TIMEOUT_MS = 10_000;
+
 // CI always sets REDIS_URL, and then an unreachable server fails every test
 // (the factory rejects); only a run without it skips, and says so.
 const REDIS_URL = process.env.REDIS_URL;
@@ -69,7 +73,12 @@ if (REDIS_URL === undefined) {
   runStoreContract('RedisStore [REDIS-8, REDIS-9, REDIS-10]', async () => {
     if (unreachable) throw unreachable;
     const keyPrefix = `test:${randomUUID()}:`;
-    const store = await createRedisStore({ url, keyPrefix, connectTimeoutMs: 2000 });
+    const store = await createRedisStore({
+      url,
+      keyPrefix,
+      connectTimeoutMs: 2000,
+      commandTimeoutMs: LOADED_MACHINE_TIMEOUT_MS,
+    });
     return { store, cleanup: () => dropPrefix(url, keyPrefix) };
   });
 
@@ -79,7 +88,13 @@ if (REDIS_URL === undefined) {
 
     async function open(keyPrefix: string): Promise<RedisStore> {
       if (unreachable) throw unreachable;
-      const store = await createRedisStore({ url, keyPrefix, connectTimeoutMs: 2000, logger: silentLogger });
+      const store = await createRedisStore({
+        url,
+        keyPrefix,
+        connectTimeoutMs: 2000,
+        commandTimeoutMs: LOADED_MACHINE_TIMEOUT_MS,
+        logger: silentLogger,
+      });
       opened.push(store);
       return store;
     }

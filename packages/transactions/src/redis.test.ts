@@ -15,6 +15,10 @@ import { beginTransaction, runSaga, transactionsClient } from './client.js';
 import { transactionsServer, type TransactionsServerExtension } from './server.js';
 import { createWorld, registerWorldTools, worldCompensations, type World } from './test-fixtures/world.js';
 
+// These tests are about atomicity and sharing, not the default per-command timeout, which a loaded test
+// machine can exceed under a burst of concurrent calls (the outage tests cover the timeout).
+const LOADED_MACHINE_TIMEOUT_MS = 10_000;
+
 const url = process.env.REDIS_URL;
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -30,7 +34,7 @@ interface Instance {
 
 /** One server instance with its own Redis connection, on a key space shared with its siblings. */
 async function instance(line: TestLine, world: World, keyPrefix: string, clock: { now: number }): Promise<Instance> {
-  const store = await createRedisStore({ url, keyPrefix });
+  const store = await createRedisStore({ url, keyPrefix, commandTimeoutMs: LOADED_MACHINE_TIMEOUT_MS });
   cleanup.push(() => store.close());
   const tx = transactionsServer({ compensations: worldCompensations(world), sweepIntervalMs: 0, now: () => clock.now });
   cleanup.push(() => {
