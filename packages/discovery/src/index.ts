@@ -1,22 +1,12 @@
 /**
- * `@ext/discovery`: the extension's identifiers, its wire schemas and types,
- * and the MCP Registry entry format the index reads.
+ * `@ext/discovery`: the extension's identifiers, its wire schemas (through
+ * `DISCOVERY_SCHEMAS`) and types, and the MCP Registry entry format the index reads.
  */
 export {
   DISCOVERY_ID,
   DISCOVERY_PACKAGE,
   DISCOVERY_WIRE_VERSION,
-  SCHEMA_BASE,
-  MAX_CAPABILITY_LENGTH,
   MATCH_CONFIDENCES,
-  RECOMMENDATION_SOURCES,
-  RecommendRequestSchema,
-  RemoteSchema,
-  PackageSchema,
-  RecommendationSchema,
-  RecommendResultSchema,
-  DiscoveryServerSettingsSchema,
-  DiscoveryClientSettingsSchema,
   DISCOVERY_SCHEMAS,
   discoveryJsonSchema,
 } from './schema.js';
@@ -31,15 +21,8 @@ export type {
   DiscoveryServerSettings,
   DiscoveryClientSettings,
 } from './schema.js';
-export {
-  OFFICIAL_META_KEY,
-  REGISTRY_NAME_PATTERN,
-  REGISTRY_STATUSES,
-  RegistryServerDetailSchema,
-  RegistryServerResponseSchema,
-} from './registry-entry.js';
+export { RegistryServerDetailSchema, RegistryServerResponseSchema } from './registry-entry.js';
 export type {
-  RegistryStatus,
   RegistryServerDetail,
   RegistryServerResponse,
   RegistryServerList,
@@ -47,4 +30,3 @@ export type {
   IndexedEntry,
 } from './registry-entry.js';
 export type { Candidate } from './candidate.js';
-export type { SkippedEntry, AddReport, RegistryIndexOptions } from './registry.js';

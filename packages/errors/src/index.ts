@@ -1,18 +1,16 @@
 /**
- * `@ext/errors`: the extension's identifiers and schemas, the error classes
- * a tool throws, and `mapError`, which any thrown value goes through.
+ * `@ext/errors`: the extension's identifiers, the structured error's schema
+ * and type guard, the error classes a tool throws, and `mapError`, which any
+ * thrown value goes through.
  */
 export {
   ERRORS_ID,
   ERRORS_V2_ID,
-  ERRORS_IDS,
   ERRORS_WIRE_VERSION,
   ERRORS_PACKAGE_NAME,
-  ErrorsSettingsSchema,
   StructuredErrorSchema,
   structuredErrorJsonSchema,
   isStructuredError,
-  structuredErrorViolation,
 } from './schema.js';
 export type { ErrorsSettings } from './schema.js';
 export { ERRORS_IDENTIFIERS } from './identifiers.js';
