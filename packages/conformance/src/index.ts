@@ -2,7 +2,7 @@
 export { runConformance } from './runner.js';
 export type { RunOptions, RunOutcome } from './runner.js';
 export type { Target, Probe, ProbeProfile } from './probe.js';
-export { renderTable, toConformanceReport, SUITE_VERSION } from './report.js';
+export { renderTable, toConformanceReport } from './report.js';
 export { ensure } from './assert.js';
 export { ALL_SUITES } from './checks/index.js';
 export type {

@@ -7,14 +7,13 @@
 export {
   VENDOR_PREFIX,
   RESERVED_SECOND_LABELS,
-  MAX_IDENTIFIER_LENGTH,
   parseExtensionId,
   isExtensionId,
   extensionId,
   pickCommonIdentifier,
 } from './identifiers.js';
-export type { ParsedExtensionId, IdentifierCheck } from './identifiers.js';
-export { SETTINGS_VERSION_PATTERN, parseSettingsVersion, parseSettings } from './settings.js';
+export type { IdentifierCheck } from './identifiers.js';
+export { parseSettingsVersion, parseSettings } from './settings.js';
 export type { SettingsVersion, SettingsSpec, SettingsResult } from './settings.js';
 export { canonicalJson, canonicalHash, jsonEqual } from './canonical.js';
 export type { JsonValue } from './canonical.js';
@@ -28,7 +27,6 @@ export {
   WireError,
   ConfigurationError,
   ErrorCodes,
-  STORE_UNAVAILABLE_CODE,
   STORE_UNAVAILABLE_REASONS,
   StoreUnavailableError,
   brandError,
@@ -59,7 +57,6 @@ export type {
   MethodHandler,
   ComposedServer,
   ComposedClient,
-  ComposedMethod,
   NegotiationTable,
 } from './extension.js';
 export { composeServer, composeClient } from './compose.js';
@@ -68,10 +65,8 @@ export { MemoryStore } from './memory-store.js';
 export type { MemoryStoreOptions } from './memory-store.js';
 export type { Store, StoreHealth, SetOptions, StreamEntry, ReadOptions, AppendOptions, Unsubscribe } from './store.js';
 export { StoreAvailability } from './store-availability.js';
-export type { StoreOutage } from './store-availability.js';
 export type {
   StandardSchemaV1,
-  InferOutput,
   ContentBlock,
   ToolResult,
   ToolAnnotations,
@@ -87,7 +82,6 @@ export type {
   ConnectionChannel,
   ServerIdentity,
   CallerIdentity,
-  PrincipalSource,
 } from './types.js';
 export type {
   ExtendedServer,
@@ -103,7 +97,7 @@ export { createRequestContext, createCallContext, readServerIdentity } from './c
 export type { RequestFacts } from './context.js';
 export { ANONYMOUS_PRINCIPAL, LOCAL_PRINCIPAL } from './identity.js';
 export type { IdentifyResult } from './identity.js';
-export type { HttpIdentityOptions, SdkAuthInfo } from './http-identity.js';
+export type { HttpIdentityOptions } from './http-identity.js';
 export {
   PRESENTATION_FORMATS,
   PRESENTATION_VERBOSITIES,

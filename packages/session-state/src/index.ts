@@ -6,16 +6,8 @@ export {
   SESSION_STATE_INVALID,
   SESSION_STATE_TOO_LARGE,
   SESSION_STATE_INVALID_VALUE,
-  DEFAULT_MAX_TOKEN_BYTES,
-  DEFAULT_TTL_SECONDS,
-  SCHEMA_BASE,
-  TOKEN_PATTERN_SOURCE,
   SESSION_STATE_SCHEMAS,
   sessionStateJsonSchema,
-  SessionStateRequestMetaSchema,
-  SessionStateResultMetaSchema,
-  SessionStateServerSettingsSchema,
-  SessionStateClientSettingsSchema,
 } from './schema.js';
 export type {
   SessionStateRequestMeta,

@@ -1,12 +1,15 @@
-/** The `@ext/transactions` entry: the identifier, the TypeBox wire schemas and their JSON Schema, the wire types. */
+/** The `@ext/transactions` entry: the identifier, the TypeBox wire schemas (by name in `schemas`) and their JSON Schema, the wire types. */
 export {
   TRANSACTIONS_ID,
   TRANSACTIONS_PACKAGE,
   TRANSACTIONS_WIRE_VERSION,
-  DEFAULT_TIMEOUT_SECONDS,
-  ID_PATTERN,
   schemas,
   transactionsJsonSchema,
+  CompensatedStep,
+  CompensationInfo,
+  StepView,
+} from './schema.js';
+export type {
   BeginParams,
   CommitParams,
   RollbackParams,
@@ -17,11 +20,7 @@ export {
   CommitResult,
   RollbackResult,
   StatusResult,
-  CompensatedStep,
-  CompensationInfo,
-  StepView,
   ServerSettings,
   ClientSettings,
   ToolTransactionMeta,
 } from './schema.js';
-export type { StructuredErrorObject } from './schema.js';
