@@ -118,6 +118,7 @@ export {
 } from './input-round.js';
 export {
   positiveIntegerOption,
+  nonNegativeIntegerOption,
   nonNegativeNumberOption,
   isRecord,
   escapePointerSegment,

@@ -1,5 +1,5 @@
 /** `idempotencyServer` options: what a server author may set, the defaults, and the checks made at construction. */
-import { ConfigurationError, positiveIntegerOption } from '@ext/core';
+import { ConfigurationError, nonNegativeIntegerOption, positiveIntegerOption } from '@ext/core';
 import type { ParticipationRule } from './logic.js';
 import { DEFAULT_TTL_SECONDS } from './schema.js';
 
@@ -46,17 +46,6 @@ export interface IdempotencyConfig {
 const FACTORY = 'idempotencyServer';
 
 // Integers only (the kit's non-negative check also takes fractions, which these options never did).
-function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new ConfigurationError(
-      'INVALID_OPTION',
-      `${FACTORY}: ${name} must be a non-negative integer, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
 function checkRule(tools: ParticipationRule): ParticipationRule {
   const validRule =
     tools === 'mutating' ||
@@ -101,11 +90,12 @@ export function resolveOptions(options: IdempotencyServerOptions): IdempotencyCo
     tools,
     defaultTtlSeconds,
     maxTtlSeconds,
-    inFlightWaitMs: nonNegativeInteger('inFlightWaitMs', options.inFlightWaitMs, 10_000),
+    inFlightWaitMs: nonNegativeIntegerOption(FACTORY, 'inFlightWaitMs', options.inFlightWaitMs, 10_000),
     pollIntervalMs: positiveIntegerOption(FACTORY, 'pollIntervalMs', options.pollIntervalMs, 100),
     leaseMs,
     maxKeysPerPrincipal: positiveIntegerOption(FACTORY, 'maxKeysPerPrincipal', options.maxKeysPerPrincipal, 10_000),
-    inProgressRetryAfterSeconds: nonNegativeInteger(
+    inProgressRetryAfterSeconds: nonNegativeIntegerOption(
+      FACTORY,
       'inProgressRetryAfterSeconds',
       options.inProgressRetryAfterSeconds,
       1,

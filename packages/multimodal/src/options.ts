@@ -1,5 +1,5 @@
 /** The options of both halves, checked at construction: each error names the factory and the option. */
-import { ConfigurationError } from '@ext/core';
+import { ConfigurationError, nonNegativeIntegerOption } from '@ext/core';
 import { isMediaRange } from './logic.js';
 import type { BinaryTransport } from './schema.js';
 
@@ -37,16 +37,6 @@ function checkMediaRanges(factory: string, mimeTypes: readonly string[] | undefi
 }
 
 /** `value` as it is; throws `INVALID_OPTION` unless it is `undefined` or a safe integer >= 0. */
-function nonNegativeIntegerOption(factory: string, option: string, value: number | undefined): number | undefined {
-  if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
-    throw new ConfigurationError(
-      'INVALID_OPTION',
-      `${factory}: ${option} must be a non-negative integer, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
 /** The ways binary may travel to or from a side that does, or does not, take it out of band. */
 function transportsFor(outOfBand: boolean): BinaryTransport[] {
   return outOfBand ? ['base64', 'data-reference'] : ['base64'];
@@ -65,7 +55,7 @@ export function serverConfig(options: MultimodalServerOptions): ServerConfig {
   const outOfBand = options.outOfBand ?? false;
   if (typeof outOfBand !== 'boolean')
     throw new ConfigurationError('INVALID_OPTION', `${where}: outOfBand must be a boolean`);
-  const defaultMax = nonNegativeIntegerOption(where, 'maxInputSizeBytes', options.maxInputSizeBytes);
+  const defaultMax = nonNegativeIntegerOption(where, 'maxInputSizeBytes', options.maxInputSizeBytes, undefined);
   checkMediaRanges(where, options.mimeTypes);
   return { outOfBand, defaultMax, transports: transportsFor(outOfBand) };
 }
@@ -80,8 +70,7 @@ export interface ClientConfig {
 export function clientConfig(options: MultimodalClientOptions): ClientConfig {
   const where = 'multimodalClient';
   checkMediaRanges(where, options.mimeTypes);
-  const minOutOfBandBytes =
-    nonNegativeIntegerOption(where, 'minOutOfBandBytes', options.minOutOfBandBytes) ?? 64 * 1024;
+  const minOutOfBandBytes = nonNegativeIntegerOption(where, 'minOutOfBandBytes', options.minOutOfBandBytes, 64 * 1024);
   const outOfBand = options.outOfBand ?? true;
   return { outOfBand, minOutOfBandBytes, transports: transportsFor(outOfBand) };
 }

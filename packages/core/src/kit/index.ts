@@ -1,5 +1,5 @@
 /** The kit for extension authors: what every extension's boundary code needs, written once. */
-export { positiveIntegerOption, nonNegativeNumberOption } from './options.js';
+export { positiveIntegerOption, nonNegativeIntegerOption, nonNegativeNumberOption } from './options.js';
 export { isRecord } from './records.js';
 export { escapePointerSegment, jsonPointer, metaPointer, firstViolation, pointerField } from './pointer.js';
 export type { SchemaViolation, ViolationSite } from './pointer.js';

@@ -11,6 +11,7 @@ import {
   jsonPointer,
   lazyValidator,
   metaPointer,
+  nonNegativeIntegerOption,
   nonNegativeNumberOption,
   pointerField,
   positiveIntegerOption,
@@ -37,6 +38,9 @@ describe('option validators', () => {
     })();
     expect(ConfigurationError.isInstance(thrown) && thrown.code).toBe('INVALID_OPTION');
     expect(nonNegativeNumberOption('f', 'o', 0, 1)).toBe(0);
+    expect(nonNegativeIntegerOption('f', 'o', 0, 1)).toBe(0);
+    expect(nonNegativeIntegerOption('f', 'o', undefined, undefined)).toBeUndefined();
+    expect(() => nonNegativeIntegerOption('f', 'o', 0.5, 1)).toThrow('f: o must be a non-negative integer, got 0.5');
     expect(() => nonNegativeNumberOption('f', 'o', Number.POSITIVE_INFINITY, 1)).toThrow('f: o must be');
   });
 });

@@ -17,6 +17,18 @@ export function positiveIntegerOption(
   return value;
 }
 
+/** `value`, or `fallback` when it is `undefined`; throws `INVALID_OPTION` unless it is a safe integer >= 0. */
+export function nonNegativeIntegerOption<F extends number | undefined>(
+  factory: string,
+  option: string,
+  value: number | undefined,
+  fallback: F,
+): number | F {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0) throw invalidOption(factory, option, 'a non-negative integer', value);
+  return value;
+}
+
 /** `value`, or `fallback` when it is `undefined`; throws `INVALID_OPTION` unless it is a finite number >= 0. */
 export function nonNegativeNumberOption(
   factory: string,
