@@ -45,7 +45,6 @@ export interface IdempotencyConfig {
 
 const FACTORY = 'idempotencyServer';
 
-// Integers only (the kit's non-negative check also takes fractions, which these options never did).
 function checkRule(tools: ParticipationRule): ParticipationRule {
   const validRule =
     tools === 'mutating' ||

@@ -36,7 +36,6 @@ function checkMediaRanges(factory: string, mimeTypes: readonly string[] | undefi
   }
 }
 
-/** `value` as it is; throws `INVALID_OPTION` unless it is `undefined` or a safe integer >= 0. */
 /** The ways binary may travel to or from a side that does, or does not, take it out of band. */
 function transportsFor(outOfBand: boolean): BinaryTransport[] {
   return outOfBand ? ['base64', 'data-reference'] : ['base64'];
