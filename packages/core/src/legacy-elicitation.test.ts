@@ -99,4 +99,34 @@ describe.each(['v1', 'v2-legacy'] as const)('a tool asking its client on %s (COR
     expect(answered.status).toBe(202);
     expect(await next()).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'accept:Ada' }] } });
   });
+
+  it("takes the answer only from the session that was asked: another client's answer to the same id is ignored", async () => {
+    const handler = handlerFor(line);
+    const served = await serveOverHttp(handler);
+    open.push(async () => {
+      await handler.close();
+      await served.close();
+    });
+    const asked = await openSession(served.url, {}, { elicitation: { form: {} } });
+    const intruder = await openSession(served.url, {}, { elicitation: { form: {} } });
+    const headersOf = (session: string) => ({
+      ...LEGACY_HEADERS,
+      'mcp-session-id': session,
+      'mcp-protocol-version': '2025-11-25',
+    });
+    const call = await fetch(served.url, {
+      method: 'POST',
+      headers: headersOf(asked),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask', arguments: {} } }),
+    });
+    const next = sseMessages(call, 5_000);
+    const question = await next();
+    const forged = { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Mallory' } } };
+    await (
+      await fetch(served.url, { method: 'POST', headers: headersOf(intruder), body: JSON.stringify(forged) })
+    ).text();
+    const answer = { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { name: 'Ada' } } };
+    await (await fetch(served.url, { method: 'POST', headers: headersOf(asked), body: JSON.stringify(answer) })).text();
+    expect(await next()).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'accept:Ada' }] } });
+  });
 });
