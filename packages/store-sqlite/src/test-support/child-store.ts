@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -76,4 +76,15 @@ export function runNode(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * Whether `user` can read the transpiled module: not when the checkout sits
+ * below a directory only its owner may enter (e.g. one made by `mktemp -d`).
+ */
+export async function childModuleReadableBy(user: { readonly uid: number; readonly gid: number }): Promise<boolean> {
+  const module = fileURLToPath(await childModule());
+  const probe = `await (await import('node:fs/promises')).access(process.argv[1], ${String(constants.R_OK)});`;
+  const result = await runNode(probe, [module], user);
+  return result.code === 0;
 }
