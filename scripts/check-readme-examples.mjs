@@ -17,13 +17,14 @@
  * so `pnpm test` type-checks and lints it. This check fails on a block
  * without a source, a missing file or region, a file no tsconfig covers, and a
  * block that differs from its region. `--write` copies the regions into the
- * READMEs instead.
+ * READMEs instead; `--root=<dir>` checks another checkout.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const rootArgument = process.argv.find((argument) => argument.startsWith('--root='));
+const ROOT = rootArgument === undefined ? fileURLToPath(new URL('..', import.meta.url)) : rootArgument.slice(7);
 const CODE = /^```(ts|typescript|tsx|js|javascript|mjs)\s*$/;
 const FENCE = /^```/;
 const SOURCE = /^<!--\s*example:\s*(\S+?)(?:#([\w-]+))?\s*-->\s*$/;
@@ -65,9 +66,11 @@ export function regionOf(text, region) {
 /** The workspace package folder holding `file`, and whether its tsconfig.json includes the file's top folder. */
 function typeChecked(file) {
   let folder = dirname(file);
-  while (folder.startsWith(ROOT) && !existsSync(join(folder, 'package.json'))) folder = dirname(folder);
+  const root = resolve(ROOT);
+  while (folder.startsWith(root) && folder !== root && !existsSync(join(folder, 'package.json')))
+    folder = dirname(folder);
   const tsconfig = join(folder, 'tsconfig.json');
-  if (folder === ROOT.replace(/[\\/]$/, '') || !existsSync(tsconfig)) return false;
+  if (folder === root || !existsSync(tsconfig)) return false;
   const inside = relative(folder, file).split(sep);
   const { include = [] } = JSON.parse(readFileSync(tsconfig, 'utf8'));
   const atTop = (entry) => inside.length === 1 && entry.startsWith('*.') && inside[0].endsWith(entry.slice(1));
