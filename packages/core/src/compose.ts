@@ -108,7 +108,7 @@ export function composeServer(input: readonly Maybe<ServerExtension>[], options:
     capabilities: () => advertised(ordered),
     negotiate: negotiator(ordered, logger),
     missingMandatory(isNegotiated, peerKnown) {
-      return missingMandatory(ordered, isNegotiated, peerKnown);
+      return missingMandatory(ordered, (half) => isNegotiated(half.name), peerKnown);
     },
     runToolCall(call, ctx, handler, validate) {
       const run = (operation: ServerOperation | undefined) =>

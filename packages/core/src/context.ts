@@ -1,6 +1,7 @@
 /** The request and call contexts the adapters build from what their SDK reports, and the server identity they read. */
 import type { CallContext, NegotiationTable, RequestContext } from './extension.js';
 import { ANONYMOUS_PRINCIPAL } from './identity.js';
+import { lookupNegotiated } from './negotiation-lookup.js';
 import type { InputRound, ServerIdentity, ToolInfo } from './types.js';
 
 /**
@@ -46,7 +47,8 @@ export function createRequestContext(facts: RequestFacts): RequestContext {
     identity: facts.identity,
     authInfo: facts.authInfo,
     peerExtensions: facts.peerExtensions,
-    negotiated: ((name: string) => facts.negotiation.get(name)) as RequestContext['negotiated'],
+    negotiated: ((extension: string) =>
+      lookupNegotiated(facts.negotiation, extension, facts.logger, 'ctx.negotiated')) as RequestContext['negotiated'],
     signal: facts.signal,
     logger: facts.logger,
     store: facts.store,

@@ -5,6 +5,7 @@
  * These types refer to each other, so they live together.
  */
 import type { TSchema } from 'typebox';
+import type { ExtensionResources } from './extension-resources.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store.js';
 import type {
@@ -82,8 +83,14 @@ export interface RequestContext {
   readonly authInfo: AuthInfo | undefined;
   /** The peer's `capabilities.extensions`, or `undefined` when it cannot be known (legacy stateless HTTP). */
   readonly peerExtensions: Readonly<Record<string, unknown>> | undefined;
-  /** The negotiation outcome for one of the composed extensions, by package name. */
-  negotiated<S = Record<string, unknown>>(extensionName: string): NegotiatedExtension<S> | undefined;
+  /**
+   * The negotiation outcome for one of the composed extensions, by its
+   * identifier (`ERRORS_ID`; any identifier the extension serves finds it,
+   * and `id` says which one was agreed), or `undefined` when the peer does
+   * not speak it (CORE-36). The npm name (`'@ext/errors'`) still works, with
+   * a one-time warning: it is deprecated.
+   */
+  negotiated<S = Record<string, unknown>>(extension: string): NegotiatedExtension<S> | undefined;
   readonly signal: AbortSignal;
   readonly logger: Logger;
   /** The store given to the adapter (memory by default). */
@@ -210,6 +217,11 @@ export interface ServerExtension extends ExtensionHalf {
   readonly toolAnnotations?: ((tool: ToolInfo) => Record<string, unknown> | undefined) | undefined;
   /** New methods, by verb: served as `<id>/<verb>` for every identifier in `ids`. */
   readonly methods?: Readonly<Record<string, MethodHandler>> | undefined;
+  /**
+   * Resources it answers through `resources/read`, beside the application's
+   * own (core SPEC, CORE-38); the server then advertises `resources`.
+   */
+  readonly resources?: ExtensionResources | undefined;
   /**
    * Runs for every tool call before the pipeline, before even the errors
    * stage and argument validation, so that what it records in `ctx.locals`

@@ -73,7 +73,11 @@ export interface ExtendedClient {
   readonly composed: ComposedClient;
   /** The server's `capabilities.extensions` (`{}` when it advertised none). */
   serverExtensions(): Readonly<Record<string, unknown>>;
-  /** The negotiated identifier and server settings for one of the composed client halves, by package name. */
+  /**
+   * The negotiated identifier and server settings for one of the composed
+   * client halves: by its identifier (`ERRORS_ID`, CORE-36) or the half
+   * itself. The npm name still works, with a one-time warning: it is deprecated.
+   */
   negotiated<S = Record<string, unknown>>(extension: string | ClientExtension): NegotiatedExtension<S> | undefined;
   /** `tools/call` through the composed client halves. */
   callTool(name: string, args?: Record<string, unknown>, options?: CallToolOptions): Promise<ToolResult>;

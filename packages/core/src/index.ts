@@ -14,6 +14,7 @@ export {
 } from './identifiers.js';
 export type { IdentifierCheck } from './identifiers.js';
 export { parseSettingsVersion, parseSettings } from './settings.js';
+export { PROTOCOL_VERSIONS } from './protocol-versions.js';
 export type { SettingsVersion, SettingsSpec, SettingsResult } from './settings.js';
 export { canonicalJson, canonicalHash, jsonEqual } from './canonical.js';
 export type { JsonValue } from './canonical.js';
@@ -59,6 +60,7 @@ export type {
   ComposedClient,
   NegotiationTable,
 } from './extension.js';
+export type { ExtensionResources, ResourceContents, ResourceReadResult } from './extension-resources.js';
 export { composeServer, composeClient } from './compose.js';
 export type { ComposeOptions } from './compose.js';
 export { MemoryStore } from './memory-store.js';
@@ -131,6 +133,9 @@ export {
   invalidInputError,
   readMetaEntry,
   settingsReader,
+  warnDeprecated,
+  renamedKeys,
+  deprecatedAliases,
 } from './kit/index.js';
 export type {
   SchemaViolation,
@@ -140,4 +145,5 @@ export type {
   InputFault,
   Parsed,
   MetaFaultMessage,
+  Renames,
 } from './kit/index.js';

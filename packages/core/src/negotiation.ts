@@ -8,6 +8,7 @@ import { settingsSpec } from './halves.js';
 import { pickCommonIdentifier } from './identifiers.js';
 import { isRecord } from './kit/records.js';
 import type { Logger } from './logger.js';
+import { directoryOf, registerTable } from './negotiation-lookup.js';
 import { readSettings } from './settings.js';
 import type { NegotiatedExtension } from './types.js';
 
@@ -43,13 +44,14 @@ export function negotiator(
   const byObject = new WeakMap<object, NegotiationTable>();
   // Each entry keeps its own copy of the declaration, so a caller mutating its object later cannot change what matches.
   const recent: { readonly declaration: unknown; readonly table: NegotiationTable }[] = [];
+  const directory = directoryOf(halves);
   const compute = (peer: Readonly<Record<string, unknown>> | undefined): NegotiationTable => {
     const table = new Map<string, NegotiatedExtension>();
     for (const half of halves) {
       const outcome = negotiateHalf(half, peer, logger);
       if (outcome) table.set(half.name, outcome);
     }
-    return table;
+    return registerTable(table, directory);
   };
   const remembered = (peer: Readonly<Record<string, unknown>>): NegotiationTable => {
     for (let index = 0; index < recent.length; index++) {

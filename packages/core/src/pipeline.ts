@@ -31,13 +31,11 @@ export type Validate = (args: Record<string, unknown>) => Promise<Record<string,
 /** Identifiers marked mandatory that the peer lacks (empty when the peer is unknown). */
 export function missingMandatory(
   halves: readonly ServerExtension[],
-  isNegotiated: (extensionName: string) => boolean,
+  isNegotiated: (half: ServerExtension) => boolean,
   peerKnown: boolean,
 ): string[] {
   if (!peerKnown) return [];
-  return halves
-    .filter((half) => half.mandatory === true && !isNegotiated(half.name))
-    .flatMap((half) => half.ids.slice(-1));
+  return halves.filter((half) => half.mandatory === true && !isNegotiated(half)).flatMap((half) => half.ids.slice(-1));
 }
 
 /** The refusal of a request whose caller cannot be told apart from others (core SPEC, IDENT-5). */
@@ -58,7 +56,7 @@ export function unidentifiedCaller(extensions: readonly string[]): ExtensionErro
 function assertMandatoryNegotiated(parts: Pipeline, ctx: CallContext): void {
   const missing = missingMandatory(
     parts.halves,
-    (name) => ctx.negotiated(name) !== undefined,
+    (half) => half.ids.some((id) => ctx.negotiated(id) !== undefined),
     ctx.peerExtensions !== undefined,
   );
   if (missing.length > 0) {

@@ -10,3 +10,5 @@ export type { LocalSlot } from './locals.js';
 export { invalidInputError, readMetaEntry } from './input.js';
 export type { InputFault, Parsed, MetaFaultMessage } from './input.js';
 export { settingsReader } from './settings-reader.js';
+export { warnDeprecated, renamedKeys, deprecatedAliases } from './deprecation.js';
+export type { Renames } from './deprecation.js';

@@ -42,7 +42,7 @@ function probeServer(options: ProbeOptions = {}): ServerExtension {
       options.log?.push('probe:in');
       const result = await next();
       options.log?.push('probe:out');
-      const negotiated = ctx.negotiated(NAME);
+      const negotiated = ctx.negotiated(ID);
       if (!negotiated) return result;
       return { ...result, _meta: { ...result._meta, [negotiated.id]: { received: call.meta[negotiated.id] ?? null } } };
     },
@@ -173,9 +173,9 @@ describe('sdk-v1 adapter: advertisement and negotiation', () => {
       clientExtensions: [probeClient({ ids: [ID, ID_V2] })],
       setup: setupTools(seen),
     });
-    expect(client.negotiated(NAME)?.id).toBe(ID_V2);
+    expect(client.negotiated(ID)?.id).toBe(ID_V2);
     const result = await client.callTool('echo', { text: 'hi' });
-    expect(seen.ctx?.negotiated(NAME)?.id).toBe(ID_V2);
+    expect(seen.ctx?.negotiated(ID)?.id).toBe(ID_V2);
     expect(result._meta?.[ID_V2]).toEqual({ received: { token: 'abc' } });
     expect(result._meta?.[ID]).toBeUndefined();
   });
@@ -188,7 +188,7 @@ describe('sdk-v1 adapter: advertisement and negotiation', () => {
       setup: setupTools(seen),
     });
     const result = await client.callTool('echo', { text: 'hi' });
-    expect(seen.ctx?.negotiated(NAME)?.id).toBe(ID);
+    expect(seen.ctx?.negotiated(ID)?.id).toBe(ID);
     expect(result._meta?.[ID]).toEqual({ received: { token: 'abc' } });
   });
 
@@ -198,7 +198,7 @@ describe('sdk-v1 adapter: advertisement and negotiation', () => {
     const result = await client.callTool('echo', { text: 'plain' });
     expect(result.content).toEqual([{ type: 'text', text: 'plain' }]);
     expect(result._meta).toBeUndefined();
-    expect(seen.ctx?.negotiated(NAME)).toBeUndefined();
+    expect(seen.ctx?.negotiated(ID)).toBeUndefined();
     expect(seen.ctx?.peerExtensions).toEqual({});
     expect(client.serverExtensions()).toHaveProperty(ID);
   });
@@ -216,8 +216,8 @@ describe('sdk-v1 adapter: advertisement and negotiation', () => {
     });
     const result = await client.callTool('echo', { text: 'still works' });
     expect(result.isError).toBeUndefined();
-    expect(seen.ctx?.negotiated(NAME)).toBeUndefined();
-    expect(client.negotiated(NAME)).toBeUndefined();
+    expect(seen.ctx?.negotiated(ID)).toBeUndefined();
+    expect(client.negotiated(ID)).toBeUndefined();
     expect(serverLogger.warnings.join('\n')).toContain(`${ID} not negotiated`);
     expect(clientLogger.warnings.join('\n')).toContain(`${ID} not negotiated`);
   });
@@ -232,7 +232,7 @@ describe('sdk-v1 adapter: advertisement and negotiation', () => {
     try {
       const result = await raw.client.callTool({ name: 'inspect', arguments: {} });
       expect(result.isError).toBeUndefined();
-      expect(seen.ctx?.negotiated(NAME)).toBeUndefined();
+      expect(seen.ctx?.negotiated(ID)).toBeUndefined();
       expect(logger.warnings.join('\n')).toContain(`${ID} not negotiated`);
     } finally {
       await raw.close();

@@ -9,6 +9,7 @@ import type { ComposedClient, NegotiationTable, OutgoingCall } from '../extensio
 import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../host.js';
 import { asRecord } from '../kit/records.js';
 import { perCapabilities } from '../negotiation.js';
+import { lookupNegotiated } from '../negotiation-lookup.js';
 import type { ToolResult } from '../types.js';
 import { anyResult, fromMcpError, methodSchema } from './shared.js';
 
@@ -97,7 +98,9 @@ export function extendClient(
     composed,
     serverExtensions: () => asRecord(client.getServerCapabilities()?.extensions) ?? {},
     negotiated: ((extension: string | { name: string }) =>
-      negotiation().get(typeof extension === 'string' ? extension : extension.name)) as ExtendedClient['negotiated'],
+      typeof extension === 'string'
+        ? lookupNegotiated(negotiation(), extension, composed.logger, 'client.negotiated')
+        : negotiation().get(extension.name)) as ExtendedClient['negotiated'],
     callTool: (name, args = {}, callOptions = {}) => callTool(client, composed, negotiation(), name, args, callOptions),
     request: (method, params = {}, requestOpts = {}) =>
       observedRequest(composed, method, params, (sent) =>

@@ -2,8 +2,8 @@
  * Streamable HTTP for the v1 SDK line: the SDK's web-standard transport,
  * one session (and one server instance) per `initialize`, behind a
  * fetch-shaped handler that identifies each caller first, reads each body
- * once as strict UTF-8, bounds and expires the sessions, and cancels the
- * calls of a client that went away.
+ * once as strict UTF-8 (or takes the one a body parser read), bounds and
+ * expires the sessions, and cancels the calls of a client that went away.
  */
 import { randomUUID } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -38,6 +38,11 @@ export interface HttpHandlerOptions extends HttpIdentityOptions<AuthInfo> {
 export interface HttpRequestOptions {
   /** The caller, when authentication ran in front of the handler (takes precedence over `identify` and `authenticate`). */
   readonly authInfo?: AuthInfo | undefined;
+  /**
+   * The body, already parsed, when something in front of the handler read
+   * it (a body parser); the request's own body is then left alone.
+   */
+  readonly parsedBody?: unknown;
 }
 
 /** A fetch-shaped MCP endpoint (the 2025 protocol era: v1 speaks no other). */
@@ -57,8 +62,8 @@ interface Session {
 /** A request as the transport gets it: the body read once (strict UTF-8, CORE-33) and handed on parsed. */
 type Incoming = { readonly request: Request; readonly body: unknown };
 
-async function readIncoming(request: Request): Promise<Incoming | Response> {
-  if (!isJsonPost(request)) return { request, body: undefined };
+async function readIncoming(request: Request, parsedBody: unknown): Promise<Incoming | Response> {
+  if (parsedBody !== undefined || !isJsonPost(request)) return { request, body: parsedBody };
   const read = await readJsonBody(request, DEFAULT_MAX_REQUEST_BODY_BYTES);
   if (read instanceof Response) return read;
   // Empty or not JSON: the SDK answers that, from a copy of the bytes.
@@ -108,7 +113,7 @@ export function createHttpHandler(factory: () => McpServer, options: HttpHandler
     async fetch(request, requestOptions = {}) {
       const caller = await gate(request, requestOptions.authInfo);
       if (caller instanceof Response) return caller;
-      const incoming = await readIncoming(request);
+      const incoming = await readIncoming(request, requestOptions.parsedBody);
       if (incoming instanceof Response) return incoming;
       const id = request.headers.get('mcp-session-id');
       return id === null ? open(incoming, caller) : existing(id, incoming, caller);

@@ -14,6 +14,7 @@ import { perCapabilities } from '../negotiation.js';
 import { composedFor, rememberComposition } from '../server-adapter.js';
 import { assertNoToolsYet, guardRawRegistration } from './raw-registration.js';
 import { requestContext, trackConnection, trackProtocolVersion } from './request-context.js';
+import { serveExtensionResources } from './resources.js';
 import { methodSchema } from './shared.js';
 import type { ServerState } from './state.js';
 import { registerTool } from './tools.js';
@@ -70,6 +71,7 @@ export function extendServer(
   rememberComposition(server, composed);
   attachExtensions(composed, state.store, state.logger);
   registerMethods(state);
+  serveExtensionResources(state);
   trackProtocolVersion(state);
   trackConnection(state);
   return {

@@ -26,10 +26,11 @@ function fakeServer(
   options: { ids?: string[]; stage?: PipelineStage; name?: string; trace?: string[] } = {},
 ): ServerExtension {
   const name = options.name ?? NAME;
+  const ids = options.ids ?? [FAKE];
   return {
     side: 'server',
     name,
-    ids: options.ids ?? [FAKE],
+    ids,
     settings: { version: '1.0', role: 'server' },
     peerSettings: Type.Object({
       version: Type.String(),
@@ -40,7 +41,7 @@ function fakeServer(
       options.trace?.push(`${name}:before`);
       const result = await next();
       options.trace?.push(`${name}:after`);
-      const negotiated = ctx.negotiated(name);
+      const negotiated = ctx.negotiated(ids[0]!);
       if (negotiated) {
         result._meta = {
           ...result._meta,
@@ -53,7 +54,7 @@ function fakeServer(
     methods: {
       echo: (params, ctx) => ({
         echoed: params.value ?? null,
-        negotiated: ctx.negotiated(name)?.id ?? null,
+        negotiated: ctx.negotiated(ids[0]!)?.id ?? null,
         era: ctx.era,
       }),
       fail: () => {
@@ -110,7 +111,7 @@ function inspectTool(server: ExtendedServer): void {
         sdk: ctx.sdk,
         protocolVersion: ctx.protocolVersion ?? null,
         peerExtensions: ctx.peerExtensions ?? null,
-        negotiated: ctx.negotiated(NAME) ?? null,
+        negotiated: ctx.negotiated(FAKE) ?? null,
         principal: ctx.principal,
         canElicit: ctx.elicit !== undefined,
         tool: ctx.tool.name,
@@ -159,7 +160,7 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
       clientExtensions: [fakeClient({ ids: [FAKE, FAKE_V2] })],
       setup: inspectTool,
     });
-    expect(p.client.negotiated(NAME)?.id).toBe(FAKE_V2);
+    expect(p.client.negotiated(FAKE)?.id).toBe(FAKE_V2);
     const seen = parsed(await p.client.callTool('inspect')) as { negotiated: { id: string } };
     expect(seen.negotiated.id).toBe(FAKE_V2);
   });
@@ -171,7 +172,7 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
       clientExtensions: [fakeClient({ ids: [FAKE] })],
       setup: inspectTool,
     });
-    expect(p.client.negotiated(NAME)?.id).toBe(FAKE);
+    expect(p.client.negotiated(FAKE)?.id).toBe(FAKE);
     expect((parsed(await p.client.callTool('inspect')) as { negotiated: { id: string } }).negotiated.id).toBe(FAKE);
   });
 
@@ -180,7 +181,7 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
     const seen = parsed(await p.client.callTool('inspect')) as Record<string, unknown>;
     expect(seen.peerExtensions).toEqual({});
     expect(seen.negotiated).toBeNull();
-    expect(p.client.negotiated(NAME)).toBeUndefined();
+    expect(p.client.negotiated(FAKE)).toBeUndefined();
   });
 
   it('treats invalid settings and an unknown major as not negotiated, with a warning (CORE-7)', async () => {
@@ -210,7 +211,7 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
       clientExtensions: [fakeClient()],
       clientOptions: { logger },
     });
-    expect(p.client.negotiated(NAME)).toBeUndefined();
+    expect(p.client.negotiated(FAKE)).toBeUndefined();
     expect(logger.messages.some((message) => message.includes('not negotiated'))).toBe(true);
   });
 
@@ -437,7 +438,7 @@ describe('sdk-v2 adapter outside the test pair', () => {
     try {
       const seen = parsed(await extended.callTool('inspect')) as Record<string, unknown>;
       expect(seen).toMatchObject({ era: 'legacy', peerExtensions: null, negotiated: null });
-      expect(extended.negotiated(NAME)?.id).toBe(FAKE);
+      expect(extended.negotiated(FAKE)?.id).toBe(FAKE);
     } finally {
       await client.close();
       await handler.close();

@@ -13,6 +13,7 @@ import type { OutgoingCall } from '../extension.js';
 import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../host.js';
 import { asRecord } from '../kit/records.js';
 import { perCapabilities } from '../negotiation.js';
+import { lookupNegotiated } from '../negotiation-lookup.js';
 import type { NegotiatedExtension, ToolResult } from '../types.js';
 import { anyObject } from './shared.js';
 
@@ -110,8 +111,11 @@ export function extendClient(
     composed,
     serverExtensions,
     negotiated<S = Record<string, unknown>>(extension: string | { readonly name: string }) {
-      const name = typeof extension === 'string' ? extension : extension.name;
-      return negotiation().get(name) as NegotiatedExtension<S> | undefined;
+      const outcome =
+        typeof extension === 'string'
+          ? lookupNegotiated(negotiation(), extension, composed.logger, 'client.negotiated')
+          : negotiation().get(extension.name);
+      return outcome as NegotiatedExtension<S> | undefined;
     },
     callTool(name, args = {}, callOptions = {}) {
       const call: OutgoingCall = { name, arguments: { ...args }, meta: { ...callOptions.meta } };

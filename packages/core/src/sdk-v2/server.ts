@@ -1,7 +1,9 @@
 /**
  * The v2 server adapter (`@ext/core/sdk-v2/server`): `extendServer`
  * attaches composed server extensions to a `@modelcontextprotocol/server`
- * McpServer, on both eras, and the dual-era HTTP handler serves it.
+ * McpServer, on both eras, the dual-era HTTP handler serves it, and
+ * `listen` or `nodeListener` put that handler on Node's `http`. Imports no
+ * client package.
  */
 import type { McpServer, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import { attachExtensions } from '../attach.js';
@@ -17,6 +19,7 @@ import { trackConnection } from './connection.js';
 import { serveMethods } from './methods.js';
 import { guardRawRegistration, routeWireErrors } from './registration.js';
 import { requestFacts } from './request-context.js';
+import { serveExtensionResources } from './resources.js';
 import { registerTool, type ToolHost } from './tools.js';
 
 // Made once per composition and shared by every server built from it (the
@@ -65,6 +68,7 @@ export function extendServer(
   const contextFor = (ctx: ServerContext): RequestContext =>
     createRequestContext(requestFacts(inner, ctx, composed, store, options, connection.current(), serving));
   serveMethods(inner, composed, contextFor, () => connection.dispatching());
+  serveExtensionResources(server, composed, contextFor);
   const host: ToolHost = { composed, register: raw.register, parked, contextFor };
 
   return {
@@ -84,3 +88,9 @@ export function extendServer(
 export { createHttpHandler } from './http.js';
 export { DEFAULT_MAX_REQUEST_BODY_BYTES } from './http.js';
 export type { DualEraHttpHandler, HttpHandlerOptions, HttpRequestOptions } from './http.js';
+export { listen } from '../listen.js';
+export type { ListenOptions, Listening, ServableHandler } from '../listen.js';
+export { nodeListener } from '../node-listener.js';
+export type { FetchHandler, FetchHandlerOptions, NodeListenerOptions, NodeRequestListener } from '../node-listener.js';
+export { toFetchRequest, writeFetchResponse } from '../node-http.js';
+export type { FetchRequestOptions, NodeRequest } from '../node-http.js';
