@@ -6,7 +6,7 @@ import { importFromReference } from './importer.js';
 import type { ServerConfig } from './options.js';
 import type { CreateReferenceOptions, LocalReference, ReferenceOrigin, ReferenceSource } from './origin-types.js';
 import {
-  DATA_REFERENCES_PACKAGE,
+  DATA_REFERENCES_ID,
   type DataReference,
   type ImportFromRefRequest,
   type ImportFromRefResponse,
@@ -87,7 +87,10 @@ export async function runImport(
   sink: SinkFactory | undefined,
 ): Promise<ImportFromRefResponse> {
   // The reference comes from the caller, so a server that imports nothing refuses it as input, not as a setup fault (DREF-12a).
-  if (config.policy === undefined) return { status: 'failed', error: importsNothing(request).toStructured() };
+  if (config.policy === undefined) {
+    const canUpload = config.origin?.uploads !== undefined && ctx.negotiated(DATA_REFERENCES_ID) !== undefined;
+    return { status: 'failed', error: importsNothing(request, canUpload).toStructured() };
+  }
   const target = sink ?? config.importSink;
   if (target === undefined) throw new ConfigurationError('MISSING_SINK', 'importReference: give a sink');
   return importFromReference(request, config.policy, target, {
@@ -101,7 +104,7 @@ export async function runImport(
 function callReferences(config: ServerConfig, ctx: RequestContext): CallReferences {
   return {
     origin: config.origin,
-    negotiated: ctx.negotiated(DATA_REFERENCES_PACKAGE) !== undefined,
+    negotiated: ctx.negotiated(DATA_REFERENCES_ID) !== undefined,
     create: (source, create) =>
       requireOrigin(config, 'create').createReference(source, { ...create, principal: ctx.principal }),
     lookup: (refId) => requireOrigin(config, 'lookup').lookup(refId, ctx.principal),

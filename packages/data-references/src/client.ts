@@ -39,7 +39,7 @@ export function dataReferencesClient(): ClientExtension {
 
 /** The server's data-references settings, or `undefined` when it does not negotiate the extension. */
 export function getDataReferencesSettings(client: ExtendedClient): DataReferencesServerSettings | undefined {
-  return client.negotiated<DataReferencesServerSettings>(DATA_REFERENCES_PACKAGE)?.settings;
+  return client.negotiated<DataReferencesServerSettings>(DATA_REFERENCES_ID)?.settings;
 }
 
 /** The references a tool result hands out (`result._meta[<id>]`), validated; `[]` when none. */
@@ -71,7 +71,7 @@ export async function importReference(
   reference: DataReference,
   options: { targetFormat?: string | undefined; timeoutMs?: number | undefined } = {},
 ): Promise<ImportFromRefResponse | undefined> {
-  const negotiated = target.negotiated<DataReferencesServerSettings>(DATA_REFERENCES_PACKAGE);
+  const negotiated = target.negotiated<DataReferencesServerSettings>(DATA_REFERENCES_ID);
   if (negotiated?.settings.import === undefined) return undefined;
   const method = `${negotiated.id}/import`;
   const result = withoutMeta(
@@ -90,7 +90,7 @@ export async function requestUpload(
   client: ExtendedClient,
   request: { mimeType: string; sizeBytes?: number | undefined },
 ): Promise<UploadTicket | undefined> {
-  const negotiated = client.negotiated<DataReferencesServerSettings>(DATA_REFERENCES_PACKAGE);
+  const negotiated = client.negotiated<DataReferencesServerSettings>(DATA_REFERENCES_ID);
   if (negotiated?.settings.upload === undefined) return undefined;
   if (!isMimeType(request.mimeType)) {
     throw new ConfigurationError(

@@ -244,6 +244,24 @@ describe.each(TEST_LINES)('data references end to end on %s', (line) => {
     });
     expect(validImport(response).errors).toBe('');
     expect(validError((response as { error?: unknown }).error).errors).toBe('');
+    expect(response).toMatchObject({
+      error: { suggestion: 'Send the data inline, or upload it to this server and pass the reference it returns.' },
+    });
+  });
+
+  it('DREF-12b: a caller that cannot upload here (the extension not negotiated) is not told to upload', async () => {
+    const { a, originB } = await world(line, { client: false });
+    const foreign = {
+      ref_id: 'ref-elsewhere',
+      origin_server: 'importer',
+      mime_type: 'image/png',
+      access_url: `${originB.baseUrl}/ref-elsewhere?expires=1&sig=x`,
+    };
+    const response = (await a.client.callTool('import_here', { reference: foreign })).structuredContent;
+    expect(response).toMatchObject({
+      status: 'failed',
+      error: { code: 'ORIGIN_NOT_ALLOWED', suggestion: 'Send the data inline instead.' },
+    });
   });
 
   it("DREF-6 DREF-17: once the origin's URL has expired, the origin refuses it and the import fails", async () => {

@@ -19,15 +19,21 @@ export function importFailure(
 /**
  * Why a server without an import policy fetches nothing (DREF-12a): its
  * allow-list is empty, so every origin is refused, as `ORIGIN_NOT_ALLOWED`.
+ * Uploading is suggested only to a caller that can upload here (DREF-12b).
  */
-export function importsNothing(reference: { readonly ref_id: string; readonly origin_server: string }): ExtensionError {
+export function importsNothing(
+  reference: { readonly ref_id: string; readonly origin_server: string },
+  canUpload: boolean,
+): ExtensionError {
   return importFailure(
     'permanent',
     'ORIGIN_NOT_ALLOWED',
     `This server imports no data from other servers, so it cannot read a reference of "${reference.origin_server}"`,
     {
       userActionable: true,
-      suggestion: 'Send the data inline, or upload it to this server and pass the reference it returns.',
+      suggestion: canUpload
+        ? 'Send the data inline, or upload it to this server and pass the reference it returns.'
+        : 'Send the data inline instead.',
       details: { ref_id: reference.ref_id, origin_server: reference.origin_server },
     },
   );

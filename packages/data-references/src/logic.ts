@@ -43,6 +43,47 @@ export function essenceOf(mimeType: string): string {
   return (semicolon === -1 ? mimeType : mimeType.slice(0, semicolon)).trim().toLowerCase();
 }
 
+// Media types whose bytes are text though not `text/*`, and the structured-syntax suffixes that are.
+const TEXT_APPLICATION_TYPES = new Set([
+  'application/json',
+  'application/xml',
+  'application/javascript',
+  'application/ecmascript',
+  'application/x-ndjson',
+  'application/yaml',
+  'application/x-yaml',
+  'application/toml',
+  'application/csv',
+  'application/sql',
+  'application/graphql',
+]);
+const TEXT_SUFFIXES = ['+json', '+xml', '+yaml'];
+const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
+
+/** The `charset` parameter of a media type, lower-cased and unquoted, or `undefined`. */
+function charsetOf(mimeType: string): string | undefined {
+  for (const parameter of mimeType.split(';').slice(1)) {
+    const [name = '', value = ''] = parameter.split('=', 2).map((part) => part.trim());
+    if (name.toLowerCase() === 'charset') return value.replace(/^"(.*)"$/, '$1').toLowerCase();
+  }
+  return undefined;
+}
+
+/**
+ * Whether bytes of this media type are UTF-8 text (`text/*`, JSON, XML,
+ * YAML and the like, with no charset or a UTF-8 one), so `resources/read`
+ * answers them as `text` rather than base64 `blob` (DREF-25).
+ */
+export function isTextMediaType(mimeType: string): boolean {
+  const essence = essenceOf(mimeType);
+  const textual =
+    essence.startsWith('text/') ||
+    TEXT_APPLICATION_TYPES.has(essence) ||
+    TEXT_SUFFIXES.some((suffix) => essence.endsWith(suffix));
+  const charset = charsetOf(mimeType);
+  return textual && (charset === undefined || UTF8_CHARSETS.has(charset));
+}
+
 // ---------------------------------------------------------------------------
 // Range requests (RFC 9110 section 14)
 // ---------------------------------------------------------------------------

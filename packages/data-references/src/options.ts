@@ -1,7 +1,9 @@
 /** The options of `dataReferencesServer`: what a server produces and imports, checked once at construction. */
-import { ConfigurationError } from '@ext/core';
+import { ConfigurationError, isRecord } from '@ext/core';
 import { resolveImportPolicy, type ImportPolicy, type ResolvedImportPolicy } from './import-policy.js';
+import { byteCountOption } from './option-checks.js';
 import type { ReferenceOrigin } from './origin-types.js';
+import { DEFAULT_RESOURCE_MAX_BYTES } from './resources.js';
 import { originSink, type SinkFactory } from './sinks.js';
 
 export interface DataReferencesImportOptions extends ImportPolicy {
@@ -9,11 +11,24 @@ export interface DataReferencesImportOptions extends ImportPolicy {
   readonly sink?: SinkFactory | undefined;
 }
 
+/** How the origin's references are read through MCP's `resources/read` (DREF-23). */
+export interface DataReferencesResourceOptions {
+  /** The largest reference answered, in bytes; a larger one is refused with `PAYLOAD_TOO_LARGE`. Default 4 MiB. */
+  readonly maxBytes?: number | undefined;
+}
+
 export interface DataReferencesServerOptions {
   /** Mints and serves this server's references (and takes uploads when the origin enables them). */
   readonly origin?: ReferenceOrigin | undefined;
   /** Serves `<id>/import`: the policy for fetching other servers' references. Default: no import. */
   readonly import?: DataReferencesImportOptions | undefined;
+  /**
+   * With an origin: its references are also read through `resources/read`
+   * (the server advertises `resources`), so a host that knows nothing of the
+   * extension can read a `resource_link` it cannot fetch. `false` turns it
+   * off. Default: on, up to 4 MiB.
+   */
+  readonly resources?: DataReferencesResourceOptions | boolean | undefined;
 }
 
 /** A server's checked options: its origin, and its import policy with the sink imports go to. */
@@ -21,6 +36,8 @@ export interface ServerConfig {
   readonly origin: ReferenceOrigin | undefined;
   readonly policy: ResolvedImportPolicy | undefined;
   readonly importSink: SinkFactory | undefined;
+  /** The largest reference `resources/read` answers, or `undefined` when references are not resources. */
+  readonly resourceMaxBytes: number | undefined;
 }
 
 const SERVER = 'dataReferencesServer';
@@ -48,5 +65,19 @@ export function serverConfig(options: DataReferencesServerOptions): ServerConfig
   if (options.import?.sink !== undefined && typeof options.import.sink !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', `${SERVER}: import.sink must be a function (target) => ImportSink`);
   }
-  return { origin, policy, importSink };
+  return { origin, policy, importSink, resourceMaxBytes: resourceMaxBytes(options.resources, origin) };
+}
+
+/** The cap of `resources/read`, or `undefined` when it is off (no origin, or `resources: false`). */
+function resourceMaxBytes(
+  option: DataReferencesResourceOptions | boolean | undefined,
+  origin: ReferenceOrigin | undefined,
+): number | undefined {
+  if (option === false || origin === undefined) return undefined;
+  if (option === undefined || option === true) return DEFAULT_RESOURCE_MAX_BYTES;
+  // A JavaScript caller may pass anything.
+  const given: unknown = option;
+  if (!isRecord(given))
+    throw new ConfigurationError('INVALID_OPTION', `${SERVER}: resources must be a boolean or { maxBytes }`);
+  return byteCountOption(SERVER, 'resources.maxBytes', option.maxBytes, DEFAULT_RESOURCE_MAX_BYTES);
 }

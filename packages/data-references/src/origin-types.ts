@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable, Writable } from 'node:stream';
 import type { Store } from '@ext/core';
+import type { AccessUrlCheck } from './access-url.js';
 import type { Checksum, DataReference, UploadTicket } from './schema.js';
 
 /** Where a reference's bytes come from. */
@@ -74,6 +75,13 @@ export interface ReferenceOrigin {
   createReference(source: ReferenceSource, options: CreateReferenceOptions): Promise<DataReference>;
   /** A reference's metadata, with a freshly signed URL; `undefined` when unknown, expired, or another principal's (when `principal` is given). */
   lookup(refId: string, principal?: string): Promise<LocalReference | undefined>;
+  /**
+   * What `url` is to this origin: `foreign` (not under its base URL),
+   * `denied` (a bad or changed signature, an expired URL, or a path naming no
+   * reference) or `valid` with the reference id, checked as a download is
+   * (DREF-6). The reference itself may still be unknown: {@link lookup} says.
+   */
+  checkAccessUrl(url: string): AccessUrlCheck;
   /** Reads a reference's bytes (all, or the inclusive range `start`..`end`). Throws `REFERENCE_NOT_FOUND` when it is not served here. */
   open(refId: string, range?: { start: number; end: number }): Promise<Readable>;
   /** Forgets a reference before its expiry; its URL stops working. */

@@ -1,4 +1,5 @@
 /** `createReferenceOrigin`: an origin's parts (records, sources, spool, uploads, HTTP routes) put together over one state. */
+import { checkAccessUrl } from './access-url.js';
 import { originState, currentBase, type ReferenceOriginOptions } from './origin-options.js';
 import type { ReferenceOrigin } from './origin-types.js';
 import { lookup, revoke } from './reference-store.js';
@@ -25,6 +26,7 @@ export function createReferenceOrigin(options: ReferenceOriginOptions): Referenc
     listen: (listenOptions) => listen(state, listenOptions),
     createReference: (source, create) => createReference(state, source, create),
     lookup: (refId, principal) => lookup(state, refId, principal),
+    checkAccessUrl: (url) => checkAccessUrl(state.keys, state.baseUrl, url, state.now()),
     open: (refId, range) => open(state, refId, range),
     revoke: (refId) => revoke(state, refId),
     createUploadTicket: (request) => createUploadTicket(state, request),

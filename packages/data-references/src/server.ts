@@ -3,6 +3,7 @@ import type { ServerExtension } from '@ext/core';
 import { bindCallReferences } from './call-references.js';
 import { dataReferencesMethods } from './methods.js';
 import { negotiatedOnly } from './middleware.js';
+import { referenceResources } from './resources.js';
 import { serverConfig, type DataReferencesServerOptions } from './options.js';
 import {
   DATA_REFERENCES_ID,
@@ -24,7 +25,13 @@ export type {
 export { fileSink } from './sinks.js';
 export type { ImportSink, ImportTarget, SinkFactory } from './sinks.js';
 export type { ImportPolicy } from './import-policy.js';
-export type { DataReferencesImportOptions, DataReferencesServerOptions } from './options.js';
+export type {
+  DataReferencesImportOptions,
+  DataReferencesResourceOptions,
+  DataReferencesServerOptions,
+} from './options.js';
+export type { AccessUrlCheck } from './access-url.js';
+export { DEFAULT_RESOURCE_MAX_BYTES } from './resources.js';
 export { referencesOf, referencesFor } from './call-references.js';
 export type { CallReferences } from './call-references.js';
 export { registerDataReferenceTools, DATA_REFERENCE_TOOL_NAMES } from './tools.js';
@@ -35,8 +42,9 @@ export { registerDataReferenceTools, DATA_REFERENCE_TOOL_NAMES } from './tools.j
  * read and import them, serves `<id>/import` (with an import policy) and
  * `<id>/upload` (with an origin that takes uploads), and sends
  * `result._meta[<id>]` only to clients that negotiated the extension (the
- * others keep the `resource_link`). The bytes themselves travel over the
- * origin's HTTP endpoint, not over MCP.
+ * others keep the `resource_link`). The bytes travel over the origin's HTTP
+ * endpoint; a reference up to a few MiB can also be read through
+ * `resources/read` of its `resource_link`, for hosts that cannot reach it.
  */
 export function dataReferencesServer(options: DataReferencesServerOptions = {}): ServerExtension {
   const config = serverConfig(options);
@@ -58,6 +66,11 @@ export function dataReferencesServer(options: DataReferencesServerOptions = {}):
     stage: 'data-references',
     middleware: negotiatedOnly,
     methods: dataReferencesMethods(config),
+    // The origin's references as MCP resources, so a plain host can read a resource_link it cannot fetch (DREF-23).
+    resources:
+      origin === undefined || config.resourceMaxBytes === undefined
+        ? undefined
+        : referenceResources(origin, config.resourceMaxBytes),
     beginCall(_call, ctx) {
       // Set before the pipeline, so the multimodal stage (which runs earlier) can resolve uploaded references too.
       bindCallReferences(config, ctx);
