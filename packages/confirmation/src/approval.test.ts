@@ -96,7 +96,7 @@ describe.each(TEST_LINES)('approvals asked by other extensions on %s (CONF-19)',
       { month: '2026-10' },
       {
         confirm: (request) => {
-          if (request.kind === 'call') asked.push(`${request.risk_level}: ${request.message}`);
+          if (request.kind === 'call') asked.push(`${request.riskLevel}: ${request.message}`);
           return Promise.resolve(false);
         },
       },

@@ -1,7 +1,7 @@
 /**
  * The client half of `@ext/confirmation` (the `./client` entry): the
  * descriptor, and helpers that ask the host's user and retry with the token,
- * approve a batch, or request a grant.
+ * approve a batch, or request a grant, or answer the server's in-band prompt.
  */
 import {
   ConfigurationError,
@@ -9,13 +9,19 @@ import {
   isRecord,
   type CallToolOptions,
   type ClientExtension,
-  type ElicitationRequest,
-  type ElicitationResponse,
   type ExtendedClient,
   type StructuredError,
   type ToolResult,
 } from '@ext/core';
 import { isTokenShaped } from './logic.js';
+import {
+  batchConfirmation,
+  callConfirmation,
+  grantConfirmation,
+  pendingConfirmation,
+  type ConfirmCallback,
+  type PendingConfirmation,
+} from './requests.js';
 import {
   CONFIRMATION_ID,
   CONFIRMATION_PACKAGE,
@@ -28,25 +34,21 @@ import {
   type RiskLevel,
 } from './schema.js';
 
-/** One call waiting for the user's decision. */
-export interface PendingConfirmation {
-  readonly tool: string;
-  readonly arguments: Readonly<Record<string, unknown>>;
-  /** The server's message, placeholders filled in with the arguments. */
-  readonly message: string;
-  readonly risk_level: RiskLevel;
-  /** When the approval lapses (ISO 8601); absent for in-band prompts. */
-  readonly expires_at?: string | undefined;
-}
-
-/** What the host is asked to show its user: one dialog, whatever the path. */
-export type ConfirmationRequest =
-  | ({ readonly kind: 'call'; readonly via: 'token' | 'elicitation' } & PendingConfirmation)
-  | { readonly kind: 'batch'; readonly calls: readonly PendingConfirmation[]; readonly risk_level: RiskLevel }
-  | { readonly kind: 'grant'; readonly tool: string; readonly max_calls: number; readonly duration_seconds: number };
-
-/** Implemented by the host (terminal prompt, web dialog): `true` only when the user explicitly approved. */
-export type ConfirmCallback = (request: ConfirmationRequest) => Promise<boolean>;
+export type {
+  BatchConfirmation,
+  ConfirmCallback,
+  ConfirmationRequest,
+  GrantConfirmation,
+  PendingConfirmation,
+} from './requests.js';
+export {
+  confirmationElicitationHandler,
+  parseConfirmationElicitation,
+  type ConfirmationElicitationHandler,
+  type ElicitationAnswer,
+  type ElicitationFallback,
+  type SdkElicitationRequest,
+} from './elicitation-handler.js';
 
 /** The client half: advertises the extension so the server holds gated calls for a token (path b). */
 export function confirmationClient(): ClientExtension {
@@ -104,7 +106,7 @@ function riskRank(level: RiskLevel): number {
 }
 
 function retryMeta(client: ExtendedClient, options: CallToolOptions, entry: Record<string, unknown>): CallToolOptions {
-  const id = client.negotiated(CONFIRMATION_PACKAGE)?.id ?? CONFIRMATION_ID;
+  const id = client.negotiated(CONFIRMATION_ID)?.id ?? CONFIRMATION_ID;
   return { ...options, meta: { ...(options.meta ?? {}), [id]: entry } };
 }
 
@@ -128,19 +130,19 @@ export async function callWithConfirmation(
   const { confirm, ...callOptions } = options;
   if (typeof confirm !== 'function')
     throw new ConfigurationError('INVALID_OPTION', 'callWithConfirmation: confirm must be a function');
-  const id = client.negotiated(CONFIRMATION_PACKAGE)?.id;
+  const id = client.negotiated(CONFIRMATION_ID)?.id;
   const first = await client.callTool(name, args, callOptions);
   const held = id === undefined ? undefined : getConfirmationRequired(first, id);
   if (held === undefined) return first;
-  const approved = await confirm({
-    kind: 'call',
-    via: 'token',
-    tool: name,
-    arguments: args,
-    message: held.message,
-    risk_level: held.risk_level,
-    expires_at: held.expires_at,
-  });
+  const approved = await confirm(
+    callConfirmation('token', {
+      tool: name,
+      arguments: args,
+      message: held.message,
+      riskLevel: held.risk_level,
+      expiresAt: held.expires_at,
+    }),
+  );
   if (!approved) return declinedResult(name);
   return client.callTool(name, args, retryMeta(client, callOptions, { confirmation_token: held.confirmation_token }));
 }
@@ -163,28 +165,30 @@ export async function callManyWithConfirmation(
   options: ConfirmedCallOptions,
 ): Promise<ToolResult[]> {
   const { confirm, ...callOptions } = options;
-  const id = client.negotiated(CONFIRMATION_PACKAGE)?.id;
+  const id = client.negotiated(CONFIRMATION_ID)?.id;
   const firsts = await Promise.all(calls.map((call) => client.callTool(call.name, call.arguments ?? {}, callOptions)));
   const held = firsts.map((result) => (id === undefined ? undefined : getConfirmationRequired(result, id)));
   const pending: PendingConfirmation[] = [];
   held.forEach((meta, index) => {
     const call = calls[index];
     if (meta !== undefined && call !== undefined) {
-      pending.push({
-        tool: call.name,
-        arguments: call.arguments ?? {},
-        message: meta.message,
-        risk_level: meta.risk_level,
-        expires_at: meta.expires_at,
-      });
+      pending.push(
+        pendingConfirmation({
+          tool: call.name,
+          arguments: call.arguments ?? {},
+          message: meta.message,
+          riskLevel: meta.risk_level,
+          expiresAt: meta.expires_at,
+        }),
+      );
     }
   });
   if (pending.length === 0 || id === undefined) return firsts;
   const risk = pending.reduce<RiskLevel>(
-    (top, item) => (riskRank(item.risk_level) > riskRank(top) ? item.risk_level : top),
+    (top, item) => (riskRank(item.riskLevel) > riskRank(top) ? item.riskLevel : top),
     'safe',
   );
-  const approved = await confirm({ kind: 'batch', calls: pending, risk_level: risk });
+  const approved = await confirm(batchConfirmation(pending, risk));
   if (!approved)
     return firsts.map((result, index) =>
       held[index] === undefined ? result : declinedResult(calls[index]?.name ?? ''),
@@ -235,18 +239,13 @@ export async function requestGrant(
   tool: string,
   options: GrantRequestOptions,
 ): Promise<GrantResult | undefined> {
-  const id = client.negotiated(CONFIRMATION_PACKAGE)?.id;
+  const id = client.negotiated(CONFIRMATION_ID)?.id;
   if (id === undefined)
     throw new ConfigurationError(
       'NOT_NEGOTIATED',
       'requestGrant: the server did not negotiate the confirmation extension',
     );
-  const approved = await options.confirm({
-    kind: 'grant',
-    tool,
-    max_calls: options.maxCalls,
-    duration_seconds: options.durationSeconds,
-  });
+  const approved = await options.confirm(grantConfirmation(tool, options.maxCalls, options.durationSeconds));
   if (!approved) return undefined;
   return (await client.request(`${id}/grant`, {
     tool,
@@ -261,34 +260,4 @@ export function grantMeta(
   id: string = CONFIRMATION_ID,
 ): Record<string, { grant_id: string }> {
   return { [id]: { grant_id: grant.grant_id } };
-}
-
-const ELICITATION_DESCRIPTION = /^Approve this (safe|reversible|destructive) operation: (.+)$/;
-
-/** Reads a server's confirmation prompt (path a); `undefined` for any other elicitation. */
-export function parseConfirmationElicitation(request: ElicitationRequest): PendingConfirmation | undefined {
-  const properties = request.requestedSchema.properties;
-  if (!isRecord(properties) || Object.keys(properties).length !== 1) return undefined;
-  const confirm = properties.confirm;
-  if (!isRecord(confirm) || confirm.type !== 'boolean' || typeof confirm.description !== 'string') return undefined;
-  const match = ELICITATION_DESCRIPTION.exec(confirm.description);
-  if (match === null) return undefined;
-  const message = request.message.replace(/\n\nRisk level: \w+\.$/, '');
-  return { tool: match[2] ?? '', arguments: {}, message, risk_level: (match[1] ?? 'destructive') as RiskLevel };
-}
-
-/**
- * An elicitation handler for the host's client (path a): a confirmation
- * prompt goes to `confirm`, anything else to `fallback` (default: decline).
- */
-export function confirmationElicitationHandler(
-  confirm: ConfirmCallback,
-  fallback?: (request: ElicitationRequest) => Promise<ElicitationResponse>,
-): (request: ElicitationRequest) => Promise<ElicitationResponse> {
-  return async (request) => {
-    const pending = parseConfirmationElicitation(request);
-    if (pending === undefined) return fallback ? fallback(request) : { action: 'decline' };
-    const approved = await confirm({ kind: 'call', via: 'elicitation', ...pending });
-    return approved ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
-  };
 }

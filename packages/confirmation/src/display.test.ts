@@ -150,6 +150,6 @@ describe('values shown in a confirmation message (CONF-4a)', () => {
     expect(elicitation.message.split('\n').filter((line) => line.startsWith('Risk level:'))).toEqual([
       'Risk level: destructive.',
     ]);
-    expect(parseConfirmationElicitation(elicitation)).toMatchObject({ message, risk_level: 'destructive' });
+    expect(parseConfirmationElicitation(elicitation)).toMatchObject({ message, riskLevel: 'destructive' });
   });
 });

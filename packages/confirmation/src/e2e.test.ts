@@ -10,6 +10,7 @@ import {
   type ToolResult,
 } from '@ext/core';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
+import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
 import { contentNegotiationClient, getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
 import { contentNegotiationServer } from '@ext/content-negotiation/server';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
@@ -237,7 +238,7 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
         kind: 'call',
         via: 'token',
         tool: 'delete_repo',
-        risk_level: 'destructive',
+        riskLevel: 'destructive',
         message: 'Permanently delete repository test?',
       },
     ]);
@@ -264,7 +265,7 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
         kind: 'call',
         via: 'elicitation',
         tool: 'delete_repo',
-        risk_level: 'destructive',
+        riskLevel: 'destructive',
         message: 'Permanently delete repository test?',
       },
     ]);
@@ -522,7 +523,7 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     expect(dialogs).toHaveLength(1);
     const dialog = dialogs[0];
     expect(dialog?.kind === 'batch' ? dialog.calls.length : 0).toBe(50);
-    expect(dialog?.kind === 'batch' ? dialog.risk_level : undefined).toBe('destructive');
+    expect(dialog?.kind === 'batch' ? dialog.riskLevel : undefined).toBe('destructive');
     expect(results.map(textOf)).toEqual([...calls.map((call) => `deleted ${call.arguments.repo}`), 'a, b']);
     expect(fixture.count('delete_repo')).toBe(50);
     const audit = (await readConfirmationAudit(store, { limit: 1000 })).map((item) => item.entry);
@@ -598,7 +599,7 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
         return Promise.resolve(true);
       },
     });
-    expect(asked).toEqual([{ kind: 'grant', tool: 'archive_repo', max_calls: 2, duration_seconds: 30 }]);
+    expect(asked).toEqual([{ kind: 'grant', tool: 'archive_repo', maxCalls: 2, durationSeconds: 30 }]);
     if (grant === undefined) throw new Error('expected a grant');
     const meta = { meta: grantMeta(grant) };
     expect((await client.callTool('archive_repo', { repo: 'a' }, meta))._meta?.[CONFIRMATION_ID]).toEqual({
@@ -656,7 +657,7 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const fixture = new Fixture();
     const withExtension = await pair(line, fixture, { contentNegotiation: ['!interactive', 'agent'] });
     // The tags really are negotiated and applied: the server echoes them on results.
-    expect(withExtension.client.negotiated('@ext/content-negotiation')).toBeDefined();
+    expect(withExtension.client.negotiated(CONTENT_NEGOTIATION_ID)).toBeDefined();
     expect(
       getAppliedFeatures(
         await withExtension.client.callTool('list_repos', {}, { meta: overrideFeatures(['!interactive']) }),

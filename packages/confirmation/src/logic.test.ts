@@ -232,7 +232,7 @@ describe('client parsing', () => {
         fc.constantFrom('safe', 'reversible', 'destructive' as const),
         (message, risk) => {
           const parsed = parseConfirmationElicitation(confirmationElicitation('drop_db', message, risk));
-          expect(parsed).toEqual({ tool: 'drop_db', arguments: {}, message, risk_level: risk });
+          expect(parsed).toEqual({ tool: 'drop_db', arguments: {}, message, riskLevel: risk });
         },
       ),
     );

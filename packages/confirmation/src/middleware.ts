@@ -18,7 +18,7 @@ import { confirmByElicitation, confirmByInputRound } from './in-band.js';
 import { confirmationMessage, effectiveGate, type ToolGate } from './logic.js';
 import type { ConfirmationConfig } from './options.js';
 import { readRequestMeta } from './request-meta.js';
-import { CONFIRMATION_ID, CONFIRMATION_PACKAGE, type ConfirmationRequiredMeta, type ConfirmedMeta } from './schema.js';
+import { CONFIRMATION_ID, type ConfirmationRequiredMeta, type ConfirmedMeta } from './schema.js';
 import { drawGrant, issueToken, redeemToken } from './token-store.js';
 import type { ToolGates } from './tool-gates.js';
 
@@ -127,7 +127,7 @@ export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGa
       return inner();
     };
     const message = confirmationMessage(ctx.tool, gate, call.arguments);
-    const negotiated = ctx.negotiated(CONFIRMATION_PACKAGE);
+    const negotiated = ctx.negotiated(CONFIRMATION_ID);
     if (negotiated !== undefined) {
       const raw = call.meta[negotiated.id];
       // Only an absent entry asks for a token; any entry sent must be a valid one (CONF-9a).

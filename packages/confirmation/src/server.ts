@@ -17,7 +17,7 @@ import {
 import { toolGates } from './tool-gates.js';
 
 export type { ConfirmationGrantOptions, ConfirmationServerOptions } from './options.js';
-export { readConfirmationAudit, type ConfirmationAuditEntry } from './audit.js';
+export { readConfirmationAudit, type ConfirmationAuditEntry, type ConfirmationAuditEvent } from './audit.js';
 export { CONFIRM_INPUT_KEY, confirmationElicitation } from './logic.js';
 
 /**
