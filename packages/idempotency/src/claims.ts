@@ -131,7 +131,7 @@ export async function executeClaimed(
     await announce('released');
   };
 
-  setLocalCallInfo(ctx, { idempotency_key: request.key, original_timestamp: claim.record.started_at });
+  setLocalCallInfo(ctx, { idempotencyKey: request.key, originalTimestamp: claim.record.started_at });
   let result: ToolResult;
   try {
     result = await keyed.next(call);

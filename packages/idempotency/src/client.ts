@@ -96,22 +96,27 @@ export function idempotencyClient(options: IdempotencyClientOptions = {}): Clien
 export interface IdempotentCallOptions extends CallToolOptions {
   /** The key for every attempt; default: a new UUID. */
   readonly key?: string | undefined;
-  /** `idempotency_ttl_seconds` to request. */
+  /** How long the server should remember the key, in seconds (sent as `idempotency_ttl_seconds`). */
   readonly ttlSeconds?: number | undefined;
 }
 
-/** One logical call: every invocation is an attempt with the same key. */
+/**
+ * One logical call: every invocation is an attempt with the same key. It
+ * takes no argument, so it can be handed to `withRetry` as it is.
+ */
 export interface IdempotentAttempt {
   (): Promise<ToolResult>;
-  /** The key every attempt carries (when the server negotiated the extension). */
+  /** The key of every attempt, chosen or minted at once; sent only when the server negotiated the extension. */
   readonly key: string;
 }
 
 /**
- * Binds one key to one logical call and returns a function that performs an
- * attempt; hand it to any retry loop (`withRetry(idempotentCall(...))`) so
- * a retry after a lost reply is replayed by the server instead of executed
- * twice. Without negotiation the attempts are plain calls.
+ * Binds one key to one logical call and returns the attempt function, with
+ * the key as its `key`; hand it to any retry loop
+ * (`withRetry(idempotentCall(client, name, args))`) so a retry after a lost
+ * reply is replayed by the server instead of executed twice. Options:
+ * `key` (default: a new UUID), `ttlSeconds`, and any `callTool` option.
+ * Without negotiation the attempts are plain calls.
  */
 export function idempotentCall(
   client: ExtendedClient,
@@ -125,7 +130,7 @@ export function idempotentCall(
   const entry: IdempotencyRequestMeta = { idempotency_key: key };
   if (ttlSeconds !== undefined) entry.idempotency_ttl_seconds = ttlSeconds;
   const attempt = (): Promise<ToolResult> => {
-    const negotiated = client.negotiated(IDEMPOTENCY_PACKAGE);
+    const negotiated = client.negotiated(IDEMPOTENCY_ID);
     const meta: Record<string, unknown> = { ...(callOptions.meta ?? {}) };
     if (negotiated !== undefined) meta[negotiated.id] = { ...entry };
     return client.callTool(name, args, { ...callOptions, meta });
@@ -135,10 +140,12 @@ export function idempotentCall(
 
 export interface CallIdempotentOptions extends IdempotentCallOptions {
   /**
-   * Runs the attempts, e.g. `withRetry` from `@ext/errors/client`. Default:
-   * a single attempt.
+   * Runs the attempts, e.g. `(attempt) => withRetry(attempt)` with
+   * `withRetry` from `@ext/errors/client`; it gets the same attempt
+   * function `idempotentCall` returns, `key` included. Default: a single
+   * attempt.
    */
-  readonly retry?: ((attempt: () => Promise<ToolResult>) => Promise<ToolResult>) | undefined;
+  readonly retry?: ((attempt: IdempotentAttempt) => Promise<ToolResult>) | undefined;
 }
 
 /** Calls a tool once logically: one key, as many attempts as `retry` makes. */

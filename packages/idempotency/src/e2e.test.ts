@@ -70,7 +70,7 @@ class Fixture {
     const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
     server.registerTool('create_item', { description: 'Creates an item', inputSchema: input }, async (args, ctx) => {
       const n = this.#bump('create_item');
-      this.keysSeen.push(getIdempotencyCallInfo(ctx)?.idempotency_key);
+      this.keysSeen.push(getIdempotencyCallInfo(ctx)?.idempotencyKey);
       this.entered.resolve();
       if (this.gate) await this.gate;
       return text(`created ${args.name} #${n}`);
@@ -98,7 +98,7 @@ class Fixture {
       { description: 'Transiently busy the first time', inputSchema: input },
       (args, ctx) => {
         const n = this.#bump('busy_write');
-        this.keysSeen.push(getIdempotencyCallInfo(ctx)?.idempotency_key);
+        this.keysSeen.push(getIdempotencyCallInfo(ctx)?.idempotencyKey);
         if (n === 1)
           throw new ExtensionError('transient', 'UPSTREAM_BUSY', 'The upstream is busy', { retryAfterSeconds: 0 });
         return text(`busy ${args.name} #${n}`);
@@ -372,6 +372,30 @@ describe.each(TEST_LINES)('idempotency end to end on %s', (line) => {
     expect(keyB).not.toBe(keyA);
     expect(getReplayInfo(a)?.idempotency_key).toBe(keyA);
     expect(getReplayInfo(b)?.idempotency_key).toBe(keyB);
+  });
+
+  it('IDEM-2: callIdempotent hands retry the attempt with its key, as idempotentCall returns it', async () => {
+    const fixture = new Fixture();
+    const { client } = await pair(line, fixture, { errors: true });
+    const keys: string[] = [];
+    const result = await callIdempotent(
+      client,
+      'busy_write',
+      { name: 'x' },
+      {
+        key: 'order-9',
+        retry: (attempt) => {
+          keys.push(attempt.key);
+          return withRetry(attempt, { sleep: () => Promise.resolve() });
+        },
+      },
+    );
+    expect(textOf(result)).toBe('busy x #2');
+    expect(keys).toEqual(['order-9']);
+    expect(fixture.keysSeen).toEqual(['order-9', 'order-9']);
+    // A retry function typed for the plain attempt of 0.1 still fits.
+    const plainRetry = (attempt: () => Promise<ToolResult>): Promise<ToolResult> => attempt();
+    expect(textOf(await callIdempotent(client, 'get_item', { name: 'y' }, { retry: plainRetry }))).toBe('read y #1');
   });
 
   it('IDEM-2: withRetry from @ext/errors retries with the same key', async () => {

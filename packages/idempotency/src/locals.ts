@@ -1,10 +1,14 @@
 /** What an idempotent execution tells the inner pipeline stages and the handler, through `ctx.locals`. */
-import { defineLocal, type RequestContext } from '@ext/core';
+import { deprecatedAliases, defineLocal, type RequestContext } from '@ext/core';
 
 /** What inner pipeline stages (transactions) and the handler can learn about an idempotent execution. */
 export interface IdempotencyCallInfo {
+  readonly idempotencyKey: string;
+  /** When this execution started (RFC 3339); replays of it report the same time. */
+  readonly originalTimestamp: string;
+  /** @deprecated Use `idempotencyKey`; the snake_case spelling goes in the next major. */
   readonly idempotency_key: string;
-  /** When this execution started; replays of it report the same time. */
+  /** @deprecated Use `originalTimestamp`; the snake_case spelling goes in the next major. */
   readonly original_timestamp: string;
 }
 
@@ -21,6 +25,15 @@ export function getIdempotencyCallInfo(ctx: Pick<RequestContext, 'locals'>): Ide
 }
 
 /** Tells the inner stages and the handler of this call the key it executes under. */
-export function setLocalCallInfo(ctx: Pick<RequestContext, 'locals'>, info: IdempotencyCallInfo): void {
-  callInfo.set(ctx, info);
+export function setLocalCallInfo(
+  ctx: Pick<RequestContext, 'locals'>,
+  info: Pick<IdempotencyCallInfo, 'idempotencyKey' | 'originalTimestamp'>,
+): void {
+  const { idempotencyKey, originalTimestamp } = info;
+  const value = deprecatedAliases(
+    '@ext/idempotency IdempotencyCallInfo',
+    { idempotencyKey, originalTimestamp },
+    { idempotency_key: 'idempotencyKey', original_timestamp: 'originalTimestamp' },
+  );
+  callInfo.set(ctx, value as IdempotencyCallInfo);
 }

@@ -392,6 +392,24 @@ describe('participation rule (IDEM-14)', () => {
     );
   });
 
+  it('IDEM-14a: by default a destructive tool takes part only when its author says a repeat does nothing new', () => {
+    const destructive = { readOnlyHint: false, destructiveHint: true };
+    expect(participates(tool('purge', { annotations: destructive }), 'mutating', id)).toBe(false);
+    expect(
+      participates(tool('delete', { annotations: { ...destructive, idempotentHint: true } }), 'mutating', id),
+    ).toBe(true);
+    expect(
+      participates(
+        tool('purge', { annotations: destructive, _meta: { [id]: { idempotent_capable: true } } }),
+        'mutating',
+        id,
+      ),
+    ).toBe(true);
+    expect(participates(tool('close', { annotations: { destructiveHint: false } }), 'mutating', id)).toBe(true);
+    // Other rules are the server's explicit choice.
+    expect(participates(tool('purge', { annotations: destructive }), 'all', id)).toBe(true);
+  });
+
   it('"all", a list of names, or a function', () => {
     const readOnly = tool('read', { annotations: { readOnlyHint: true } });
     expect(participates(readOnly, 'all', id)).toBe(true);

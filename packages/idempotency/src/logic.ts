@@ -147,7 +147,8 @@ export function budgetWindow(nowMs: number, windowMs: number): BudgetWindow {
  * Which tools take part.
  * - `'mutating'` (default): a tool whose `Tool._meta[id].idempotent_capable`
  *   is a boolean follows it; any other tool takes part unless its
- *   annotations say `readOnlyHint: true`.
+ *   annotations say `readOnlyHint: true`, or say `destructiveHint: true`
+ *   without `idempotentHint: true` (IDEM-14a).
  * - `'all'`: every tool.
  * - a list of tool names: exactly those.
  * - a function: its answer.
@@ -178,7 +179,10 @@ export function participates(tool: ToolInfo, rule: ParticipationRule, id: string
   if (rule === 'mutating') {
     const declared = readAuthorToolMeta(tool, id).idempotent_capable;
     if (declared !== undefined) return declared;
-    return tool.annotations?.readOnlyHint !== true;
+    const annotations = tool.annotations;
+    if (annotations?.readOnlyHint === true) return false;
+    // A destructive tool is retry-safe only if a repeat does nothing new, which only its author can say (IDEM-14a).
+    return annotations?.destructiveHint !== true || annotations.idempotentHint === true;
   }
   return rule.includes(tool.name);
 }

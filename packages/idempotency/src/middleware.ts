@@ -16,7 +16,7 @@ import {
 } from './logic.js';
 import type { IdempotencyConfig } from './options.js';
 import { decide, type Decision } from './records.js';
-import { IDEMPOTENCY_PACKAGE } from './schema.js';
+import { IDEMPOTENCY_ID } from './schema.js';
 import { openWaiter, type Waiter } from './waiter.js';
 
 /** Decides on the key's record until the call is replayed, executed under a claim of its own, or refused. */
@@ -82,7 +82,7 @@ async function runOnce(keyed: KeyedCall): Promise<ToolResult> {
 /** The middleware of the `idempotency` stage. */
 export function idempotencyMiddleware(config: IdempotencyConfig): ToolMiddleware {
   return async (call, ctx, next) => {
-    const negotiated = ctx.negotiated(IDEMPOTENCY_PACKAGE);
+    const negotiated = ctx.negotiated(IDEMPOTENCY_ID);
     if (negotiated === undefined) return next();
     const id = negotiated.id;
     const raw = call.meta[id];
