@@ -5,6 +5,7 @@
  */
 import {
   ConfigurationError,
+  deprecatedAliases,
   ExtensionError,
   lazyValidator,
   positiveIntegerOption,
@@ -93,7 +94,7 @@ const negotiationResponse = lazyValidator(ScopeNegotiationResponseSchema);
 
 /** The server's permissions settings (scopes, session timeouts), or `undefined` when it does not negotiate the extension. */
 export function getPermissionsSettings(client: ExtendedClient): PermissionsServerSettings | undefined {
-  return client.negotiated<PermissionsServerSettings>(PERMISSIONS_PACKAGE)?.settings;
+  return client.negotiated<PermissionsServerSettings>(PERMISSIONS_ID)?.settings;
 }
 
 /** The session the client holds (from the last negotiation), unless past its `expires_at`. */
@@ -126,7 +127,7 @@ export async function preflight(
   tool: string,
   args?: Record<string, unknown>,
 ): Promise<PermissionCheckResponse | undefined> {
-  const negotiated = client.negotiated(PERMISSIONS_PACKAGE);
+  const negotiated = client.negotiated(PERMISSIONS_ID);
   if (negotiated === undefined) return undefined;
   const session = usable(stateOf(client, 'preflight'));
   const params: Record<string, unknown> = {
@@ -160,7 +161,7 @@ export async function negotiateScopes(
   options: NegotiateScopesOptions = {},
 ): Promise<ScopeNegotiationResponse | undefined> {
   const state = stateOf(client, 'negotiateScopes');
-  const negotiated = client.negotiated(PERMISSIONS_PACKAGE);
+  const negotiated = client.negotiated(PERMISSIONS_ID);
   if (negotiated === undefined) return undefined;
   const ttlSeconds =
     options.ttlSeconds === undefined
@@ -176,14 +177,26 @@ export async function negotiateScopes(
   return result;
 }
 
+/** One tool that needs scopes: whether this client may call it now, and what it lacks. */
+export interface ToolPermission {
+  readonly name: string;
+  readonly allowed: boolean;
+  readonly missingScopes: readonly string[];
+  /** @deprecated Use `missingScopes`; the snake_case spelling goes in the next major. */
+  readonly missing_scopes: readonly string[];
+}
+
 /** What the client can and cannot do on this server. */
 export interface PermissionSummary extends GrantSummary {
-  /** Per tool that needs scopes: whether this client may call it now, and what it lacks. */
-  readonly tools: readonly {
-    readonly name: string;
-    readonly allowed: boolean;
-    readonly missing_scopes: readonly string[];
-  }[];
+  /** Per tool that needs scopes. */
+  readonly tools: readonly ToolPermission[];
+}
+
+function toolPermission(name: string, missingScopes: readonly string[]): ToolPermission {
+  const entry = { name, allowed: missingScopes.length === 0, missingScopes };
+  return deprecatedAliases('@ext/permissions PermissionSummary.tools[]', entry, {
+    missing_scopes: 'missingScopes',
+  }) as ToolPermission;
 }
 
 /**
@@ -197,10 +210,10 @@ export async function summarize(client: ExtendedClient): Promise<PermissionSumma
   const settings = getPermissionsSettings(client);
   if (settings === undefined) return undefined;
   const definitions: readonly ScopeDefinition[] = settings.scopes ?? [];
-  const negotiated = client.negotiated(PERMISSIONS_PACKAGE);
+  const negotiated = client.negotiated(PERMISSIONS_ID);
   const id = negotiated?.id ?? PERMISSIONS_ID;
   const listed = await client.listTools();
-  const tools: { name: string; allowed: boolean; missing_scopes: string[] }[] = [];
+  const tools: ToolPermission[] = [];
   const needed = new Set<string>();
   const lacking = new Set<string>();
   for (const tool of listed) {
@@ -213,7 +226,7 @@ export async function summarize(client: ExtendedClient): Promise<PermissionSumma
     const missing = answer?.allowed === true ? [] : [...(answer?.missing_scopes ?? required)];
     for (const scope of required) needed.add(scope);
     for (const scope of missing) lacking.add(scope);
-    tools.push({ name: tool.name, allowed: missing.length === 0, missing_scopes: missing });
+    tools.push(toolPermission(tool.name, missing));
   }
   const session = currentSession(client)?.scopes ?? [];
   // A scope no tool needs cannot be tested by a check: count it held when the session grants it.

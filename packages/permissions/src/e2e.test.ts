@@ -27,9 +27,9 @@ import { permissionsServer, type PermissionsServerOptions } from './server.js';
 const ELEVATION = 'https://auth.example.com/grant';
 
 const SCOPES = [
-  { name: 'tickets:read', description: 'read tickets', tools: ['get_ticket'], auto_grant: true },
+  { name: 'tickets:read', description: 'read tickets', tools: ['get_ticket'], autoGrant: true },
   { name: 'tickets:delete', description: 'delete tickets', tools: [] },
-  { name: 'tickets:comment', description: 'comment on tickets', tools: ['comment'], auto_grant: true },
+  { name: 'tickets:comment', description: 'comment on tickets', tools: ['comment'], autoGrant: true },
 ];
 
 class Fixture {
@@ -353,9 +353,9 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
       'Can read tickets. Cannot delete tickets (needs tickets:delete) and comment on tickets (needs tickets:comment).',
     );
     expect(summary?.tools).toEqual([
-      { name: 'get_ticket', allowed: true, missing_scopes: [] },
-      { name: 'delete_ticket', allowed: false, missing_scopes: ['tickets:delete'] },
-      { name: 'comment', allowed: false, missing_scopes: ['tickets:comment'] },
+      { name: 'get_ticket', allowed: true, missingScopes: [] },
+      { name: 'delete_ticket', allowed: false, missingScopes: ['tickets:delete'] },
+      { name: 'comment', allowed: false, missingScopes: ['tickets:comment'] },
     ]);
   });
 
@@ -368,6 +368,46 @@ describe.each(TEST_LINES)('permissions end to end on %s', (line) => {
     expect(result._meta?.['io.github.mcp-ext/errors']).toBeUndefined();
     expect(fixture.runs).toBe(0);
     expect(textOf(await client.callTool('ping'))).toBe('pong');
+  });
+
+  it('PERM-18: a plain client (no extensions) is told what a person can do, never the negotiate method', async () => {
+    for (const elevationUrl of [ELEVATION, undefined]) {
+      const fixture = new Fixture();
+      const created = await createTestPair({
+        line,
+        serverExtensions: [errorsServer(), permissionsServer({ scopes: SCOPES, elevationUrl })],
+        setup: fixture.setup,
+        serverOptions: { logger: silentLogger },
+      });
+      open.push(created);
+      const result = await created.client.callTool('delete_ticket', { id: '7' });
+      expect(result.isError).toBe(true);
+      expect(fixture.runs).toBe(0);
+      const text = textOf(result);
+      expect(text).toContain('Calling delete_ticket needs the scope tickets:delete');
+      expect(text).not.toMatch(/negotiate|_meta/);
+      expect(text).not.toContain(PERMISSIONS_ID);
+      expect(text).toContain('sign in with an account that has it');
+      if (elevationUrl === undefined) expect(text).toContain("Ask the server's operator to grant your account");
+      else expect(text).toContain(`Have a person grant tickets:delete at ${elevationUrl}`);
+    }
+  });
+
+  it('PERM-18: the suggestion names the negotiate method only to a client that negotiated the extension', async () => {
+    const aware = getStructuredError(
+      await (await pair(line, new Fixture())).client.callTool('delete_ticket', { id: '7' }),
+    );
+    expect(aware?.code).toBe('SCOPE_INSUFFICIENT');
+    expect(aware?.suggestion).toBe(
+      `Ask for tickets:delete with ${PERMISSIONS_ID}/negotiate or have a person grant it at ${ELEVATION}, then retry.`,
+    );
+    // Structured errors negotiated, permissions not: the same refusal, without the method it cannot call.
+    const errorsOnly = await pair(line, new Fixture(), { client: false });
+    const refused = getStructuredError(await errorsOnly.client.callTool('delete_ticket', { id: '7' }));
+    expect(refused?.code).toBe('SCOPE_INSUFFICIENT');
+    expect(refused?.suggestion).toBe(
+      `Have a person grant tickets:delete at ${ELEVATION}, or sign in with an account that has it; then retry.`,
+    );
   });
 
   it('PERM-14: without the client half, refusals still arrive through @ext/errors, and OAuth scopes still count', async () => {

@@ -22,7 +22,7 @@ import { PERMISSIONS_ID } from './schema.js';
 
 const scopes = indexScopes(
   [
-    { name: 'tickets:read', description: 'read tickets', tools: ['get_ticket', 'list_tickets'], auto_grant: true },
+    { name: 'tickets:read', description: 'read tickets', tools: ['get_ticket', 'list_tickets'], autoGrant: true },
     { name: 'tickets:delete', description: 'delete tickets', tools: [] },
   ],
   'test',

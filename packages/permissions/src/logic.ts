@@ -10,6 +10,7 @@ import {
   isRecord,
   lazyValidator,
   metaPointer,
+  renamedKeys,
   type JsonValue,
   type Parsed,
   type SchemaViolation,
@@ -33,13 +34,29 @@ export function isScopeName(value: unknown): value is string {
   return typeof value === 'string' && SCOPE_PATTERN.test(value);
 }
 
-/** Validates the server's scope declarations; returns them by name. Throws `ConfigurationError` naming the entry. */
-export function indexScopes(scopes: readonly ScopeDefinition[], where: string): ReadonlyMap<string, ScopeDefinition> {
+/** A scope as a server author declares it (`permissionsServer({ scopes })`); advertised as a `ScopeDefinition`. */
+export interface ScopeDeclaration {
+  readonly name: string;
+  /** A verb phrase that completes "can ...", e.g. "read tickets". */
+  readonly description: string;
+  /** The tools that need this scope. */
+  readonly tools: readonly string[];
+  /** Granted on negotiation without asking anyone (low risk). Advertised as `auto_grant`. */
+  readonly autoGrant?: boolean | undefined;
+  /** @deprecated Use `autoGrant`; the snake_case spelling goes in the next major. */
+  readonly auto_grant?: boolean | undefined;
+}
+
+/**
+ * Validates the server's scope declarations; returns them by name, as
+ * advertised. Throws `ConfigurationError` naming the entry.
+ */
+export function indexScopes(scopes: readonly ScopeDeclaration[], where: string): ReadonlyMap<string, ScopeDefinition> {
   if (!Array.isArray(scopes))
     throw new ConfigurationError('INVALID_OPTION', `${where}: scopes must be an array of scope definitions`);
   const byName = new Map<string, ScopeDefinition>();
   scopes.forEach((scope: unknown, index) => {
-    const entry = typeof scope === 'object' && scope !== null ? (scope as Record<string, unknown>) : {};
+    const entry = renamedKeys(`${where} scopes`, isRecord(scope) ? scope : {}, { auto_grant: 'autoGrant' });
     const name = entry.name;
     if (!isScopeName(name)) {
       throw new ConfigurationError(
@@ -54,12 +71,12 @@ export function indexScopes(scopes: readonly ScopeDefinition[], where: string): 
     if (!Array.isArray(tools) || !tools.every((tool) => typeof tool === 'string')) {
       throw new ConfigurationError('INVALID_OPTION', `${where}: scope "${name}": tools must be an array of tool names`);
     }
-    if (entry.auto_grant !== undefined && typeof entry.auto_grant !== 'boolean') {
-      throw new ConfigurationError('INVALID_OPTION', `${where}: scope "${name}": auto_grant must be a boolean`);
+    if (entry.autoGrant !== undefined && typeof entry.autoGrant !== 'boolean') {
+      throw new ConfigurationError('INVALID_OPTION', `${where}: scope "${name}": autoGrant must be a boolean`);
     }
     if (byName.has(name)) throw new ConfigurationError('INVALID_OPTION', `${where}: scope "${name}" is declared twice`);
     const definition: ScopeDefinition = { name, description: entry.description, tools: [...tools] };
-    if (entry.auto_grant !== undefined) definition.auto_grant = entry.auto_grant;
+    if (entry.autoGrant !== undefined) definition.auto_grant = entry.autoGrant;
     byName.set(name, definition);
   });
   return byName;

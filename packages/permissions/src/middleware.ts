@@ -6,10 +6,10 @@
 import { ExtensionError, invalidInputError, type ToolMiddleware } from '@ext/core';
 import { missingScopes, parseRequestMeta, requiredScopesFor, withElevation } from './logic.js';
 import type { ResolvedOptions } from './options.js';
-import { PERMISSIONS_ID, PERMISSIONS_PACKAGE } from './schema.js';
+import { PERMISSIONS_ID } from './schema.js';
 import { loadSession } from './session-store.js';
 
-/** The session token sent is unknown, expired, or another caller's. */
+/** The session token sent is unknown, expired, or another caller's (only a client that negotiated the extension sends one). */
 function sessionExpired(
   id: string,
   tool: string,
@@ -28,11 +28,34 @@ function sessionExpired(
   );
 }
 
+/**
+ * What the caller can do about missing scopes (PERM-18): a client that
+ * negotiated the extension (under `negotiatedId`) is pointed at its
+ * `negotiate` method; any other only at what a person can do.
+ */
+function scopeSuggestion(
+  missing: readonly string[],
+  negotiatedId: string | undefined,
+  elevationUrl: string | undefined,
+): string {
+  const scopes = missing.join(', ');
+  const them = missing.length > 1 ? 'them' : 'it';
+  if (negotiatedId !== undefined) {
+    return elevationUrl === undefined
+      ? `Ask for ${scopes} with ${negotiatedId}/negotiate, then retry.`
+      : `Ask for ${scopes} with ${negotiatedId}/negotiate or have a person grant ${them} at ${elevationUrl}, then retry.`;
+  }
+  return elevationUrl === undefined
+    ? `Ask the server's operator to grant your account ${scopes}, or sign in with an account that has ${them}; then retry.`
+    : `Have a person grant ${scopes} at ${elevationUrl}, or sign in with an account that has ${them}; then retry.`;
+}
+
 /** The caller holds neither from its authentication nor from its session the scopes `missing`. */
 function scopeInsufficient(
   tool: string,
   required: readonly string[],
   missing: readonly string[],
+  negotiatedId: string | undefined,
   elevationUrl: string | undefined,
 ): ExtensionError {
   return new ExtensionError(
@@ -41,10 +64,7 @@ function scopeInsufficient(
     `Calling ${tool} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
     {
       userActionable: true,
-      suggestion:
-        elevationUrl === undefined
-          ? `Ask for ${missing.join(', ')} with ${PERMISSIONS_ID}/negotiate, then retry.`
-          : `Ask for ${missing.join(', ')} with ${PERMISSIONS_ID}/negotiate or have a person grant them at ${elevationUrl}, then retry.`,
+      suggestion: scopeSuggestion(missing, negotiatedId, elevationUrl),
       details: withElevation({ tool, required_scopes: [...required], missing_scopes: missing }, elevationUrl),
     },
   );
@@ -57,7 +77,7 @@ export function permissionsMiddleware(
 ): ToolMiddleware {
   return async (call, ctx, next) => {
     const required = toolScopes.get(ctx.tool.name) ?? requiredScopesFor(ctx.tool, PERMISSIONS_ID, config.scopes);
-    const negotiated = ctx.negotiated(PERMISSIONS_PACKAGE);
+    const negotiated = ctx.negotiated(PERMISSIONS_ID);
     let token: string | undefined;
     if (negotiated !== undefined) {
       const parsed = parseRequestMeta(call.meta[negotiated.id], negotiated.id);
@@ -76,7 +96,9 @@ export function permissionsMiddleware(
       throw sessionExpired(negotiated?.id ?? PERMISSIONS_ID, call.name, fromOAuth, config.elevationUrl);
     }
     const missing = missingScopes(fromOAuth, session?.scopes ?? []);
-    if (missing.length > 0) throw scopeInsufficient(call.name, required, missing, config.elevationUrl);
+    if (missing.length > 0) {
+      throw scopeInsufficient(call.name, required, missing, negotiated?.id, config.elevationUrl);
+    }
     return next();
   };
 }

@@ -1,15 +1,15 @@
 /** The options of `permissionsServer()`: what an author may set, the defaults, and their validation. */
 import { ConfigurationError, positiveIntegerOption, type RequestContext } from '@ext/core';
-import { defaultGrant, indexScopes, type GrantDecision } from './logic.js';
+import { defaultGrant, indexScopes, type GrantDecision, type ScopeDeclaration } from './logic.js';
 import type { ScopeDefinition } from './schema.js';
 
 /** Decides which of the requested (declared, not yet held) scopes a negotiation grants. */
 export type GrantPolicy = (requested: readonly string[], ctx: RequestContext) => GrantDecision | Promise<GrantDecision>;
 
 export interface PermissionsServerOptions {
-  /** The scopes this server declares. Default: none. */
-  readonly scopes?: readonly ScopeDefinition[] | undefined;
-  /** Which requested scopes `negotiate` grants. Default: those with `auto_grant: true`; the others are denied with a reason. */
+  /** The scopes this server declares: `{ name, description, tools, autoGrant? }`. Default: none. */
+  readonly scopes?: readonly ScopeDeclaration[] | undefined;
+  /** Which requested scopes `negotiate` grants. Default: those with `autoGrant: true`; the others are denied with a reason. */
   readonly grant?: GrantPolicy | undefined;
   /** Inactivity timeout of a session, in seconds (advertised as `session_ttl_seconds`). Default 900. */
   readonly sessionTtlSeconds?: number | undefined;

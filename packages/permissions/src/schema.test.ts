@@ -19,7 +19,7 @@ describe('the shipped JSON Schema document', () => {
 
   it('PERM-1 PERM-2: compiles under JSON Schema 2020-12 and accepts what both halves advertise', () => {
     const server = permissionsServer({
-      scopes: [{ name: 'a:read', description: 'read a', tools: ['t'], auto_grant: true }],
+      scopes: [{ name: 'a:read', description: 'read a', tools: ['t'], autoGrant: true }],
       elevationUrl: 'https://x.example/grant',
     });
     expect(check('server-settings', server.settings)).toBe(true);

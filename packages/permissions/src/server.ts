@@ -15,7 +15,7 @@ import {
   PermissionsClientSettingsSchema,
 } from './schema.js';
 
-export type { GrantDecision } from './logic.js';
+export type { GrantDecision, ScopeDeclaration } from './logic.js';
 export type { GrantPolicy, PermissionsServerOptions } from './options.js';
 export { registerPermissionTools, PERMISSION_TOOL_NAMES } from './tools.js';
 

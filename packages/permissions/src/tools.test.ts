@@ -32,7 +32,7 @@ describe.each(TEST_LINES)('permissions served as tools on %s (PERM-17)', (line) 
       serverExtensions: [
         permissionsServer({
           scopes: [
-            { name: 'tickets:read', description: 'read tickets', tools: [], auto_grant: true },
+            { name: 'tickets:read', description: 'read tickets', tools: [], autoGrant: true },
             { name: 'tickets:delete', description: 'delete tickets', tools: [] },
           ],
         }),
