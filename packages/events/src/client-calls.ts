@@ -1,11 +1,11 @@
 /** Client side: one-shot calls of the extension's methods (list, poll, unsubscribe) under the negotiated identifier. */
 import { isRecord, WireError, type ExtendedClient } from '@ext/core';
 import { isAnswer, malformed } from './responses.js';
-import { EVENTS_PACKAGE, eventsMethod, type ListEventsResult, type PollResult } from './schema.js';
+import { EVENTS_ID, eventsMethod, type ListEventsResult, type PollResult } from './schema.js';
 
 /** The method `<id>/<verb>` under the negotiated identifier; `undefined` without negotiation. */
 export function methodFor(client: ExtendedClient, verb: Parameters<typeof eventsMethod>[1]): string | undefined {
-  const negotiated = client.negotiated(EVENTS_PACKAGE);
+  const negotiated = client.negotiated(EVENTS_ID);
   return negotiated === undefined ? undefined : eventsMethod(negotiated.id, verb);
 }
 

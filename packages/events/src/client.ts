@@ -45,7 +45,7 @@ export async function subscribeEvents(
       'subscribeEvents: subscriptionId must be 1 to 128 characters from [a-zA-Z0-9_-:.]',
     );
   }
-  if (client.negotiated(EVENTS_PACKAGE) === undefined) return undefined;
+  if (client.negotiated(EVENTS_ID) === undefined) return undefined;
   const subscription = new EventSubscription(client, options);
   await subscription.start();
   return subscription;

@@ -171,6 +171,7 @@ describe.each(TEST_LINES)('@ext/events end to end on %s', (line) => {
     expect(error.data).toMatchObject({
       code: 'UNKNOWN_EVENT',
       category: 'invalid_input',
+      suggestion: 'Call the list method to see the event types this server publishes.',
       details: {
         field: 'events',
         pointer: '/events/1',

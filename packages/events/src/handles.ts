@@ -3,7 +3,7 @@
  * in process, and end a subscription early.
  */
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError, type Store } from '@ext/core';
+import { ConfigurationError, isRecord, renamedKeys, type Store } from '@ext/core';
 import { isSubscriptionId } from './catalog.js';
 import { appendEvent, readHead } from './event-log.js';
 import type { PublishOptions, WatchOptions } from './options.js';
@@ -18,6 +18,15 @@ export interface EventWatch {
   /** The position it started from. */
   readonly cursor: string;
   stop(): Promise<void>;
+}
+
+/** The author's hint in the seed's spelling (`recommended_tool`); the 0.1 spelling is still taken, with a warning. */
+function wireHint(hint: PublishOptions['actionHint']): unknown {
+  if (hint === undefined || !isRecord(hint)) return hint;
+  const { recommendedTool, ...rest } = renamedKeys('@ext/events publish actionHint', hint, {
+    recommended_tool: 'recommendedTool',
+  });
+  return recommendedTool === undefined ? rest : { recommended_tool: recommendedTool, ...rest };
 }
 
 /** Checks an event against its declaration and appends it to the log; returns its cursor. */
@@ -42,11 +51,11 @@ export async function publish(
       `publish("${event}"): payload${violation.pointer} ${violation.message}`,
     );
   }
-  const hint = options.actionHint;
+  const hint: unknown = wireHint(options.actionHint);
   if (hint !== undefined && !isActionHint(hint)) {
     throw new ConfigurationError(
       'INVALID_EVENT_PAYLOAD',
-      `publish("${event}"): actionHint must be { recommended_tool?, parameters?, reason? }`,
+      `publish("${event}"): actionHint must be { recommendedTool?, parameters?, reason? }`,
     );
   }
   const entry: LogEntry = {

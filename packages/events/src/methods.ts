@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { MethodHandler, RequestContext } from '@ext/core';
 import { matchFailed, type Sink } from './delivery.js';
-import { invalid, invalidCursor } from './errors.js';
+import { invalid, invalidCursor, viaTool } from './errors.js';
 import { checkCursor, readHead } from './event-log.js';
 import { scanLog, selects, toNotification, type Selector } from './feed.js';
-import type { SubscriptionAttempt } from './options.js';
+import { subscriptionAttempt, type SubscriptionAttempt } from './options.js';
 import {
   checkSubscription,
   chooseDelivery,
@@ -21,7 +21,6 @@ import {
 import type { EventsRuntime } from './runtime.js';
 import {
   EVENTS_ID,
-  EVENTS_PACKAGE,
   eventsNotification,
   type DeliveryMode,
   type ListEventsResult,
@@ -39,7 +38,7 @@ const MAX_SCAN = 10_000;
 const DEFAULT_POLL_LIMIT = 100;
 
 function negotiatedId(ctx: RequestContext): string {
-  return ctx.negotiated(EVENTS_PACKAGE)?.id ?? EVENTS_ID;
+  return ctx.negotiated(EVENTS_ID)?.id ?? EVENTS_ID;
 }
 
 /** A sink sending the extension's notifications through `channel` (a connection, or the request itself). */
@@ -83,7 +82,7 @@ async function subscribe(
   const request = parsed.value;
   const filter = request.filter ?? {};
   const failure = checkSubscription(request.events, filter, rt.catalog);
-  if (failure !== undefined) throw invalid(failure);
+  if (failure !== undefined) throw invalid(failure, viaTool(ctx));
   const { store } = ctx;
   const subscriptionId = request.subscription_id ?? randomUUID();
   const denied = (reason: string): SubscriptionResponse => ({
@@ -93,7 +92,7 @@ async function subscribe(
     supported_events: supported,
     poll_interval_seconds: config.pollIntervalSeconds,
   });
-  const attempt = { subscription_id: subscriptionId, events: request.events, filter, principal: ctx.principal };
+  const attempt = subscriptionAttempt({ subscriptionId, events: request.events, filter, principal: ctx.principal });
   const refused = await refusal(rt, attempt, ctx);
   if (refused !== undefined) return denied(refused);
   if (request.cursor !== undefined) await checkCursor(store, config.keyPrefix, request.cursor);
@@ -109,7 +108,7 @@ async function subscribe(
   const delivery: DeliveryMode = chooseDelivery(
     request.delivery,
     ctx.connection !== undefined,
-    ctx.negotiated(EVENTS_PACKAGE) !== undefined,
+    ctx.negotiated(EVENTS_ID) !== undefined,
   );
   const record: SubscriptionRecord = {
     v: 1,
@@ -158,7 +157,7 @@ async function unsubscribe(
   const parsed = parseUnsubscribeRequest(params);
   if (!parsed.ok) throw invalid(parsed.failure);
   const { subscription_id: subscriptionId } = parsed.value;
-  const { key, record } = await loadRecord(ctx.store, rt.config, ctx.principal, subscriptionId);
+  const { key, record } = await loadRecord(ctx.store, rt.config, ctx.principal, subscriptionId, viaTool(ctx));
   if (record.terminated === undefined) {
     await endSubscription(ctx.store, rt.config, { principal: ctx.principal, key, record }, 'unsubscribed');
   }
@@ -171,7 +170,7 @@ async function poll(rt: EventsRuntime, params: Record<string, unknown>, ctx: Req
   if (!parsed.ok) throw invalid(parsed.failure);
   const request = parsed.value;
   const { store } = ctx;
-  const { key, record } = await loadRecord(store, config, ctx.principal, request.subscription_id);
+  const { key, record } = await loadRecord(store, config, ctx.principal, request.subscription_id, viaTool(ctx));
   const from = request.cursor ?? record.cursor;
   const base = {
     subscription_id: record.subscription_id,

@@ -2,7 +2,14 @@
  * What a server author configures: `eventsServer`'s options and the shapes
  * its handles take, with the defaults applied and checked at construction.
  */
-import { ConfigurationError, consoleLogger, positiveIntegerOption, type Logger, type RequestContext } from '@ext/core';
+import {
+  ConfigurationError,
+  consoleLogger,
+  deprecatedAliases,
+  positiveIntegerOption,
+  type Logger,
+  type RequestContext,
+} from '@ext/core';
 import type { Static } from 'typebox';
 import type { EventDefinition } from './catalog.js';
 import type { ActionHint } from './schema.js';
@@ -16,10 +23,23 @@ export type PayloadOf<E extends EventDefinitions, K extends keyof E> = Static<E[
 
 /** What `authorize` is asked about. */
 export interface SubscriptionAttempt {
-  readonly subscription_id: string;
+  readonly subscriptionId: string;
   readonly events: readonly string[];
   readonly filter: Readonly<Record<string, unknown>>;
   readonly principal: string;
+  /** @deprecated Use `subscriptionId`; the snake_case spelling goes in the next major. */
+  readonly subscription_id: string;
+}
+
+/** The attempt `authorize` gets, with its deprecated spelling. */
+export function subscriptionAttempt(fields: Omit<SubscriptionAttempt, 'subscription_id'>): SubscriptionAttempt {
+  return deprecatedAliases(
+    '@ext/events SubscriptionAttempt',
+    { ...fields },
+    {
+      subscription_id: 'subscriptionId',
+    },
+  ) as SubscriptionAttempt;
 }
 
 export interface EventsServerOptions<E extends EventDefinitions = EventDefinitions> {
@@ -57,9 +77,19 @@ export interface EventsServerOptions<E extends EventDefinitions = EventDefinitio
   readonly now?: (() => number) | undefined;
 }
 
+/** A suggestion for how the client might respond; sent as the seed's `action_hint`. */
+export interface PublishActionHint {
+  /** Sent as `recommended_tool`. */
+  readonly recommendedTool?: string | undefined;
+  readonly parameters?: ActionHint['parameters'];
+  readonly reason?: string | undefined;
+  /** @deprecated Use `recommendedTool`; the snake_case spelling goes in the next major. */
+  readonly recommended_tool?: string | undefined;
+}
+
 export interface PublishOptions {
   /** A suggestion for how the client might respond (seed `action_hint`). */
-  readonly actionHint?: ActionHint | undefined;
+  readonly actionHint?: PublishActionHint | undefined;
 }
 
 /** Selects events for the server half's `watch`. */

@@ -80,7 +80,7 @@ describe('publishing', () => {
         store,
         'build_finished',
         { repository: seq % 2 === 0 ? 'web' : 'api', ok: true, seq },
-        { actionHint: { recommended_tool: 'view_build', parameters: { seq } } },
+        { actionHint: { recommendedTool: 'view_build', parameters: { seq } } },
       );
     }
     await until(() => received.length >= 10, 10_000, 'ten watched events');

@@ -21,6 +21,7 @@ export type {
   EventDefinitions,
   EventsServerOptions,
   PayloadOf,
+  PublishActionHint,
   PublishOptions,
   SubscriptionAttempt,
   WatchOptions,

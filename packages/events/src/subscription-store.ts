@@ -17,16 +17,17 @@ import {
   type SubscriptionRecord,
 } from './store-layout.js';
 
-/** A caller's subscription and its store key; `SUBSCRIPTION_NOT_FOUND` when there is none. */
+/** A caller's subscription and its store key; `SUBSCRIPTION_NOT_FOUND` when there is none (`viaTool`: asked through a tool). */
 export async function loadRecord(
   store: Store,
   config: ResolvedOptions,
   principal: string,
   subscriptionId: string,
+  viaTool = false,
 ): Promise<{ key: string; record: SubscriptionRecord }> {
   const key = subscriptionKey(config.keyPrefix, principal, subscriptionId);
   const record = parseRecord(await store.get(key));
-  if (record === undefined) throw notFound(subscriptionId);
+  if (record === undefined) throw notFound(subscriptionId, viaTool);
   return { key, record };
 }
 

@@ -8,7 +8,7 @@ import { isNotFound, methodFor, pollEvents, unsubscribeEvents } from './client-c
 import { isAnswer, malformed } from './responses.js';
 import { routeTable, type Listener } from './routes.js';
 import {
-  EVENTS_PACKAGE,
+  EVENTS_ID,
   type DeliveryMode,
   type EventNotification,
   type EventsServerSettings,
@@ -132,7 +132,7 @@ export class EventSubscription {
   }
 
   #listen(): void {
-    const negotiated = this.#client.negotiated(EVENTS_PACKAGE);
+    const negotiated = this.#client.negotiated(EVENTS_ID);
     if (negotiated === undefined) return;
     const table = routeTable(this.#client, negotiated.id);
     table.set(this.id, {
@@ -265,7 +265,7 @@ export class EventSubscription {
   async #streamLoop(generation: number): Promise<void> {
     const method = methodFor(this.#client, 'stream');
     if (method === undefined) return;
-    const settings = this.#client.negotiated<EventsServerSettings>(EVENTS_PACKAGE)?.settings;
+    const settings = this.#client.negotiated<EventsServerSettings>(EVENTS_ID)?.settings;
     const timeoutMs = (settings?.max_stream_seconds ?? 300) * 1000 + STREAM_TIMEOUT_MARGIN_MS;
     let failures = 0;
     while (this.#current(generation)) {

@@ -1,5 +1,6 @@
 import { silentLogger, MemoryStore } from '@ext/core';
 import { createTestPair, TEST_LINES, type TestPair } from '@ext/core/testing';
+import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventNotification } from './index.js';
 import { registerEventTools } from './server.js';
@@ -60,4 +61,33 @@ describe.each(TEST_LINES)('events served as tools on %s', (line) => {
     expect(after.structuredContent).toMatchObject({ status: 'terminated', reason: 'unsubscribed' });
     await events.stop();
   });
+
+  it('EVT-24: a caller using the tools is pointed at the tools, not at methods it may not be able to call', async () => {
+    const events = fixtureServer();
+    pair = await createTestPair({
+      line,
+      serverExtensions: [errorsServer(), events],
+      setup: (server) => {
+        registerEventTools(server);
+      },
+      serverOptions: { store: new MemoryStore(), logger: silentLogger },
+      authInfo: { clientId: 'bob' },
+    });
+    const { client } = pair;
+    const unknown = await client.callTool('subscribe_events', { events: ['commit_to_main'] });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('Call list_events to see the event types this server publishes.');
+    expect(textOf(unknown)).not.toContain('method');
+    const gone = await client.callTool('poll_events', { subscription_id: 'never-made' });
+    expect(gone.isError).toBe(true);
+    expect(textOf(gone)).toContain(
+      'Subscribe again with subscribe_events, then pass your last cursor to poll_events to miss no event.',
+    );
+    await events.stop();
+  });
 });
+
+function textOf(result: { content: readonly unknown[] }): string {
+  const first = result.content[0] as { type?: string; text?: unknown } | undefined;
+  return first?.type === 'text' && typeof first.text === 'string' ? first.text : '';
+}
