@@ -41,7 +41,7 @@ export function multimodalClient(options: MultimodalClientOptions = {}): ClientE
 
 /** The server's multimodal settings, or `undefined` when it does not negotiate the extension. */
 export function getMultimodalSettings(client: ExtendedClient): MultimodalServerSettings | undefined {
-  return client.negotiated<MultimodalServerSettings>(MULTIMODAL_PACKAGE)?.settings;
+  return client.negotiated<MultimodalServerSettings>(MULTIMODAL_ID)?.settings;
 }
 
 const toolMeta = lazyValidator(MultimodalToolMetaSchema);

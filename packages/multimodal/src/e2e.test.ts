@@ -211,7 +211,25 @@ describe.each(TEST_LINES)('multimodal end to end on %s', (line) => {
     expect(getStructuredError(await client.callTool('analyze_image', { image: forged }))).toMatchObject({
       code: 'REFERENCE_NOT_FOUND',
       category: 'invalid_input',
+      suggestion: 'Upload the data again and pass the new reference.',
     });
+    expect(fixture.runs).toBe(0);
+  });
+
+  it('MM-12: a caller that cannot upload here is told to send the data inline, not to upload again', async () => {
+    const fixture = new Fixture();
+    const {
+      pair: { client },
+    } = await pair(line, fixture, { client: false });
+    const image = {
+      ref_id: 'ref-forgedforgedforged00',
+      origin_server: 'vision',
+      mime_type: 'image/png',
+      size_bytes: 10,
+    };
+    const error = getStructuredError(await client.callTool('analyze_image', { image }));
+    expect(error).toMatchObject({ code: 'REFERENCE_NOT_FOUND' });
+    expect(error?.suggestion).toBe('Send the data inline (as image, audio or embedded blob content) instead.');
     expect(fixture.runs).toBe(0);
   });
 

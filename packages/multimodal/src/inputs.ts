@@ -25,14 +25,21 @@ export function isLocal(input: BinaryInput, references: CallReferences | undefin
   );
 }
 
-/** A reference to this server's data that the caller does not hold (unknown, expired or another caller's). */
-export function referenceNotFound(input: BinaryInput): ExtensionError {
+/**
+ * A reference to this server's data that the caller does not hold (unknown,
+ * expired or another caller's). Uploading again is suggested only to a
+ * caller that can upload here (MM-12).
+ */
+export function referenceNotFound(input: BinaryInput, references: CallReferences): ExtensionError {
+  const canUpload = references.negotiated && references.origin?.uploads !== undefined;
   return new ExtensionError(
     'invalid_input',
     'REFERENCE_NOT_FOUND',
     "The referenced input is not held by this server for this caller (unknown, expired or another caller's)",
     {
-      suggestion: 'Upload the data again and pass the new reference.',
+      suggestion: canUpload
+        ? 'Upload the data again and pass the new reference.'
+        : 'Send the data inline (as image, audio or embedded blob content) instead.',
       details: { pointer: input.pointer, ref_id: input.reference?.ref_id },
     },
   );
@@ -78,7 +85,7 @@ export async function openInput(ctx: Pick<CallContext, 'locals'>, value: unknown
     });
   }
   if (isLocal(input, references)) {
-    if ((await references.lookup(reference.ref_id)) === undefined) throw referenceNotFound(input);
+    if ((await references.lookup(reference.ref_id)) === undefined) throw referenceNotFound(input, references);
     return references.open(reference.ref_id);
   }
   // Another server's reference: read only through an import, whose refusal (e.g. ORIGIN_NOT_ALLOWED on a server that imports nothing) is the answer.

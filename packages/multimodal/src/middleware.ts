@@ -29,13 +29,13 @@ export function multimodalMiddleware(
     const references = referencesFor(ctx);
     const inputs: BinaryInput[] = [];
     for (const input of found.inputs) {
-      if (!isLocal(input, references) || input.reference === undefined) {
+      if (references === undefined || !isLocal(input, references) || input.reference === undefined) {
         inputs.push(input);
         continue;
       }
       // A reference to this server's own data: trust its records, not the size the client wrote.
-      const local = await references?.lookup(input.reference.ref_id);
-      if (local === undefined) throw referenceNotFound(input);
+      const local = await references.lookup(input.reference.ref_id);
+      if (local === undefined) throw referenceNotFound(input, references);
       inputs.push({ ...input, sizeBytes: local.sizeBytes, mimeType: local.reference.mime_type });
     }
     const refusal = checkInputs(inputs, declaration, defaultMax);
