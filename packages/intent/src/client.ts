@@ -83,7 +83,7 @@ export function intentClient(options: IntentClientOptions = {}): ClientExtension
 
 /** The server's intent settings (`mode`, `max_intent_length`), or `undefined` when it does not negotiate the extension. */
 export function getIntentSettings(client: ExtendedClient): IntentServerSettings | undefined {
-  const negotiated = client.negotiated(INTENT_PACKAGE);
+  const negotiated = client.negotiated(INTENT_ID);
   if (negotiated === undefined) return undefined;
   const parsed = parseSettings<IntentServerSettings>(negotiated.settings, {
     schema: IntentServerSettingsSchema,
@@ -134,7 +134,7 @@ export async function callWithIntent(
   const half = client.composed.extensions.find((extension) => extension.name === INTENT_PACKAGE);
   const chosen = policy ?? (half === undefined ? undefined : policies.get(half)) ?? { policy: 'ignore' };
   checkPolicy(chosen, 'callWithIntent');
-  const negotiated = client.negotiated(INTENT_PACKAGE);
+  const negotiated = client.negotiated(INTENT_ID);
   const max = getIntentSettings(client)?.max_intent_length;
   const stated = max === undefined ? intent : truncateCodePoints(intent, max);
   const meta =

@@ -150,11 +150,11 @@ describe.each(TEST_LINES)('intent end to end on %s', (line) => {
 
   it('INT-4: a routing function is asked when no rule matches, with the intent, the tool and the validated arguments', async () => {
     const seen: RouteRequest[] = [];
-    const router = async (request: RouteRequest): Promise<{ recommended_tool: string; reason: string } | undefined> => {
+    const router = async (request: RouteRequest): Promise<{ recommendedTool: string; reason: string } | undefined> => {
       seen.push(request);
       await Promise.resolve();
       return /last week/i.test(request.intent)
-        ? { recommended_tool: 'recent_by_days', reason: 'Filters by date.' }
+        ? { recommendedTool: 'recent_by_days', reason: 'Filters by date.' }
         : undefined;
     };
     const { pair } = await connect(line, { server: { rules: RULES, router } });
@@ -179,7 +179,7 @@ describe.each(TEST_LINES)('intent end to end on %s', (line) => {
     };
     const { pair, ran, warnings } = await connect(line, { server: { router: () => answer() as undefined } });
     const secret = 'my card number is 4111';
-    for (const next of [() => ({ recommended_tool: 42 }), () => ({ recommended_tool: 'no_such_tool', reason: 'r' })]) {
+    for (const next of [() => ({ recommendedTool: 42 }), () => ({ recommendedTool: 'no_such_tool', reason: 'r' })]) {
       const result = await pair.client.callTool('search_issues', { query: 'q' }, { meta: intentMeta(secret) });
       expect(result.isError).not.toBe(true);
       expect(result._meta?.[INTENT_ID]).toBeUndefined();

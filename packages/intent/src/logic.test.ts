@@ -97,23 +97,23 @@ describe('parseIntentMeta (INT-3)', () => {
 
 describe('checkSuggestion (INT-9)', () => {
   it('keeps a well-formed suggestion for another tool, drops one for the called tool, and refuses malformed ones', () => {
-    expect(checkSuggestion({ recommended_tool: 'b', reason: 'r' }, 'a')).toEqual({
+    expect(checkSuggestion({ recommendedTool: 'b', reason: 'r' }, 'a')).toEqual({
       ok: true,
       suggestion: { recommended_tool: 'b', reason: 'r' },
     });
-    expect(checkSuggestion({ recommended_tool: 'b', reason: 'r', extra: 1 }, 'a')).toEqual({
+    expect(checkSuggestion({ recommendedTool: 'b', reason: 'r', extra: 1 }, 'a')).toEqual({
       ok: true,
       suggestion: { recommended_tool: 'b', reason: 'r' },
     });
-    expect(checkSuggestion({ recommended_tool: 'a', reason: 'r' }, 'a')).toEqual({ ok: true, suggestion: undefined });
+    expect(checkSuggestion({ recommendedTool: 'a', reason: 'r' }, 'a')).toEqual({ ok: true, suggestion: undefined });
     expect(checkSuggestion(undefined, 'a')).toEqual({ ok: true, suggestion: undefined });
     for (const bad of [
       'b',
       [],
-      { recommended_tool: '', reason: 'r' },
-      { recommended_tool: 'b' },
-      { recommended_tool: 'b', reason: 'x'.repeat(1001) },
-      { recommended_tool: 'x'.repeat(129), reason: '' },
+      { recommendedTool: '', reason: 'r' },
+      { recommendedTool: 'b' },
+      { recommendedTool: 'b', reason: 'x'.repeat(1001) },
+      { recommendedTool: 'x'.repeat(129), reason: '' },
     ]) {
       expect(checkSuggestion(bad, 'a').ok).toBe(false);
     }

@@ -2,7 +2,7 @@
  * The pure logic of intent routing: matching rules against an intent,
  * reading the intent a client sent, and checking a router's answer.
  */
-import { isRecord, metaPointer } from '@ext/core';
+import { isRecord, metaPointer, renamedKeys } from '@ext/core';
 import { MAX_REASON_LENGTH, MAX_TOOL_NAME_LENGTH, type Suggestion } from './schema.js';
 
 /** A declarative routing rule: when the intent matches, suggest `tool`. */
@@ -111,8 +111,10 @@ export function parseIntentMeta(raw: unknown, id: string, maxLength: number): Pa
 
 /**
  * Checks what a routing function returned (INT-9): a suggestion for another
- * tool, with a bounded reason. `undefined` stays "no suggestion"; anything
- * else malformed is an error message. Pure.
+ * tool (`recommendedTool`; the 0.1 spelling `recommended_tool` is still
+ * taken, with a warning), with a bounded reason. Returns it in the wire's
+ * spelling. `undefined` stays "no suggestion"; anything else malformed is
+ * an error message.
  */
 export function checkSuggestion(
   value: unknown,
@@ -122,9 +124,11 @@ export function checkSuggestion(
   | { readonly ok: false; readonly message: string } {
   if (value === undefined || value === null) return { ok: true, suggestion: undefined };
   if (!isRecord(value)) return { ok: false, message: 'the router returned something other than a suggestion object' };
-  const { recommended_tool: tool, reason } = value;
+  const { recommendedTool: tool, reason } = renamedKeys('@ext/intent router answer', value, {
+    recommended_tool: 'recommendedTool',
+  });
   if (typeof tool !== 'string' || tool === '' || tool.length > MAX_TOOL_NAME_LENGTH)
-    return { ok: false, message: 'recommended_tool must be a tool name' };
+    return { ok: false, message: 'recommendedTool must be a tool name' };
   if (typeof reason !== 'string' || codePointLength(reason) > MAX_REASON_LENGTH)
     return { ok: false, message: `reason must be a string of at most ${MAX_REASON_LENGTH} characters` };
   if (tool === calledTool) return { ok: true, suggestion: undefined };

@@ -6,7 +6,7 @@
 import { invalidInputError, type CallContext, type ToolMiddleware, type ToolResult } from '@ext/core';
 import { checkSuggestion, parseIntentMeta, route } from './logic.js';
 import type { IntentConfig, RouteRequest } from './options.js';
-import { INTENT_ID, INTENT_PACKAGE, type IntentResultMeta, type Suggestion } from './schema.js';
+import { INTENT_ID, type IntentResultMeta, type Suggestion } from './schema.js';
 
 /** `result` with this extension's `_meta` entry replaced by `meta` under `id`, or removed. */
 function withMeta(result: ToolResult, id: string | undefined, meta: IntentResultMeta | undefined): ToolResult {
@@ -62,7 +62,7 @@ async function suggest(
 /** The middleware of the `intent` stage; `served` holds the tools a suggestion may name. */
 export function intentMiddleware(config: IntentConfig, served: ReadonlySet<string>): ToolMiddleware {
   return async (call, ctx, next) => {
-    const negotiated = ctx.negotiated(INTENT_PACKAGE);
+    const negotiated = ctx.negotiated(INTENT_ID);
     // A client that never advertised the extension gets core behaviour (INT-2).
     if (negotiated === undefined) return withMeta(await next(), undefined, undefined);
     const parsed = parseIntentMeta(call.meta[negotiated.id], negotiated.id, config.maxLength);

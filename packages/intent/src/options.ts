@@ -1,7 +1,7 @@
 /** `intentServer` options: the routing rules and function a server author writes, and the checks made at construction. */
 import { ConfigurationError, type CallContext } from '@ext/core';
 import { codePointLength, type RoutingRule } from './logic.js';
-import { DEFAULT_MAX_INTENT_LENGTH, MAX_REASON_LENGTH, type Suggestion } from './schema.js';
+import { DEFAULT_MAX_INTENT_LENGTH, MAX_REASON_LENGTH } from './schema.js';
 
 /** What a routing function is told about a call. */
 export interface RouteRequest {
@@ -13,6 +13,20 @@ export interface RouteRequest {
   readonly arguments: Readonly<Record<string, unknown>>;
 }
 
+/** What a routing function suggests; sent as the seed's `suggestion` (`recommended_tool`, `reason`). */
+export type RouteSuggestion =
+  | {
+      /** The tool to call instead. */
+      readonly recommendedTool: string;
+      /** Why, in a sentence the model can act on (at most 1000 characters). */
+      readonly reason: string;
+    }
+  | {
+      /** @deprecated Use `recommendedTool`; the snake_case spelling goes in the next major. */
+      readonly recommended_tool: string;
+      readonly reason: string;
+    };
+
 /**
  * A routing function (the function rule): a suggestion for this call, or
  * `undefined`. May be async. A throw or a malformed answer never fails the
@@ -21,7 +35,7 @@ export interface RouteRequest {
 export type Router = (
   request: RouteRequest,
   ctx: CallContext,
-) => Suggestion | undefined | Promise<Suggestion | undefined>;
+) => RouteSuggestion | undefined | Promise<RouteSuggestion | undefined>;
 
 export interface IntentServerOptions {
   /** Declarative rules, tried in order (INT-4). Default: none. */

@@ -8,7 +8,7 @@ import { resolveOptions, type IntentServerOptions } from './options.js';
 import { INTENT_ID, INTENT_PACKAGE, INTENT_WIRE_VERSION, type IntentServerSettings } from './schema.js';
 
 export type { RoutingRule } from './logic.js';
-export type { IntentServerOptions, RouteRequest, Router } from './options.js';
+export type { IntentServerOptions, RouteRequest, RouteSuggestion, Router } from './options.js';
 
 /**
  * The server half of `@ext/intent`: reads why the client makes a call,
@@ -19,7 +19,7 @@ export type { IntentServerOptions, RouteRequest, Router } from './options.js';
  * ```ts
  * intentServer({
  *   rules: [{ tool: 'get_recent_incidents', keywords: ['incident', 'outage'], from: ['search_issues'] }],
- *   router: ({ intent, tool }) => (tool === 'search_issues' && /last week/i.test(intent) ? { recommended_tool: 'list_recent', reason: 'Filters by date.' } : undefined),
+ *   router: ({ intent, tool }) => (tool === 'search_issues' && /last week/i.test(intent) ? { recommendedTool: 'list_recent', reason: 'Filters by date.' } : undefined),
  * });
  * ```
  */
