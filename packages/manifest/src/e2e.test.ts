@@ -100,8 +100,15 @@ async function pair(line: TestLine, withClient: boolean, authenticated = true): 
       manifestServer({
         ttlSeconds: 60,
         auth: { methods: ['bearer_token'] },
-        rateLimits: { requests_per_minute: 60 },
-        recommendations: [RECOMMENDATION],
+        rateLimits: { requestsPerMinute: 60 },
+        recommendations: [
+          {
+            capability: RECOMMENDATION.capability,
+            serverName: RECOMMENDATION.server_name,
+            registryUrl: RECOMMENDATION.registry_url,
+            matchConfidence: RECOMMENDATION.match_confidence,
+          },
+        ],
       }),
       confirmationServer(),
       permissionsServer({

@@ -1,7 +1,7 @@
 /** One `<id>/get` round trip from the client, its answer validated. */
 import { ExtensionError, type ExtendedClient } from '@ext/core';
 import { parseGetResult } from './parse.js';
-import { MANIFEST_PACKAGE, manifestGetMethod, type ManifestGetResult } from './schema.js';
+import { MANIFEST_ID, manifestGetMethod, type ManifestGetResult } from './schema.js';
 
 /**
  * One `<id>/get` round trip, validated: the full answer, or `not_modified`
@@ -10,7 +10,7 @@ import { MANIFEST_PACKAGE, manifestGetMethod, type ManifestGetResult } from './s
  * JSON Pointer of the first violation.
  */
 export async function fetchManifest(client: ExtendedClient, etag?: string): Promise<ManifestGetResult | undefined> {
-  const negotiated = client.negotiated(MANIFEST_PACKAGE);
+  const negotiated = client.negotiated(MANIFEST_ID);
   if (negotiated === undefined) return undefined;
   const answer = await client.request(manifestGetMethod(negotiated.id), etag === undefined ? {} : { etag });
   const parsed = parseGetResult(answer);

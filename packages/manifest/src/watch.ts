@@ -5,7 +5,7 @@
  */
 import type { ConnectionChannel, RequestContext, ServingServer } from '@ext/core';
 import type { Assemble } from './assemble.js';
-import { MANIFEST_PACKAGE, manifestChangedMethod, type ManifestChangedParams } from './schema.js';
+import { MANIFEST_ID, MANIFEST_PACKAGE, manifestChangedMethod, type ManifestChangedParams } from './schema.js';
 
 /** What the server remembers of a connection that fetched the manifest: the last etag it was told. */
 interface Watch {
@@ -20,7 +20,7 @@ export function connectionWatcher(assemble: Assemble): Watcher {
   const watches = new WeakMap<ConnectionChannel, Watch>();
   return (ctx, server, etag) => {
     const connection = ctx.connection;
-    const negotiated = ctx.negotiated(MANIFEST_PACKAGE);
+    const negotiated = ctx.negotiated(MANIFEST_ID);
     if (connection === undefined || negotiated === undefined || connection.signal.aborted) return;
     const known = watches.get(connection);
     if (known !== undefined) {
