@@ -2,11 +2,45 @@
  * What a tool handler cites: the sources of the current call, kept on
  * `ctx.locals` while the provenance stage collects them, checked as they arrive.
  */
-import { canonicalJson, ConfigurationError, defineLocal, lazyValidator, type CallContext } from '@ext/core';
+import {
+  canonicalJson,
+  ConfigurationError,
+  defineLocal,
+  isRecord,
+  lazyValidator,
+  renamedKeys,
+  type CallContext,
+} from '@ext/core';
 import { ProvenanceSchema, type Provenance } from './schema.js';
 
-/** A source as a handler cites it: a seed `Provenance`, where `retrieved_at` may also be a `Date`. */
-export type Citation = Omit<Provenance, 'retrieved_at'> & { retrieved_at?: string | Date | undefined };
+/** Where within the source the data was found; sent as the seed's `location`. */
+export interface CitationLocation {
+  readonly page?: number | undefined;
+  readonly paragraph?: number | undefined;
+  readonly line?: number | undefined;
+  readonly cell?: string | undefined;
+  /** Sent as `json_path`. */
+  readonly jsonPath?: string | undefined;
+  /** Sent as `url_fragment`. */
+  readonly urlFragment?: string | undefined;
+  /** @deprecated Use `jsonPath`; the snake_case spelling goes in the next major. */
+  readonly json_path?: string | undefined;
+  /** @deprecated Use `urlFragment`; the snake_case spelling goes in the next major. */
+  readonly url_fragment?: string | undefined;
+}
+
+/** A source as a handler cites it; sent as a seed `Provenance`. */
+export interface Citation {
+  readonly source: string;
+  readonly location?: CitationLocation | undefined;
+  /** When the source was read: an RFC 3339 string or a `Date`. Sent as `retrieved_at`. */
+  readonly retrievedAt?: string | Date | undefined;
+  readonly version?: string | undefined;
+  readonly confidence?: Provenance['confidence'];
+  readonly transformation?: string | undefined;
+  /** @deprecated Use `retrievedAt`; the snake_case spelling goes in the next major. */
+  readonly retrieved_at?: string | Date | undefined;
+}
 
 /** The sources of the current call, for the handler. */
 export interface CallProvenance {
@@ -18,7 +52,7 @@ export interface CallProvenance {
   readonly active: boolean;
   /** Cites sources, as {@link cite} does. */
   add(...records: Citation[]): void;
-  /** The sources cited so far, in order, without duplicates. */
+  /** The sources cited so far, in order, without duplicates, as they are sent (seed `Provenance`, snake_case). */
   readonly sources: readonly Provenance[];
 }
 
@@ -39,22 +73,43 @@ export function collectSources(ctx: Pick<CallContext, 'locals'>): Sources {
   return slot;
 }
 
-function normalized(record: Citation): Provenance {
-  const at = record.retrieved_at;
-  if (at instanceof Date && Number.isNaN(at.getTime()))
-    throw new ConfigurationError('INVALID_PROVENANCE', 'cite: provenance/retrieved_at is an invalid Date');
+const WHERE = '@ext/provenance cite';
+
+/** The citation's own names for the seed's snake_case fields: how errors name a field the author wrote. */
+const AUTHOR_NAMES: Readonly<Record<string, string>> = {
+  retrieved_at: 'retrievedAt',
+  json_path: 'jsonPath',
+  url_fragment: 'urlFragment',
+};
+
+/** `value`'s fields that are set, renamed from the citation's spelling to the seed's. */
+function onTheWire(value: Record<string, unknown>, renames: Readonly<Record<string, string>>): Record<string, unknown> {
   // Optional fields left undefined by the author are absent on the wire.
-  const copy: Record<string, unknown> = Object.fromEntries(
-    Object.entries(record as Record<string, unknown>).filter(([, value]) => value !== undefined),
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, field]) => field !== undefined)
+      .map(([key, field]) => [renames[key] ?? key, field]),
   );
+}
+
+function normalized(cited: Citation): Provenance {
+  const record = renamedKeys(WHERE, cited, { retrieved_at: 'retrievedAt' });
+  const at = record.retrievedAt;
+  if (at instanceof Date && Number.isNaN(at.getTime()))
+    throw new ConfigurationError('INVALID_PROVENANCE', 'cite: provenance/retrievedAt is an invalid Date');
+  const copy = onTheWire(record as unknown as Record<string, unknown>, { retrievedAt: 'retrieved_at' });
   if (at instanceof Date) copy.retrieved_at = at.toISOString();
-  if (record.location !== undefined) copy.location = { ...record.location };
+  if (isRecord(record.location)) {
+    const location = renamedKeys(WHERE, record.location, { json_path: 'jsonPath', url_fragment: 'urlFragment' });
+    copy.location = onTheWire(location, { jsonPath: 'json_path', urlFragment: 'url_fragment' });
+  }
   const validator = provenanceValidator();
   if (!validator.Check(copy)) {
     const issue = [...validator.Errors(copy)][0];
+    const path = (issue?.instancePath ?? '').replace(/[a-z]+(?:_[a-z]+)+/g, (name) => AUTHOR_NAMES[name] ?? name);
     throw new ConfigurationError(
       'INVALID_PROVENANCE',
-      `cite: provenance${issue?.instancePath ?? ''} ${issue?.message ?? 'is not a Provenance object'} (seed schema Provenance)`,
+      `cite: provenance${path} ${issue?.message ?? 'is not a Provenance object'} (seed schema Provenance)`,
     );
   }
   return copy;
@@ -74,7 +129,7 @@ function record(slot: Sources | undefined, records: readonly Citation[]): void {
 
 /**
  * Cites sources of the current call's result, as the handler reads them:
- * `cite(ctx, { source: 'invoice_v2.pdf', location: { page: 3 }, retrieved_at: new Date() })`.
+ * `cite(ctx, { source: 'invoice_v2.pdf', location: { page: 3 }, retrievedAt: new Date() })`.
  * Several citations make a list; citing the same source twice keeps one.
  * A no-op when the server does not compose `@ext/provenance` or the client
  * did not negotiate it, so handlers can always call it. Throws a

@@ -18,7 +18,7 @@ function setup(server: ExtendedServer): void {
       cite(ctx, {
         source: 'invoice_v2.pdf',
         location: { page: 3 },
-        retrieved_at: '2026-03-10T09:00:00Z',
+        retrievedAt: '2026-03-10T09:00:00Z',
         confidence: 'exact',
       });
       return {
@@ -48,8 +48,8 @@ function setup(server: ExtendedServer): void {
     for (let row = 1; row <= count; row += 1) {
       // The same sheet read twice is one source.
       provenance.add(
-        { source: 'sheet.xlsx', location: { line: row }, retrieved_at: new Date('2026-03-10T09:00:00Z') },
-        { source: 'sheet.xlsx', location: { line: row }, retrieved_at: '2026-03-10T09:00:00.000Z' },
+        { source: 'sheet.xlsx', location: { line: row }, retrievedAt: new Date('2026-03-10T09:00:00Z') },
+        { source: 'sheet.xlsx', location: { line: row }, retrievedAt: '2026-03-10T09:00:00.000Z' },
       );
     }
     return {
@@ -173,8 +173,14 @@ describe('cite', () => {
       cite({ locals: new Map() }, { source: 'x', location: { page: 'three' as unknown as number } });
     }).toThrow(/location\/page/);
     expect(() => {
-      cite({ locals: new Map() }, { source: 'x', retrieved_at: new Date('not a date') });
-    }).toThrow(/retrieved_at/);
+      cite({ locals: new Map() }, { source: 'x', retrievedAt: new Date('not a date') });
+    }).toThrow(/retrievedAt/);
+    expect(() => {
+      cite({ locals: new Map() }, { source: 'x', location: { jsonPath: 7 as unknown as string } });
+    }).toThrow(/location\/jsonPath/);
+    expect(() => {
+      cite({ locals: new Map() }, { source: 'x', retrievedAt: 'yesterday' });
+    }).toThrow(/provenance\/retrievedAt/);
     expect(() => provenanceServer({ maxSources: 0 })).toThrow(/"maxSources"/);
     expect(() => provenanceServer({ digest: 'yes' as never })).toThrow(/"digest"/);
   });

@@ -21,7 +21,7 @@ import {
 } from './schema.js';
 
 export { cite, provenanceOf } from './citations.js';
-export type { CallProvenance, Citation } from './citations.js';
+export type { CallProvenance, Citation, CitationLocation } from './citations.js';
 
 export interface ProvenanceServerOptions {
   /**
@@ -62,7 +62,7 @@ function entryOf(slot: Sources, result: ToolResult, digest: boolean, maxSources:
  * ```ts
  * server.registerTool('get_revenue', { inputSchema }, async ({ quarter }, ctx) => {
  *   const row = await ledger.read(quarter);
- *   cite(ctx, { source: 'postgresql:analytics.revenue', retrieved_at: new Date(), confidence: 'exact' });
+ *   cite(ctx, { source: 'postgresql:analytics.revenue', retrievedAt: new Date(), confidence: 'exact' });
  *   return { content: [{ type: 'text', text: row.total }], structuredContent: row };
  * });
  * ```
@@ -78,7 +78,7 @@ export function provenanceServer(options: ProvenanceServerOptions = {}): ServerE
   const settings: ProvenanceServerSettings = { version: PROVENANCE_WIRE_VERSION, digest, max_sources: maxSources };
 
   const middleware: ToolMiddleware = async (_call, ctx, next) => {
-    const negotiated = ctx.negotiated(PROVENANCE_PACKAGE);
+    const negotiated = ctx.negotiated(PROVENANCE_ID);
     // Only this extension writes its entry (PROV-6): a handler's own is dropped.
     if (negotiated === undefined) return withMeta(await next(), undefined);
     const slot = collectSources(ctx);
