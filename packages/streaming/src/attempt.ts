@@ -7,13 +7,8 @@ import { ConfigurationError, type ExtendedClient } from '@ext/core';
 import type { Checkpoint, ProgressUpdate, StreamCallOptions, StreamUpdate } from './call-types.js';
 import { Inbox, routeTable, type Listener, type McpProgress } from './hub.js';
 import { acceptChunk, parseProgressNotification, parseStreamChunk, progressFraction, readResultMeta } from './logic.js';
-import {
-  STREAMING_ID,
-  STREAMING_PACKAGE,
-  type ProgressNotification,
-  type StreamChunk,
-  type StreamingRequestMeta,
-} from './schema.js';
+import { STREAMING_ID, type ProgressNotification, type StreamChunk, type StreamingRequestMeta } from './schema.js';
+import { checkpointOf, chunkUpdateOf, progressUpdateOf } from './updates.js';
 
 /** What stays the same across the attempts of one streamed call. */
 export interface CallRequest {
@@ -50,7 +45,7 @@ export interface Attempt {
  */
 export function startAttempt(client: ExtendedClient, request: CallRequest, resumeToken: string | undefined): Attempt {
   const { name, args, callOptions, operationId, signal } = request;
-  const negotiated = client.negotiated(STREAMING_PACKAGE);
+  const negotiated = client.negotiated(STREAMING_ID);
   if (negotiated === undefined && resumeToken !== undefined) {
     throw new ConfigurationError(
       'RESUME_NOT_SUPPORTED',
@@ -100,14 +95,12 @@ export function startAttempt(client: ExtendedClient, request: CallRequest, resum
 }
 
 function fromMcp(progress: McpProgress): ProgressUpdate {
-  const fraction = progressFraction(progress.progress, progress.total);
-  return {
-    type: 'progress',
-    done: progress.progress,
-    ...(progress.total === undefined ? {} : { total: progress.total }),
-    ...(fraction === undefined ? {} : { progress: fraction }),
-    ...(progress.message === undefined ? {} : { message: progress.message }),
-  };
+  const { total, message } = progress;
+  return progressUpdateOf(
+    undefined,
+    { done: progress.progress, total, message },
+    progressFraction(progress.progress, total),
+  );
 }
 
 /** The extension's progress notification, with MCP's numbers when they came; `undefined` (logged) when malformed. */
@@ -124,8 +117,7 @@ function progressUpdate(
     });
     return undefined;
   }
-  if (payload.checkpoint_token !== undefined)
-    progress.checkpoint = { operation_id: operationId, checkpoint_token: payload.checkpoint_token };
+  if (payload.checkpoint_token !== undefined) progress.checkpoint = checkpointOf(operationId, payload.checkpoint_token);
   return payload;
 }
 
@@ -143,8 +135,7 @@ function chunkUpdate(
     });
     return undefined;
   }
-  if (chunk.checkpoint_token !== undefined)
-    progress.checkpoint = { operation_id: operationId, checkpoint_token: chunk.checkpoint_token };
+  if (chunk.checkpoint_token !== undefined) progress.checkpoint = checkpointOf(operationId, chunk.checkpoint_token);
   const order = acceptChunk(progress.nextSequence, chunk.sequence);
   progress.nextSequence = order.next;
   return order.accept ? chunk : undefined;
@@ -191,15 +182,11 @@ export async function* followAttempt(
         if (payload === undefined) continue;
         const numbers = pending ?? progress.lastMcp;
         pending = undefined;
-        yield {
-          ...payload,
-          ...(numbers === undefined ? {} : { done: numbers.progress }),
-          ...(numbers?.total === undefined ? {} : { total: numbers.total }),
-        };
+        yield progressUpdateOf(payload, { done: numbers?.progress, total: numbers?.total });
         continue;
       }
       const chunk = chunkUpdate(client, operationId, item.params, progress);
-      if (chunk !== undefined) yield chunk;
+      if (chunk !== undefined) yield chunkUpdateOf(chunk);
     }
   } finally {
     attempt.release();

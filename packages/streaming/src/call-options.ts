@@ -1,8 +1,9 @@
 /** The options of `streamCall`, checked: `autoResume` with its defaults, `resumeFrom`, and the default resume test. */
-import { ConfigurationError, WireError, type ExtendedClient } from '@ext/core';
+import { ConfigurationError, isRecord, renamedKeys, WireError, type ExtendedClient } from '@ext/core';
 import type { AutoResumeOptions, Checkpoint, StreamCallOptions } from './call-types.js';
 import { isValidOperationId } from './logic.js';
 import { MAX_CHECKPOINT_TOKEN_LENGTH } from './schema.js';
+import { checkpointOf } from './updates.js';
 
 /** `autoResume` with every default applied. */
 export interface ResolvedResume {
@@ -59,20 +60,26 @@ export function isInterruption(error: unknown): boolean {
   return !WireError.isInstance(error) || INTERRUPTION_CODES.includes(error.code);
 }
 
-/** `resumeFrom` as the server sent it; throws `INVALID_CHECKPOINT` for anything else. */
+/**
+ * `resumeFrom` as a `Checkpoint` gave it (the 0.1 snake_case spelling still
+ * accepted, deprecated); throws `INVALID_CHECKPOINT` for anything else.
+ */
 export function checkCheckpoint(value: unknown): Checkpoint {
-  const record = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  const token = record.checkpoint_token;
+  const record = renamedKeys('@ext/streaming streamCall resumeFrom', isRecord(value) ? value : {}, {
+    operation_id: 'operationId',
+    checkpoint_token: 'checkpointToken',
+  });
+  const token = record.checkpointToken;
   if (
-    !isValidOperationId(record.operation_id) ||
+    !isValidOperationId(record.operationId) ||
     typeof token !== 'string' ||
     token.length === 0 ||
     token.length > MAX_CHECKPOINT_TOKEN_LENGTH
   ) {
     throw new ConfigurationError(
       'INVALID_CHECKPOINT',
-      'streamCall: resumeFrom must be { operation_id, checkpoint_token } as the server sent them',
+      'streamCall: resumeFrom must be { operationId, checkpointToken }, a checkpoint the call gave',
     );
   }
-  return { operation_id: record.operation_id, checkpoint_token: token };
+  return checkpointOf(record.operationId, token);
 }

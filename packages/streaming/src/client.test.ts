@@ -19,7 +19,7 @@ describe('streamingClient', () => {
 describe('streamCall options', () => {
   it('names what it refuses', () => {
     expect(() => streamCall(unused, 't', {}, { operationId: 'has space' })).toThrow(/operationId/);
-    expect(() => streamCall(unused, 't', {}, { resumeFrom: { operation_id: 'op', checkpoint_token: '' } })).toThrow(
+    expect(() => streamCall(unused, 't', {}, { resumeFrom: { operationId: 'op', checkpointToken: '' } })).toThrow(
       /resumeFrom/,
     );
     expect(() => streamCall(unused, 't', {}, { autoResume: { maxAttempts: -1 } })).toThrow(/maxAttempts/);
@@ -32,7 +32,7 @@ describe('streamCall options', () => {
 
   it('STRM-11: a resume keeps the operation id of its checkpoint; a fresh call gets a new one', () => {
     expect(
-      streamCall(unused, 't', {}, { resumeFrom: { operation_id: 'op-7', checkpoint_token: 'v1.1.x' } }).operationId,
+      streamCall(unused, 't', {}, { resumeFrom: { operationId: 'op-7', checkpointToken: 'v1.1.x' } }).operationId,
     ).toBe('op-7');
     expect(streamCall(unused, 't').operationId).not.toBe(streamCall(unused, 't').operationId);
     expect(streamCall(unused, 't', {}, { operationId: 'mine' }).checkpoint).toBeUndefined();

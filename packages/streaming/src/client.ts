@@ -15,6 +15,7 @@ import {
 export type {
   AutoResumeOptions,
   Checkpoint,
+  CheckpointInput,
   ChunkUpdate,
   ProgressUpdate,
   ResultUpdate,

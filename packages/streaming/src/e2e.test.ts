@@ -60,6 +60,11 @@ function progressOf(updates: readonly StreamUpdate[]): ProgressUpdate[] {
   return updates.filter((update): update is ProgressUpdate => update.type === 'progress');
 }
 
+/** `value` without the fields that are not set, as a payload travels. */
+function wireSpelling(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined));
+}
+
 function resultOf(updates: readonly StreamUpdate[]): ToolResult {
   const last = updates.at(-1);
   if (last?.type !== 'result') throw new Error(`the iteration did not end with a result: ${JSON.stringify(last)}`);
@@ -102,41 +107,64 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
     const progress = progressOf(updates);
     const withNumbers = progress.filter((update) => update.message !== undefined);
     expect(
-      withNumbers.map(({ done, total, progress: fraction, message, estimated_remaining_seconds }) => ({
+      withNumbers.map(({ done, total, progress: fraction, message, estimatedRemainingSeconds }) => ({
         done,
         total,
         fraction,
         message,
-        estimated_remaining_seconds,
+        estimatedRemainingSeconds,
       })),
     ).toEqual([
-      { done: 1, total: 3, fraction: 1 / 3, message: 'step 1', estimated_remaining_seconds: 2 },
-      { done: 2, total: 3, fraction: 2 / 3, message: 'step 2', estimated_remaining_seconds: 1 },
-      { done: 3, total: 3, fraction: 1, message: 'step 3', estimated_remaining_seconds: 0 },
+      { done: 1, total: 3, fraction: 1 / 3, message: 'step 1', estimatedRemainingSeconds: 2 },
+      { done: 2, total: 3, fraction: 2 / 3, message: 'step 2', estimatedRemainingSeconds: 1 },
+      { done: 3, total: 3, fraction: 1, message: 'step 3', estimatedRemainingSeconds: 0 },
     ]);
-    expect(progress.flatMap((update) => (update.partial_result === undefined ? [] : [update.partial_result]))).toEqual([
+    expect(progress.flatMap((update) => (update.partialResult === undefined ? [] : [update.partialResult]))).toEqual([
       { lines: ['line 1'] },
       { lines: ['line 1', 'line 2'] },
       { lines: ['line 1', 'line 2', 'line 3'] },
     ]);
-    expect(progress.every((update) => update.operation_id === call.operationId)).toBe(true);
+    expect(progress.every((update) => update.operationId === call.operationId)).toBe(true);
 
     const chunks = chunksOf(updates);
-    expect(chunks.map(({ sequence, data, is_final }) => ({ sequence, data, is_final }))).toEqual([
-      { sequence: 0, data: 'line 1', is_final: false },
-      { sequence: 1, data: 'line 2', is_final: false },
-      { sequence: 2, data: 'line 3', is_final: true },
+    expect(chunks.map(({ sequence, data, isFinal }) => ({ sequence, data, isFinal }))).toEqual([
+      { sequence: 0, data: 'line 1', isFinal: false },
+      { sequence: 1, data: 'line 2', isFinal: false },
+      { sequence: 2, data: 'line 3', isFinal: true },
     ]);
     // Everything arrives before the result, in the order the handler sent it.
     expect(updates.findIndex((update) => update.type === 'result')).toBe(updates.length - 1);
     expect(updates.indexOf(chunks[0]!)).toBeLessThan(updates.indexOf(withNumbers[1]!));
 
+    // Each update is the seed payload the server sent, camelCase: back in the seed's spelling it validates.
     for (const update of progress) {
-      const { done: _done, total: _total, ...payload } = update;
+      const {
+        done: _done,
+        total: _total,
+        operationId,
+        estimatedRemainingSeconds,
+        partialResult,
+        checkpointToken,
+        ...rest
+      } = update;
+      const payload = wireSpelling({
+        ...rest,
+        operation_id: operationId,
+        estimated_remaining_seconds: estimatedRemainingSeconds,
+        partial_result: partialResult,
+        checkpoint_token: checkpointToken,
+      });
       expect(seed.check('streaming', 'ProgressNotification')(payload)).toEqual({ valid: true, errors: '' });
     }
-    for (const chunk of chunks)
-      expect(seed.check('streaming', 'StreamChunk')(chunk)).toEqual({ valid: true, errors: '' });
+    for (const { operationId, isFinal, checkpointToken, ...rest } of chunks) {
+      const payload = wireSpelling({
+        ...rest,
+        operation_id: operationId,
+        is_final: isFinal,
+        checkpoint_token: checkpointToken,
+      });
+      expect(seed.check('streaming', 'StreamChunk')(payload)).toEqual({ valid: true, errors: '' });
+    }
 
     const result = resultOf(updates);
     expect(result.structuredContent).toEqual({ lines: ['line 1', 'line 2', 'line 3'] });
@@ -147,15 +175,20 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
     const fixture = new Fixture('A');
     const { client } = await pair(line, fixture);
     const first = await interrupted(client, fixture, 10, 3);
-    expect(first.checkpoint?.operation_id).toBe(first.operationId);
+    expect(first.checkpoint?.operationId).toBe(first.operationId);
     expect(first.checkpoint).toBeDefined();
-    expect(seed.check('streaming', 'ResumeRequest')(first.checkpoint)).toEqual({ valid: true, errors: '' });
+    // The checkpoint is the seed's ResumeRequest, camelCase.
+    const resumeRequest = {
+      operation_id: first.checkpoint?.operationId,
+      checkpoint_token: first.checkpoint?.checkpointToken,
+    };
+    expect(seed.check('streaming', 'ResumeRequest')(resumeRequest)).toEqual({ valid: true, errors: '' });
 
     const second = streamCall(client, 'export_rows', { rows: 10 }, { resumeFrom: first.checkpoint });
     expect(second.operationId).toBe(first.operationId);
     const updates = await collect(second);
     expect(chunksOf(updates).map((chunk) => chunk.sequence)).toEqual([3, 4, 5, 6, 7, 8, 9]);
-    expect(chunksOf(updates).at(-1)?.is_final).toBe(true);
+    expect(chunksOf(updates).at(-1)?.isFinal).toBe(true);
     const result = resultOf(updates);
     expect(result.structuredContent).toEqual({ rows: 10, sum: 45, resumed: true });
     expect(getStreamingResult(result)).toEqual({ operation_id: first.operationId, resumed: true });
@@ -206,27 +239,27 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
     const checkpoint = first.checkpoint!;
     const refusal = async (
       args: Record<string, unknown>,
-      resumeFrom: { operation_id: string; checkpoint_token: string },
+      resumeFrom: { operationId: string; checkpointToken: string },
     ) => getStructuredError(resultOf(await collect(streamCall(client, 'export_rows', args, { resumeFrom }))));
 
     const pointer = `/_meta/${STREAMING_ID.replace('/', '~1')}/checkpoint_token`;
-    expect(await refusal({ rows: 5 }, { ...checkpoint, checkpoint_token: 'made-up' })).toMatchObject({
+    expect(await refusal({ rows: 5 }, { ...checkpoint, checkpointToken: 'made-up' })).toMatchObject({
       code: 'CHECKPOINT_NOT_FOUND',
       category: 'invalid_input',
       details: { field: 'checkpoint_token', pointer },
     });
-    const tampered = checkpoint.checkpoint_token.replace(
+    const tampered = checkpoint.checkpointToken.replace(
       /^v1\.(\d+)\./,
       (_match, seconds: string) => `v1.${Number(seconds) + 1}.`,
     );
-    expect(await refusal({ rows: 5 }, { ...checkpoint, checkpoint_token: tampered })).toMatchObject({
+    expect(await refusal({ rows: 5 }, { ...checkpoint, checkpointToken: tampered })).toMatchObject({
       code: 'CHECKPOINT_NOT_FOUND',
     });
     expect(await refusal({ rows: 6 }, checkpoint)).toMatchObject({
       code: 'CHECKPOINT_MISMATCH',
       details: { field: 'arguments' },
     });
-    expect(await refusal({ rows: 5 }, { ...checkpoint, operation_id: 'someone-else' })).toMatchObject({
+    expect(await refusal({ rows: 5 }, { ...checkpoint, operationId: 'someone-else' })).toMatchObject({
       code: 'CHECKPOINT_MISMATCH',
       details: { field: 'operation_id' },
     });
@@ -344,7 +377,7 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
           client,
           'export_rows',
           { rows: 2 },
-          { resumeFrom: { operation_id: 'op-1', checkpoint_token: 'v1.1.abc' } },
+          { resumeFrom: { operationId: 'op-1', checkpointToken: 'v1.1.abc' } },
         ),
       ),
     ).rejects.toThrow(/does not support/);
@@ -362,8 +395,8 @@ describe.each(TEST_LINES)('streaming end to end on %s', (line) => {
       checkpoint_token: string;
     };
     expect(facts).toMatchObject({ enabled: true, resumable: true, operation_id: call.operationId });
-    expect(call.checkpoint).toEqual({ operation_id: call.operationId, checkpoint_token: facts.checkpoint_token });
-    expect(progressOf(updates).find((update) => update.checkpoint_token !== undefined)?.checkpoint_token).toBe(
+    expect(call.checkpoint).toEqual({ operationId: call.operationId, checkpointToken: facts.checkpoint_token });
+    expect(progressOf(updates).find((update) => update.checkpointToken !== undefined)?.checkpointToken).toBe(
       facts.checkpoint_token,
     );
   });

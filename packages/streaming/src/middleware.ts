@@ -12,13 +12,13 @@ import { parseStreamingMeta, readAuthorToolMeta, withResultMeta } from './logic.
 import type { ActiveOperation } from './operation-stream.js';
 import type { ResolvedOptions } from './options.js';
 import { checkpointsUnsupported, invalidMeta, resumeRefusal } from './refusals.js';
-import { STREAMING_ID, STREAMING_PACKAGE } from './schema.js';
+import { STREAMING_ID } from './schema.js';
 
 /** The middleware of `streamingServer()` under `config`. */
 export function streamingMiddleware(config: ResolvedOptions): ToolMiddleware {
   return async (call, ctx, next) => {
     const toolCheckpoints = readAuthorToolMeta(ctx.tool, STREAMING_ID)?.checkpoints ?? false;
-    const negotiated = ctx.negotiated(STREAMING_PACKAGE);
+    const negotiated = ctx.negotiated(STREAMING_ID);
     const raw = negotiated === undefined ? undefined : call.meta[negotiated.id];
     if (negotiated === undefined || raw === undefined) {
       streamSlot.set(ctx, new CallStream(ctx, { config, toolCheckpoints, active: undefined }));

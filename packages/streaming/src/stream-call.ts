@@ -5,6 +5,7 @@ import { checkCheckpoint, resolveResume, type ResolvedResume } from './call-opti
 import type { StreamCallOptions, StreamingCall, StreamUpdate } from './call-types.js';
 import { followAttempt, startAttempt, type CallProgress, type CallRequest } from './attempt.js';
 import { isValidOperationId } from './logic.js';
+import { resumeUpdateOf } from './updates.js';
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (ms === 0) return Promise.resolve();
@@ -32,7 +33,7 @@ async function* run(
   const { operationId, signal } = request;
   let current = client;
   let attempt = 0;
-  let resumeToken = progress.checkpoint?.checkpoint_token;
+  let resumeToken = progress.checkpoint?.checkpointToken;
   for (;;) {
     const started = startAttempt(current, request, resumeToken);
     let error: unknown;
@@ -53,8 +54,8 @@ async function* run(
     attempt += 1;
     await sleep(resume.delayMs, signal);
     if (resume.reconnect !== undefined) current = await resume.reconnect(error, attempt);
-    resumeToken = saved.checkpoint_token;
-    yield { type: 'resume', operation_id: operationId, checkpoint_token: saved.checkpoint_token, attempt, error };
+    resumeToken = saved.checkpointToken;
+    yield resumeUpdateOf(saved, attempt, error);
   }
 }
 
@@ -85,7 +86,7 @@ export function streamCall(
   const { operationId: chosen, resumeFrom, autoResume, signal, ...callOptions } = options;
   const resume = resolveResume(autoResume);
   const from = resumeFrom === undefined ? undefined : checkCheckpoint(resumeFrom);
-  const operationId = from?.operation_id ?? chosen ?? randomUUID();
+  const operationId = from?.operationId ?? chosen ?? randomUUID();
   if (!isValidOperationId(operationId)) {
     throw new ConfigurationError(
       'INVALID_OPERATION_ID',
