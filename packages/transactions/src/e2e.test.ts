@@ -261,7 +261,7 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     expect((await tx.sweep(store)).rolledBack).toEqual([]);
     clock.now += 1_000;
     const report = await tx.sweep(store);
-    expect(report.rolledBack).toEqual([expect.objectContaining({ transaction_id: 'tx-idle', status: 'rolled_back' })]);
+    expect(report.rolledBack).toEqual([expect.objectContaining({ transactionId: 'tx-idle', status: 'rolled_back' })]);
     expect(world.undone).toEqual(['create_ticket:T-2', 'create_ticket:T-1']);
     expect((await tx.sweep(store)).rolledBack).toEqual([]);
     const status = await transaction.status();
@@ -484,7 +484,7 @@ describe.each(TEST_LINES)('@ext/transactions end to end on %s', (line) => {
     expect(partial.participants[1]).toMatchObject({
       server: 'server-2',
       status: 'partially_rolled_back',
-      steps_compensated: [{ step_id: 'step-1', status: 'compensation_failed', error: { code: 'DOCS_UNAVAILABLE' } }],
+      stepsCompensated: [{ step_id: 'step-1', status: 'compensation_failed', error: { code: 'DOCS_UNAVAILABLE' } }],
     });
     expect(partial.participants[0]).toMatchObject({ server: 'server-1', status: 'rolled_back' });
   });

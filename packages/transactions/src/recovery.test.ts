@@ -147,9 +147,9 @@ describe('recovery after a crash (real process, SQLite file)', () => {
     // Restarted ten minutes later: the transaction has timed out and recovery rolls it back.
     const second = await startServer(db, { TXN_CLOCK_OFFSET_MS: LATER });
     const report = JSON.parse(await second.line('RECOVERY')) as {
-      rolledBack: { transaction_id: string; status: string }[];
+      rolledBack: { transactionId: string; status: string }[];
     };
-    expect(report.rolledBack).toEqual([{ principal: 'local', transaction_id: 'tx-crash', status: 'rolled_back' }]);
+    expect(report.rolledBack).toEqual([{ principal: 'local', transactionId: 'tx-crash', status: 'rolled_back' }]);
     const status = await second.client.request('io.github.mcp-ext/transactions/status', { transaction_id: 'tx-crash' });
     expect(status).toMatchObject({
       status: 'rolled_back',
@@ -198,9 +198,9 @@ describe('recovery after a crash (real process, SQLite file)', () => {
     // Past the dead run's lease, the restarted server takes the rollback over.
     const second = await startServer(db, { TXN_CLOCK_OFFSET_MS: LATER });
     const report = JSON.parse(await second.line('RECOVERY')) as {
-      resumed: { transaction_id: string; status: string }[];
+      resumed: { transactionId: string; status: string }[];
     };
-    expect(report.resumed).toEqual([{ principal: 'local', transaction_id: 'tx-mid', status: 'rolled_back' }]);
+    expect(report.resumed).toEqual([{ principal: 'local', transactionId: 'tx-mid', status: 'rolled_back' }]);
     const status = await second.client.request('io.github.mcp-ext/transactions/status', { transaction_id: 'tx-mid' });
     expect(status).toMatchObject({ status: 'rolled_back' });
     await second.close();

@@ -101,7 +101,7 @@ describe.skipIf(url === undefined || url === '').each(TEST_LINES)(
       clock.now += 31_000;
       const [first, second] = await Promise.all([one.tx.sweep(one.store), two.tx.sweep(two.store)]);
       expect([...first.rolledBack, ...second.rolledBack]).toEqual([
-        expect.objectContaining({ transaction_id: 'tx-spanning', status: 'rolled_back' }),
+        expect.objectContaining({ transactionId: 'tx-spanning', status: 'rolled_back' }),
       ]);
       expect(world.undone).toEqual(['create_ticket:T-2', 'create_ticket:T-1']);
       const after = await onOne.status();

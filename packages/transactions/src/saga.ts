@@ -3,7 +3,7 @@
  * everything committed at the end, or rolled back, the server used last first.
  */
 import { randomUUID } from 'node:crypto';
-import type { ExtendedClient, StructuredError, ToolResult } from '@ext/core';
+import { deprecatedAliases, type ExtendedClient, type StructuredError, type ToolResult } from '@ext/core';
 import type { CompensatedStep } from './schema.js';
 import { structuredErrorOf } from './structured-errors.js';
 import { beginTransaction, readStepMeta, type ClientTransaction } from './transaction.js';
@@ -32,13 +32,18 @@ export interface SagaOptions {
 /** What became of one server's transaction. */
 export interface SagaParticipant {
   readonly server: string;
-  readonly transaction_id: string;
+  readonly transactionId: string;
   /** `unknown` when the server could not be asked (its rollback or commit request failed). */
   readonly status: 'active' | 'committed' | 'rolled_back' | 'partially_rolled_back' | 'unknown';
   /** Step ids recorded on this server, in order. */
   readonly steps: readonly string[];
-  readonly steps_compensated?: readonly CompensatedStep[] | undefined;
+  /** What the server's rollback undid, as its rollback result or status reports it. */
+  readonly stepsCompensated?: readonly CompensatedStep[] | undefined;
   readonly error?: StructuredError | undefined;
+  /** @deprecated Use `transactionId`; the snake_case spelling goes in the next major. */
+  readonly transaction_id: string;
+  /** @deprecated Use `stepsCompensated`; the snake_case spelling goes in the next major. */
+  readonly steps_compensated?: readonly CompensatedStep[] | undefined;
 }
 
 export interface SagaFailure {
@@ -76,14 +81,18 @@ interface Participant {
 }
 
 function report(participant: Participant): SagaParticipant {
-  return {
+  const entry: Omit<SagaParticipant, 'transaction_id' | 'steps_compensated'> = {
     server: participant.server,
-    transaction_id: participant.transaction?.id ?? '',
+    transactionId: participant.transaction?.id ?? '',
     status: participant.status,
     steps: [...participant.steps],
-    ...(participant.stepsCompensated ? { steps_compensated: participant.stepsCompensated } : {}),
+    ...(participant.stepsCompensated ? { stepsCompensated: participant.stepsCompensated } : {}),
     ...(participant.error ? { error: participant.error } : {}),
   };
+  return deprecatedAliases('@ext/transactions SagaParticipant', entry, {
+    transaction_id: 'transactionId',
+    steps_compensated: 'stepsCompensated',
+  }) as SagaParticipant;
 }
 
 /**

@@ -23,7 +23,7 @@ import { TRANSACTION_TOOL_NAMES } from './tools.js';
 export type { Compensation, CompensateFn, CompensationContext, CompensationDefinition } from './compensation.js';
 export type { TransactionsServerExtension } from './extension.js';
 export type { TransactionsServerOptions } from './options.js';
-export type { RecoveryReport } from './sweeper.js';
+export type { RecoveredTransaction, RecoveryReport, UnsettledTransaction } from './sweeper.js';
 export { registerTransactionTools, TRANSACTION_TOOL_NAMES } from './tools.js';
 
 /**

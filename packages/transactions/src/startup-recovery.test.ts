@@ -103,7 +103,7 @@ describe('@ext/transactions recovery at startup', () => {
     expect(world.undone).toEqual([]);
     const report = await tx.start(store);
     expect(report.rolledBack).toEqual([
-      expect.objectContaining({ transaction_id: 'tx-left-behind', status: 'rolled_back' }),
+      expect.objectContaining({ transactionId: 'tx-left-behind', status: 'rolled_back' }),
     ]);
     expect(world.undone).toEqual(['create_ticket:T-1']);
   });

@@ -3,20 +3,42 @@
  * transactions and finishes rollbacks whose run died, and the timers that
  * repeat it for each store.
  */
-import { StoreUnavailableError, type Logger, type Store, type StructuredError } from '@ext/core';
+import { deprecatedAliases, StoreUnavailableError, type Logger, type Store, type StructuredError } from '@ext/core';
 import type { TransactionEngine } from './engine.js';
 import { indexLowKey, indexStream, readIndexEntry } from './log.js';
 import { isExpired, isTerminal } from './record.js';
 import { structuredFrom } from './structured-errors.js';
 
+/** One transaction a sweeper pass dealt with. */
+export interface SweptTransaction {
+  readonly principal: string;
+  readonly transactionId: string;
+  /** @deprecated Use `transactionId`; the snake_case spelling goes in the next major. */
+  readonly transaction_id: string;
+}
+
+/** A transaction a pass settled, and the status it reached. */
+export interface RecoveredTransaction extends SweptTransaction {
+  readonly status: string;
+}
+
+/** A transaction a pass could not settle, and why. */
+export interface UnsettledTransaction extends SweptTransaction {
+  readonly error: StructuredError;
+}
+
 /** What one pass of the sweeper did. */
 export interface RecoveryReport {
   /** Transactions rolled back because they timed out. */
-  readonly rolledBack: { principal: string; transaction_id: string; status: string }[];
+  readonly rolledBack: RecoveredTransaction[];
   /** Rollbacks a dead run had left unfinished, finished now. */
-  readonly resumed: { principal: string; transaction_id: string; status: string }[];
+  readonly resumed: RecoveredTransaction[];
   /** Transactions the pass could not settle (logged; retried on the next pass). */
-  readonly failed: { principal: string; transaction_id: string; error: StructuredError }[];
+  readonly failed: UnsettledTransaction[];
+}
+
+function swept<T extends SweptTransaction>(entry: Omit<T, 'transaction_id'>): T {
+  return deprecatedAliases('@ext/transactions RecoveryReport entry', entry, { transaction_id: 'transactionId' }) as T;
 }
 
 /** Index entries read at a time. */
@@ -79,25 +101,25 @@ async function sweepOne(
       logger,
     );
     if (started)
-      (expired ? report.rolledBack : report.resumed).push({
-        principal,
-        transaction_id: transactionId,
-        status: after.status,
-      });
+      (expired ? report.rolledBack : report.resumed).push(
+        swept<RecoveredTransaction>({ principal, transactionId, status: after.status }),
+      );
     return isTerminal(after);
   } catch (error) {
     logger?.warn(`transactions: sweeping ${transactionId} failed`, {
       error: error instanceof Error ? error.message : String(error),
     });
-    report.failed.push({
-      principal,
-      transaction_id: transactionId,
-      error: structuredFrom(error) ?? {
-        code: 'SWEEP_FAILED',
-        message: 'The transaction could not be settled',
-        category: 'transient',
-      },
-    });
+    report.failed.push(
+      swept<UnsettledTransaction>({
+        principal,
+        transactionId,
+        error: structuredFrom(error) ?? {
+          code: 'SWEEP_FAILED',
+          message: 'The transaction could not be settled',
+          category: 'transient',
+        },
+      }),
+    );
     return false;
   }
 }
