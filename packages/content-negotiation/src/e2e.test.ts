@@ -76,7 +76,7 @@ describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, pe
       const { client } = await open({
         clientExtensions: [contentNegotiationClient({ features: ['agent', 'format=json'] })],
       });
-      expect(client.negotiated('@ext/content-negotiation')?.id).toBe(ID);
+      expect(client.negotiated(CONTENT_NEGOTIATION_ID)?.id).toBe(ID);
       const result = await client.callTool('weather');
       expect(result.structuredContent).toEqual(weather);
       expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(weather) }]);
@@ -109,7 +109,7 @@ describe.each(TEST_LINES)('end to end on %s (CN-18: session-scoped on legacy, pe
 
     it('not declared: a client without the extension gets the server default shape and no echo (CN-7)', async () => {
       const { client } = await open({ clientExtensions: [] });
-      expect(client.negotiated('@ext/content-negotiation')).toBeUndefined();
+      expect(client.negotiated(CONTENT_NEGOTIATION_ID)).toBeUndefined();
       const result = await client.callTool('weather');
       expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(weather) }]);
       expect(result.structuredContent).toEqual(weather);

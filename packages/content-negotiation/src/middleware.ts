@@ -8,13 +8,13 @@ import { setCallPresentation, type CallContext, type ToolCall, type ToolMiddlewa
 import { appliedFeatures, presentationSlot } from './call.js';
 import { echoFor, type PresentationResolver } from './negotiation.js';
 import type { Presentation } from './presentation.js';
-import { CONTENT_NEGOTIATION_PACKAGE_NAME, type ContentNegotiationClientSettings } from './schema.js';
+import { CONTENT_NEGOTIATION_ID, type ContentNegotiationClientSettings } from './schema.js';
 
 /** Resolves the call's presentation once (the first of `beginCall` and the middleware to run) and shares it. */
 export function prepareCall(resolver: PresentationResolver, call: ToolCall, ctx: CallContext): Presentation {
   const existing = presentationSlot.get(ctx);
   if (existing !== undefined) return existing;
-  const negotiated = ctx.negotiated<ContentNegotiationClientSettings>(CONTENT_NEGOTIATION_PACKAGE_NAME);
+  const negotiated = ctx.negotiated<ContentNegotiationClientSettings>(CONTENT_NEGOTIATION_ID);
   const presentation = resolver.resolve(negotiated, call.meta, ctx.logger);
   presentationSlot.set(ctx, presentation);
   // Only a negotiated presentation is shared: other extensions keep their default shape for everyone else.

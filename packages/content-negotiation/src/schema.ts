@@ -15,7 +15,7 @@ export const CONTENT_NEGOTIATION_DRAFT_ID = 'io.modelcontextprotocol/content-neg
 /** Wire contract version this package speaks (`settings.version`). */
 export const CONTENT_NEGOTIATION_WIRE_VERSION = '1.0';
 
-/** npm package name, as `ctx.negotiated()` and dependency lists spell it. */
+/** npm package name, as dependency lists spell it (`ctx.negotiated()` takes the identifier). */
 export const CONTENT_NEGOTIATION_PACKAGE_NAME = '@ext/content-negotiation';
 
 /** Most feature tags read from one list; the rest are ignored with a warning. */

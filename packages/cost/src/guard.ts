@@ -13,7 +13,7 @@ import {
 import { Budget, type BudgetCheck } from './budget.js';
 import { describeCost } from './describe.js';
 import { getCostInfo, getCostStatus, getToolCost } from './reports.js';
-import { COST_PACKAGE, type CostToolMeta } from './schema.js';
+import { COST_ID, type CostToolMeta } from './schema.js';
 
 export type BudgetErrorCode = 'BUDGET_EXCEEDED' | 'COST_UNKNOWN';
 
@@ -113,7 +113,7 @@ export function costGuard(client: ExtendedClient, options: CostGuardOptions): Co
 
   async function load(): Promise<void> {
     const listed = await client.listTools();
-    const negotiated = client.negotiated(COST_PACKAGE) !== undefined;
+    const negotiated = client.negotiated(COST_ID) !== undefined;
     // Without negotiation nothing the server lists is read as a cost declaration.
     tools = new Map(listed.map((tool) => [tool.name, negotiated ? getToolCost(tool) : undefined]));
   }

@@ -15,7 +15,7 @@ import { withResultMeta } from './entries.js';
 import { openCostCall } from './locals.js';
 import { planMeters, quotaState } from './meters.js';
 import type { ResolvedOptions } from './options.js';
-import { COST_PACKAGE, type CostToolMeta } from './schema.js';
+import { COST_ID, COST_PACKAGE, type CostToolMeta } from './schema.js';
 import type { ToolCosts } from './tool-costs.js';
 
 function approvalReason(tool: string, meta: CostToolMeta): string {
@@ -63,7 +63,7 @@ export function costMiddleware(config: ResolvedOptions, costs: ToolCosts): ToolM
       nowMs,
       call.name,
     );
-    const negotiated = ctx.negotiated(COST_PACKAGE);
+    const negotiated = ctx.negotiated(COST_ID);
     // An input_required answer is not a tool result: it carries no extension entries.
     if (negotiated === undefined || isInputRequiredResult(result)) return result;
     return withResultMeta(result, negotiated.id, entry);

@@ -3,7 +3,6 @@ import { lazyValidator, type ExtendedClient } from '@ext/core';
 import { readResultCost, readToolCost } from './entries.js';
 import {
   COST_ID,
-  COST_PACKAGE,
   CostStatusResultSchema,
   type CostResultMeta,
   type CostStatusResult,
@@ -31,7 +30,7 @@ export async function getCostStatus(
   client: ExtendedClient,
   tools?: readonly string[],
 ): Promise<CostStatusResult | undefined> {
-  const negotiated = client.negotiated(COST_PACKAGE);
+  const negotiated = client.negotiated(COST_ID);
   if (negotiated === undefined) return undefined;
   const answer = await client.request(`${negotiated.id}/status`, tools === undefined ? {} : { tools: [...tools] });
   if (!statusValidator().Check(answer)) throw new TypeError(`${negotiated.id}/status answered a malformed result`);

@@ -24,7 +24,7 @@ export function discoveryClient(): ClientExtension {
 
 /** The server's discovery settings, or `undefined` when it does not negotiate the extension. */
 export function getDiscoverySettings(client: ExtendedClient): DiscoveryServerSettings | undefined {
-  const negotiated = client.negotiated(DISCOVERY_PACKAGE);
+  const negotiated = client.negotiated(DISCOVERY_ID);
   if (negotiated === undefined) return undefined;
   const parsed = parseSettings<DiscoveryServerSettings>(negotiated.settings, {
     schema: DiscoveryServerSettingsSchema,
@@ -55,7 +55,7 @@ export async function recommendServers(
   capabilityNeeded: string,
   options: RecommendServersOptions = {},
 ): Promise<RecommendResult | undefined> {
-  const negotiated = client.negotiated(DISCOVERY_PACKAGE);
+  const negotiated = client.negotiated(DISCOVERY_ID);
   if (negotiated === undefined) return undefined;
   const params: Record<string, unknown> = { capability_needed: capabilityNeeded };
   if (options.maxResults !== undefined) params.max_results = options.maxResults;

@@ -88,7 +88,7 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
           clientExtensions: [errorsClient()],
           setup: withTools,
         });
-        expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
+        expect(client.negotiated(ERRORS_ID)?.id).toBe(ERRORS_ID);
         const result = await client.callTool(`fail_${category}`);
         expect(result.isError).toBe(true);
         const payload = result._meta?.[ERRORS_ID];
@@ -264,7 +264,7 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
         clientExtensions: [errorsClient()],
         setup: withTools,
       });
-      expect(client.negotiated('@ext/errors')).toBeUndefined();
+      expect(client.negotiated(ERRORS_ID)).toBeUndefined();
       const result = await withRetry(() => client.callTool('flaky'), { sleep: noWait });
       expect(result.isError).toBe(true);
       expect(getStructuredError(result)).toBeUndefined();

@@ -83,7 +83,7 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
       serverExtensions: [errorsServer({ identifiers: ['v1', 'v2'] })],
       clientExtensions: [errorsClient()],
     });
-    expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
+    expect(client.negotiated(ERRORS_ID)?.id).toBe(ERRORS_ID);
     const result = await client.callTool('search');
     expect(errorsKeys(result._meta)).toEqual([ERRORS_ID]);
     const structured = getStructuredError(result);
@@ -96,7 +96,7 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
       serverExtensions: [errorsServer({ identifiers: ['v1', 'v2'] })],
       clientExtensions: [errorsClient({ identifiers: ['v1', 'v2'] })],
     });
-    expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_V2_ID);
+    expect(client.negotiated(ERRORS_ID)?.id).toBe(ERRORS_V2_ID);
     const result = await client.callTool('search');
     expect(errorsKeys(result._meta)).toEqual([ERRORS_V2_ID]);
     const structured = getStructuredError(result);
@@ -109,7 +109,7 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
       serverExtensions: [errorsServer()],
       clientExtensions: [errorsClient({ identifiers: ['v1', 'v2'] })],
     });
-    expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
+    expect(client.negotiated(ERRORS_ID)?.id).toBe(ERRORS_ID);
     const result = await client.callTool('search');
     expect(errorsKeys(result._meta)).toEqual([ERRORS_ID]);
   });
@@ -119,7 +119,7 @@ describe.each(TEST_LINES)('serving errors and errors-v2 side by side on %s (SEP-
       serverExtensions: [errorsServer()],
       clientExtensions: [errorsClient({ identifiers: ['v2'] })],
     });
-    expect(client.negotiated('@ext/errors')).toBeUndefined();
+    expect(client.negotiated(ERRORS_ID)).toBeUndefined();
     const result = await client.callTool('search');
     expect(result.isError).toBe(true);
     expect(result._meta?.[ERRORS_ID]).toBeUndefined();

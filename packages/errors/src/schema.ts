@@ -24,7 +24,7 @@ export const ERRORS_IDS: readonly string[] = [ERRORS_ID, ERRORS_V2_ID];
 /** Wire contract version this package speaks (`settings.version`). */
 export const ERRORS_WIRE_VERSION = '1.0';
 
-/** npm package name, as `ctx.negotiated()` and dependency lists spell it. */
+/** npm package name, as dependency lists spell it (`ctx.negotiated()` takes the identifier). */
 export const ERRORS_PACKAGE_NAME = '@ext/errors';
 
 /**

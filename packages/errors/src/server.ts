@@ -143,7 +143,7 @@ export function errorsServer(options?: ErrorsServerOptions): ServerExtension {
   };
 
   const middleware: ToolMiddleware = async (call, ctx, next) => {
-    const negotiated = ctx.negotiated(ERRORS_PACKAGE_NAME);
+    const negotiated = ctx.negotiated(ERRORS_ID);
     let result: ToolResult;
     try {
       result = await next();

@@ -141,7 +141,7 @@ describe.each(TEST_LINES)('session state end to end on %s', (line) => {
       max_token_bytes: 65_536,
       server_name: 'files',
     });
-    expect(client.negotiated('@ext/session-state')?.id).toBe(SESSION_STATE_ID);
+    expect(client.negotiated(SESSION_STATE_ID)?.id).toBe(SESSION_STATE_ID);
   });
 
   it('SS-2 SS-4 SS-14: the client keeps the token and replays it; the handler sees its state', async () => {

@@ -3,20 +3,15 @@
  * state to the handler through its slot, and seals what the handler set
  * into `result._meta`.
  */
-import { ExtensionError, type ToolMiddleware } from '@ext/core';
+import { ExtensionError, extensionId, type ToolMiddleware } from '@ext/core';
 import { createSlot, setSlot, type SlotOutcome } from './locals.js';
 import { decodeState, invalidTokenError, parseRequestMeta, refusalResult, withResultMeta } from './logic.js';
 import type { Resolved } from './options.js';
-import {
-  SESSION_STATE_ID,
-  SESSION_STATE_PACKAGE,
-  type SessionStateClientSettings,
-  type SessionStateResultMeta,
-} from './schema.js';
+import { SESSION_STATE_ID, type SessionStateClientSettings, type SessionStateResultMeta } from './schema.js';
 import { openToken, sealedLength, sealToken, type TokenBinding } from './token.js';
 
-/** The package whose structured errors carry the refusal's code to the client. */
-const ERRORS_PACKAGE = '@ext/errors';
+/** The extension whose structured errors carry the refusal's code to the client (`ERRORS_ID` of `@ext/errors`). */
+const ERRORS_ID = extensionId('errors');
 
 /** Opens the token of a request, if it carries one; the refusal otherwise. */
 function openIncoming(
@@ -85,7 +80,7 @@ function resultEntry(
 /** The middleware of `sessionStateServer()` under `config`. */
 export function sessionStateMiddleware(config: Resolved): ToolMiddleware {
   return async (call, ctx, next) => {
-    const negotiated = ctx.negotiated<SessionStateClientSettings>(SESSION_STATE_PACKAGE);
+    const negotiated = ctx.negotiated<SessionStateClientSettings>(SESSION_STATE_ID);
     // Where the client's capabilities cannot be known (legacy stateless HTTP), act as if it spoke the extension.
     const enabled = negotiated !== undefined || ctx.peerExtensions === undefined;
     const id = negotiated?.id ?? SESSION_STATE_ID;
@@ -98,7 +93,7 @@ export function sessionStateMiddleware(config: Resolved): ToolMiddleware {
       const opened = openIncoming(call.meta[id], id, binding, config);
       if (ExtensionError.isInstance(opened)) {
         // A client that reads structured errors learns the code from them; any other is told in this extension's own terms.
-        if (ctx.negotiated(ERRORS_PACKAGE) !== undefined) throw opened;
+        if (ctx.negotiated(ERRORS_ID) !== undefined) throw opened;
         return refusalResult(opened, id);
       }
       incoming = opened;
