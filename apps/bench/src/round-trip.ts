@@ -11,11 +11,13 @@ import {
 import { extendClient as extendClientV1, extendServer as extendServerV1 } from '@ext/core/sdk-v1';
 import { extendClient as extendClientV2 } from '@ext/core/sdk-v2/client';
 import { createHttpHandler, extendServer as extendServerV2 } from '@ext/core/sdk-v2/server';
+import { ERRORS_ID } from '@ext/errors';
 import { errorsClient } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
 import { IDEMPOTENCY_ID } from '@ext/idempotency';
 import { idempotencyClient } from '@ext/idempotency/client';
 import { idempotencyServer } from '@ext/idempotency/server';
+import { TRANSACTIONS_ID } from '@ext/transactions';
 import { transactionsClient } from '@ext/transactions/client';
 import { transactionsServer } from '@ext/transactions/server';
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -118,8 +120,8 @@ function stackFor(scenario: Exclude<Scenario, 'bare'>, stores: { sqlite: () => S
 
 function checkExtended(client: ExtendedClient, stack: Stack): void {
   if (stack.server.length === 0) return;
-  for (const name of ['@ext/errors', '@ext/idempotency', '@ext/transactions']) {
-    if (client.negotiated(name) === undefined) throw new Error(`round trip: ${name} was not negotiated`);
+  for (const id of [ERRORS_ID, IDEMPOTENCY_ID, TRANSACTIONS_ID]) {
+    if (client.negotiated(id) === undefined) throw new Error(`round trip: ${id} was not negotiated`);
   }
 }
 

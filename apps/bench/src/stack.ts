@@ -189,7 +189,7 @@ export interface BuiltStack {
   readonly composed: ComposedServer;
   readonly store: Store;
   readonly client: readonly ClientExtension[];
-  /** The packages the client must find negotiated. */
+  /** The packages of the stack (each client half must find its extension negotiated). */
   readonly names: readonly string[];
   close(): Promise<void>;
 }
@@ -237,7 +237,7 @@ export function echo({ text }: { text: string }) {
 
 /** Throws unless `client` negotiated every package of the stack: a silently missing layer would flatter the numbers. */
 export function checkNegotiated(client: ExtendedClient, built: BuiltStack): void {
-  const missing = built.names.filter((name) => client.negotiated(name) === undefined);
+  const missing = built.client.filter((half) => client.negotiated(half) === undefined).map((half) => half.name);
   if (missing.length > 0) throw new Error(`stack: not negotiated: ${missing.join(', ')}`);
 }
 

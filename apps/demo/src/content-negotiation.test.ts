@@ -49,7 +49,7 @@ describe('the tracker answers agents with JSON and people with markdown, from th
 
       it('get_ticket: an agent gets structuredContent and its JSON text', async () => {
         await withClient(era, ['agent'], async ({ extended }) => {
-          expect(extended!.negotiated('@ext/content-negotiation')?.id).toBe(CONTENT_NEGOTIATION_ID);
+          expect(extended!.negotiated(CONTENT_NEGOTIATION_ID)?.id).toBe(CONTENT_NEGOTIATION_ID);
           const result = await extended!.callTool('get_ticket', { id: ticket.id });
           expect(result.structuredContent).toEqual({ ticket });
           expect(JSON.parse(String(result.content[0]?.text))).toEqual({ ticket });

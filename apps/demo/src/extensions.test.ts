@@ -88,7 +88,7 @@ describe.each(['modern', 'legacy'] as const satisfies readonly Era[])(
       expect(outcome.failure).toMatchObject({ tool: 'post_message' });
       const [participant] = outcome.participants;
       expect(participant?.status).toBe('rolled_back');
-      expect(participant?.steps_compensated?.map((step) => `${step.tool}:${step.status}`)).toEqual([
+      expect(participant?.stepsCompensated?.map((step) => `${step.tool}:${step.status}`)).toEqual([
         'link_document:compensated',
         'create_ticket:compensated',
       ]);
@@ -149,7 +149,7 @@ describe.each(['modern', 'legacy'] as const satisfies readonly Era[])(
       for await (const update of streamCall(client, 'export_report', { status: 'open' })) updates.push(update);
       const chunks = updates.flatMap((update) => (update.type === 'stream_chunk' ? [update] : []));
       const progress = updates.flatMap((update) =>
-        update.type === 'progress' && update.operation_id !== undefined ? [update.progress ?? 0] : [],
+        update.type === 'progress' && update.operationId !== undefined ? [update.progress ?? 0] : [],
       );
       const last = updates.at(-1);
       if (last?.type !== 'result') throw new Error('the export did not end with its result');
@@ -158,7 +158,7 @@ describe.each(['modern', 'legacy'] as const satisfies readonly Era[])(
       const csv = await csvOf(report);
       expect(report.rows).toBe(before + 1);
       expect(chunks.map((chunk) => chunk.sequence)).toEqual([...Array(before + 2).keys()]);
-      expect(chunks.at(-1)?.is_final).toBe(true);
+      expect(chunks.at(-1)?.isFinal).toBe(true);
       // The rows streamed are the report the result holds, in order.
       expect(chunks.map((chunk) => `${String(chunk.data)}\r\n`).join('')).toBe(csv);
       const records = parseCsv(csv);

@@ -1,11 +1,11 @@
 /**
- * The request listener the demo's HTTP servers share: a small bridge between
+ * The request listener the demo's HTTP servers share: core's bridge between
  * Node's request/response and a fetch-shaped handler, DNS-rebinding
  * protection for a server bound to localhost, and the routes beside `/mcp`.
  */
-import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { consoleLogger, type Logger } from '@ext/core';
+import type { Logger } from '@ext/core';
+import { toFetchRequest, writeFetchResponse } from '@ext/core/sdk-v2/server';
 import type { ServerCardHandler } from '@ext/manifest/server';
 import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
@@ -19,119 +19,8 @@ import { healthResponse, type ReadinessAnswer } from './readiness.js';
 
 export const MCP_PATH = '/mcp';
 
-/** A request refused before it becomes a fetch `Request`: answered with `status` and a JSON-RPC error. */
-class RefusedRequest extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(message);
-  }
-}
-
-/** Methods a fetch `Request` cannot carry: nothing here serves them. */
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
-
-async function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new RefusedRequest(413, `request body exceeds ${limit} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-/**
- * The request's URL on this server. Only the target's path and query count:
- * an origin-form target is appended to our origin as text, so `//host/x` or
- * `//user@host` stays a path instead of naming another authority (which
- * fetch refuses to construct); an absolute-form target keeps its path and
- * query, the Host header (checked later) saying whom it was for.
- */
-function requestUrl(req: IncomingMessage, origin: string): URL {
-  const target = req.url ?? '/';
-  try {
-    if (target.startsWith('/')) return new URL(`${origin}${target}`);
-    const absolute = new URL(target);
-    return new URL(`${origin}${absolute.pathname}${absolute.search}`);
-  } catch {
-    throw new RefusedRequest(400, 'Bad request: the request target is not a URL');
-  }
-}
-
-/**
- * Node request -> fetch `Request`. The body is read in full first (MCP
- * messages are small JSON, and a cap keeps a hostile client from streaming
- * forever); `signal` aborts when the client goes away. A method or target
- * fetch cannot represent is refused here (405, 400), not failed later.
- */
-export async function toFetchRequest(
-  req: IncomingMessage,
-  origin: string,
-  signal: AbortSignal,
-  maxBodyBytes = DEFAULT_MAX_REQUEST_BODY_SIZE,
-): Promise<Request> {
-  const method = req.method ?? 'GET';
-  if (FORBIDDEN_METHODS.has(method.toUpperCase()))
-    throw new RefusedRequest(405, `Method not allowed: ${method}`, { allow: 'GET, HEAD, POST, DELETE' });
-  const url = requestUrl(req, origin);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, maxBodyBytes);
-  return new Request(url, { method, headers, body, signal });
-}
-
-/**
- * fetch `Response` -> Node response, streamed chunk by chunk so Server-Sent
- * Events reach the client as they are produced; stops reading when the
- * client disconnects.
- */
-export async function writeFetchResponse(response: Response, res: ServerResponse): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers['set-cookie'] = cookies;
-  res.writeHead(response.status, headers);
-  if (response.body === null) {
-    res.end();
-    return;
-  }
-  res.flushHeaders();
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const onClose = (): void => {
-    reader.cancel().catch((error: unknown) => {
-      consoleLogger.debug?.('response stream cancel failed', { error: String(error) });
-    });
-  };
-  res.once('close', onClose);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || res.destroyed) break;
-      if (!res.write(value)) await once(res, 'drain');
-    }
-  } finally {
-    res.off('close', onClose);
-    reader.releaseLock();
-  }
-  res.end();
-}
-
-function jsonRpcError(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  headers: Readonly<Record<string, string>> = {},
-): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+function jsonRpcError(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
@@ -195,15 +84,16 @@ export function createRequestListener(
     res.once('close', () => {
       if (!res.writableFinished) aborter.abort();
     });
-    let request: Request;
-    try {
-      request = await toFetchRequest(req, origin(), aborter.signal);
-    } catch (error) {
-      if (error instanceof RefusedRequest) {
-        jsonRpcError(res, error.status, error.message, error.headers);
-        return;
-      }
-      throw error;
+    // The body is read in full first (MCP messages are small JSON), bounded as the SDK bounds it; a request
+    // fetch cannot represent, or a larger body, is answered here (405, 400, 413).
+    const request = await toFetchRequest(req, {
+      origin: origin(),
+      signal: aborter.signal,
+      maxBodyBytes: DEFAULT_MAX_REQUEST_BODY_SIZE,
+    });
+    if (request instanceof Response) {
+      await writeFetchResponse(request, res);
+      return;
     }
     await route(request, res, handler, routes);
   };

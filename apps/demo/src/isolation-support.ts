@@ -58,8 +58,8 @@ export function composeGrants(): ComposedServer {
       errorsServer(),
       permissionsServer({
         scopes: [
-          { name: 'tickets:read', description: 'read tickets', tools: [], auto_grant: true },
-          { name: ADMIN_SCOPE, description: 'purge closed tickets', tools: ['purge_closed_tickets'], auto_grant: true },
+          { name: 'tickets:read', description: 'read tickets', tools: [], autoGrant: true },
+          { name: ADMIN_SCOPE, description: 'purge closed tickets', tools: ['purge_closed_tickets'], autoGrant: true },
         ],
       }),
       confirmationServer({ grants: { maxCalls: 3, maxDurationSeconds: 600 } }),

@@ -24,7 +24,7 @@ import {
   getStreamingResult,
   streamCall,
   streamingClient,
-  type Checkpoint,
+  type CheckpointInput,
   type StreamUpdate,
 } from '@ext/streaming/client';
 import { TRANSACTIONS_ID } from '@ext/transactions';
@@ -183,7 +183,7 @@ async function transaction(world: World): Promise<void> {
 }
 
 interface Streamed {
-  readonly chunks: { sequence: number; checkpoint_token?: string | undefined }[];
+  readonly chunks: { sequence: number; checkpointToken?: string | undefined }[];
   readonly result: ToolResult | undefined;
 }
 
@@ -209,9 +209,9 @@ async function checkpoint(world: World): Promise<void> {
   const first = await collect(call);
   expectOk(first.result as ToolResult);
   expect(first.chunks.map((chunk) => chunk.sequence)).toEqual([0, 1, 2]);
-  const from: Checkpoint = {
-    operation_id: call.operationId,
-    checkpoint_token: String(first.chunks[0]?.checkpoint_token),
+  const from: CheckpointInput = {
+    operationId: call.operationId,
+    checkpointToken: String(first.chunks[0]?.checkpointToken),
   };
   const bobBefore = await exportsLeft(bob);
   const stolen = await collect(streamCall(bob, 'export_report', {}, { resumeFrom: from }));

@@ -179,7 +179,7 @@ describe('the tracker over Streamable HTTP', () => {
           expect(Object.keys(served).sort()).toEqual(TRACKER_EXTENSIONS);
           expect(served[ERRORS_ID]).toEqual({ version: '1.0' });
           expect(served[CONTENT_NEGOTIATION_ID]).toEqual({ version: '1.0' });
-          expect(connection.extended?.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
+          expect(connection.extended?.negotiated(ERRORS_ID)?.id).toBe(ERRORS_ID);
         } finally {
           await connection.close();
         }

@@ -158,7 +158,7 @@ export function composeTracker(options: ComposeTrackerOptions = {}): ComposedSer
       permissionsServer({
         scopes: [
           // Everything else needs no scope: a demo should not make people negotiate before they can read.
-          { name: 'tickets:read', description: 'read tickets', tools: [], auto_grant: true },
+          { name: 'tickets:read', description: 'read tickets', tools: [], autoGrant: true },
           { name: ADMIN_SCOPE, description: 'purge closed tickets', tools: ['purge_closed_tickets'] },
         ],
       }),

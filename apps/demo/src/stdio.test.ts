@@ -25,7 +25,7 @@ describe('the tracker over stdio (a spawned child process)', () => {
         expect(client.era).toBe(era);
         expect(Object.keys(client.serverExtensions()).sort()).toEqual(TRACKER_EXTENSIONS);
         expect(client.serverExtensions()[CONTENT_NEGOTIATION_ID]).toEqual({ version: '1.0' });
-        expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
+        expect(client.negotiated(ERRORS_ID)?.id).toBe(ERRORS_ID);
         const created = await client.callTool('create_ticket', { title: 'Over stdio' });
         expect(created.structuredContent?.ticket).toMatchObject({ id: 'T-1', status: 'open' });
         const missing = await client.callTool('get_ticket', { id: 'T-2' });
@@ -86,7 +86,7 @@ describe('the tracker on SDK v1 over stdio (a spawned child process)', () => {
     const plain = await connect(STDIO_V1, { era: 'legacy', withErrors: false });
     try {
       const client = withErrors.extended!;
-      expect(client.negotiated('@ext/errors')?.id).toBe(ERRORS_ID);
+      expect(client.negotiated(ERRORS_ID)?.id).toBe(ERRORS_ID);
       const created = await client.callTool('create_ticket', { title: 'Over stdio, on v1' });
       expect(created.structuredContent?.ticket).toMatchObject({ id: 'T-1', status: 'open' });
       const blank = await client.callTool('create_ticket', { title: '   ' });

@@ -6,7 +6,15 @@ import { z } from 'zod';
 import { ticketsMarkdown, ticketsText } from './present.js';
 import type { TicketStatus } from './ticket.js';
 import { ADMIN_SCOPE } from './tool-limits.js';
-import { citeTicketStore, createInput, idInput, listInput, ticketResult, type ToolDeps } from './tool-support.js';
+import {
+  citeTicketStore,
+  createInput,
+  deletedResult,
+  idInput,
+  listInput,
+  ticketResult,
+  type ToolDeps,
+} from './tool-support.js';
 import { parseStatus } from './tracker-input.js';
 
 /** What set_view remembers per caller (session state). */
@@ -79,7 +87,8 @@ export function registerTicketTools(extended: ExtendedServer, { tracker, publish
       title: 'Delete ticket',
       description: 'Deletes a ticket for good. A person must approve it first.',
       inputSchema: idInput,
-      annotations: { readOnlyHint: false, openWorldHint: false },
+      // Ids are never reused, so deleting a ticket again deletes nothing new: safe to retry (idempotent_capable).
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       _meta: {
         'io.github.mcp-ext/confirmation': {
           risk_level: 'destructive',
@@ -87,7 +96,7 @@ export function registerTicketTools(extended: ExtendedServer, { tracker, publish
         },
       },
     },
-    async ({ id }, ctx) => ticketResult(ctx, await publish('ticket_deleted', await tracker.delete(id))),
+    async ({ id }, ctx) => deletedResult(ctx, await publish('ticket_deleted', await tracker.delete(id))),
   );
 
   extended.registerTool(
@@ -145,7 +154,8 @@ export function registerChatViewAndPurgeTools(extended: ExtendedServer, { tracke
     {
       title: 'Purge closed tickets',
       description: `Deletes every closed ticket. Needs the ${ADMIN_SCOPE} scope.`,
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+      // A repeat deletes the tickets closed since: not idempotent, so keys are not honoured (IDEM-14a).
+      annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     },
     async () => {
       const purged: string[] = [];

@@ -1,13 +1,14 @@
 /**
  * What every tracker tool shares: what it is given (the tracker, where ticket
- * changes are published, the export pace), how a ticket is rendered, how a
- * read cites its source, and the input schemas several tools take.
+ * changes are published, the export pace), how a ticket and a deletion are
+ * rendered, how a read cites its source, and the input schemas several tools
+ * take.
  */
 import type { CallContext, ToolResult } from '@ext/core';
 import { render } from '@ext/content-negotiation/server';
 import { cite } from '@ext/provenance/server';
 import { z } from 'zod';
-import { ticketMarkdown, ticketText } from './present.js';
+import { escapeMarkdown, ticketMarkdown, ticketText } from './present.js';
 import type { Ticket } from './ticket.js';
 import type { Tracker } from './tracker.js';
 
@@ -31,11 +32,25 @@ export function ticketResult(ctx: CallContext, ticket: Ticket): ToolResult {
   return render(ctx, { data: { ticket }, markdown: ticketMarkdown, text: ticketText });
 }
 
+/**
+ * The answer to an approved deletion: which ticket is gone, in words for a
+ * person and as `{ deleted: { id, title } }` for an agent; nothing that
+ * described the ticket while it existed, such as its status.
+ */
+export function deletedResult(ctx: CallContext, ticket: Ticket): ToolResult {
+  const deleted = { id: ticket.id, title: ticket.title };
+  return render(ctx, {
+    data: { deleted },
+    markdown: () => `Deleted ticket **${ticket.id}** (${escapeMarkdown(ticket.title)}) for good.`,
+    text: () => `Deleted ticket ${ticket.id} (${ticket.title}) for good.`,
+  });
+}
+
 /** Reads carry where the data came from (provenance). */
 export function citeTicketStore(ctx: CallContext, version?: string): void {
   cite(ctx, {
     source: 'tracker:tickets',
-    retrieved_at: new Date().toISOString(),
+    retrievedAt: new Date().toISOString(),
     confidence: 'exact',
     ...(version === undefined ? {} : { version }),
   });

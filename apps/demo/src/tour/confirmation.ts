@@ -22,7 +22,7 @@ export async function confirmation(tour: TourTarget): Promise<void> {
         confirm: (request) => {
           if (request.kind === 'call') {
             asked.push(request.message);
-            row('server -> client', `confirmation_required (${request.risk_level}): "${request.message}"`);
+            row('server -> client', `confirmation_required (${request.riskLevel}): "${request.message}"`);
             row('person', 'approves (the tour answers yes for you)');
           }
           return Promise.resolve(true);

@@ -42,7 +42,7 @@ export async function exportReport(tour: TourTarget): Promise<void> {
     };
     let last = { fraction: 0, message: '' };
     for await (const update of streamCall(client, 'export_report', {}, { timeoutMs: 120_000 })) {
-      if (update.type === 'progress' && update.operation_id !== undefined) {
+      if (update.type === 'progress' && update.operationId !== undefined) {
         updates += 1;
         last = { fraction: update.progress ?? last.fraction, message: update.message ?? '' };
         draw(last.fraction, last.message);

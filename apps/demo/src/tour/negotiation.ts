@@ -16,7 +16,7 @@ export async function negotiation(target: Target, era: Era): Promise<Connection>
     era === 'modern' ? ['_meta', CLIENT_CAPABILITIES_META_KEY, 'extensions'] : ['capabilities', 'extensions'];
   const sent = dig(exchange.request.params, ...sentPath);
   const received = dig(exchange.response?.result, 'capabilities', 'extensions');
-  const negotiated = connection.extended?.negotiated(ERRORS_PACKAGE_NAME);
+  const negotiated = connection.extended?.negotiated(ERRORS_ID);
 
   print();
   print(

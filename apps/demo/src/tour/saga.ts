@@ -32,7 +32,7 @@ export async function saga(tour: TourTarget): Promise<void> {
     expect(outcome.status !== 'committed', 'the saga committed although the post failed');
     const participant = outcome.participants[0];
     row('steps', 'create_ticket ok, link_document ok, post_message to #archive: CHANNEL_ARCHIVED');
-    row('rollback', compact(participant?.steps_compensated));
+    row('rollback', compact(participant?.stepsCompensated));
     expect(participant?.status === 'rolled_back', `the saga ended ${String(participant?.status)}`);
     print();
     ok(
