@@ -164,7 +164,11 @@ function testOnNode24(env) {
 }
 
 async function main() {
-  for (const check of ['scripts/check-packages.mjs', 'scripts/check-changesets.mjs']) {
+  for (const check of [
+    'scripts/check-packages.mjs',
+    'scripts/check-changesets.mjs',
+    'scripts/check-readme-examples.mjs',
+  ]) {
     if (run(process.execPath, [check], process.env) !== 0) return 1;
   }
   if (run('pnpm', ['run', '--silent', 'format:check'], process.env) !== 0) {
