@@ -109,6 +109,10 @@ export function importedPackages(source: string): Set<string> {
   return found;
 }
 
+/** What a test that runs a README example file needs: the examples' own dependencies (express, hono), installed in the workspace only. */
+export const EXAMPLES = 'the package examples';
+const EXAMPLE_IMPORT = /from\s*['"]\.\.?\/(?:\.\.\/)*examples\//;
+
 export interface SourcePlan {
   /** Test files to run, relative to the package directory. */
   readonly tests: readonly string[];
@@ -121,7 +125,8 @@ export interface SourcePlan {
 /**
  * Which of a package's source files the matrix can run: those whose `@ext/*`
  * imports are all among `available` (the store packages need a native build
- * or a Redis server and are tested in the workspace instead).
+ * or a Redis server and are tested in the workspace instead), and that do
+ * not run the package's README examples (tested in the workspace).
  */
 export function planSources(packageDir: string, available: ReadonlySet<string>): SourcePlan {
   const tests: string[] = [];
@@ -132,7 +137,12 @@ export function planSources(packageDir: string, available: ReadonlySet<string>):
     .filter((file) => file.endsWith('.ts'))
     .sort();
   for (const file of files) {
-    const used = importedPackages(readFileSync(join(packageDir, file), 'utf8'));
+    const source = readFileSync(join(packageDir, file), 'utf8');
+    if (EXAMPLE_IMPORT.test(source)) {
+      skipped.push({ file, needs: EXAMPLES });
+      continue;
+    }
+    const used = importedPackages(source);
     const missing = [...used].find((name) => name.startsWith('@ext/') && !available.has(name));
     if (missing !== undefined) {
       skipped.push({ file, needs: missing });

@@ -192,17 +192,18 @@ describe('the middleware', () => {
 
   it('IDEM-15: the claim is renewed while a long handler runs, so no duplicate executes', async () => {
     const store = new MemoryStore();
-    const middleware = middlewareOf({ leaseMs: 90, inFlightWaitMs: 2000, pollIntervalMs: 5 });
+    // A lease several event-loop stalls of a loaded machine long, and a handler several leases long.
+    const middleware = middlewareOf({ leaseMs: 300, inFlightWaitMs: 5000, pollIntervalMs: 5 });
     const call = callWith({ idempotency_key: 'long-1' });
     let runs = 0;
     const slow = async (): Promise<ToolResult> => {
       runs += 1;
       // Several leases long: only the heartbeat keeps the claim alive.
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await new Promise((resolve) => setTimeout(resolve, 1200));
       return ok('long');
     };
     const first = middleware(call, contextFor(store), slow);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 600));
     const second = middleware(call, contextFor(store), slow);
     const results = await Promise.all([first, second]);
     expect(runs).toBe(1);
