@@ -1,9 +1,10 @@
 /**
- * The tools, resources and prompts the official MCP conformance suite
- * (`@modelcontextprotocol/conformance` 0.1.13, server scenarios) calls,
- * added to a tracker server so the suite runs against the composed
- * extension stack. Tools go through the extension pipeline except
- * `test_sampling`, which needs the SDK's own request context.
+ * The tools, resources and prompts the official MCP conformance suite calls
+ * (`@modelcontextprotocol/conformance` 0.1.13 for the 2025 era, and the
+ * 2026-07-28 line's own fixtures from `conformance-fixtures-*.ts`), added to
+ * a tracker server so the suite runs against the composed extension stack.
+ * Tools go through the extension pipeline; `test_sampling` asks through the
+ * SDK's own request context, which the pipeline hands through.
  */
 import type { ExtendedServer } from '@ext/core';
 import {
@@ -14,6 +15,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { registerInputRequiredFixtures } from './conformance-fixtures-input-required.js';
+import { registerStatelessFixtures } from './conformance-fixtures-stateless.js';
 
 // A 1x1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
 const RED_PIXEL_PNG =
@@ -74,6 +77,43 @@ const ENUM_FORM = {
   required: [],
 } as const;
 
+/**
+ * The input of `json_schema_2020_12_tool`: 2020-12 keywords (SEP-1613) and the
+ * wider vocabulary of SEP-2106 (`$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`),
+ * all of which must reach `tools/list` as written.
+ */
+const JSON_SCHEMA_2020_12_INPUT = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+};
+
+interface JsonSchemaFixtureArgs {
+  name?: string;
+  address?: { street?: string; city?: string };
+  contactMethod?: 'phone' | 'email';
+  phone?: string;
+  email?: string;
+}
+
 /** Registers the conformance suite's fixtures, and the capabilities they need, on one server instance. */
 export function registerConformanceFixtures(server: McpServer, extended: ExtendedServer): void {
   server.server.registerCapabilities(CONFORMANCE_CAPABILITIES);
@@ -84,6 +124,8 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
   registerSchemaAndSamplingTools(extended);
   registerResources(server);
   registerPrompts(server);
+  registerInputRequiredFixtures(server, extended);
+  registerStatelessFixtures(extended);
   acceptSubscriptions(server);
 }
 
@@ -230,13 +272,7 @@ function registerSchemaAndSamplingTools(extended: ExtendedServer): void {
     'json_schema_2020_12_tool',
     {
       description: 'Tool with JSON Schema 2020-12 features',
-      inputSchema: fromJsonSchema<{ name?: string; address?: { street?: string; city?: string } }>({
-        $schema: 'https://json-schema.org/draft/2020-12/schema',
-        type: 'object',
-        $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
-        additionalProperties: false,
-      }),
+      inputSchema: fromJsonSchema<JsonSchemaFixtureArgs>(JSON_SCHEMA_2020_12_INPUT),
     },
     (args) => text(`Received ${JSON.stringify(args)}`),
   );

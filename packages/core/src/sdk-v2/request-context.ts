@@ -5,6 +5,7 @@
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   type ClientCapabilities,
   type ElicitRequestFormParams,
@@ -71,6 +72,26 @@ function elicitFor(ctx: ServerContext, peer: PeerView): RequestFacts['elicit'] {
   };
 }
 
+/** RFC 5424 severities, least severe first, as MCP names them. */
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/**
+ * Whether a log message may go out on 2026-07-28: only when the request
+ * asked for logs (`_meta` logLevel), and at or above that level (CORE-39).
+ */
+function modernLogAllowed(ctx: ServerContext, params: Record<string, unknown> | undefined): boolean {
+  const threshold = asRecord(ctx.mcpReq.envelope)?.[LOG_LEVEL_META_KEY];
+  if (typeof threshold !== 'string') return false;
+  return LOG_LEVELS.indexOf(String(params?.level)) >= LOG_LEVELS.indexOf(threshold);
+}
+
+function notifyFor(ctx: ServerContext, peer: PeerView): RequestFacts['notify'] {
+  return async (method, params) => {
+    if (peer.era === 'modern' && method === 'notifications/message' && !modernLogAllowed(ctx, params)) return;
+    await ctx.mcpReq.notify({ method, params });
+  };
+}
+
 function inputRoundFor(ctx: ServerContext, peer: PeerView): RequestFacts['inputRound'] {
   // The legacy era asks with a server-to-client request instead (elicitFor).
   if (peer.era !== 'modern' || peer.capabilities?.elicitation === undefined) return undefined;
@@ -109,7 +130,7 @@ export function requestFacts(
     logger: options.logger ?? composed.logger,
     store,
     progressToken: progressTokenOf(ctx.mcpReq._meta?.progressToken),
-    notify: (method, params) => ctx.mcpReq.notify({ method, params }),
+    notify: notifyFor(ctx, peer),
     elicit: elicitFor(ctx, peer),
     inputRound: inputRoundFor(ctx, peer),
     // Only a legacy-era client seen at `initialize` is on a connection that outlives the request.
