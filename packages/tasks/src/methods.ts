@@ -1,0 +1,90 @@
+/**
+ * `tasks/get`, `tasks/update` and `tasks/cancel` (SEP-2663): params checked
+ * with the field named, refused with -32021 for a client that did not
+ * declare the extension, and a task that is unknown, expired or another
+ * principal's answered alike with -32602 (TASK-6 to TASK-9).
+ */
+import {
+  ErrorCodes,
+  WireError,
+  firstViolation,
+  invalidInputError,
+  lazyValidator,
+  pointerField,
+  type MethodHandler,
+  type RequestContext,
+  type SchemaViolation,
+} from '@ext/core';
+import type { TSchema, Static } from 'typebox';
+import { announceInput } from './input.js';
+import { detailedTask } from './logic.js';
+import { declaresTasks, missingCapabilityError, scopeOf } from './middleware.js';
+import type { TasksConfig } from './options.js';
+import { applyEvent, readRecord, signalTask } from './records.js';
+import { TaskRefParamsSchema, UpdateTaskParamsSchema } from './schema.js';
+
+const refParams = lazyValidator(TaskRefParamsSchema);
+const updateParams = lazyValidator(UpdateTaskParamsSchema);
+
+interface Validator {
+  Check(value: unknown): boolean;
+  Errors(value: unknown): Iterable<SchemaViolation>;
+}
+
+function parse<S extends TSchema>(
+  validator: () => Validator,
+  params: Record<string, unknown>,
+  method: string,
+): Static<S> {
+  const compiled = validator();
+  if (compiled.Check(params)) return params as Static<S>;
+  const site = firstViolation(compiled.Errors(params));
+  throw invalidInputError(
+    {
+      pointer: site.pointer,
+      field: pointerField(site.pointer, 'params'),
+      message: `${method}: params${site.pointer} ${site.message}`,
+    },
+    'Send taskId as a string (and inputResponses as an object on tasks/update).',
+  );
+}
+
+function unknownTask(taskId: string): WireError {
+  return new WireError(ErrorCodes.InvalidParams, `Unknown task: ${taskId}`, { taskId });
+}
+
+function gate(ctx: RequestContext): void {
+  if (!declaresTasks(ctx)) throw missingCapabilityError();
+}
+
+const ACK = { resultType: 'complete' } as const;
+
+export function taskMethods(config: TasksConfig): Record<string, MethodHandler> {
+  return {
+    async get(params, ctx) {
+      gate(ctx);
+      const { taskId } = parse<typeof TaskRefParamsSchema>(refParams, params, 'tasks/get');
+      const record = await readRecord(scopeOf(config, ctx), taskId, ctx.principal);
+      if (record === undefined) throw unknownTask(taskId);
+      return { ...ACK, ...detailedTask(record) };
+    },
+    async update(params, ctx) {
+      gate(ctx);
+      const { taskId, inputResponses } = parse<typeof UpdateTaskParamsSchema>(updateParams, params, 'tasks/update');
+      const scope = scopeOf(config, ctx);
+      if ((await readRecord(scope, taskId, ctx.principal)) === undefined) throw unknownTask(taskId);
+      await applyEvent(scope, taskId, { type: 'respond', responses: inputResponses });
+      await announceInput(scope, taskId);
+      return { ...ACK };
+    },
+    async cancel(params, ctx) {
+      gate(ctx);
+      const { taskId } = parse<typeof TaskRefParamsSchema>(refParams, params, 'tasks/cancel');
+      const scope = scopeOf(config, ctx);
+      if ((await readRecord(scope, taskId, ctx.principal)) === undefined) throw unknownTask(taskId);
+      await applyEvent(scope, taskId, { type: 'cancel', message: 'Cancelled by the client.' });
+      await signalTask(scope, taskId, 'cancel');
+      return { ...ACK };
+    },
+  };
+}

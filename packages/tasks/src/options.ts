@@ -1,0 +1,69 @@
+/** `tasksServer` options: which tools run as tasks, the TTL and poll interval, checked when the factory is called. */
+import { ConfigurationError, isRecord, positiveIntegerOption, type ToolInfo } from '@ext/core';
+
+/**
+ * How a tool takes part: `'optional'` runs as a task for a client that
+ * declares the extension and synchronously for one that does not;
+ * `'required'` refuses a client that does not declare it (-32021);
+ * `'forbidden'` (the default) always answers synchronously.
+ */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+export interface TasksServerOptions {
+  /** Task support per tool name, or a function of the tool. Default: every tool `'forbidden'`. */
+  readonly tools?: Readonly<Record<string, TaskSupport>> | ((tool: ToolInfo) => TaskSupport) | undefined;
+  /** `ttlMs` of every task: how long after its creation it can be read. Default 3600000 (1 h). */
+  readonly ttlMs?: number | undefined;
+  /** `pollIntervalMs` suggested to clients. Default 1000. */
+  readonly pollIntervalMs?: number | undefined;
+  /** Namespace of every store key and channel this extension uses. Default `"tasks"`. */
+  readonly keyPrefix?: string | undefined;
+  /** Wall clock in milliseconds (tests). Default `Date.now`. */
+  readonly now?: (() => number) | undefined;
+}
+
+export interface TasksConfig {
+  readonly support: (tool: ToolInfo) => TaskSupport;
+  readonly ttlMs: number;
+  readonly pollIntervalMs: number;
+  readonly keyPrefix: string;
+  readonly now: () => number;
+}
+
+const FACTORY = 'tasksServer';
+const SUPPORT_VALUES: readonly string[] = ['forbidden', 'optional', 'required'];
+
+function supportRule(tools: TasksServerOptions['tools']): (tool: ToolInfo) => TaskSupport {
+  if (tools === undefined) return () => 'forbidden';
+  if (typeof tools === 'function') return tools;
+  if (!isRecord(tools)) {
+    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: tools must be an object of tool names or a function`);
+  }
+  for (const [name, value] of Object.entries(tools)) {
+    if (typeof value !== 'string')
+      throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: tools.${name} must be a string`);
+    if (!SUPPORT_VALUES.includes(value)) {
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${FACTORY}: tools.${name} must be "forbidden", "optional" or "required", got ${JSON.stringify(value)}`,
+      );
+    }
+  }
+  const table = new Map(Object.entries(tools));
+  return (tool) => table.get(tool.name) ?? 'forbidden';
+}
+
+/** The options with defaults applied; a bad value throws `ConfigurationError` `INVALID_OPTION` naming it. */
+export function resolveOptions(options: TasksServerOptions): TasksConfig {
+  const keyPrefix = options.keyPrefix ?? 'tasks';
+  if (typeof keyPrefix !== 'string' || keyPrefix === '') {
+    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: keyPrefix must be a non-empty string`);
+  }
+  return {
+    support: supportRule(options.tools),
+    ttlMs: positiveIntegerOption(FACTORY, 'ttlMs', options.ttlMs, 3_600_000),
+    pollIntervalMs: positiveIntegerOption(FACTORY, 'pollIntervalMs', options.pollIntervalMs, 1000),
+    keyPrefix,
+    now: options.now ?? Date.now,
+  };
+}

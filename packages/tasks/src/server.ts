@@ -1,0 +1,38 @@
+/**
+ * The server half of `@ext/tasks` (the `./server` entry): the extension
+ * descriptor, the routing of SEP-2663's method names, and what a handler
+ * running as a task may use.
+ */
+import type { ServerExtension } from '@ext/core';
+import { taskMethods } from './methods.js';
+import { tasksMiddleware } from './middleware.js';
+import { resolveOptions, type TasksServerOptions } from './options.js';
+import { TASKS_ALIAS_ID, TASKS_ID, TASKS_PACKAGE, TASKS_WIRE_VERSION, TasksSettingsSchema } from './schema.js';
+
+export type { TaskSupport, TasksServerOptions } from './options.js';
+export { requestTaskInput, type TaskInputRequest } from './input.js';
+export { getTaskId } from './locals.js';
+export { serveTaskMethods, type TaskMethodHost } from './serve.js';
+
+/**
+ * The server half of the official Tasks extension: calls to the tools named
+ * in `tools` from a client that declares `io.modelcontextprotocol/tasks` on
+ * the request are answered with a task handle and run in the background;
+ * the client polls `tasks/get`, answers input with `tasks/update` and may
+ * `tasks/cancel`. Tasks are kept in the server's store, per principal.
+ */
+export function tasksServer(options: TasksServerOptions = {}): ServerExtension {
+  const config = resolveOptions(options);
+  return {
+    side: 'server',
+    keepsCallerState: true,
+    name: TASKS_PACKAGE,
+    ids: [TASKS_ALIAS_ID, TASKS_ID],
+    reservedAliases: [TASKS_ID],
+    settings: { version: TASKS_WIRE_VERSION },
+    peerSettings: TasksSettingsSchema,
+    stage: 'streaming',
+    middleware: tasksMiddleware(config),
+    methods: taskMethods(config),
+  };
+}

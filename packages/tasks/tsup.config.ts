@@ -1,0 +1,14 @@
+// Build: tsup writes the package's entry points as ESM with type declarations into dist/.
+import { copyFile } from 'node:fs/promises';
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: ['src/index.ts', 'src/server.ts', 'src/client.ts'],
+  format: ['esm'],
+  dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+  // The JSON Schemas of the wire payloads ship beside the code; a test keeps src/schema.json generated.
+  onSuccess: () => copyFile('src/schema.json', 'dist/schema.json'),
+});
