@@ -33,6 +33,14 @@ const NOT_IN_MATRIX: Readonly<Record<string, string>> = {
   '@ext/store-redis': 'needs a Redis server; it uses no SDK',
   '@ext/conformance': 'a CLI that depends on the v2 client itself; it tests servers over the wire',
 };
+/**
+ * Packages whose tests need a newer SDK than the lowest of the declared range,
+ * and why; their READMEs say so. They still run against the newest versions.
+ */
+const NEWER_SDK_ONLY: Readonly<Record<string, string>> = {
+  '@ext/tasks':
+    '@modelcontextprotocol/server before 2.4 answers tasks/get and tasks/cancel on 2026-07-28 with -32601 before any handler runs',
+};
 /** Whose sources are also type-checked against each SDK version's declarations. */
 const TYPECHECKED = ['@ext/core', '@ext/errors'];
 
@@ -180,7 +188,8 @@ describe.each(['lowest', 'newest'] as const)('the %s supported SDK versions', (l
     expect(result.code).toBe(0);
   });
 
-  it.each(MATRIX_PACKAGES)('the tests of %s pass', async (name) => {
+  const tested = MATRIX_PACKAGES.filter((name) => label === 'newest' || !(name in NEWER_SDK_ONLY));
+  it.each(tested)('the tests of %s pass', async (name) => {
     const plan = plans.get(name);
     if (plan === undefined) throw new Error(`no plan for ${name}`);
     const cwd = join(dir, packageNamed(name).path);
