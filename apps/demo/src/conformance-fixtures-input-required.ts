@@ -18,6 +18,7 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { text } from './conformance-fixtures-media.js';
 
 /** One key for the whole process: every per-request server instance must verify what another minted. */
 const stateCodec = createRequestStateCodec<{ readonly round: number }>({ key: randomBytes(32) });
@@ -35,8 +36,6 @@ const ask = (message: string, field: string, type: 'string' | 'boolean' = 'strin
 
 const sample = (prompt: string, maxTokens: number): InputRequest =>
   inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens });
-
-const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
 
 /** The pipeline's result type is the tool result; the SDK sends an input-required result as it is. */
 const asToolResult = (result: InputRequiredResult): ToolResult => result as unknown as ToolResult;

@@ -8,8 +8,7 @@
  */
 import type { CallContext, ExtendedServer, ToolResult } from '@ext/core';
 import { fromJsonSchema, inputRequired, inputResponse, type ServerContext } from '@modelcontextprotocol/server';
-
-const text = (value: string): ToolResult => ({ content: [{ type: 'text', text: value }] });
+import { text } from './conformance-fixtures-media.js';
 
 const answerOf = (ctx: CallContext, key: string) =>
   inputResponse((ctx.sdkContext as ServerContext).mcpReq.inputResponses, key);
