@@ -5,7 +5,7 @@
  * messages a legacy-era client sends.
  */
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 
@@ -58,11 +58,16 @@ export async function serveOverHttp(handler: { fetch(request: Request): Promise<
         res.end();
       });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  const served = await onLoopback(server.listen(0, '127.0.0.1'));
+  base = served.url.origin;
+  return served;
+}
+
+/** A Node server told to listen on 127.0.0.1: its `/mcp` URL once it listens, and a close that ends open connections too. */
+export async function onLoopback(server: Server): Promise<ServedOverHttp> {
+  if (!server.listening) await once(server, 'listening');
   return {
-    url: new URL('/mcp', base),
+    url: new URL(`http://127.0.0.1:${String((server.address() as AddressInfo).port)}/mcp`),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,7 +11,7 @@ import { serveTicketsV1 } from '../examples/listen-v1.js';
 import { serveTickets, ticketHandler } from '../examples/listen-v2.js';
 import { composeServer } from './compose.js';
 import { ConfigurationError } from './errors.js';
-import { LEGACY_HEADERS, openSession } from './http-test-fixtures.js';
+import { LEGACY_HEADERS, onLoopback, openSession } from './http-test-fixtures.js';
 import { listen, type Listening, type ServableHandler } from './listen.js';
 import { silentLogger } from './logger.js';
 import { nodeListener, type FetchHandlerOptions } from './node-listener.js';
@@ -55,18 +55,9 @@ async function callTicketV1(url: URL): Promise<string | undefined> {
 
 /** A Node server of our own, for `nodeListener` without `listen`. */
 async function serveNode(listener: (req: IncomingMessage, res: import('node:http').ServerResponse) => void) {
-  const server: Server = createServer(listener);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  running.push(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => {
-      server.close(() => {
-        resolve();
-      });
-    });
-  });
-  return new URL(`http://127.0.0.1:${String((server.address() as AddressInfo).port)}/mcp`);
+  const served = await onLoopback(createServer(listener).listen(0, '127.0.0.1'));
+  running.push(() => served.close());
+  return served.url;
 }
 
 describe('listen (SERVE-1, SERVE-2)', () => {

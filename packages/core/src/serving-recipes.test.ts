@@ -1,13 +1,12 @@
 // The README's serving recipes, run as they are written (examples/*.ts), over real HTTP with real SDK clients.
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectModern } from '../examples/choose-era.js';
 import { ticketHandler } from '../examples/listen-v2.js';
 import { expressApp, expressAppWithJson } from '../examples/serve-express.js';
 import { honoApp } from '../examples/serve-hono.js';
+import { onLoopback } from './http-test-fixtures.js';
 import { listen } from './listen.js';
 import type { FetchHandlerOptions } from './node-listener.js';
 
@@ -48,17 +47,9 @@ function observedHandler() {
 }
 
 async function serveExpress(app: { listen(port: number, host: string): Server }): Promise<URL> {
-  const server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  running.push(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => {
-      server.close(() => {
-        resolve();
-      });
-    });
-  });
-  return new URL(`http://127.0.0.1:${String((server.address() as AddressInfo).port)}/mcp`);
+  const served = await onLoopback(app.listen(0, '127.0.0.1'));
+  running.push(() => served.close());
+  return served.url;
 }
 
 describe('serving recipes (SERVE-3)', () => {
