@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { closureBytes, dependencyClosure, directoryBytes } from './footprint.js';
-import { npmInstall, writeProject } from './npm.js';
+import { importOutcomes, npmInstall, writeProject } from './npm.js';
 import { workspaceRanges, type PackedPackage } from './pack.js';
 import { run, tempDir } from './run.js';
 import { renderSizes, replaceMarkedSection, SIZES_SECTION, type SizeRow } from './sizes.js';
@@ -210,16 +210,18 @@ describe('a fresh consumer installing @ext/core and @ext/errors from the tarball
   });
 
   it('loads every public entry; the v1 adapter alone needs the v1 SDK, which this project did not install', async () => {
-    const script = `
-      const entries = ['@ext/core', '@ext/core/sdk-v2', '@ext/core/sdk-v2/server', '@ext/core/sdk-v2/client', '@ext/errors', '@ext/errors/server', '@ext/errors/client', '@ext/core/sdk-v1'];
-      const seen = {};
-      for (const entry of entries) {
-        try { await import(entry); seen[entry] = 'ok'; } catch (error) { seen[entry] = error.code ?? String(error); }
-      }
-      console.log(JSON.stringify(seen));
-    `;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
-    expect(JSON.parse(stdout)).toEqual({
+    expect(
+      await importOutcomes(dir, [
+        '@ext/core',
+        '@ext/core/sdk-v2',
+        '@ext/core/sdk-v2/server',
+        '@ext/core/sdk-v2/client',
+        '@ext/errors',
+        '@ext/errors/server',
+        '@ext/errors/client',
+        '@ext/core/sdk-v1',
+      ]),
+    ).toEqual({
       '@ext/core': 'ok',
       '@ext/core/sdk-v2': 'ok',
       '@ext/core/sdk-v2/server': 'ok',

@@ -1,4 +1,4 @@
-// Scratch npm projects outside the workspace: their manifest, installs, and the versions the registry publishes.
+// Scratch npm projects outside the workspace: their manifest, installs, the versions the registry publishes, and what their imports load.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';
@@ -50,4 +50,17 @@ export function parseViewVersions(json: string): string[] {
 export async function publishedVersionsIn(name: string, range: string, cwd: string): Promise<string[]> {
   const { stdout } = await run('npm', ['view', `${name}@${range}`, 'version', '--json'], { cwd, timeoutMs: 120_000 });
   return semver.sort(parseViewVersions(stdout).filter((version) => semver.satisfies(version, range)));
+}
+
+/** What importing each entry does in the scratch project `dir`: `'ok'`, or the error's code. */
+export async function importOutcomes(dir: string, entries: readonly string[]): Promise<Record<string, string>> {
+  const script = `
+    const seen = {};
+    for (const entry of ${JSON.stringify(entries)}) {
+      try { await import(entry); seen[entry] = 'ok'; } catch (error) { seen[entry] = error.code ?? String(error); }
+    }
+    console.log(JSON.stringify(seen));
+  `;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
+  return JSON.parse(stdout) as Record<string, string>;
 }

@@ -9,7 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { npmInstall, writeProject } from './npm.js';
+import { importOutcomes, npmInstall, writeProject } from './npm.js';
 import type { PackedPackage } from './pack.js';
 import { run, tempDir } from './run.js';
 import { installedVersion } from './workspace.js';
@@ -106,16 +106,14 @@ describe('a server-only consumer: packed @ext/core and @modelcontextprotocol/ser
   });
 
   it('loads the server entry and the SDK-free root; the index and the client entry need the client package', async () => {
-    const script = `
-      const entries = ['@ext/core', '@ext/core/sdk-v2/server', '@ext/core/sdk-v2', '@ext/core/sdk-v2/client'];
-      const seen = {};
-      for (const entry of entries) {
-        try { await import(entry); seen[entry] = 'ok'; } catch (error) { seen[entry] = error.code ?? String(error); }
-      }
-      console.log(JSON.stringify(seen));
-    `;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir });
-    expect(JSON.parse(stdout)).toEqual({
+    expect(
+      await importOutcomes(dir, [
+        '@ext/core',
+        '@ext/core/sdk-v2/server',
+        '@ext/core/sdk-v2',
+        '@ext/core/sdk-v2/client',
+      ]),
+    ).toEqual({
       '@ext/core': 'ok',
       '@ext/core/sdk-v2/server': 'ok',
       '@ext/core/sdk-v2': 'ERR_MODULE_NOT_FOUND',
