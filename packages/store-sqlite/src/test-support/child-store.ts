@@ -79,12 +79,13 @@ export function runNode(
 }
 
 /**
- * Whether `user` can read the transpiled module: not when the checkout sits
+ * Whether `user` can run this Node and read the transpiled module: not when the checkout sits
  * below a directory only its owner may enter (e.g. one made by `mktemp -d`).
  */
 export async function childModuleReadableBy(user: { readonly uid: number; readonly gid: number }): Promise<boolean> {
   const module = fileURLToPath(await childModule());
   const probe = `await (await import('node:fs/promises')).access(process.argv[1], ${String(constants.R_OK)});`;
-  const result = await runNode(probe, [module], user);
-  return result.code === 0;
+  // nobody may not even run this Node: on the Node 24 pass it is a binary inside the checkout.
+  const result = await runNode(probe, [module], user).catch(() => undefined);
+  return result?.code === 0;
 }
