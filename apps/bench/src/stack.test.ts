@@ -7,18 +7,10 @@ import { ADAPTER, BARE, buildStack, FULL, LAYERS, parseStackArgument, stackArgum
 
 const PACKAGES = new URL('../../../packages/', import.meta.url);
 
-/**
- * Server halves the full stack cannot hold yet, and why (each package's
- * README says so too).
- */
-const NOT_IN_STACK: Readonly<Record<string, string>> = {
-  tasks: "its first cut shares @ext/streaming's pipeline stage, so the two cannot be composed together",
-};
-
-/** Packages with a server half: every `packages/<name>/src/server.ts`, less those the stack cannot hold yet. */
+/** Packages with a server half: every `packages/<name>/src/server.ts`. */
 function extensionPackages(): string[] {
   return readdirSync(PACKAGES)
-    .filter((name) => existsSync(new URL(`${name}/src/server.ts`, PACKAGES)) && !(name in NOT_IN_STACK))
+    .filter((name) => existsSync(new URL(`${name}/src/server.ts`, PACKAGES)))
     .map((name) => `@ext/${name}`)
     .sort();
 }

@@ -42,6 +42,8 @@ import { sessionStateClient } from '@ext/session-state/client';
 import { sessionStateServer } from '@ext/session-state/server';
 import { streamingClient } from '@ext/streaming/client';
 import { streamingServer } from '@ext/streaming/server';
+import { tasksClient } from '@ext/tasks/client';
+import { tasksServer } from '@ext/tasks/server';
 import { transactionsClient } from '@ext/transactions/client';
 import { transactionsServer } from '@ext/transactions/server';
 import * as z from 'zod';
@@ -97,6 +99,8 @@ export const LAYERS: readonly Layer[] = [
   { name: '@ext/cost', server: () => plain(costServer()), client: () => costClient() },
   { name: '@ext/intent', server: () => plain(intentServer()), client: () => intentClient() },
   { name: '@ext/multimodal', server: () => plain(multimodalServer()), client: () => multimodalClient() },
+  // No tool of the benchmark runs as a task: the stage only looks the tool up and passes the call on.
+  { name: '@ext/tasks', server: () => plain(tasksServer()), client: () => tasksClient() },
   { name: '@ext/confirmation', server: () => plain(confirmationServer()), client: () => confirmationClient() },
   {
     name: '@ext/idempotency',

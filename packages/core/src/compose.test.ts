@@ -312,6 +312,32 @@ describe('composeServer', () => {
       'io.github.mcp-ext/t-v2/begin',
     ]);
   });
+
+  it('lists named methods once, by their own name, and refuses a name served twice (CORE-40)', () => {
+    const composed = composeServer(
+      [
+        half('t', {
+          ids: ['io.github.mcp-ext/t', 'io.github.mcp-ext/t-v2'],
+          namedMethods: { 'tasks/get': () => ({}) },
+        }),
+      ],
+      { logger: silentLogger },
+    );
+    expect(composed.methods.map(({ method, id, named }) => ({ method, id, named }))).toEqual([
+      { method: 'tasks/get', id: 'io.github.mcp-ext/t', named: true },
+    ]);
+    const twice = (): unknown =>
+      composeServer(
+        [
+          half('a', { namedMethods: { 'tasks/get': () => ({}) } }),
+          half('b', { namedMethods: { 'tasks/get': () => ({}) } }),
+        ],
+        { logger: silentLogger },
+      );
+    expect(twice).toThrow(
+      expect.objectContaining({ code: 'DUPLICATE_METHOD', message: 'tasks/get is registered twice' }),
+    );
+  });
 });
 
 describe('composeClient', () => {

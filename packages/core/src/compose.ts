@@ -41,18 +41,21 @@ function advertised(halves: readonly (ServerExtension | ClientExtension)[]): Rec
   return out;
 }
 
-/** Every `<id>/<verb>` the halves serve; throws `DUPLICATE_METHOD` for one registered twice. */
+/** Every `<id>/<verb>` and named method the halves serve; throws `DUPLICATE_METHOD` for one registered twice. */
 function methodTable(halves: readonly ServerExtension[]): ComposedMethod[] {
   const methods: ComposedMethod[] = [];
-  const seenMethods = new Set<string>();
+  const add = (entry: ComposedMethod): void => {
+    if (methods.some((other) => other.method === entry.method)) {
+      throw new ConfigurationError('DUPLICATE_METHOD', `${entry.method} is registered twice`);
+    }
+    methods.push(entry);
+  };
   for (const half of halves) {
     for (const [verb, handler] of Object.entries(half.methods ?? {})) {
-      for (const id of half.ids) {
-        const method = `${id}/${verb}`;
-        if (seenMethods.has(method)) throw new ConfigurationError('DUPLICATE_METHOD', `${method} is registered twice`);
-        seenMethods.add(method);
-        methods.push({ method, extension: half.name, id, handler });
-      }
+      for (const id of half.ids) add({ method: `${id}/${verb}`, extension: half.name, id, handler });
+    }
+    for (const [method, handler] of Object.entries(half.namedMethods ?? {})) {
+      add({ method, extension: half.name, id: half.ids[0]!, handler, named: true });
     }
   }
   return methods;

@@ -37,6 +37,8 @@ export const PIPELINE_STAGES = [
   'cost',
   'intent',
   'multimodal',
+  // A call that becomes a task returns here at once; what is inside runs in the background.
+  'tasks',
   'confirmation',
   'idempotency',
   'transactions',
@@ -218,6 +220,13 @@ export interface ServerExtension extends ExtensionHalf {
   /** New methods, by verb: served as `<id>/<verb>` for every identifier in `ids`. */
   readonly methods?: Readonly<Record<string, MethodHandler>> | undefined;
   /**
+   * Methods served under exactly the name given (`tasks/get`), for an
+   * official extension whose specification names its methods outside the
+   * `<id>/<verb>` scheme (core SPEC, CORE-40). Served on SDK v2; SDK v1,
+   * which speaks only the 2025 era, leaves them unknown.
+   */
+  readonly namedMethods?: Readonly<Record<string, MethodHandler>> | undefined;
+  /**
    * Resources it answers through `resources/read`, beside the application's
    * own (core SPEC, CORE-38); the server then advertises `resources`.
    */
@@ -267,12 +276,13 @@ export function mandatory<E extends ServerExtension>(extension: E): E {
   return { ...extension, mandatory: true };
 }
 
-/** One served method: `<id>/<verb>`. */
+/** One served method: `<id>/<verb>`, or a name of its own (`named`, from `namedMethods`). */
 export interface ComposedMethod {
   readonly method: string;
   readonly extension: string;
   readonly id: string;
   readonly handler: MethodHandler;
+  readonly named?: boolean | undefined;
 }
 
 export type NegotiationTable = ReadonlyMap<string, NegotiatedExtension>;

@@ -3,7 +3,7 @@
 import { McpServer, requireBearerAuth } from '@modelcontextprotocol/server';
 import { composeServer, MemoryStore } from '@ext/core';
 import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server';
-import { requestTaskInput, serveTaskMethods, tasksServer } from '@ext/tasks/server';
+import { requestTaskInput, tasksServer } from '@ext/tasks/server';
 import * as z from 'zod';
 
 // Which tools may answer with a task; every other tool answers synchronously.
@@ -34,7 +34,6 @@ const handler = createHttpHandler(
       await deleteProject(id);
       return { content: [{ type: 'text', text: `deleted ${id}` }] };
     });
-    serveTaskMethods(mcp); // tasks/get, tasks/update, tasks/cancel
     return mcp;
   },
   { authenticate: requireBearerAuth({ verifier: tokenVerifier }) }, // tasks belong to the caller

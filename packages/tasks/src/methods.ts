@@ -21,7 +21,7 @@ import { detailedTask } from './logic.js';
 import { declaresTasks, missingCapabilityError, scopeOf } from './middleware.js';
 import type { TasksConfig } from './options.js';
 import { applyEvent, readRecord, signalTask } from './records.js';
-import { TaskRefParamsSchema, UpdateTaskParamsSchema } from './schema.js';
+import { TASKS_METHODS, TaskRefParamsSchema, UpdateTaskParamsSchema } from './schema.js';
 
 const refParams = lazyValidator(TaskRefParamsSchema);
 const updateParams = lazyValidator(UpdateTaskParamsSchema);
@@ -59,16 +59,17 @@ function gate(ctx: RequestContext): void {
 
 const ACK = { resultType: 'complete' } as const;
 
+/** The three methods, by their SEP-2663 names (served by the core under those names, CORE-40). */
 export function taskMethods(config: TasksConfig): Record<string, MethodHandler> {
   return {
-    async get(params, ctx) {
+    async [TASKS_METHODS.get](params, ctx) {
       gate(ctx);
       const { taskId } = parse<typeof TaskRefParamsSchema>(refParams, params, 'tasks/get');
       const record = await readRecord(scopeOf(config, ctx), taskId, ctx.principal);
       if (record === undefined) throw unknownTask(taskId);
       return { ...ACK, ...detailedTask(record) };
     },
-    async update(params, ctx) {
+    async [TASKS_METHODS.update](params, ctx) {
       gate(ctx);
       const { taskId, inputResponses } = parse<typeof UpdateTaskParamsSchema>(updateParams, params, 'tasks/update');
       const scope = scopeOf(config, ctx);
@@ -77,7 +78,7 @@ export function taskMethods(config: TasksConfig): Record<string, MethodHandler> 
       await announceInput(scope, taskId);
       return { ...ACK };
     },
-    async cancel(params, ctx) {
+    async [TASKS_METHODS.cancel](params, ctx) {
       gate(ctx);
       const { taskId } = parse<typeof TaskRefParamsSchema>(refParams, params, 'tasks/cancel');
       const scope = scopeOf(config, ctx);

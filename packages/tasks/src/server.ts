@@ -12,7 +12,6 @@ import { TASKS_ALIAS_ID, TASKS_ID, TASKS_PACKAGE, TASKS_WIRE_VERSION, TasksSetti
 export type { TaskSupport, TasksServerOptions } from './options.js';
 export { requestTaskInput, type TaskInputRequest } from './input.js';
 export { getTaskId } from './locals.js';
-export { serveTaskMethods, type TaskMethodHost } from './serve.js';
 
 /**
  * The server half of the official Tasks extension: calls to the tools named
@@ -31,8 +30,8 @@ export function tasksServer(options: TasksServerOptions = {}): ServerExtension {
     reservedAliases: [TASKS_ID],
     settings: { version: TASKS_WIRE_VERSION },
     peerSettings: TasksSettingsSchema,
-    stage: 'streaming',
+    stage: 'tasks',
     middleware: tasksMiddleware(config),
-    methods: taskMethods(config),
+    namedMethods: taskMethods(config),
   };
 }

@@ -8,7 +8,7 @@ import { composeServer, MemoryStore, WireError, type Store } from '@ext/core';
 import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { getTaskId, requestTaskInput, serveTaskMethods, tasksServer, type TasksServerOptions } from './server.js';
+import { getTaskId, requestTaskInput, tasksServer, type TasksServerOptions } from './server.js';
 import { TASKS_ID } from './schema.js';
 import type { TaskRequester } from './client.js';
 
@@ -71,7 +71,6 @@ export async function serveTasks(store: Store = new MemoryStore(), options: Task
         });
         return { content: [{ type: 'text', text: JSON.stringify(answers) }] };
       });
-      serveTaskMethods(mcp);
       return mcp;
     },
     { identify: (request) => request.headers.get('x-user') ?? undefined },

@@ -19,9 +19,14 @@ import { methodSchema } from './shared.js';
 import type { ServerState } from './state.js';
 import { registerTool } from './tools.js';
 
-/** Serves every composed `<id>/<verb>`; failures go out as JSON-RPC errors carrying the structured error. */
+/**
+ * Serves every composed `<id>/<verb>`; failures go out as JSON-RPC errors
+ * carrying the structured error. Named methods (CORE-40) belong to the
+ * 2026-07-28 era, which SDK v1 does not speak: they stay unknown.
+ */
 function registerMethods(state: ServerState): void {
-  for (const { method, handler } of state.composed.methods) {
+  for (const { method, handler, named } of state.composed.methods) {
+    if (named === true) continue;
     state.server.server.setRequestHandler(methodSchema(method), async (request, extra) => {
       try {
         return await state.composed.runMethod(method, request.params ?? {}, requestContext(state, extra), handler);

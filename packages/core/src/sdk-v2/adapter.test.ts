@@ -264,6 +264,24 @@ describe.each(LINES)('sdk-v2 adapter on %s', (line) => {
     });
   });
 
+  it('serves a named method by its own name, with the params as sent (CORE-40)', async () => {
+    const named: ServerExtension = {
+      ...fakeServer(),
+      namedMethods: {
+        'tasks/get': (params, ctx) => ({
+          got: params,
+          principal: ctx.principal,
+          negotiated: ctx.negotiated(FAKE)?.id ?? null,
+        }),
+      },
+    };
+    const p = await pair({ line, serverExtensions: [named], clientExtensions: [fakeClient()] });
+    await expect(p.client.request('tasks/get', { taskId: 't-1', extra: [1] })).resolves.toMatchObject({
+      got: { taskId: 't-1', extra: [1] },
+      negotiated: FAKE,
+    });
+  });
+
   it('turns an ExtensionError from a method into a WireError with structured data (CORE-15)', async () => {
     const p = await pair({ line, serverExtensions: [fakeServer()], clientExtensions: [fakeClient()] });
     const error: unknown = await p.client.request(`${FAKE}/fail`).catch((caught: unknown) => caught);

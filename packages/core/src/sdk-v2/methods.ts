@@ -11,8 +11,55 @@ type Server = McpServer['server'];
 // The extension methods of a composition, by method name.
 const methodTable = perObject(
   (composed: ComposedServer): ReadonlyMap<string, MethodHandler> =>
-    new Map(composed.methods.map((entry) => [entry.method, entry.handler])),
+    new Map(composed.methods.filter((entry) => entry.named !== true).map((entry) => [entry.method, entry.handler])),
 );
+
+// Named methods: the request's params reach the extension as sent, which checks them itself, naming the field at fault.
+const ANY_PARAMS = {
+  '~standard': { version: 1, vendor: '@ext/core', validate: (value: unknown) => ({ value }) },
+} as const;
+
+/**
+ * On 2026-07-28 the SDK lifts `params.inputResponses` (the multi-round-trip
+ * vocabulary) into its request context; a named method that takes it as a
+ * parameter (`tasks/update`) gets it back.
+ */
+function withInputResponses(params: Record<string, unknown>, ctx: ServerContext): Record<string, unknown> {
+  if ('inputResponses' in params) return params;
+  const lifted = (ctx.mcpReq as { inputResponses?: unknown }).inputResponses;
+  return lifted === undefined ? params : { ...params, inputResponses: lifted };
+}
+
+type RegisterNamed = (
+  method: string,
+  schemas: { params: typeof ANY_PARAMS },
+  handler: (params: Record<string, unknown>, ctx: ServerContext) => Promise<unknown>,
+) => void;
+
+/**
+ * Serves the composition's named methods (CORE-40) by their own names. The
+ * SDK answers a method name the specification once defined (`tasks/get`)
+ * with -32601 unless a handler is registered for that very name with a
+ * params schema, so each gets one; there are few, unlike the `<id>/<verb>`
+ * methods of {@link serveMethods}.
+ */
+export function serveNamedMethods(
+  inner: Server,
+  composed: ComposedServer,
+  contextFor: (ctx: ServerContext) => RequestContext,
+): void {
+  const register = (inner.setRequestHandler as unknown as RegisterNamed).bind(inner);
+  for (const { method, handler, named } of composed.methods) {
+    if (named !== true) continue;
+    register(method, { params: ANY_PARAMS }, async (params, ctx) => {
+      try {
+        return await composed.runMethod(method, withInputResponses({ ...params }, ctx), contextFor(ctx), handler);
+      } catch (error) {
+        throw toProtocolError(error);
+      }
+    });
+  }
+}
 
 /**
  * Serves the composition's methods through one fallback handler that looks

@@ -16,7 +16,7 @@ import { composedFor, perObject, rememberComposition } from '../server-adapter.j
 import type { Store } from '../store.js';
 import type { InferOutput, StandardSchemaV1, ToolInfo } from '../types.js';
 import { trackConnection } from './connection.js';
-import { serveMethods } from './methods.js';
+import { serveMethods, serveNamedMethods } from './methods.js';
 import { guardRawRegistration, routeWireErrors } from './registration.js';
 import { requestFacts } from './request-context.js';
 import { serveExtensionResources } from './resources.js';
@@ -68,6 +68,7 @@ export function extendServer(
   const contextFor = (ctx: ServerContext): RequestContext =>
     createRequestContext(requestFacts(inner, ctx, composed, store, options, connection.current(), serving));
   serveMethods(inner, composed, contextFor, () => connection.dispatching());
+  serveNamedMethods(inner, composed, contextFor);
   serveExtensionResources(server, composed, contextFor);
   const host: ToolHost = { composed, register: raw.register, parked, contextFor };
 
