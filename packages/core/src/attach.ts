@@ -1,7 +1,7 @@
 /** The `attach` hooks of a composition: startup work, run once per composition and store (CORE-29). */
 import type { Logger } from './logger.js';
 import type { Store } from './store.js';
-import type { ComposedServer } from './extension.js';
+import type { ComposedServer, ServerAttachment } from './extension.js';
 
 // Per composition, the stores its extensions were attached to: the
 // 2026-07-28 era builds a server per request, and `attach` is startup work.
@@ -19,7 +19,12 @@ function report(logger: Logger, extension: string, error: unknown): void {
  * Never throws: a hook's failure is logged, so one extension's startup work
  * cannot keep the server from serving.
  */
-export function attachExtensions(composed: ComposedServer, store: Store, logger: Logger): void {
+export function attachExtensions(
+  composed: ComposedServer,
+  store: Store,
+  logger: Logger,
+  runTool?: ServerAttachment['runTool'],
+): void {
   let stores = attached.get(composed);
   if (stores === undefined) {
     stores = new WeakSet();
@@ -30,7 +35,7 @@ export function attachExtensions(composed: ComposedServer, store: Store, logger:
   for (const half of composed.extensions) {
     if (half.attach === undefined) continue;
     try {
-      const pending = half.attach({ store, logger });
+      const pending = half.attach({ store, logger, runTool });
       if (pending instanceof Promise) {
         pending.catch((error: unknown) => {
           report(logger, half.name, error);

@@ -340,6 +340,76 @@ describe('composeServer', () => {
   });
 });
 
+describe('calling next() more than once (CORE-41)', () => {
+  const call = { name: 'tool', arguments: {}, meta: {} };
+
+  it('throws on a second call while the first is in flight or after it returned a tool result', async () => {
+    const outcomes: string[] = [];
+    const greedy = half('tasks', {
+      stage: 'tasks',
+      middleware: async (_call, _ctx, next) => {
+        const first = next();
+        outcomes.push(
+          String(
+            await Promise.resolve()
+              .then(() => next())
+              .catch((error: Error) => error.message),
+          ),
+        );
+        await first;
+        outcomes.push(
+          String(
+            await Promise.resolve()
+              .then(() => next())
+              .catch((error: Error) => error.message),
+          ),
+        );
+        return first;
+      },
+    });
+    let runs = 0;
+    await composeServer([greedy], { logger: silentLogger }).runToolCall(call, context(new Map(), {}), () => {
+      runs += 1;
+      return ok;
+    });
+    expect(runs).toBe(1);
+    expect(outcomes).toEqual([
+      'next() called twice by a tool-call middleware',
+      'next() called twice by a tool-call middleware',
+    ]);
+  });
+
+  it('runs the inner stages again after they answered input_required, and the handler once answered', async () => {
+    const asks = half('confirmation', {
+      stage: 'confirmation',
+      middleware: async (_call, ctx, next) =>
+        ctx.inputRound?.requestState === 'answered'
+          ? next()
+          : ({ resultType: 'input_required', inputRequests: {} } as unknown as ToolResult),
+    });
+    const rounds = half('tasks', {
+      stage: 'tasks',
+      middleware: async (_call, ctx, next) => {
+        const first = await next();
+        expect(first).toMatchObject({ resultType: 'input_required' });
+        Object.defineProperty(ctx, 'inputRound', { value: { responses: {}, requestState: 'answered' } });
+        return next();
+      },
+    });
+    let runs = 0;
+    const result = await composeServer([asks, rounds], { logger: silentLogger }).runToolCall(
+      call,
+      context(new Map(), {}),
+      () => {
+        runs += 1;
+        return ok;
+      },
+    );
+    expect(result).toEqual(ok);
+    expect(runs).toBe(1);
+  });
+});
+
 describe('composeClient', () => {
   it('refuses server halves and advertises client settings', () => {
     expect(() => composeClient([half('a') as never])).toThrow(/server half/);

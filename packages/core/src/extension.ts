@@ -4,6 +4,7 @@
  * types the core hands them, and the composed server they can read back.
  * These types refer to each other, so they live together.
  */
+import type { DetachedCall } from './detached-call.js';
 import type { TSchema } from 'typebox';
 import type { ExtensionResources } from './extension-resources.js';
 import type { Logger } from './logger.js';
@@ -144,12 +145,14 @@ export type ToolHandler<Args = Record<string, unknown>> = (
   ctx: CallContext,
 ) => ToolResult | Promise<ToolResult>;
 
+/**
+ * Runs the rest of the pipeline, optionally on a replacement call. Callable
+ * once; again only after the inner stages answered `input_required` (CORE-41).
+ */
+export type ToolNext = (call?: ToolCall) => Promise<ToolResult>;
+
 /** `(call, ctx, next) => result`; `next` may be given a replacement call. */
-export type ToolMiddleware = (
-  call: ToolCall,
-  ctx: CallContext,
-  next: (call?: ToolCall) => Promise<ToolResult>,
-) => Promise<ToolResult>;
+export type ToolMiddleware = (call: ToolCall, ctx: CallContext, next: ToolNext) => Promise<ToolResult>;
 
 /** Handler of a new method `<id>/<verb>`; throw `ExtensionError` or `WireError` to fail. */
 export type MethodHandler = (
@@ -192,6 +195,15 @@ interface ExtensionHalf {
 export interface ServerAttachment {
   readonly store: Store;
   readonly logger: Logger;
+  /**
+   * Runs a call of a tool registered on a server extended with this
+   * composition, through the whole pipeline, with no request behind it
+   * (core SPEC, CORE-42): for work the server takes up again of its own
+   * accord, such as a task whose previous runner died. Call it once tools
+   * are registered (after `attach` returned, not during it). SDK v2 only;
+   * `undefined` on SDK v1.
+   */
+  readonly runTool?: ((call: DetachedCall) => Promise<ToolResult>) | undefined;
 }
 
 /** The server half of an extension: a plain descriptor a factory returns. */

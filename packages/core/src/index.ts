@@ -55,6 +55,7 @@ export type {
   CallContext,
   ToolHandler,
   ToolMiddleware,
+  ToolNext,
   MethodHandler,
   ComposedServer,
   ComposedClient,
@@ -110,6 +111,9 @@ export type { CallPresentation, PresentationFormat, PresentationVerbosity } from
 export { requireApproval, approvalRequirements, grantApproval } from './approval.js';
 export type { ApprovalRequirement } from './approval.js';
 export { handlerStarted } from './execution.js';
+export { detachedRunOf, setDetachedRun } from './detached-run.js';
+export type { DetachedRun, DetachedProgress } from './detached-run.js';
+export type { DetachedCall } from './detached-call.js';
 export { registerMethodTools } from './method-tools.js';
 export type { MethodTool } from './method-tools.js';
 export {

@@ -7,7 +7,15 @@
 import { assertApproved } from './approval.js';
 import { ErrorCodes, ExtensionError, WireError } from './errors.js';
 import { markHandlerStarted } from './execution.js';
-import type { CallContext, PipelineStage, ServerExtension, ToolHandler, ToolMiddleware } from './extension.js';
+import type {
+  CallContext,
+  PipelineStage,
+  ServerExtension,
+  ToolHandler,
+  ToolMiddleware,
+  ToolNext,
+} from './extension.js';
+import { isInputRequiredResult } from './input-round.js';
 import { logInternalError, newCorrelationId } from './internal-errors.js';
 import type { ServerOperation } from './telemetry-server.js';
 import type { ToolCall, ToolResult } from './types.js';
@@ -113,8 +121,33 @@ function pipelineSteps(
 }
 
 /**
+ * A middleware's `next`: callable once, and again only after the inner
+ * stages answered `input_required` without a tool result (a new round of
+ * multi-round-trip input, which the tasks stage runs in the background;
+ * core SPEC, CORE-41). A second call while the first is in flight, or after
+ * it ended otherwise, throws.
+ */
+function onceUnlessInputRequired(run: (replacement: ToolCall | undefined) => Promise<ToolResult>): ToolNext {
+  let state: 'idle' | 'running' | 'input' | 'done' = 'idle';
+  return (replacement) => {
+    if (state === 'running' || state === 'done') throw new Error('next() called twice by a tool-call middleware');
+    state = 'running';
+    return run(replacement).then(
+      (result) => {
+        state = isInputRequiredResult(result) ? 'input' : 'done';
+        return result;
+      },
+      (error: unknown) => {
+        state = 'done';
+        throw error;
+      },
+    );
+  };
+}
+
+/**
  * Runs `call` through `steps`, outermost first, and then `handler`, once
- * every approval asked for was granted; `next()` may be called once.
+ * every approval asked for was granted.
  */
 function runSteps(
   steps: readonly ToolMiddleware[],
@@ -129,12 +162,11 @@ function runSteps(
       markHandlerStarted(ctx);
       return handler(current.arguments);
     }
-    let called = false;
-    return middleware(current, ctx, (replacement) => {
-      if (called) throw new Error('next() called twice by a tool-call middleware');
-      called = true;
-      return dispatch(index + 1, replacement ?? current);
-    });
+    return middleware(
+      current,
+      ctx,
+      onceUnlessInputRequired((replacement) => dispatch(index + 1, replacement ?? current)),
+    );
   };
   return dispatch(0, call);
 }

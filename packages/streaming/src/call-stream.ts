@@ -3,7 +3,7 @@
  * MCP progress, the extension's progress, partial results and chunks, in
  * the order the handler made them.
  */
-import { ConfigurationError, isRecord, type CallContext, type JsonValue } from '@ext/core';
+import { ConfigurationError, detachedRunOf, isRecord, type CallContext, type JsonValue } from '@ext/core';
 import { saveCheckpoint } from './checkpoint-store.js';
 import { mayReportProgress, progressFraction } from './logic.js';
 import type {
@@ -69,16 +69,17 @@ export class CallStream implements OperationStream {
     return this.#setup.active !== undefined;
   }
 
+  // A task keeps its own checkpoint (core's detached run): a handler resumes from either alike (STRM-22).
   get resumable(): boolean {
-    return this.#setup.active?.epoch !== undefined;
+    return this.#setup.active?.epoch !== undefined || detachedRunOf(this.#ctx) !== undefined;
   }
 
   get resumeState(): JsonValue | undefined {
-    return this.#setup.active?.resume?.state;
+    return this.#setup.active?.resume?.state ?? detachedRunOf(this.#ctx)?.resumeState;
   }
 
   get resumed(): boolean {
-    return this.#setup.active?.resume !== undefined;
+    return this.resumeState !== undefined;
   }
 
   get nextSequence(): number {
@@ -116,7 +117,9 @@ export class CallStream implements OperationStream {
     const fraction = progressFraction(done, total);
     this.#lastFraction = fraction;
     const active = this.#setup.active;
+    const run = detachedRunOf(this.#ctx);
     return this.#enqueue(async () => {
+      await run?.progress({ done, total, message, estimatedRemainingSeconds, partialResult });
       if (sendMcp) {
         const params: Record<string, unknown> = { progressToken: token, progress: done };
         if (total !== undefined) params.total = total;
@@ -138,7 +141,9 @@ export class CallStream implements OperationStream {
     checkMessage(message);
     const active = this.#setup.active;
     const fraction = this.#lastFraction;
+    const run = detachedRunOf(this.#ctx);
     return this.#enqueue(async () => {
+      await run?.progress({ message, partialResult: result });
       if (active === undefined) return;
       await this.#notifyProgress(active, {
         ...(fraction === undefined ? {} : { progress: fraction }),
@@ -191,7 +196,8 @@ export class CallStream implements OperationStream {
     });
   }
 
-  #persist(state: JsonValue, nextSequence: number): Promise<string | undefined> {
+  async #persist(state: JsonValue, nextSequence: number): Promise<string | undefined> {
+    await detachedRunOf(this.#ctx)?.checkpoint(state);
     return saveCheckpoint(this.#ctx, this.#setup, this.#fence, state, nextSequence);
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { McpServer, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import { attachExtensions } from '../attach.js';
+import { runDetachedCall } from '../detached-call.js';
 import { createRequestContext, readServerIdentity } from '../context.js';
 import type { WireError } from '../errors.js';
 import type { ComposedServer, RequestContext, ServingServer, ToolHandler } from '../extension.js';
@@ -55,7 +56,8 @@ export function extendServer(
 ): ExtendedServer {
   const composed = composedFor(extensions, options);
   const store = options.store ?? defaultStore(composed);
-  attachExtensions(composed, store, options.logger ?? composed.logger);
+  const logger = options.logger ?? composed.logger;
+  attachExtensions(composed, store, logger, (call) => runDetachedCall(composed, store, logger, call));
   const inner = server.server;
   inner.registerCapabilities({ extensions: advertised(composed) });
   const raw = guardRawRegistration(server);

@@ -12,6 +12,7 @@ import type { ToolConfig } from '../host.js';
 import { asRecord } from '../kit/records.js';
 import { perObject, toolInfoOf } from '../server-adapter.js';
 import type { StandardSchemaV1, ToolInfo } from '../types.js';
+import { rememberTool } from '../detached-call.js';
 import { validateArguments } from '../validate.js';
 
 /** What registering and running a tool needs of the extended server. */
@@ -104,6 +105,11 @@ export function registerTool(host: ToolHost, name: string, config: ToolConfig, r
     _meta: decorated._meta,
   };
   const inputSchema = withJsonSchema(name, 'inputSchema', config.inputSchema);
+  rememberTool(composed, {
+    tool,
+    handler: run,
+    validate: (input) => validateArguments(tool.name, config.inputSchema, input),
+  });
   if (inputSchema === undefined) {
     register(name, sdkConfig, (ctx) => runTool(host, tool, run, {}, ctx, undefined));
   } else {

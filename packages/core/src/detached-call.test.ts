@@ -1,0 +1,65 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { composeServer } from './compose.js';
+import type { ServerAttachment, ServerExtension } from './extension.js';
+import { silentLogger } from './logger.js';
+import { MemoryStore } from './memory-store.js';
+import { extendServer } from './sdk-v2/index.js';
+
+/** An extension that keeps what `attach` hands it, and records the calls its middleware sees. */
+function resumer(seen: string[]): { extension: ServerExtension; attached: () => ServerAttachment } {
+  let attachment: ServerAttachment | undefined;
+  const extension: ServerExtension = {
+    side: 'server',
+    name: '@ext/resumer',
+    ids: ['io.github.mcp-ext/resumer'],
+    settings: { version: '1.0' },
+    stage: 'tasks',
+    attach: (host) => {
+      attachment = host;
+    },
+    middleware: async (call, ctx, next) => {
+      seen.push(`${call.name}:${ctx.principal}:${ctx.era}:${String(ctx.locals.get('marked'))}`);
+      return next();
+    },
+  };
+  return { extension, attached: () => attachment! };
+}
+
+describe('runTool on the attachment (CORE-42)', () => {
+  it('runs a registered tool through the pipeline as the given caller, with validated arguments', async () => {
+    const seen: string[] = [];
+    const { extension, attached } = resumer(seen);
+    const composed = composeServer([extension], { logger: silentLogger });
+    const store = new MemoryStore();
+    const server = extendServer(new McpServer({ name: 's', version: '1.0.0' }), composed, { store });
+    server.registerTool('double', { inputSchema: z.object({ n: z.number() }) }, ({ n }, ctx) => ({
+      content: [{ type: 'text', text: `${n * 2} for ${ctx.principal}` }],
+    }));
+    const result = await attached().runTool!({
+      name: 'double',
+      arguments: { n: 21 },
+      identity: { principal: 'user:ada', source: 'custom' },
+      prepare: (ctx) => ctx.locals.set('marked', 'yes'),
+    });
+    expect(result.content).toEqual([{ type: 'text', text: '42 for user:ada' }]);
+    expect(seen).toEqual(['double:user:ada:modern:yes']);
+  });
+
+  it('refuses bad arguments as the pipeline does, and a tool nobody registered', async () => {
+    const { extension, attached } = resumer([]);
+    const composed = composeServer([extension], { logger: silentLogger });
+    const server = extendServer(new McpServer({ name: 's', version: '1.0.0' }), composed, { store: new MemoryStore() });
+    server.registerTool('double', { inputSchema: z.object({ n: z.number() }) }, ({ n }) => ({
+      content: [{ type: 'text', text: String(n * 2) }],
+    }));
+    const identity = { principal: 'user:ada', source: 'custom' } as const;
+    await expect(attached().runTool!({ name: 'double', arguments: { n: 'x' }, identity })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(attached().runTool!({ name: 'missing', arguments: {}, identity })).rejects.toThrow(
+      'no extended server registered the tool missing',
+    );
+  });
+});

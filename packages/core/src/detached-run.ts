@@ -1,0 +1,45 @@
+/**
+ * A tool call that goes on after its request was answered (a task): the
+ * stage that detached it records here how the call reports on itself, so
+ * helpers inside the pipeline (streaming's progress and checkpoints) reach
+ * whoever follows the run without knowing which extension detached it.
+ */
+import type { RequestContext } from './extension.js';
+import { defineLocal } from './kit/locals.js';
+import type { JsonValue } from './canonical.js';
+
+/** Progress of a detached run, as its handler reports it. */
+export interface DetachedProgress {
+  /** Work done so far, in the handler's own units (absent for a partial result alone). */
+  readonly done?: number | undefined;
+  readonly total?: number | undefined;
+  readonly message?: string | undefined;
+  readonly estimatedRemainingSeconds?: number | undefined;
+  /** The result so far (an object); each replaces the previous one. */
+  readonly partialResult?: Record<string, unknown> | undefined;
+}
+
+/** What a detached run offers the stages and the handler inside it. */
+export interface DetachedRun {
+  /** The run's identifier (the task id), stable across restarts. */
+  readonly id: string;
+  /** The state saved by the last checkpoint, when this execution resumes an interrupted one. */
+  readonly resumeState: JsonValue | undefined;
+  /** Records progress for whoever polls the run; resolves once recorded. */
+  progress(update: DetachedProgress): Promise<void>;
+  /** Saves the state an execution resumed after an interruption starts from; resolves once durable. */
+  checkpoint(state: JsonValue): Promise<void>;
+}
+
+// Keyed by Symbol.for, so duplicate copies of core agree on the slot.
+const detachedRunSlot = defineLocal<DetachedRun>('core/detached-run');
+
+/** The detached run the current call belongs to, or `undefined` when it answers its own request. */
+export function detachedRunOf(ctx: Pick<RequestContext, 'locals'>): DetachedRun | undefined {
+  return detachedRunSlot.get(ctx);
+}
+
+/** Records that the current call runs detached (the stage that detaches it does, before `next()`). */
+export function setDetachedRun(ctx: Pick<RequestContext, 'locals'>, run: DetachedRun): void {
+  detachedRunSlot.set(ctx, run);
+}
