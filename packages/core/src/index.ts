@@ -85,6 +85,7 @@ export type {
   ConnectionChannel,
   ServerIdentity,
   CallerIdentity,
+  PrincipalSource,
 } from './types.js';
 export type {
   ExtendedServer,

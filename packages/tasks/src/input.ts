@@ -78,6 +78,14 @@ export async function requestTaskInput(
   if (task === undefined) {
     throw new ConfigurationError('NOT_A_TASK', 'requestTaskInput: this tool call is not running as a task');
   }
+  return askTaskInput(task, requests);
+}
+
+/** {@link requestTaskInput} for a task already at hand (the input rounds of the pipeline use it too). */
+export async function askTaskInput(
+  task: RunningTask,
+  requests: Readonly<Record<string, TaskInputRequest>>,
+): Promise<Record<string, unknown>> {
   const keys = Object.keys(requests);
   const wire = Object.fromEntries(
     Object.entries(requests).map(([key, request]) => [key, { method: request.method, params: request.params ?? {} }]),

@@ -4,7 +4,8 @@
  * shapes built from a record. No I/O: the server half reads and writes
  * records through the store and asks these functions what to write.
  */
-import type { CreateTaskResult, DetailedTask, TaskStatus } from './schema.js';
+import type { JsonValue, PrincipalSource } from '@ext/core';
+import { TASKS_ALIAS_ID, type CreateTaskResult, type DetailedTask, type TaskStatus } from './schema.js';
 
 /** A JSON-RPC error as a failed task carries it. */
 export interface TaskError {
@@ -34,6 +35,37 @@ export interface TaskRecord {
   readonly inputResponses?: Record<string, unknown> | undefined;
   /** Every input key ever issued: a key is never reused over the task's lifetime. */
   readonly issuedKeys?: readonly string[] | undefined;
+  /** What a new execution needs after the runner died: the arguments and how the caller was known. */
+  readonly call?: TaskCall | undefined;
+  /** The last progress the handler reported (statusMessage carries its message). */
+  readonly progress?: TaskProgress | undefined;
+  /** The state the last checkpoint saved: where a resumed execution starts. */
+  readonly checkpoint?: JsonValue | undefined;
+  /** Which server instance runs the task, and until when it is known to be alive. */
+  readonly lease?: TaskLease | undefined;
+  /** How many executions ran the task (1, more after resumes). */
+  readonly executions?: number | undefined;
+}
+
+/** The call a task runs, as stored for a resume. */
+export interface TaskCall {
+  readonly arguments: Record<string, unknown>;
+  readonly source: PrincipalSource;
+}
+
+/** Progress as the handler reported it (`streamOf(ctx).progress` of `@ext/streaming`). */
+export interface TaskProgress {
+  readonly done?: number | undefined;
+  readonly total?: number | undefined;
+  readonly estimatedRemainingSeconds?: number | undefined;
+  readonly partialResult?: Record<string, unknown> | undefined;
+}
+
+/** The runner's claim on a task, renewed while it runs. */
+export interface TaskLease {
+  readonly owner: string;
+  /** Milliseconds since the epoch. */
+  readonly until: number;
 }
 
 /** What can happen to a task. */
@@ -43,7 +75,11 @@ export type TaskEvent =
   | { readonly type: 'consume'; readonly keys: readonly string[] }
   | { readonly type: 'complete'; readonly result: Record<string, unknown> }
   | { readonly type: 'fail'; readonly error: TaskError }
-  | { readonly type: 'cancel'; readonly message?: string | undefined };
+  | { readonly type: 'cancel'; readonly message?: string | undefined }
+  | { readonly type: 'progress'; readonly message?: string | undefined; readonly progress: TaskProgress }
+  | { readonly type: 'checkpoint'; readonly state: JsonValue }
+  /** Takes (or renews) the lease: only when it is free, expired or already `owner`'s. */
+  | { readonly type: 'claim'; readonly owner: string; readonly until: number; readonly execution?: boolean };
 
 export const TERMINAL_STATUSES: ReadonlySet<TaskStatus> = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
 
@@ -137,7 +173,58 @@ export function transition(record: TaskRecord, event: TaskEvent, now: number): T
       return { ...withoutInput(record), status: 'failed', error: event.error, lastUpdatedAt: now };
     case 'cancel':
       return { ...withoutInput(record), status: 'cancelled', statusMessage: event.message, lastUpdatedAt: now };
+    case 'progress':
+      return withProgress(record, event.progress, event.message, now);
+    case 'checkpoint':
+      return { ...record, checkpoint: event.state };
+    case 'claim':
+      return claim(record, event, now);
   }
+}
+
+function withProgress(
+  record: TaskRecord,
+  progress: TaskProgress,
+  message: string | undefined,
+  now: number,
+): TaskRecord {
+  const merged = { ...record.progress, ...definedOnly(progress) };
+  const statusMessage = message ?? record.statusMessage;
+  return { ...record, progress: merged, statusMessage, lastUpdatedAt: now };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
+}
+
+function claim(record: TaskRecord, event: Extract<TaskEvent, { type: 'claim' }>, now: number): TaskRecord {
+  const held = record.lease;
+  if (held !== undefined && held.owner !== event.owner && held.until > now) return record;
+  const executions = (record.executions ?? 0) + (event.execution === true ? 1 : 0);
+  return { ...record, lease: { owner: event.owner, until: event.until }, executions };
+}
+
+/** Whether the task still runs but nobody has renewed its lease in time: its runner died (TASK-19). */
+export function isOrphaned(record: TaskRecord, now: number): boolean {
+  return !isTerminal(record.status) && record.lease !== undefined && record.lease.until <= now;
+}
+
+/** Our additions to a task on the wire, under our own `_meta` key: progress details and resumes (TASK-18). */
+function progressMeta(record: TaskRecord): Record<string, unknown> | undefined {
+  const progress = record.progress ?? {};
+  const fields = {
+    ...(progress.done === undefined ? {} : { done: progress.done }),
+    ...(progress.total === undefined ? {} : { total: progress.total }),
+    ...(progress.done !== undefined && progress.total !== undefined && progress.total > 0
+      ? { progress: Math.min(1, progress.done / progress.total) }
+      : {}),
+    ...(progress.estimatedRemainingSeconds === undefined
+      ? {}
+      : { estimated_remaining_seconds: progress.estimatedRemainingSeconds }),
+    ...(progress.partialResult === undefined ? {} : { partial_result: progress.partialResult }),
+    ...((record.executions ?? 1) > 1 ? { resumed: true, executions: record.executions } : {}),
+  };
+  return Object.keys(fields).length === 0 ? undefined : { [TASKS_ALIAS_ID]: fields };
 }
 
 function baseTask(record: TaskRecord) {
@@ -159,7 +246,8 @@ export function createTaskResult(record: TaskRecord): CreateTaskResult {
 
 /** The `tasks/get` answer: the status's own field inlined, nothing else (TASK-6). */
 export function detailedTask(record: TaskRecord): DetailedTask {
-  const base = baseTask(record);
+  const meta = isTerminal(record.status) ? undefined : progressMeta(record);
+  const base = { ...baseTask(record), ...(meta === undefined ? {} : { _meta: meta }) };
   switch (record.status) {
     case 'input_required':
       return { ...base, inputRequests: record.inputRequests ?? {} };

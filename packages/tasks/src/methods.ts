@@ -21,6 +21,7 @@ import { detailedTask } from './logic.js';
 import { declaresTasks, missingCapabilityError, scopeOf } from './middleware.js';
 import type { TasksConfig } from './options.js';
 import { applyEvent, readRecord, signalTask } from './records.js';
+import { recoverIfOrphaned, type TaskRunners } from './recovery.js';
 import { TASKS_METHODS, TaskRefParamsSchema, UpdateTaskParamsSchema } from './schema.js';
 
 const refParams = lazyValidator(TaskRefParamsSchema);
@@ -60,13 +61,16 @@ function gate(ctx: RequestContext): void {
 const ACK = { resultType: 'complete' } as const;
 
 /** The three methods, by their SEP-2663 names (served by the core under those names, CORE-40). */
-export function taskMethods(config: TasksConfig): Record<string, MethodHandler> {
+export function taskMethods(config: TasksConfig, runners: TaskRunners): Record<string, MethodHandler> {
   return {
     async [TASKS_METHODS.get](params, ctx) {
       gate(ctx);
       const { taskId } = parse<typeof TaskRefParamsSchema>(refParams, params, 'tasks/get');
-      const record = await readRecord(scopeOf(config, ctx), taskId, ctx.principal);
-      if (record === undefined) throw unknownTask(taskId);
+      const scope = scopeOf(config, ctx);
+      const found = await readRecord(scope, taskId, ctx.principal);
+      if (found === undefined) throw unknownTask(taskId);
+      // A task whose runner died is settled by its policy before anyone is told it still runs (TASK-19).
+      const record = (await recoverIfOrphaned(config, scope, found, runners.get(ctx.store), ctx.logger)) ?? found;
       return { ...ACK, ...detailedTask(record) };
     },
     async [TASKS_METHODS.update](params, ctx) {

@@ -1,5 +1,6 @@
 /** `tasksServer` options: which tools run as tasks, the TTL and poll interval, checked when the factory is called. */
 import { ConfigurationError, isRecord, positiveIntegerOption, type ToolInfo } from '@ext/core';
+import { randomUUID } from 'node:crypto';
 
 /**
  * How a tool takes part: `'optional'` runs as a task for a client that
@@ -9,6 +10,9 @@ import { ConfigurationError, isRecord, positiveIntegerOption, type ToolInfo } fr
  */
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
+/** What becomes of a task whose runner died: failed, or run again from its last checkpoint. */
+export type InterruptPolicy = 'fail' | 'resume';
+
 export interface TasksServerOptions {
   /** Task support per tool name, or a function of the tool. Default: every tool `'forbidden'`. */
   readonly tools?: Readonly<Record<string, TaskSupport>> | ((tool: ToolInfo) => TaskSupport) | undefined;
@@ -16,6 +20,19 @@ export interface TasksServerOptions {
   readonly ttlMs?: number | undefined;
   /** `pollIntervalMs` suggested to clients. Default 1000. */
   readonly pollIntervalMs?: number | undefined;
+  /**
+   * What happens to a task whose server instance died while it ran, per tool
+   * name or as a function of the tool name: `'fail'` (the default) fails it
+   * with an error saying so; `'resume'` runs the call again on a live
+   * instance, starting from the task's last checkpoint (TASK-19, TASK-20).
+   */
+  readonly onInterrupt?: Readonly<Record<string, InterruptPolicy>> | ((tool: string) => InterruptPolicy) | undefined;
+  /**
+   * How long a running task's claim lasts without renewal: the instance
+   * running it renews it every third of this, and a task not renewed in
+   * time counts as interrupted. Default 30000.
+   */
+  readonly leaseMs?: number | undefined;
   /** Namespace of every store key and channel this extension uses. Default `"tasks"`. */
   readonly keyPrefix?: string | undefined;
   /** Wall clock in milliseconds (tests). Default `Date.now`. */
@@ -24,6 +41,10 @@ export interface TasksServerOptions {
 
 export interface TasksConfig {
   readonly support: (tool: ToolInfo) => TaskSupport;
+  readonly onInterrupt: (tool: string) => InterruptPolicy;
+  readonly leaseMs: number;
+  /** This instance, as the owner of the leases it takes. */
+  readonly instance: string;
   readonly ttlMs: number;
   readonly pollIntervalMs: number;
   readonly keyPrefix: string;
@@ -53,6 +74,29 @@ function supportRule(tools: TasksServerOptions['tools']): (tool: ToolInfo) => Ta
   return (tool) => table.get(tool.name) ?? 'forbidden';
 }
 
+const POLICY_VALUES: readonly string[] = ['fail', 'resume'];
+
+function interruptRule(policy: TasksServerOptions['onInterrupt']): (tool: string) => InterruptPolicy {
+  if (policy === undefined) return () => 'fail';
+  if (typeof policy === 'function') return policy;
+  if (!isRecord(policy)) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${FACTORY}: onInterrupt must be an object of tool names or a function`,
+    );
+  }
+  for (const [name, value] of Object.entries(policy)) {
+    if (typeof value !== 'string' || !POLICY_VALUES.includes(value)) {
+      throw new ConfigurationError(
+        'INVALID_OPTION',
+        `${FACTORY}: onInterrupt.${name} must be "fail" or "resume", got ${JSON.stringify(value)}`,
+      );
+    }
+  }
+  const table = new Map(Object.entries(policy));
+  return (tool) => table.get(tool) ?? 'fail';
+}
+
 /** The options with defaults applied; a bad value throws `ConfigurationError` `INVALID_OPTION` naming it. */
 export function resolveOptions(options: TasksServerOptions): TasksConfig {
   const keyPrefix = options.keyPrefix ?? 'tasks';
@@ -61,6 +105,9 @@ export function resolveOptions(options: TasksServerOptions): TasksConfig {
   }
   return {
     support: supportRule(options.tools),
+    onInterrupt: interruptRule(options.onInterrupt),
+    leaseMs: positiveIntegerOption(FACTORY, 'leaseMs', options.leaseMs, 30_000),
+    instance: randomUUID(),
     ttlMs: positiveIntegerOption(FACTORY, 'ttlMs', options.ttlMs, 3_600_000),
     pollIntervalMs: positiveIntegerOption(FACTORY, 'pollIntervalMs', options.pollIntervalMs, 1000),
     keyPrefix,

@@ -5,11 +5,12 @@
  */
 import type { ServerExtension } from '@ext/core';
 import { taskMethods } from './methods.js';
-import { tasksMiddleware } from './middleware.js';
+import { scopeOf, tasksMiddleware } from './middleware.js';
+import { scanForOrphans, type TaskRunners } from './recovery.js';
 import { resolveOptions, type TasksServerOptions } from './options.js';
 import { TASKS_ALIAS_ID, TASKS_ID, TASKS_PACKAGE, TASKS_WIRE_VERSION, TasksSettingsSchema } from './schema.js';
 
-export type { TaskSupport, TasksServerOptions } from './options.js';
+export type { InterruptPolicy, TaskSupport, TasksServerOptions } from './options.js';
 export { requestTaskInput, type TaskInputRequest } from './input.js';
 export { getTaskId } from './locals.js';
 
@@ -22,6 +23,7 @@ export { getTaskId } from './locals.js';
  */
 export function tasksServer(options: TasksServerOptions = {}): ServerExtension {
   const config = resolveOptions(options);
+  const runners: TaskRunners = new WeakMap();
   return {
     side: 'server',
     keepsCallerState: true,
@@ -32,6 +34,15 @@ export function tasksServer(options: TasksServerOptions = {}): ServerExtension {
     peerSettings: TasksSettingsSchema,
     stage: 'tasks',
     middleware: tasksMiddleware(config),
-    namedMethods: taskMethods(config),
+    namedMethods: taskMethods(config, runners),
+    attach: ({ store, logger, runTool }) => {
+      if (runTool !== undefined) runners.set(store, runTool);
+      // After the factory registered its tools: the scan may run some of them again.
+      setTimeout(() => {
+        scanForOrphans(config, scopeOf(config, { store }), runTool, logger).catch((error: unknown) => {
+          logger.warn('tasks: could not look for tasks left by a stopped server', { error });
+        });
+      }, 0).unref();
+    },
   };
 }

@@ -1,0 +1,119 @@
+/**
+ * Tasks whose runner died: found when a task is read or when a server
+ * attaches to the store, and settled by the tool's declared policy: failed
+ * with an error that says so, or run again on this instance from the last
+ * checkpoint (TASK-19, TASK-20).
+ */
+import { ErrorCodes, defineLocal, type Logger, type ServerAttachment, type Store } from '@ext/core';
+import { isOrphaned, isTerminal, type TaskError, type TaskRecord } from './logic.js';
+import type { TasksConfig } from './options.js';
+import { applyEvent, loadRecord, type TaskStoreScope } from './records.js';
+import { jsonRpcErrorOf } from './runner.js';
+
+/** Set on a call that resumes a stored task: the tasks stage runs it as that task instead of creating one. */
+export const resumingTask = defineLocal<TaskRecord>('tasks/resuming');
+
+export type RunTool = NonNullable<ServerAttachment['runTool']>;
+
+/** How each store's server runs a call of its own accord (`attach` hands it over; SDK v2 only). */
+export type TaskRunners = WeakMap<Store, RunTool>;
+
+/** The error an interrupted task fails with under the `'fail'` policy. */
+export function interruptedError(record: TaskRecord): TaskError {
+  return {
+    code: ErrorCodes.InternalError,
+    message: 'The server running this task stopped before it finished; call the tool again to start over.',
+    data: { reason: 'interrupted', taskId: record.taskId },
+  };
+}
+
+/** Runs the task's call again on this instance; what the outer stages refuse fails the task. */
+function resume(scope: TaskStoreScope, claimed: TaskRecord, runTool: RunTool, logger: Logger): void {
+  const call = claimed.call!;
+  runTool({
+    name: claimed.tool,
+    arguments: call.arguments,
+    identity: { principal: claimed.principal, source: call.source },
+    prepare: (ctx) => {
+      resumingTask.set(ctx, claimed);
+    },
+  }).catch(async (error: unknown) => {
+    const rpc = jsonRpcErrorOf(error) ?? interruptedError(claimed);
+    await applyEvent(scope, claimed.taskId, { type: 'fail', error: rpc }).catch((failure: unknown) => {
+      logger.warn('tasks: could not record that a resumed task failed', { taskId: claimed.taskId, error: failure });
+    });
+  });
+}
+
+/**
+ * Settles `record` when its runner died, by its tool's policy; resolves to
+ * the record as it now stands. Only one instance takes a task up again: the
+ * one whose claim on the expired lease wins.
+ */
+export async function recoverIfOrphaned(
+  config: TasksConfig,
+  scope: TaskStoreScope,
+  record: TaskRecord,
+  runTool: RunTool | undefined,
+  logger: Logger,
+): Promise<TaskRecord | undefined> {
+  // This instance is alive: a lapsed lease of its own means a slow renewal, not a dead runner.
+  if (!isOrphaned(record, config.now()) || record.lease?.owner === config.instance) return record;
+  const resumable = config.onInterrupt(record.tool) === 'resume' && runTool !== undefined && record.call !== undefined;
+  if (!resumable) return applyEvent(scope, record.taskId, { type: 'fail', error: interruptedError(record) });
+  const until = config.now() + config.leaseMs;
+  const claim = { type: 'claim', owner: config.instance, until, execution: true } as const;
+  const claimed = await applyEvent(scope, record.taskId, claim);
+  if (claimed === undefined || claimed.lease?.owner !== config.instance) return claimed;
+  resume(scope, claimed, runTool, logger);
+  return claimed;
+}
+
+/** The stream that lists every task created, for the scan at startup. */
+export function indexStream(scope: TaskStoreScope): string {
+  return `${scope.keyPrefix}/index`;
+}
+
+const PAGE = 100;
+
+/** Looks at `taskId` until it ends: settles it when its runner dies, checks again when its lease should lapse. */
+async function watch(
+  config: TasksConfig,
+  scope: TaskStoreScope,
+  taskId: string,
+  runTool: RunTool | undefined,
+  logger: Logger,
+): Promise<void> {
+  const record = await loadRecord(scope, taskId);
+  if (record === undefined || isTerminal(record.status)) return;
+  const now = await recoverIfOrphaned(config, scope, record, runTool, logger);
+  if (now === undefined || isTerminal(now.status) || now.lease?.owner === config.instance) return;
+  const wait = Math.max(1, (now.lease?.until ?? config.now()) - config.now() + 1);
+  setTimeout(() => {
+    watch(config, scope, taskId, runTool, logger).catch((error: unknown) => {
+      logger.warn('tasks: could not check a task for an interrupted runner', { taskId, error });
+    });
+  }, wait).unref();
+}
+
+/**
+ * Goes through every task created on the store (the index) and watches each
+ * one still running elsewhere: a server started after a crash takes up the
+ * tasks the dead instance left.
+ */
+export async function scanForOrphans(
+  config: TasksConfig,
+  scope: TaskStoreScope,
+  runTool: RunTool | undefined,
+  logger: Logger,
+): Promise<void> {
+  let after: string | undefined;
+  for (;;) {
+    const entries = await scope.store.read(indexStream(scope), { after, limit: PAGE });
+    for (const entry of entries) {
+      if (typeof entry.value === 'string') await watch(config, scope, entry.value, runTool, logger);
+    }
+    if (entries.length < PAGE) return;
+    after = entries[entries.length - 1]!.id;
+  }
+}
