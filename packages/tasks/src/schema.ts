@@ -68,6 +68,8 @@ export const DetailedTaskSchema = Type.Object(
     error: Type.Optional(
       Type.Object({ code: Type.Integer(), message: Type.String(), data: Type.Optional(Type.Unknown()) }),
     ),
+    // Result metadata; this package puts its progress details under `io.github.mcp-ext/tasks` (TASK-18).
+    _meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { $id: `${SCHEMA_BASE}/detailed-task.json`, title: 'DetailedTask' },
 );
