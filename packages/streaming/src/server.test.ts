@@ -1,6 +1,9 @@
 import {
   composeServer,
   ConfigurationError,
+  setDetachedRun,
+  type DetachedRun,
+  type JsonValue,
   createCallContext,
   createRequestContext,
   MemoryStore,
@@ -178,5 +181,69 @@ describe('streamOf(ctx)', () => {
       expect(await stream.checkpoint({ n: 1 })).toMatch(/^v1\./);
       return ok;
     });
+  });
+});
+
+/** A detached run (what the tasks stage sets) that records what reaches it, in order. */
+function recordingRun(resumeState?: JsonValue): DetachedRun & { readonly events: string[] } {
+  const events: string[] = [];
+  return {
+    id: 'task-1',
+    resumeState,
+    events,
+    progress: (update) => {
+      events.push(`progress:${JSON.stringify(update)}`);
+      return Promise.resolve();
+    },
+    checkpoint: (state) => {
+      events.push(`checkpoint:${JSON.stringify(state)}`);
+      return Promise.resolve();
+    },
+  };
+}
+
+describe('a call that runs detached, as a task (STRM-21, STRM-22)', () => {
+  it('records progress, partial results and checkpoints with the run, and still sends the notifications', async () => {
+    const { ctx, sent } = context({ tool: resumable, negotiated: true, progressToken: 7 });
+    const detached = recordingRun();
+    setDetachedRun(ctx, detached);
+    await run(ctx, follow, async (callCtx) => {
+      const stream = streamOf(callCtx);
+      await stream.progress(1, 4, 'one of four', { estimatedRemainingSeconds: 3 });
+      await stream.partial({ rows: 1 }, 'first row');
+      await stream.chunk('a', { checkpoint: { next: 1 } });
+      await stream.checkpoint({ next: 2 });
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+    expect(detached.events).toEqual([
+      'progress:{"done":1,"total":4,"message":"one of four","estimatedRemainingSeconds":3}',
+      'progress:{"message":"first row","partialResult":{"rows":1}}',
+      'checkpoint:{"next":1}',
+      'checkpoint:{"next":2}',
+    ]);
+    expect(sent.map((entry) => entry.method)).toContain('notifications/progress');
+  });
+
+  it("hands the run's checkpoint to the handler as resumeState, and says it resumed", async () => {
+    const { ctx } = context({ tool: resumable });
+    setDetachedRun(ctx, recordingRun({ next: 5 }));
+    let seen: unknown;
+    await run(ctx, {}, (callCtx) => {
+      const stream = streamOf<{ next: number }>(callCtx);
+      seen = { state: stream.resumeState, resumed: stream.resumed, resumable: stream.resumable };
+      return Promise.resolve({ content: [] });
+    });
+    expect(seen).toEqual({ state: { next: 5 }, resumed: true, resumable: true });
+  });
+
+  it('leaves a call without a detached run as before: nothing to resume from', async () => {
+    const { ctx } = context({ tool: resumable });
+    let seen: unknown;
+    await run(ctx, {}, (callCtx) => {
+      const stream = streamOf(callCtx);
+      seen = { state: stream.resumeState, resumed: stream.resumed, resumable: stream.resumable };
+      return Promise.resolve({ content: [] });
+    });
+    expect(seen).toEqual({ state: undefined, resumed: false, resumable: false });
   });
 });
