@@ -1,16 +1,18 @@
 /**
  * Test support: a server composed with `tasksServer` behind real HTTP on a
- * free port, and a plain JSON-RPC client of the 2026-07-28 era (the SDK's
- * client refuses `resultType: "task"` on `tools/call`), so the tests read
- * exactly what travels.
+ * free port, whose callers are named by an `x-user` header, and a raw
+ * 2026-07-28 JSON-RPC client written with `fetch` alone (the SDK's client
+ * refuses `resultType: "task"` on `tools/call`), so the tests read exactly
+ * what travels.
  */
 import { composeServer, MemoryStore, WireError, type Store } from '@ext/core';
 import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { getTaskId, requestTaskInput, tasksServer, type TasksServerOptions } from './server.js';
+import { taskKey } from './records.js';
 import { TASKS_ID } from './schema.js';
-import type { TaskRequester } from './client.js';
+import { callTool, type CreateTaskResult, type TaskRequester } from './client.js';
 
 export class RpcError extends Error {
   constructor(
@@ -22,19 +24,84 @@ export class RpcError extends Error {
   }
 }
 
+/** The record `store` holds for the task, under the server's default key prefix (`undefined` once expired). */
+export function storedRecord(store: Store, taskId: string): Promise<unknown> {
+  return store.get(taskKey({ store, keyPrefix: 'tasks', now: Date.now }, taskId));
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
+
+/**
+ * Calls of the `held` tool: each waits until the test releases its label,
+ * even after its signal aborted, so a cancelled call can still return late.
+ */
+export class HeldCalls {
+  /** What happened, in order: `<label>:started`, `<label>:aborted`, `<label>:returned`. */
+  readonly log: string[] = [];
+  readonly #gates = new Map<string, { promise: Promise<void>; open: () => void }>();
+  #allOpen = false;
+
+  #gate(label: string) {
+    let gate = this.#gates.get(label);
+    if (gate === undefined) {
+      let open: () => void = () => undefined;
+      const promise = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      gate = { promise, open };
+      this.#gates.set(label, gate);
+    }
+    if (this.#allOpen) gate.open();
+    return gate;
+  }
+
+  /** Lets the call labelled `label` return (now, or as soon as it starts). */
+  release(label: string): void {
+    this.#gate(label).open();
+  }
+
+  /** Lets every call return, present and future (cleanup). */
+  releaseAll(): void {
+    this.#allOpen = true;
+    for (const gate of this.#gates.values()) gate.open();
+  }
+
+  async run(label: string, signal: AbortSignal): Promise<string> {
+    this.log.push(`${label}:started`);
+    const noteAbort = () => this.log.push(`${label}:aborted`);
+    if (signal.aborted) noteAbort();
+    else signal.addEventListener('abort', noteAbort, { once: true });
+    await this.#gate(label).promise;
+    this.log.push(`${label}:returned`);
+    return `released ${label}`;
+  }
+}
+
 export interface Served {
   readonly url: string;
   /** Ids of the tasks whose handler saw its signal abort on this instance. */
   readonly aborted: readonly string[];
+  /** The `held` calls running on this instance. */
+  readonly held: HeldCalls;
   close(): Promise<void>;
 }
 
-/** A server with the fixture tools of the official conformance scenarios. */
+/** A server with the fixture tools of the official conformance scenarios, and `held`. */
 export async function serveTasks(store: Store = new MemoryStore(), options: TasksServerOptions = {}): Promise<Served> {
   const aborted: string[] = [];
+  const held = new HeldCalls();
   const composed = composeServer([
     tasksServer({
-      tools: { slow_compute: 'optional', failing_job: 'optional', protocol_error_job: 'optional', confirm: 'required' },
+      tools: {
+        slow_compute: 'optional',
+        failing_job: 'optional',
+        protocol_error_job: 'optional',
+        held: 'optional',
+        confirm: 'required',
+      },
       pollIntervalMs: 20,
       ...options,
     }),
@@ -57,6 +124,9 @@ export async function serveTasks(store: Store = new MemoryStore(), options: Task
         });
         return { content: [{ type: 'text', text: `computed in ${ms} ms` }] };
       });
+      server.registerTool('held', { inputSchema: z.object({ label: z.string() }) }, async ({ label }, ctx) => ({
+        content: [{ type: 'text', text: await held.run(label, ctx.signal) }],
+      }));
       server.registerTool('failing_job', {}, () => ({
         content: [{ type: 'text', text: 'job failed' }],
         isError: true,
@@ -76,41 +146,145 @@ export async function serveTasks(store: Store = new MemoryStore(), options: Task
     { identify: (request) => request.headers.get('x-user') ?? undefined },
   );
   const listening = await listen(handler, { port: 0 });
-  return { url: String(listening.url), aborted, close: () => listening.close() };
+  return { url: String(listening.url), aborted, held, close: () => listening.close() };
 }
 
+// A raw client of the 2026-07-28 revision: fetch and JSON only, as the official conformance suite's own
+// client speaks it. Stateless: every request carries the protocol version, the client's identity and its
+// capabilities in `_meta`, and mirrors its method (and name or task id) in HTTP headers.
+
+export interface RawClientOptions {
+  /** Extra HTTP headers on every request (the test servers name the caller by `x-user`). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Sent on every request as `_meta["io.modelcontextprotocol/clientCapabilities"]`. Default `{}`. */
+  readonly capabilities?: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface RawClient {
+  /** The JSON-RPC result; a JSON-RPC error is thrown as `RpcError`. Entries of `params._meta` replace the client's. */
+  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+interface RpcMessage {
+  readonly id?: unknown;
+  readonly result?: Record<string, unknown>;
+  readonly error?: { code: number; message: string; data?: unknown };
+}
+
+const PROTOCOL_VERSION = '2026-07-28';
 let nextId = 1;
 
-/** A 2026-07-28 JSON-RPC client over HTTP, as `user`, declaring the extension unless `declare` is false. */
-export function rpcClient(url: string, user: string, declare = true): TaskRequester {
+/** The `Mcp-Name` header's value: the tool's name, or the task's id. */
+function nameOf(params: Record<string, unknown>): string | undefined {
+  if (typeof params.name === 'string') return params.name;
+  return typeof params.taskId === 'string' ? params.taskId : undefined;
+}
+
+/** The answer to request `id`: the body itself, or its event among those of an SSE stream. */
+function answerOf(text: string, contentType: string, id: number): RpcMessage {
+  if (!contentType.includes('text/event-stream')) return JSON.parse(text) as RpcMessage;
+  const events = text
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => JSON.parse(line.slice('data:'.length)) as RpcMessage);
+  const answer = events.find((event) => event.id === id);
+  if (answer === undefined) throw new Error(`no answer to request ${id} in the event stream: ${text}`);
+  return answer;
+}
+
+/** A 2026-07-28 client over HTTP POST, built on `fetch` alone. */
+export function rawClient(url: string, options: RawClientOptions = {}): RawClient {
   return {
     async request(method, params = {}) {
-      const meta = {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientCapabilities': declare ? { extensions: { [TASKS_ID]: {} } } : {},
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0.0.0' },
-      };
-      const name =
-        typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
+      const id = nextId++;
+      const { _meta: ownMeta, ...rest } = params;
+      const name = nameOf(rest);
       const response = await fetch(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
+          'mcp-protocol-version': PROTOCOL_VERSION,
           'mcp-method': method,
           ...(name === undefined ? {} : { 'mcp-name': name }),
-          'x-user': user,
+          ...options.headers,
         },
-        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: meta } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method,
+          params: {
+            ...rest,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+              'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {},
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0.0.0' },
+              ...(ownMeta as Record<string, unknown> | undefined),
+            },
+          },
+        }),
       });
-      const text = await response.text();
-      const body = JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text)) as {
-        result?: Record<string, unknown>;
-        error?: { code: number; message: string; data?: unknown };
-      };
-      if (body.error !== undefined) throw new RpcError(body.error.code, body.error.message, body.error.data);
-      return body.result ?? {};
+      const answer = answerOf(await response.text(), response.headers.get('content-type') ?? '', id);
+      if (answer.error !== undefined) throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
+      if (answer.result === undefined) throw new Error(`HTTP ${response.status}: no result for ${method}`);
+      return answer.result;
     },
   };
+}
+
+const TERMINAL_STATUSES = ['completed', 'failed', 'cancelled'];
+
+/**
+ * Polls `tasks/get` as SEP-2663 asks of a requestor: between polls it waits
+ * the `pollIntervalMs` of the latest answer (first the CreateTaskResult's),
+ * until the task is terminal. Resolves to every answer seen, the last terminal.
+ */
+export async function rawPoll(client: RawClient, created: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  const seen: Record<string, unknown>[] = [];
+  let latest = created;
+  while (!TERMINAL_STATUSES.includes(String(latest.status))) {
+    if (seen.length === 500) throw new Error(`task ${String(created.taskId)} is still ${String(latest.status)}`);
+    await sleep(typeof latest.pollIntervalMs === 'number' ? latest.pollIntervalMs : 1000);
+    latest = await client.request('tasks/get', { taskId: created.taskId });
+    seen.push(latest);
+  }
+  return seen;
+}
+
+/** The raw client as `user`, declaring the extension on every request unless `declare` is false. */
+export function rpcClient(url: string, user: string, declare = true): TaskRequester {
+  return rawClient(url, {
+    headers: { 'x-user': user },
+    capabilities: declare ? { extensions: { [TASKS_ID]: {} } } : {},
+  });
+}
+
+/** Calls `tool` through `requester`, expecting a task handle. */
+export async function createTask(
+  requester: TaskRequester,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<CreateTaskResult> {
+  const outcome = await callTool(requester, tool, args);
+  if (outcome.kind !== 'task') throw new Error(`expected a task, got ${JSON.stringify(outcome.result)}`);
+  return outcome.task;
+}
+
+/** The JSON-RPC error `promise` rejects with (anything else fails). */
+export async function rpcError(promise: Promise<unknown>): Promise<RpcError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof RpcError)) throw new Error(`expected a JSON-RPC error, got ${String(error)}`);
+  return error;
+}
+
+/** Resolves once `check` holds, checking every 20 ms; fails after about ten seconds. */
+export async function waitFor(check: () => boolean | Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    if (await check()) return;
+    await sleep(20);
+  }
+  throw new Error('condition not met');
 }
