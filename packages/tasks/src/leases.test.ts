@@ -101,7 +101,9 @@ describe('input keys across rounds (TASK-10, TASK-17)', () => {
   it('keeps a new key, and gives a reused one a suffix no earlier round used (property)', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.constantFrom<string>('a', 'b', 'a~1', 'a~2', 'b~3', 'confirm', 'confirm~2'), { maxLength: 6 }),
+        fc.uniqueArray(fc.constantFrom<string>('a', 'b', 'a~1', 'a~2', 'b~3', 'confirm', 'confirm~2'), {
+          maxLength: 6,
+        }),
         fc.array(fc.constantFrom<string>('a', 'b', 'a~1', 'a~2', 'a~3', 'b~3', 'confirm', 'confirm~1', 'confirm~2'), {
           maxLength: 12,
         }),

@@ -199,7 +199,9 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 
 function claim(record: TaskRecord, event: Extract<TaskEvent, { type: 'claim' }>, now: number): TaskRecord {
   const held = record.lease;
-  if (held !== undefined && held.owner !== event.owner && held.until > now) return record;
+  const live = held !== undefined && held.until > now;
+  // A renewal takes a lease that is its owner's or lapsed; a new execution only a lapsed one, so one runs at a time.
+  if (live && (event.execution === true || held.owner !== event.owner)) return record;
   const executions = (record.executions ?? 0) + (event.execution === true ? 1 : 0);
   return { ...record, lease: { owner: event.owner, until: event.until }, executions };
 }

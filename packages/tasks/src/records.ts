@@ -56,6 +56,31 @@ export async function readRecord(
   return record?.principal === principal ? record : undefined;
 }
 
+/** What applying an event came to: the record as it now stands, and whether this event changed it. */
+export interface EventOutcome {
+  /** `undefined` when the task is gone. */
+  readonly record: TaskRecord | undefined;
+  readonly applied: boolean;
+}
+
+/** Applies `event` atomically, saying whether it changed the record (a claim that won, say). */
+export async function tryEvent(scope: TaskStoreScope, taskId: string, event: TaskEvent): Promise<EventOutcome> {
+  const key = taskKey(scope, taskId);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const raw = await scope.store.get(key);
+    const current = asRecord(raw);
+    const now = scope.now();
+    if (current === undefined || isExpired(current, now)) return { record: undefined, applied: false };
+    const next = transition(current, event, now);
+    if (next === current) return { record: current, applied: false };
+    const ttl = { ttlMs: remainingTtlMs(next, now) };
+    if (await scope.store.compareAndSet(key, raw, next as unknown as JsonValue, ttl)) {
+      return { record: next, applied: true };
+    }
+  }
+  throw new Error(`task ${taskId}: too many concurrent updates`);
+}
+
 /**
  * Applies `event` atomically; resolves to the record as it now stands
  * (unchanged when the event did not apply), or `undefined` when the task is
@@ -66,18 +91,7 @@ export async function applyEvent(
   taskId: string,
   event: TaskEvent,
 ): Promise<TaskRecord | undefined> {
-  const key = taskKey(scope, taskId);
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const raw = await scope.store.get(key);
-    const current = asRecord(raw);
-    const now = scope.now();
-    if (current === undefined || isExpired(current, now)) return undefined;
-    const next = transition(current, event, now);
-    if (next === current) return current;
-    const ttl = { ttlMs: remainingTtlMs(next, now) };
-    if (await scope.store.compareAndSet(key, raw, next as unknown as JsonValue, ttl)) return next;
-  }
-  throw new Error(`task ${taskId}: too many concurrent updates`);
+  return (await tryEvent(scope, taskId, event)).record;
 }
 
 /** Tells whichever instance runs the task. */

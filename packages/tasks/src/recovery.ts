@@ -7,7 +7,7 @@
 import { ErrorCodes, defineLocal, type Logger, type ServerAttachment, type Store } from '@ext/core';
 import { isOrphaned, isTerminal, type TaskError, type TaskRecord } from './logic.js';
 import type { TasksConfig } from './options.js';
-import { applyEvent, loadRecord, type TaskStoreScope } from './records.js';
+import { applyEvent, loadRecord, tryEvent, type TaskStoreScope } from './records.js';
 import { jsonRpcErrorOf } from './runner.js';
 
 /** Set on a call that resumes a stored task: the tasks stage runs it as that task instead of creating one. */
@@ -28,8 +28,13 @@ export function interruptedError(record: TaskRecord): TaskError {
 }
 
 /** Runs the task's call again on this instance; what the outer stages refuse fails the task. */
-function resume(scope: TaskStoreScope, claimed: TaskRecord, runTool: RunTool, logger: Logger): void {
-  const call = claimed.call!;
+function resume(
+  scope: TaskStoreScope,
+  claimed: TaskRecord,
+  call: NonNullable<TaskRecord['call']>,
+  runTool: RunTool,
+  logger: Logger,
+): void {
   runTool({
     name: claimed.tool,
     arguments: call.arguments,
@@ -59,13 +64,16 @@ export async function recoverIfOrphaned(
 ): Promise<TaskRecord | undefined> {
   // This instance is alive: a lapsed lease of its own means a slow renewal, not a dead runner.
   if (!isOrphaned(record, config.now()) || record.lease?.owner === config.instance) return record;
-  const resumable = config.onInterrupt(record.tool) === 'resume' && runTool !== undefined && record.call !== undefined;
-  if (!resumable) return applyEvent(scope, record.taskId, { type: 'fail', error: interruptedError(record) });
+  const call = record.call;
+  if (config.onInterrupt(record.tool) !== 'resume' || runTool === undefined || call === undefined) {
+    return applyEvent(scope, record.taskId, { type: 'fail', error: interruptedError(record) });
+  }
   const until = config.now() + config.leaseMs;
   const claim = { type: 'claim', owner: config.instance, until, execution: true } as const;
-  const claimed = await applyEvent(scope, record.taskId, claim);
-  if (claimed === undefined || claimed.lease?.owner !== config.instance) return claimed;
-  resume(scope, claimed, runTool, logger);
+  // Won only by the claim that took the lapsed lease: a second reader on this very instance must not run it again.
+  const { record: claimed, applied } = await tryEvent(scope, record.taskId, claim);
+  if (claimed === undefined || !applied) return claimed;
+  resume(scope, claimed, call, runTool, logger);
   return claimed;
 }
 
@@ -113,7 +121,8 @@ export async function scanForOrphans(
     for (const entry of entries) {
       if (typeof entry.value === 'string') await watch(config, scope, entry.value, runTool, logger);
     }
-    if (entries.length < PAGE) return;
-    after = entries[entries.length - 1]!.id;
+    const last = entries.at(-1);
+    if (entries.length < PAGE || last === undefined) return;
+    after = last.id;
   }
 }

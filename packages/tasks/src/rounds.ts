@@ -36,14 +36,14 @@ export function wireKeys(keys: readonly string[], issued: ReadonlySet<string>, r
     taken.add(wire);
     out.set(key, wire);
   }
-  return new Map(keys.map((key) => [key, out.get(key)!]));
+  return new Map(keys.map((key) => [key, out.get(key) ?? key]));
 }
 
 async function askOnce(task: RunningTask, asked: InputRequired, round: number): Promise<Record<string, unknown>> {
   const requests = asked.inputRequests ?? {};
   const issued = new Set((await loadRecord(task.scope, task.taskId))?.issuedKeys ?? []);
   const keys = wireKeys(Object.keys(requests), issued, round);
-  const onWire = Object.fromEntries(Object.entries(requests).map(([key, request]) => [keys.get(key)!, request]));
+  const onWire = Object.fromEntries(Object.entries(requests).map(([key, request]) => [keys.get(key) ?? key, request]));
   const answers = await askTaskInput(task, onWire);
   return Object.fromEntries([...keys].map(([key, wire]) => [key, answers[wire]]));
 }

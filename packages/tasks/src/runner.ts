@@ -48,9 +48,17 @@ export async function settleTask(scope: TaskStoreScope, taskId: string, outcome:
   }
 }
 
-/** Points the handler's `ctx.signal` at the task's own: the request it arrived on ends before the task does. */
+/**
+ * Cuts the call loose from the request it arrived on, which is answered
+ * before the task ends: `ctx.signal` becomes the task's own, and
+ * notifications (MCP progress included) go nowhere, as nobody could receive
+ * them; what the handler reports reaches `tasks/get` through the record.
+ */
 function detach(ctx: CallContext, signal: AbortSignal): void {
-  Object.defineProperty(ctx, 'signal', { value: signal, enumerable: true, configurable: true });
+  const field = { enumerable: true, configurable: true };
+  Object.defineProperty(ctx, 'signal', { value: signal, ...field });
+  Object.defineProperty(ctx, 'notify', { value: () => Promise.resolve(), ...field });
+  Object.defineProperty(ctx, 'progressToken', { value: undefined, ...field });
 }
 
 /** Where the handler's progress and checkpoints go (core's detached run, read by `@ext/streaming`). */
