@@ -17,6 +17,7 @@ Options:
   --json <file>              write a ConformanceReport (seed conformance.schema.json)
   --expected-failures <file> YAML list of check ids known to fail
   --allow-effects            let checks execute tools that are not read-only (test instances only)
+  --task-tool <name>         a tool that runs as a task, for the tasks checks
   --timeout <ms>             per check (default 30000)
   --verbose                  show the stdio server's stderr
   --list                     list the checks and exit
@@ -63,6 +64,7 @@ export async function main(argv: readonly string[], io: CliIo = consoleIo): Prom
         json: { type: 'string' },
         'expected-failures': { type: 'string' },
         'allow-effects': { type: 'boolean' },
+        'task-tool': { type: 'string' },
         timeout: { type: 'string' },
         verbose: { type: 'boolean' },
         list: { type: 'boolean' },
@@ -110,6 +112,7 @@ export async function main(argv: readonly string[], io: CliIo = consoleIo): Prom
       extensions: values.extension,
       expectedFailures,
       allowEffects: values['allow-effects'] === true,
+      taskTool: values['task-tool'],
       timeoutMs,
     });
   } catch (error) {

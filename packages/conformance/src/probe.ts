@@ -10,6 +10,7 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ToolResult } from '@ext/core';
 import { toWireError } from '@ext/core/sdk-v2/client';
+import { tapTransport } from './raw.js';
 
 /** A tool as `tools/list` described it. */
 export interface ListedTool {
@@ -62,6 +63,12 @@ export interface Probe {
   callTool(name: string, args?: Record<string, unknown>, meta?: Record<string, unknown>): Promise<ToolResult>;
   /** Any request (`<id>/<verb>`); a JSON-RPC error arrives as a thrown `WireError`. */
   request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Any request, its result exactly as the server sent it (`resultType`
+   * included, nothing decoded by the SDK client, which refuses a task handle
+   * on `tools/call`); a JSON-RPC error arrives as a thrown `WireError`.
+   */
+  rawRequest(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** Collects notifications of one method from now on. */
   onNotification(method: string, handler: (params: Record<string, unknown>) => void): void;
   close(): Promise<void>;
@@ -113,16 +120,15 @@ export async function connectProbe(
   options: ConnectOptions = {},
 ): Promise<Probe> {
   const version = options.protocolVersion ?? 'auto';
-  const client = new Client(
-    { name: 'mcp-ext-conformance', version: '0.1.0' },
-    {
-      versionNegotiation: { mode: version === 'auto' ? 'auto' : isModern(version) ? { pin: version } : 'legacy' },
-      capabilities: {
-        extensions: { ...(profile.extensions ?? {}) } as NonNullable<ClientCapabilities['extensions']>,
-        ...(profile.elicit ? { elicitation: { form: {} } } : {}),
-      },
-    },
-  );
+  const clientInfo = { name: 'mcp-ext-conformance', version: '0.1.0' };
+  const capabilities: ClientCapabilities = {
+    extensions: { ...(profile.extensions ?? {}) } as NonNullable<ClientCapabilities['extensions']>,
+    ...(profile.elicit ? { elicitation: { form: {} } } : {}),
+  };
+  const client = new Client(clientInfo, {
+    versionNegotiation: { mode: version === 'auto' ? 'auto' : isModern(version) ? { pin: version } : 'legacy' },
+    capabilities,
+  });
   const elicit = profile.elicit;
   if (elicit) {
     client.setRequestHandler('elicitation/create', async (request: ElicitRequest): Promise<ElicitResult> => {
@@ -132,7 +138,14 @@ export async function connectProbe(
     });
   }
   const timeout = options.timeoutMs ?? 30_000;
-  await client.connect(transportFor(target), { timeout });
+  const transport = transportFor(target);
+  await client.connect(transport, { timeout });
+  const rawRequest = tapTransport(transport, {
+    protocolVersion: () => client.getNegotiatedProtocolVersion(),
+    clientInfo,
+    capabilities,
+    timeoutMs: timeout,
+  });
   const listeners = new Map<string, Set<(params: Record<string, unknown>) => void>>();
   return {
     get era() {
@@ -170,6 +183,7 @@ export async function connectProbe(
     request(method, params = {}) {
       return wire(() => client.request({ method, params }, anyObject, { timeout }));
     },
+    rawRequest,
     onNotification(method, handler) {
       let set = listeners.get(method);
       if (!set) {

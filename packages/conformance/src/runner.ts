@@ -17,6 +17,8 @@ export interface RunOptions {
   readonly expectedFailures?: ReadonlySet<string> | undefined;
   /** Let checks execute tools that are not read-only (see `CheckContext.allowEffects`). Default `false`. */
   readonly allowEffects?: boolean | undefined;
+  /** A tool that runs as a task, for the tasks suite (see `CheckContext.taskTool`). */
+  readonly taskTool?: string | undefined;
   /** Per check. Default 30 s. */
   readonly timeoutMs?: number | undefined;
   /** Called as each check finishes (for live output). */
@@ -134,6 +136,7 @@ function checkContext(
     settings,
     connect: (profile = defaultProfile) => connections.get(profile),
     allowEffects: options.allowEffects === true,
+    taskTool: options.taskTool,
     requireEffects() {
       if (options.allowEffects !== true)
         throw new CheckSkipped('executes a tool with effects: run with --allow-effects against a test instance');

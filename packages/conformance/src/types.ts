@@ -40,6 +40,11 @@ export interface CheckContext {
    * must refuse before executing) run regardless.
    */
   readonly allowEffects: boolean;
+  /**
+   * A tool the user named as running as a task (`--task-tool`), for the
+   * tasks suite; without one it looks for `execution.taskSupport` in `tools/list`.
+   */
+  readonly taskTool?: string | undefined;
   /** Ends the check as skipped unless effects are allowed. */
   requireEffects(): void;
   /** Throws a failure unless `value` validates against a seed schema (or one of its `$defs`). */

@@ -7,7 +7,7 @@ import type { ExtensionSuite } from '../types.js';
  * Official extensions a server may advertise under the reserved prefix
  * (CORE-3 forbids everyone else from claiming it).
  */
-export const OFFICIAL_EXTENSIONS: readonly string[] = ['io.modelcontextprotocol/ui'];
+export const OFFICIAL_EXTENSIONS: readonly string[] = ['io.modelcontextprotocol/ui', 'io.modelcontextprotocol/tasks'];
 
 /** What every server is checked for, whatever it advertises. */
 export const baseSuite: ExtensionSuite = {

@@ -16,6 +16,7 @@ import { permissionsSuite } from './permissions.js';
 import { provenanceSuite } from './provenance.js';
 import { sessionStateSuite } from './session-state.js';
 import { streamingSuite } from './streaming.js';
+import { tasksSuite } from './tasks.js';
 import { transactionsSuite } from './transactions.js';
 
 /**
@@ -42,4 +43,5 @@ export const ALL_SUITES: readonly ExtensionSuite[] = [
   dataReferencesSuite,
   multimodalSuite,
   discoverySuite,
+  tasksSuite,
 ];

@@ -59,9 +59,20 @@ function notificationMethod(ctx: CheckContext, event: 'progress' | 'chunk'): str
   return `notifications/${ctx.id ?? STREAMING_ID}/${event}`;
 }
 
-/** Calls `candidate` following a fresh operation on `probe`, recording its notifications. */
-async function follow(ctx: CheckContext, probe: Probe, candidate: Candidate): Promise<FollowedCall> {
-  const operationId = freshId('conformance');
+/** The `params._meta[id]` entry of a followed call. */
+interface FollowEntry {
+  readonly operation_id: string;
+  readonly checkpoint_token?: string | undefined;
+}
+
+/** Calls `candidate` following an operation (a fresh one by default) on `probe`, recording its notifications. */
+async function follow(
+  ctx: CheckContext,
+  probe: Probe,
+  candidate: Candidate,
+  entry: FollowEntry = { operation_id: freshId('conformance') },
+): Promise<FollowedCall> {
+  const operationId = entry.operation_id;
   const progress: Record<string, unknown>[] = [];
   const chunks: Record<string, unknown>[] = [];
   const late: string[] = [];
@@ -73,9 +84,7 @@ async function follow(ctx: CheckContext, probe: Probe, candidate: Candidate): Pr
   };
   probe.onNotification(notificationMethod(ctx, 'progress'), collect(progress, 'progress'));
   probe.onNotification(notificationMethod(ctx, 'chunk'), collect(chunks, 'chunk'));
-  const result = await probe.callTool(candidate.tool.name, candidate.args, {
-    [ctx.id ?? STREAMING_ID]: { operation_id: operationId },
-  });
+  const result = await probe.callTool(candidate.tool.name, candidate.args, { [ctx.id ?? STREAMING_ID]: entry });
   answered = true;
   // Let notifications the server wrongly sent after the result reach the handlers.
   await new Promise((resolve) => setTimeout(resolve, 20));
@@ -102,6 +111,58 @@ function followedCall(ctx: CheckContext): Promise<FollowedCall> {
     followed.set(ctx.server, call);
   }
   return call;
+}
+
+/** A checkpoint token the followed call handed out, and the sequence its resume must continue at (when known). */
+interface IssuedToken {
+  readonly token: string;
+  readonly nextSequence: number | undefined;
+}
+
+/** The first token on a chunk (its resume continues after that chunk), else the first on a progress notification. */
+function issuedToken(call: FollowedCall): IssuedToken | undefined {
+  const chunk = call.chunks.find((params) => typeof params.checkpoint_token === 'string');
+  if (chunk !== undefined) return { token: String(chunk.checkpoint_token), nextSequence: Number(chunk.sequence) + 1 };
+  const progress = call.progress.find((params) => typeof params.checkpoint_token === 'string');
+  return progress === undefined ? undefined : { token: String(progress.checkpoint_token), nextSequence: undefined };
+}
+
+/** The followed call's first checkpoint token, or the check is skipped. */
+async function followedToken(ctx: CheckContext): Promise<{ call: FollowedCall; issued: IssuedToken }> {
+  const call = await followedCall(ctx);
+  const issued = issuedToken(call);
+  if (issued === undefined)
+    return ctx.skip(`${call.candidate.tool.name} handed out no checkpoint_token with sample arguments`);
+  return { call, issued };
+}
+
+/** Why the chunks of a resumed call do not continue the operation at `first` (when known), one by one. */
+function resumedChunkProblems(chunks: readonly Record<string, unknown>[], first: number | undefined): string[] {
+  const start = first ?? Number(chunks[0]?.sequence);
+  return chunks.flatMap((params, index) =>
+    params.sequence === start + index
+      ? []
+      : [`resumed chunk ${String(index)} has sequence ${describe(params.sequence)}, expected ${String(start + index)}`],
+  );
+}
+
+/** Calls `candidate` on `probe` without any streaming entry, counting every streaming notification meanwhile. */
+async function unfollowed(
+  ctx: CheckContext,
+  probe: Probe,
+  candidate: Candidate,
+): Promise<{ notifications: number; result: Record<string, unknown> }> {
+  let counting = true;
+  let notifications = 0;
+  const count = () => {
+    if (counting) notifications += 1;
+  };
+  probe.onNotification(notificationMethod(ctx, 'progress'), count);
+  probe.onNotification(notificationMethod(ctx, 'chunk'), count);
+  const result = await probe.callTool(candidate.tool.name, candidate.args);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  counting = false;
+  return { notifications, result };
 }
 
 /** `@ext/streaming` (SPEC: packages/streaming/SPEC.md). */
@@ -144,17 +205,20 @@ export const streamingSuite: ExtensionSuite = {
       requirement: 'STRM-4',
       level: 'MUST',
       title:
-        'a malformed operation_id or checkpoint_token is refused as invalid_input INVALID_INPUT naming the field, before the tool runs',
+        'an entry that is not an object, or a malformed operation_id or checkpoint_token, is refused as invalid_input INVALID_INPUT naming the field, before the tool runs',
       async run(ctx) {
         const target =
           refusalTarget(ctx, (tool) => declaration(ctx, tool) !== undefined) ?? refusalTarget(ctx, () => true);
         if (target === undefined) return ctx.skip('no tool whose arguments the kit can build');
         const probe = await ctx.connect(withErrors(ctx, STREAMING_ID));
+        const id = ctx.id ?? STREAMING_ID;
+        const entryPointer = `/_meta/${id.replaceAll('~', '~0').replaceAll('/', '~1')}`;
         const cases = [
+          { entry: 'not-an-object', field: id, pointer: entryPointer },
           { entry: { operation_id: 'not a valid operation id!' }, field: 'operation_id' },
           { entry: { operation_id: freshId('conformance'), checkpoint_token: '' }, field: 'checkpoint_token' },
-        ];
-        for (const { entry, field } of cases) {
+        ].map((item) => ({ ...item, pointer: item.pointer ?? `${entryPointer}/${item.field}` }));
+        for (const { entry, field, pointer } of cases) {
           const result = await probe.callTool(target.tool.name, target.args, { [ctx.id ?? STREAMING_ID]: entry });
           const structured = expectToolRefusal(ctx, result, {
             category: 'invalid_input',
@@ -164,10 +228,7 @@ export const streamingSuite: ExtensionSuite = {
           if (structured === undefined) continue;
           const details = detailsOf(structured);
           ensure(details.field === field, `details.field is ${describe(details.field)}, expected "${field}"`);
-          ensure(
-            typeof details.pointer === 'string' && details.pointer.endsWith(`/${field}`),
-            `details.pointer is ${describe(details.pointer)}`,
-          );
+          ensure(details.pointer === pointer, `details.pointer is ${describe(details.pointer)}, expected "${pointer}"`);
         }
       },
     },
@@ -249,6 +310,42 @@ export const streamingSuite: ExtensionSuite = {
       },
     },
     {
+      id: 'streaming/unknown-major',
+      requirement: 'STRM-1',
+      level: 'MUST',
+      title:
+        'a client advertising an unknown major version is not negotiated: no streaming notification, no result._meta[id]',
+      async run(ctx) {
+        const { candidate } = await followedCall(ctx);
+        const probe = await ctx.connect({ extensions: { [ctx.id ?? STREAMING_ID]: { version: '99.0' } } });
+        const call = await follow(ctx, probe, candidate);
+        ensure(
+          call.progress.length + call.chunks.length + call.late.length === 0,
+          `sent ${String(call.progress.length)} progress and ${String(call.chunks.length)} chunk notifications to a client of version 99.0`,
+        );
+        ensure(
+          resultMeta(call.result, ctx.id) === undefined,
+          `result._meta carries ${ctx.id ?? STREAMING_ID} for a client of version 99.0: ${describe(call.result._meta)}`,
+        );
+      },
+    },
+    {
+      id: 'streaming/no-entry',
+      requirement: 'STRM-2',
+      level: 'MUST',
+      title:
+        'a call without params._meta[id] from a client that negotiated gets no streaming notification and no result._meta[id]',
+      async run(ctx) {
+        const { candidate } = await followedCall(ctx);
+        const call = await unfollowed(ctx, await ctx.connect(withErrors(ctx, STREAMING_ID)), candidate);
+        ensure(call.notifications === 0, `sent ${String(call.notifications)} streaming notifications`);
+        ensure(
+          resultMeta(call.result, ctx.id) === undefined,
+          `result._meta carries ${ctx.id ?? STREAMING_ID}: ${describe(call.result._meta)}`,
+        );
+      },
+    },
+    {
       id: 'streaming/unknown-checkpoint',
       requirement: 'STRM-14',
       level: 'MUST',
@@ -269,6 +366,50 @@ export const streamingSuite: ExtensionSuite = {
           code: 'CHECKPOINT_NOT_FOUND',
           what: `${target.tool.name} with a forged checkpoint_token`,
         });
+      },
+    },
+    {
+      id: 'streaming/resume',
+      requirement: 'STRM-12',
+      level: 'MUST',
+      title:
+        'a call carrying a checkpoint_token the followed call handed out resumes: resumed: true, chunks continuing after the checkpoint',
+      async run(ctx) {
+        const { call, issued } = await followedToken(ctx);
+        const probe = await ctx.connect(withErrors(ctx, STREAMING_ID));
+        const entry = { operation_id: call.operationId, checkpoint_token: issued.token };
+        const resumed = await follow(ctx, probe, call.candidate, entry);
+        ensure(resumed.result.isError !== true, `the resume was refused: ${describe(resumed.result)}`);
+        const meta = resultMeta(resumed.result, ctx.id);
+        ensure(
+          meta?.resumed === true,
+          `result._meta[${ctx.id ?? STREAMING_ID}] is ${describe(meta)}, not resumed: true`,
+        );
+        const problems = resumedChunkProblems(resumed.chunks, issued.nextSequence);
+        ensure(problems.length === 0, problems.join('; '));
+      },
+    },
+    {
+      id: 'streaming/checkpoint-mismatch',
+      requirement: 'STRM-14',
+      level: 'MUST',
+      title:
+        'a checkpoint_token sent with another operation_id is refused as invalid_input CHECKPOINT_MISMATCH naming operation_id, before the tool runs',
+      async run(ctx) {
+        const { call, issued } = await followedToken(ctx);
+        const probe = await ctx.connect(withErrors(ctx, STREAMING_ID));
+        const entry = { operation_id: freshId('conformance'), checkpoint_token: issued.token };
+        const result = await probe.callTool(call.candidate.tool.name, call.candidate.args, {
+          [ctx.id ?? STREAMING_ID]: entry,
+        });
+        const structured = expectToolRefusal(ctx, result, {
+          category: 'invalid_input',
+          code: 'CHECKPOINT_MISMATCH',
+          what: `${call.candidate.tool.name} with a checkpoint_token of another operation`,
+        });
+        const field = detailsOf(structured).field;
+        if (structured !== undefined)
+          ensure(field === 'operation_id', `details.field is ${describe(field)}, expected "operation_id"`);
       },
     },
     {
