@@ -3,7 +3,8 @@
  * page's own origin over Streamable HTTP, advertises the extensions it
  * handles, and walks a person through the tour: structured results, the
  * confirmation dialog (token path, and elicitation when the server asks
- * in-band), a progress bar, the manifest and live notifications.
+ * in-band), a progress bar, an export run as a task (`tasks.ts`), the
+ * manifest and live notifications.
  */
 import {
   Client,
@@ -12,6 +13,7 @@ import {
   type ElicitResult,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
+import { setUpTasks } from './tasks.js';
 
 const NS = 'io.github.mcp-ext';
 const ERRORS = `${NS}/errors`;
@@ -344,6 +346,7 @@ async function main(): Promise<void> {
     });
     steps.append(button);
   }
+  setUpTasks({ token: bearerToken(), advertised, tools: names, show });
 
   if (EVENTS in advertised) await watchEvents(client);
   else element('ticket-events-status').textContent = 'This server publishes no events.';

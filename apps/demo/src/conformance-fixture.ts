@@ -1,8 +1,9 @@
 /**
  * The tools, resources and prompts the official MCP conformance suite calls
  * (`@modelcontextprotocol/conformance` 0.1.13 for the 2025 era, and the
- * 2026-07-28 line's own fixtures from `conformance-fixtures-*.ts`), added to
- * a tracker server so the suite runs against the composed extension stack.
+ * 2026-07-28 line's own fixtures from `conformance-fixtures-*.ts`, the Tasks
+ * extension's included), added to a tracker server so the suite runs
+ * against the composed extension stack.
  * Tools go through the extension pipeline; `test_sampling` asks through the
  * SDK's own request context, which the pipeline hands through.
  */
@@ -11,6 +12,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { registerInputRequiredFixtures } from './conformance-fixtures-input-required.js';
 import { acceptSubscriptions, registerPrompts, registerResources } from './conformance-fixtures-resources.js';
 import { registerStatelessFixtures } from './conformance-fixtures-stateless.js';
+import { registerTaskFixtures } from './conformance-fixtures-tasks.js';
 import { registerConformanceTools } from './conformance-fixtures-tools.js';
 
 /** Capabilities the fixtures need beyond what the tracker declares. */
@@ -25,5 +27,6 @@ export function registerConformanceFixtures(server: McpServer, extended: Extende
   registerPrompts(server);
   registerInputRequiredFixtures(server, extended);
   registerStatelessFixtures(extended);
+  registerTaskFixtures(extended);
   acceptSubscriptions(server);
 }

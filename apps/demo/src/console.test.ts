@@ -2,13 +2,21 @@
  * The web console in a real headless Chromium (Debian's `chromium`, driven
  * by playwright-core): it connects from the page to the tracker over
  * Streamable HTTP, runs tour steps, and renders the confirmation dialog,
- * which is checked on a screenshot.
+ * which is checked on a screenshot. Its task panel runs export_report as a
+ * task against the compiled tracker in a child process on a SQLite file,
+ * which a test kills and starts again under a running task.
  */
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { silentLogger } from '@ext/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChildTracker, type ChildTracker, type ChildTrackerOptions } from './child-tracker.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { taskLink, type TaskLink } from './task-link.js';
+import { createDemoTokens } from './users.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -180,6 +188,104 @@ describe.skipIf(!existsSync(CHROMIUM))(
       expect(traversal.status).toBe(404);
       const unknown = await fetch(new URL('/console/server.js', running.url));
       expect(unknown.status).toBe(404);
+    });
+  },
+);
+
+/** Rows in the task tests' exports, and the pause between them: an export takes about four seconds. */
+const TASK_TICKETS = 16;
+const TASK_PACE_MS = 250;
+
+describe.skipIf(!existsSync(CHROMIUM))(
+  `the web console's task panel in headless Chromium${existsSync(CHROMIUM) ? '' : ` (skipped: no Chromium at ${CHROMIUM})`}`,
+  () => {
+    let dir: string;
+    let options: ChildTrackerOptions;
+    let tracker: ChildTracker;
+    let browser: Browser;
+    let page: Page;
+    let alice: TaskLink;
+    const violations: string[] = [];
+    const status = () => page.locator('#task-status');
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'console-tasks-'));
+      options = {
+        entry: new URL('../dist/http.js', import.meta.url),
+        database: join(dir, 'tracker.db'),
+        exportPaceMs: TASK_PACE_MS,
+        tokens: createDemoTokens(),
+        secrets: {
+          TRACKER_SESSION_SECRET: randomBytes(32).toString('base64url'),
+          TRACKER_REFS_SECRET: randomBytes(32).toString('base64url'),
+        },
+      };
+      tracker = await startChildTracker(options);
+      alice = taskLink({ url: tracker.url, token: options.tokens.alice });
+      for (let index = 1; index <= TASK_TICKETS; index += 1)
+        await alice.request('tools/call', { name: 'create_ticket', arguments: { title: `Chore ${String(index)}` } });
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+      page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+      page.on('console', (message) => {
+        if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await page.goto(new URL(`/console/#token=${options.tokens.alice}`, tracker.url).href);
+      await page.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
+    });
+
+    afterAll(async () => {
+      await browser.close();
+      await tracker.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** Starts an export from the page and resolves to the task id it shows once the task works. */
+    async function startTask(): Promise<string> {
+      await page.getByRole('button', { name: 'Export as a task' }).click();
+      await page.locator('#task-status[data-status="working"]').waitFor({ timeout: 15_000 });
+      const taskId = await page.locator('#task-id').getAttribute('data-task-id');
+      expect(taskId).toMatch(/^[0-9a-f-]{36}$/);
+      return taskId ?? '';
+    }
+
+    it('starts an export as a task and polls tasks/get to its inlined result', async () => {
+      const taskId = await startTask();
+      await page
+        .locator('#task-status', { hasText: new RegExp(`working: row \\d+ of ${String(TASK_TICKETS)} \\(\\d+%\\)`) })
+        .waitFor();
+      await page.locator('#task-status[data-status="completed"]').waitFor({ timeout: 30_000 });
+      await page.locator('#explanation', { hasText: 'tasks/get carried its result inline' }).waitFor();
+      expect(await page.locator('#result').textContent()).toContain(`"rows": ${String(TASK_TICKETS)}`);
+      expect(await page.locator('#task-progress').getAttribute('value')).toBe('1');
+      // The server says the same of the task the page followed.
+      expect(await alice.request('tasks/get', { taskId })).toMatchObject({ status: 'completed' });
+      await expect(page.getByRole('button', { name: 'Cancel the task' }).isDisabled()).resolves.toBe(true);
+    });
+
+    it('cancels the task with tasks/cancel', async () => {
+      const taskId = await startTask();
+      await page.getByRole('button', { name: 'Cancel the task' }).click();
+      await page.locator('#task-status[data-status="cancelled"]').waitFor({ timeout: 15_000 });
+      await page.locator('#explanation', { hasText: 'The task was cancelled' }).waitFor();
+      expect(await alice.request('tasks/get', { taskId })).toMatchObject({ status: 'cancelled' });
+    });
+
+    it('keeps polling while the server restarts, and shows the task resumed and completed', async () => {
+      const taskId = await startTask();
+      await tracker.kill();
+      // The page notices the server is gone, keeps the task id, and asks again.
+      await page.locator('#task-status[data-reachable="false"]').waitFor({ timeout: 15_000 });
+      expect(await page.locator('#task-id').getAttribute('data-task-id')).toBe(taskId);
+      tracker = await startChildTracker({ ...options, port: Number(tracker.url.port) });
+      await page.locator('#task-status[data-resumed="true"]').waitFor({ timeout: 30_000 });
+      await expect(status().textContent()).resolves.toContain('resumed by a restarted server (execution 2)');
+      await page.locator('#task-status[data-status="completed"]').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#result').textContent()).toContain(`"rows": ${String(TASK_TICKETS)}`);
+      expect(await alice.request('tasks/get', { taskId })).toMatchObject({ status: 'completed' });
+    });
+
+    it('met no Content-Security-Policy violation', () => {
+      expect(violations).toEqual([]);
     });
   },
 );

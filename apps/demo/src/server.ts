@@ -33,8 +33,10 @@ import { provenanceServer } from '@ext/provenance/server';
 import { sessionStateServer } from '@ext/session-state/server';
 import { createSqliteStore } from '@ext/store-sqlite';
 import { streamingServer } from '@ext/streaming/server';
+import { tasksServer } from '@ext/tasks/server';
 import { transactionsServer } from '@ext/transactions/server';
 import { McpServer } from '@modelcontextprotocol/server';
+import { trackerTaskSupport } from './conformance-fixtures-tasks.js';
 import { ADMIN_SCOPE, MAX_ATTACHMENT_BYTES } from './tool-limits.js';
 import { registerTrackerTools, type TrackerToolsOptions } from './tools.js';
 import { createTracker } from './tracker.js';
@@ -200,6 +202,14 @@ export function composeTracker(options: ComposeTrackerOptions = {}): ComposedSer
             },
           },
         },
+      }),
+      // A client that declares the official Tasks extension gets export_report as a task it polls.
+      tasksServer({
+        // export_report, and the fixtures of the official suite's tasks scenarios.
+        tools: trackerTaskSupport,
+        // An export whose server died goes on from its last row on the next instance, once the lease lapses.
+        onInterrupt: { export_report: 'resume' },
+        leaseMs: 3_000,
       }),
       streamingServer(),
       provenanceServer(),

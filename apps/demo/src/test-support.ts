@@ -17,7 +17,9 @@ export const TRACKER_EXTENSIONS = [
   'io.github.mcp-ext/provenance',
   'io.github.mcp-ext/session-state',
   'io.github.mcp-ext/streaming',
+  'io.github.mcp-ext/tasks',
   'io.github.mcp-ext/transactions',
+  'io.modelcontextprotocol/tasks',
 ];
 
 export const TRACKER_TOOLS = [

@@ -4,7 +4,7 @@
 export const ADMIN_SCOPE = 'tickets:admin';
 
 /** Exports a caller may run per hour (cost: a metered tool with a quota). */
-export const EXPORT_QUOTA = 5;
+export const EXPORT_QUOTA = 10;
 export const EXPORT_QUOTA_WINDOW_SECONDS = 3600;
 
 /** Largest image `attach_image` takes, and the media types it accepts. */

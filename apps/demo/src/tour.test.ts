@@ -40,6 +40,7 @@ const HEADINGS = [
   '== 16. Multimodal ==',
   '== 17. Discovery ==',
   '== 18. Two users ==',
+  '== 19. Tasks ==',
 ];
 
 describe('the tour', () => {
@@ -59,6 +60,20 @@ describe('the tour', () => {
         expect(stdout).toContain("list_tickets with alice's session state: SESSION_STATE_INVALID");
       } else {
         expect(stdout).toContain('there is no second caller to show');
+      }
+      if (how === 'over HTTP on SDK v2') {
+        // Polled with tasks/get, the progress in _meta; cancelled; taken up again by the restarted server.
+        expect(stdout).toMatch(/tasks\/get {9}working "row \d+ of 16" \{"done":\d+,"total":16,/);
+        expect(stdout).toMatch(/tasks\/get {9}completed, the result inlined: report R-\d+: 16 rows/);
+        expect(stdout).toContain('tasks/get         cancelled');
+        expect(stdout).toMatch(/SIGKILL to pid \d+ mid-export/);
+        expect(stdout).toMatch(
+          /"resumed":true,"executions":2\}\n[\s\S]*completed, the result inlined: report R-\d+: 16 rows/,
+        );
+      } else if (how.includes('SDK v1')) {
+        expect(stdout).toContain('which the v1 SDK does not speak: run the tour on v2');
+      } else {
+        expect(stdout).toContain('run the tour over HTTP to see it');
       }
       if (how.includes('SDK v1')) {
         expect(stdout).toContain('on SDK v1 (@modelcontextprotocol/sdk)');

@@ -31,6 +31,7 @@ import { saga } from './tour/saga.js';
 import { httpTracker, startSheets, stdioTracker } from './tour/servers.js';
 import { sessionStateStep } from './tour/session-state.js';
 import type { TourTarget } from './tour/target.js';
+import { tasksStep } from './tour/tasks.js';
 import { twoUsers } from './tour/two-users.js';
 
 /** Runs the steps in order; the first that does not behave as described throws {@link UnexpectedOutcome}. */
@@ -126,6 +127,12 @@ async function tour(tour: TourTarget, composed: ComposedServer, where: string): 
   if (tour.as === undefined)
     row('', style.dim('Over stdio the server serves one client per process: there is no second caller to show.'));
   else await twoUsers(tour, tour.as);
+
+  section(
+    '19. Tasks',
+    'A client that declares io.modelcontextprotocol/tasks gets export_report as a task: it polls it, cancels one, and one outlives a restart.',
+  );
+  await tasksStep(tour, new URL('./http.js', import.meta.url));
 }
 
 async function main(): Promise<number> {

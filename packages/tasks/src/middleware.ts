@@ -67,7 +67,7 @@ export function tasksMiddleware(config: TasksConfig): ToolMiddleware {
       await startTask(config, scope, resumed, ctx, () => next(call));
       return createTaskResult(resumed) as unknown as ToolResult;
     }
-    const support = config.support(ctx.tool);
+    const support = config.support(ctx.tool, call, ctx);
     if (support === 'forbidden') return next();
     if (!declaresTasks(ctx)) {
       if (support === 'required') throw missingCapabilityError();

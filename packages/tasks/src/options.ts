@@ -1,5 +1,12 @@
 /** `tasksServer` options: which tools run as tasks, the TTL and poll interval, checked when the factory is called. */
-import { ConfigurationError, isRecord, positiveIntegerOption, type ToolInfo } from '@ext/core';
+import {
+  ConfigurationError,
+  isRecord,
+  positiveIntegerOption,
+  type CallContext,
+  type ToolCall,
+  type ToolInfo,
+} from '@ext/core';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -10,12 +17,19 @@ import { randomUUID } from 'node:crypto';
  */
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
 
+/** Task support decided per call. */
+export type TaskSupportRule = (tool: ToolInfo, call: ToolCall, ctx: CallContext) => TaskSupport;
+
 /** What becomes of a task whose runner died: failed, or run again from its last checkpoint. */
 export type InterruptPolicy = 'fail' | 'resume';
 
 export interface TasksServerOptions {
-  /** Task support per tool name, or a function of the tool. Default: every tool `'forbidden'`. */
-  readonly tools?: Readonly<Record<string, TaskSupport>> | ((tool: ToolInfo) => TaskSupport) | undefined;
+  /**
+   * Task support per tool name, or a function asked on every call with the
+   * tool, the call and its context (TASK-23: e.g. a tool that asks its
+   * questions before it becomes a task). Default: every tool `'forbidden'`.
+   */
+  readonly tools?: Readonly<Record<string, TaskSupport>> | TaskSupportRule | undefined;
   /** `ttlMs` of every task: how long after its creation it can be read. Default 3600000 (1 h). */
   readonly ttlMs?: number | undefined;
   /** `pollIntervalMs` suggested to clients. Default 1000. */
@@ -40,7 +54,7 @@ export interface TasksServerOptions {
 }
 
 export interface TasksConfig {
-  readonly support: (tool: ToolInfo) => TaskSupport;
+  readonly support: TaskSupportRule;
   readonly onInterrupt: (tool: string) => InterruptPolicy;
   readonly leaseMs: number;
   /** This instance, as the owner of the leases it takes. */
@@ -54,7 +68,7 @@ export interface TasksConfig {
 const FACTORY = 'tasksServer';
 const SUPPORT_VALUES: readonly string[] = ['forbidden', 'optional', 'required'];
 
-function supportRule(tools: TasksServerOptions['tools']): (tool: ToolInfo) => TaskSupport {
+function supportRule(tools: TasksServerOptions['tools']): TaskSupportRule {
   if (tools === undefined) return () => 'forbidden';
   if (typeof tools === 'function') return tools;
   if (!isRecord(tools)) {

@@ -10,7 +10,7 @@ import { scanForOrphans, type TaskRunners } from './recovery.js';
 import { resolveOptions, type TasksServerOptions } from './options.js';
 import { TASKS_ALIAS_ID, TASKS_ID, TASKS_PACKAGE, TASKS_WIRE_VERSION, TasksSettingsSchema } from './schema.js';
 
-export type { InterruptPolicy, TaskSupport, TasksServerOptions } from './options.js';
+export type { InterruptPolicy, TaskSupport, TaskSupportRule, TasksServerOptions } from './options.js';
 export { requestTaskInput, type TaskInputRequest } from './input.js';
 export { getTaskId } from './locals.js';
 
