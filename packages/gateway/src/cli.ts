@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+/**
+ * `mcp-ext-gateway --config gateway.yaml [--stdio]`: loads and checks the
+ * config (an invalid field is named, and the gateway does not start), then
+ * serves the gateway over Streamable HTTP or stdio until SIGINT or SIGTERM.
+ */
+import { ConfigurationError } from '@ext/core';
+import { listen } from '@ext/core/sdk-v2/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { parseCliArgs } from './cli-args.js';
+import { loadConfig } from './config/load.js';
+import { createGateway, type Gateway } from './gateway.js';
+
+/** Logs go to stderr: on stdio, stdout carries the protocol. */
+const logger = {
+  warn: (message: string, data?: unknown) => {
+    console.error(`[mcp-ext-gateway] ${message}`, data ?? '');
+  },
+  info: (message: string, data?: unknown) => {
+    console.error(`[mcp-ext-gateway] ${message}`, data ?? '');
+  },
+};
+
+async function serve(gateway: Gateway, stdio: boolean, listenOptions: { port?: number; host?: string; path?: string }) {
+  if (stdio) {
+    const handle = serveStdio(() => gateway.createServer());
+    return () => handle.close();
+  }
+  const server = await listen(gateway.http, { port: 8080, ...listenOptions, logger });
+  logger.info(`serving ${server.url.href}`);
+  return () => server.close();
+}
+
+async function main(): Promise<void> {
+  const args = parseCliArgs(process.argv.slice(2));
+  if (typeof args === 'string') {
+    console.error(args);
+    process.exitCode = 2;
+    return;
+  }
+  const { config, manifests } = await loadConfig(args.config);
+  const gateway = await createGateway(config, { manifests, logger });
+  const stop = await serve(gateway, args.stdio, config.listen ?? {});
+  const shutdown = () => {
+    void stop()
+      .then(() => gateway.close())
+      .finally(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  if (args.stdio) process.stdin.once('end', shutdown);
+}
+
+main().catch((error: unknown) => {
+  const known = ConfigurationError.isInstance(error) || (error instanceof Error && 'code' in error);
+  console.error(`mcp-ext-gateway: ${error instanceof Error ? error.message : String(error)}`);
+  if (!known && error instanceof Error && error.stack !== undefined) console.error(error.stack);
+  process.exitCode = 1;
+});

@@ -1,0 +1,99 @@
+/**
+ * The gateway's extension stack: every extension of the family composed
+ * through `@ext/core`, with the options the tools' policies call for (scopes,
+ * intent rules, compensations); everything per tool that an extension reads
+ * from `Tool._meta` is in `tool-meta.ts` instead.
+ */
+import { composeServer, type ComposedServer, type Logger } from '@ext/core';
+import { confirmationServer } from '@ext/confirmation/server';
+import { contentNegotiationServer } from '@ext/content-negotiation/server';
+import { costServer } from '@ext/cost/server';
+import { errorsServer } from '@ext/errors/server';
+import { idempotencyServer } from '@ext/idempotency/server';
+import { intentServer } from '@ext/intent/server';
+import { manifestServer } from '@ext/manifest/server';
+import { multimodalServer } from '@ext/multimodal/server';
+import { permissionsServer } from '@ext/permissions/server';
+import { provenanceServer } from '@ext/provenance/server';
+import { transactionsServer, type Compensation } from '@ext/transactions/server';
+import type { GatewayConfig } from './config/schema.js';
+import type { CallUpstream, GatewayTool } from './gateway-tool.js';
+import { compensationArguments } from './policy/template.js';
+
+/** Scope declarations for `@ext/permissions`: each scope a policy names, with the tools that need it. */
+export function scopeDeclarations(tools: readonly GatewayTool[], descriptions: Readonly<Record<string, string>> = {}) {
+  const byScope = new Map<string, string[]>();
+  for (const tool of tools) {
+    for (const scope of tool.policy.scopes) byScope.set(scope, [...(byScope.get(scope) ?? []), tool.name]);
+  }
+  return [...byScope].map(([name, names]) => ({
+    name,
+    description: descriptions[name] ?? `call ${names.join(', ')}`,
+    tools: names,
+  }));
+}
+
+/** Intent rules: each tool's `intent` entries recommend that tool. */
+export function intentRules(tools: readonly GatewayTool[]) {
+  return tools.flatMap((tool) =>
+    tool.policy.intent.map((rule) => ({
+      tool: tool.name,
+      keywords: rule.keywords,
+      pattern: rule.pattern,
+      reason: rule.reason,
+      from: rule.from,
+    })),
+  );
+}
+
+/** Saga compensations: a completed step is undone by calling the named tool on the same upstream. */
+export function compensations(tools: readonly GatewayTool[], callUpstream: CallUpstream): Record<string, Compensation> {
+  const out: Record<string, Compensation> = {};
+  for (const tool of tools) {
+    const undo = tool.policy.compensate;
+    if (undo === undefined) continue;
+    out[tool.name] = {
+      tool: undo.tool,
+      description: `Undo with ${undo.tool}`,
+      parameters: (args, result) => compensationArguments(undo.arguments, { args, result }),
+      compensate: async (_args, _result, ctx) => {
+        const answer = await callUpstream(tool.upstream, undo.tool, { ...ctx.parameters }, { signal: ctx.signal });
+        if (answer.isError === true) throw new Error(`${undo.tool} failed: ${JSON.stringify(answer.content)}`);
+      },
+    };
+  }
+  return out;
+}
+
+export interface GatewayCompositionOptions {
+  readonly config: GatewayConfig;
+  readonly tools: readonly GatewayTool[];
+  readonly callUpstream: CallUpstream;
+  readonly scopeDescriptions?: Readonly<Record<string, string>> | undefined;
+  readonly logger?: Logger | undefined;
+}
+
+/** The composed stack for the gateway's current tools. */
+export function composeGateway(options: GatewayCompositionOptions): ComposedServer {
+  const { config, tools, callUpstream, logger } = options;
+  const scopes = scopeDeclarations(tools, options.scopeDescriptions);
+  return composeServer(
+    [
+      errorsServer(),
+      contentNegotiationServer({
+        defaultFormat: config.defaults?.format,
+        defaultVerbosity: config.defaults?.verbosity,
+      }),
+      scopes.length > 0 && permissionsServer({ scopes }),
+      costServer(),
+      intentServer({ rules: intentRules(tools) }),
+      multimodalServer(),
+      confirmationServer(),
+      idempotencyServer(),
+      transactionsServer({ compensations: compensations(tools, callUpstream) }),
+      provenanceServer(),
+      manifestServer({ description: `MCP gateway in front of ${Object.keys(config.upstreams).join(', ')}` }),
+    ],
+    { logger },
+  );
+}

@@ -1,0 +1,186 @@
+// Each field of the config, made invalid on its own: the error names that field (in YAML and in JSON).
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { fieldName, GatewayConfigError, type FieldPath } from './errors.js';
+import { configReference } from './json-schema.js';
+import { parseConfig } from './load.js';
+import { FULL_CONFIG, withValue } from './test-configs.js';
+
+interface Case {
+  /** The reference row (README) this case covers. */
+  readonly row: string;
+  /** Where the bad value goes in a copy of FULL_CONFIG. */
+  readonly path: FieldPath;
+  readonly value: unknown;
+  /** The field the error must name, when not `path` itself. */
+  readonly field?: FieldPath;
+  /** Words the message must hold besides the field. */
+  readonly says?: string;
+}
+
+const FS = ['upstreams', 'fs'];
+const WEB = ['upstreams', 'web'];
+const W = ['policy', 'write_*'];
+const RULE = [...W, 'intent', 0];
+
+const CASES: readonly Case[] = [
+  { row: '$schema', path: ['$schema'], value: 5, says: 'must be a string' },
+  { row: 'name', path: ['name'], value: '', says: 'must be a non-empty string' },
+  { row: 'upstreams', path: ['upstreams'], value: [], says: 'must be a map' },
+  { row: 'upstreams', path: ['upstreams'], value: {}, says: 'at least 1 entry' },
+  { row: 'upstreams', path: ['upstreams', 'a__b'], value: { command: 'x' }, says: 'without `__`' },
+  { row: 'upstreams.<name>.command', path: [...FS, 'command'], value: '' },
+  { row: 'upstreams.<name>.command', path: [...FS, 'command'], value: 7 },
+  { row: 'upstreams.<name>.args', path: [...FS, 'args'], value: 'x', says: 'must be a list' },
+  { row: 'upstreams.<name>.args', path: [...FS, 'args', 1], value: 3 },
+  { row: 'upstreams.<name>.env', path: [...FS, 'env'], value: 'x' },
+  { row: 'upstreams.<name>.env', path: [...FS, 'env', '1BAD'], value: 'x', says: 'environment variable name' },
+  { row: 'upstreams.<name>.env', path: [...FS, 'env', 'GOOD'], value: 1 },
+  { row: 'upstreams.<name>.cwd', path: [...FS, 'cwd'], value: '' },
+  { row: 'upstreams.<name>.timeoutMs', path: [...FS, 'timeoutMs'], value: 0 },
+  { row: 'upstreams.<name>.timeoutMs', path: [...WEB, 'timeoutMs'], value: 2 ** 31 },
+  { row: 'upstreams.<name>.url', path: [...WEB, 'url'], value: 'ftp://example.com', says: '`http://` or `https://`' },
+  { row: 'upstreams.<name>.headers', path: [...WEB, 'headers'], value: ['x'] },
+  { row: 'upstreams.<name>.headers', path: [...WEB, 'headers', 'bad header'], value: 'x', says: 'HTTP header name' },
+  {
+    row: 'upstreams.<name>.protocol',
+    path: [...WEB, 'protocol'],
+    value: '2024-11-05',
+    says: '"auto", "2026-07-28" or',
+  },
+  { row: 'upstreams.<name>', path: [...FS, 'commnad'], value: 'x', says: 'is not a known field' },
+  { row: 'policy', path: ['policy'], value: 'all', says: 'must be a map' },
+  { row: 'policy', path: ['policy', 'write file'], value: {}, says: 'wildcards' },
+  { row: 'policy', path: ['policy', '[ab]*'], value: {} },
+  { row: 'policy.<glob>', path: [...W, 'confrim'], value: true, says: 'is not a known field' },
+  { row: 'policy.<glob>.confirm', path: [...W, 'confirm'], value: 'yes', says: 'a boolean or an object' },
+  { row: 'policy.<glob>.confirm.message', path: [...W, 'confirm', 'message'], value: '' },
+  { row: 'policy.<glob>.confirm.message', path: [...W, 'confirm', 'message'], value: 'x'.repeat(2001) },
+  { row: 'policy.<glob>.confirm.risk', path: [...W, 'confirm', 'risk'], value: 'high' },
+  { row: 'policy.<glob>.scopes', path: [...W, 'scopes'], value: 'files:write' },
+  { row: 'policy.<glob>.scopes', path: [...W, 'scopes', 0], value: 'files write', says: 'a scope' },
+  { row: 'policy.<glob>.cost', path: [...W, 'cost'], value: 5 },
+  { row: 'policy.<glob>.cost.units', path: [...W, 'cost', 'units'], value: -1, says: 'at least 0' },
+  { row: 'policy.<glob>.cost.unit', path: [...W, 'cost', 'unit'], value: '' },
+  { row: 'policy.<glob>.cost.category', path: [...W, 'cost', 'category'], value: 'cheap' },
+  { row: 'policy.<glob>.cost.latency', path: [...W, 'cost', 'latency'], value: 'hours' },
+  {
+    row: 'policy.<glob>.cost.quota',
+    path: [...W, 'cost', 'quota'],
+    value: { limit: 5 },
+    field: [...W, 'cost', 'quota', 'windowSeconds'],
+    says: 'is required',
+  },
+  { row: 'policy.<glob>.cost.quota.limit', path: [...W, 'cost', 'quota', 'limit'], value: 0 },
+  { row: 'policy.<glob>.cost.quota.limit', path: [...W, 'cost', 'quota', 'limit'], value: 1.5 },
+  { row: 'policy.<glob>.cost.quota.windowSeconds', path: [...W, 'cost', 'quota', 'windowSeconds'], value: 31_536_001 },
+  {
+    row: 'policy.<glob>.cost.rateLimit',
+    path: [...W, 'cost', 'rateLimit', 'perWeek'],
+    value: 1,
+    says: 'known: perMinute, perHour, perDay',
+  },
+  { row: 'policy.<glob>.cost.rateLimit.perMinute', path: [...W, 'cost', 'rateLimit', 'perMinute'], value: 0 },
+  { row: 'policy.<glob>.cost.rateLimit.perHour', path: [...W, 'cost', 'rateLimit', 'perHour'], value: 1.5 },
+  { row: 'policy.<glob>.cost.rateLimit.perDay', path: [...W, 'cost', 'rateLimit', 'perDay'], value: '10' },
+  { row: 'policy.<glob>.idempotent', path: [...W, 'idempotent'], value: 'yes', says: 'must be a boolean' },
+  { row: 'policy.<glob>.intent', path: [...W, 'intent'], value: { keywords: ['x'] }, says: 'must be a list' },
+  { row: 'policy.<glob>.intent', path: RULE, value: { reason: 'Why' }, says: 'needs `keywords` or a `pattern`' },
+  { row: 'policy.<glob>.intent[].keywords', path: [...RULE, 'keywords'], value: [] },
+  { row: 'policy.<glob>.intent[].keywords', path: [...RULE, 'keywords', 0], value: '  ', says: 'not blank' },
+  {
+    row: 'policy.<glob>.intent[].pattern',
+    path: [...RULE, 'pattern'],
+    value: '(unclosed',
+    says: 'not a valid regular expression',
+  },
+  { row: 'policy.<glob>.intent[].pattern', path: [...RULE, 'pattern'], value: '' },
+  { row: 'policy.<glob>.intent[].reason', path: [...RULE, 'reason'], value: 'x'.repeat(1001) },
+  { row: 'policy.<glob>.intent[].from', path: [...RULE, 'from', 0], value: 'read*', says: 'a tool name' },
+  { row: 'policy.<glob>.provenance', path: [...W, 'provenance'], value: 'disk' },
+  { row: 'policy.<glob>.provenance.source', path: [...W, 'provenance', 'source'], value: '' },
+  { row: 'policy.<glob>.multimodal', path: [...W, 'multimodal'], value: [] },
+  { row: 'policy.<glob>.multimodal.maxInputBytes', path: [...W, 'multimodal', 'maxInputBytes'], value: 0 },
+  { row: 'policy.<glob>.multimodal.mimeTypes', path: [...W, 'multimodal', 'mimeTypes', 0], value: '' },
+  {
+    row: 'policy.<glob>.compensate',
+    path: [...W, 'compensate'],
+    value: { tool: 'undo' },
+    field: [...W, 'compensate', 'arguments'],
+    says: 'is required',
+  },
+  { row: 'policy.<glob>.compensate.tool', path: [...W, 'compensate', 'tool'], value: 'delete_*', says: 'a tool name' },
+  { row: 'policy.<glob>.compensate.arguments', path: [...W, 'compensate', 'arguments'], value: ['x'] },
+  {
+    row: 'policy.<glob>.compensate.arguments',
+    path: [...W, 'compensate', 'arguments', 'path'],
+    value: '$args..path',
+    says: 'not a valid expression',
+  },
+  {
+    row: 'policy.<glob>.compensate.arguments',
+    path: [...W, 'compensate', 'arguments', 'deep'],
+    value: { list: ['$resultx'] },
+    field: [...W, 'compensate', 'arguments', 'deep', 'list', 0],
+  },
+  { row: 'policy.<glob>.hidden', path: [...W, 'hidden'], value: 'no' },
+  { row: 'manifests', path: ['manifests'], value: 'github.json', says: 'must be a list' },
+  { row: 'manifests', path: ['manifests', 0], value: '' },
+  { row: 'defaults', path: ['defaults'], value: true },
+  { row: 'defaults', path: ['defaults', 'confirm'], value: true, says: 'is not a known field' },
+  { row: 'defaults.confirmDestructive', path: ['defaults', 'confirmDestructive'], value: 'yes' },
+  { row: 'defaults.format', path: ['defaults', 'format'], value: 'html' },
+  { row: 'defaults.verbosity', path: ['defaults', 'verbosity'], value: 'loud' },
+  { row: 'store', path: ['store'], value: 'disk', says: '"memory", an object with `sqlite` or an object with `redis`' },
+  { row: 'store.sqlite', path: ['store', 'sqlite'], value: '' },
+  {
+    row: 'store.redis',
+    path: ['store'],
+    value: { redis: 'http://cache' },
+    field: ['store', 'redis'],
+    says: '`redis://` or `rediss://`',
+  },
+  { row: 'listen', path: ['listen'], value: 8080 },
+  { row: 'listen.port', path: ['listen', 'port'], value: 65_536 },
+  { row: 'listen.host', path: ['listen', 'host'], value: '' },
+  { row: 'listen.path', path: ['listen', 'path'], value: 'mcp', says: 'a path starting with `/`' },
+  { row: 'identity', path: ['identity'], value: 'open' },
+  { row: 'identity.apiKeys', path: ['identity', 'apiKeys', 'short'], value: 'bob', says: 'at least 16 characters' },
+  { row: 'identity.apiKeys', path: ['identity', 'apiKeys', 'key-0123456789abcdef'], value: '' },
+  { row: 'identity.anonymous', path: ['identity', 'anonymous'], value: 1 },
+  { row: '', path: ['upstream'], value: {}, says: 'is not a known field (known: $schema, name, upstreams' },
+];
+
+function failure(text: string, format: 'yaml' | 'json'): GatewayConfigError {
+  try {
+    parseConfig(text, { format, source: `gateway.${format}` });
+  } catch (error) {
+    if (GatewayConfigError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a GatewayConfigError');
+}
+
+describe('each invalid field gets an error naming it', () => {
+  it.each(CASES.map((entry) => [fieldName(entry.field ?? entry.path), entry] as const))('%s', (field, entry) => {
+    const document = withValue(FULL_CONFIG, entry.path, entry.value);
+    for (const [format, text] of [
+      ['yaml', stringify(document)],
+      ['json', JSON.stringify(document, null, 2)],
+    ] as const) {
+      const error = failure(text, format);
+      expect(error.field).toBe(field);
+      expect(error.message).toContain(`gateway.${format} line `);
+      expect(error.message).toContain(`: ${field} `);
+      if (entry.says !== undefined) expect(error.message).toContain(entry.says);
+      expect(error.line).toBeGreaterThan(0);
+    }
+  });
+
+  it('covers every field of the reference', () => {
+    const rows = [...configReference().matchAll(/^\| `([^`]+)` \|/gm)].map((match) => match[1]);
+    const covered = new Set(CASES.map((entry) => entry.row));
+    expect(rows.filter((row) => !covered.has(row ?? ''))).toEqual([]);
+    expect(rows.length).toBeGreaterThan(50);
+  });
+});

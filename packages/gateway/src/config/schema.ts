@@ -1,0 +1,359 @@
+/**
+ * The gateway's configuration, defined once: the TypeBox schema the loader
+ * validates with, the TypeScript types derived from it, and the JSON Schema
+ * document published beside the package (`gateway.schema.json`).
+ */
+import Type, { type Static } from 'typebox';
+
+/** Where the JSON Schema document is identified. */
+export const CONFIG_SCHEMA_ID = 'https://mcp-ext.github.io/schemas/gateway/1.0/gateway.schema.json';
+
+/** Upstream names: `__` is left out because it joins an upstream's name to its tools' (`<name>__<tool>`). */
+export const UPSTREAM_NAME_PATTERN = '^(?!.*__)[A-Za-z0-9_-]{1,64}$';
+/** Policy keys: tool-name characters, with `*` (any run) and `?` (one character) as wildcards. */
+export const TOOL_GLOB_PATTERN = '^[A-Za-z0-9_./*?-]{1,128}$';
+/** One tool's name, as MCP allows it (no wildcards). */
+export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_./-]{1,128}$';
+/** A permission scope. */
+export const SCOPE_PATTERN = '^[A-Za-z0-9:._-]{1,64}$';
+/** An environment variable's name. */
+export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+/** An HTTP header's name (an RFC 9110 token). */
+export const HEADER_NAME_PATTERN = "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$";
+/** A bearer API key: at least 16 characters, no white space. */
+export const API_KEY_PATTERN = '^\\S{16,}$';
+
+/** What each pattern above allows, said for a person (error messages and the reference use it). */
+export const PATTERN_NAMES: Readonly<Record<string, string>> = {
+  [UPSTREAM_NAME_PATTERN]: '1 to 64 letters, digits, `_` or `-`, without `__`',
+  [TOOL_GLOB_PATTERN]: '1 to 128 letters, digits, `_`, `-`, `.`, `/`, and the wildcards `*` and `?`',
+  [TOOL_NAME_PATTERN]: 'a tool name: 1 to 128 letters, digits, `_`, `-`, `.` or `/`',
+  [SCOPE_PATTERN]: 'a scope: 1 to 64 letters, digits, `:`, `.`, `_` or `-`',
+  [ENV_NAME_PATTERN]: 'an environment variable name: letters, digits and `_`, not starting with a digit',
+  [HEADER_NAME_PATTERN]: 'an HTTP header name',
+  [API_KEY_PATTERN]: 'at least 16 characters without white space',
+  '^https?://': 'an `http://` or `https://` URL',
+  '^rediss?://': 'a `redis://` or `rediss://` URL',
+  '^/': 'a path starting with `/`',
+  '\\S': 'a string that is not blank',
+};
+
+/** Longest timer Node.js keeps (a longer one fires at once). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+const Name = Type.String({ pattern: UPSTREAM_NAME_PATTERN });
+const positiveInteger = (description: string) =>
+  Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
+const TimeoutMs = Type.Integer({
+  minimum: 1,
+  maximum: MAX_TIMEOUT_MS,
+  default: 30_000,
+  description: 'How long a call may take, in milliseconds, before it is a transient error.',
+});
+
+/** An upstream started as a child process and spoken to over stdio. */
+export const StdioUpstreamSchema = Type.Object(
+  {
+    command: Type.String({ minLength: 1, description: 'The program to start, e.g. `npx` or `node`.' }),
+    args: Type.Optional(Type.Array(Type.String(), { description: 'Its arguments.' })),
+    env: Type.Optional(
+      Type.Record(Type.String({ pattern: ENV_NAME_PATTERN }), Type.String(), {
+        additionalProperties: false,
+        description: 'Environment variables added to the gateway’s own (PATH and HOME are passed on).',
+      }),
+    ),
+    cwd: Type.Optional(Type.String({ minLength: 1, description: 'Working directory of the child.' })),
+    timeoutMs: Type.Optional(TimeoutMs),
+  },
+  { additionalProperties: false, title: 'StdioUpstream' },
+);
+
+/** An upstream reached over Streamable HTTP. */
+export const HttpUpstreamSchema = Type.Object(
+  {
+    url: Type.String({
+      format: 'uri',
+      pattern: '^https?://',
+      description: 'The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`.',
+    }),
+    headers: Type.Optional(
+      Type.Record(Type.String({ pattern: HEADER_NAME_PATTERN }), Type.String(), {
+        additionalProperties: false,
+        description: 'Headers sent with every request (credentials).',
+      }),
+    ),
+    protocol: Type.Optional(
+      Type.Union([Type.Literal('auto'), Type.Literal('2026-07-28'), Type.Literal('2025-11-25')], {
+        default: 'auto',
+        description: 'The protocol era to speak: `auto` lets the SDK negotiate.',
+      }),
+    ),
+    timeoutMs: Type.Optional(TimeoutMs),
+  },
+  { additionalProperties: false, title: 'HttpUpstream' },
+);
+
+export const UpstreamSchema = Type.Union([StdioUpstreamSchema, HttpUpstreamSchema], {
+  title: 'Upstream',
+  description: 'An MCP server behind the gateway: a `command` (stdio) or a `url` (Streamable HTTP).',
+});
+
+/** A person confirms a call before it runs. */
+export const ConfirmPolicySchema = Type.Union(
+  [
+    Type.Boolean(),
+    Type.Object(
+      {
+        message: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 2000,
+            description: 'Shown to the person; `{param}` is replaced by that argument.',
+          }),
+        ),
+        risk: Type.Optional(
+          Type.Union([Type.Literal('safe'), Type.Literal('reversible'), Type.Literal('destructive')], {
+            default: 'destructive',
+            description: 'Risk level shown with the question.',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: '`true`, `false`, or `{ message, risk }`.' },
+);
+
+export const CostPolicySchema = Type.Object(
+  {
+    units: Type.Optional(Type.Number({ minimum: 0, default: 1, description: 'Units a call costs.' })),
+    unit: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'What a unit is called, e.g. `writes`.' }),
+    ),
+    category: Type.Optional(
+      Type.Union([Type.Literal('free'), Type.Literal('metered'), Type.Literal('requires_approval')], {
+        default: 'metered',
+        description: '`requires_approval` asks a person before each call.',
+      }),
+    ),
+    latency: Type.Optional(
+      Type.Union([Type.Literal('instant'), Type.Literal('seconds'), Type.Literal('minutes')], {
+        description: 'How long a call is expected to take, told to clients.',
+      }),
+    ),
+    quota: Type.Optional(
+      Type.Object(
+        {
+          limit: positiveInteger('Units allowed.'),
+          windowSeconds: Type.Integer({ minimum: 1, maximum: 31_536_000, description: 'The window, in seconds.' }),
+        },
+        { additionalProperties: false, description: 'At most `limit` units per caller in each window.' },
+      ),
+    ),
+    rateLimit: Type.Optional(
+      Type.Object(
+        {
+          perMinute: Type.Optional(positiveInteger('Calls allowed per minute.')),
+          perHour: Type.Optional(positiveInteger('Calls allowed per hour.')),
+          perDay: Type.Optional(positiveInteger('Calls allowed per day.')),
+        },
+        { additionalProperties: false, description: 'Calls per caller in fixed windows.' },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'CostPolicy', description: 'What a call costs, and the limits on calls.' },
+);
+
+export const IntentRuleSchema = Type.Object(
+  {
+    keywords: Type.Optional(
+      Type.Array(Type.String({ pattern: '\\S' }), {
+        minItems: 1,
+        description: 'Words or phrases; any one of them in the intent matches (whole words, any case).',
+      }),
+    ),
+    pattern: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'A JavaScript regular expression over the stated intent, matched ignoring case (flags `iu`).',
+      }),
+    ),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Why, shown to the client.' })),
+    from: Type.Optional(
+      Type.Array(Type.String({ pattern: TOOL_NAME_PATTERN }), { description: 'Only for calls of these tools.' }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    title: 'IntentRule',
+    description: 'Recommend this tool when a call states such an intent; a rule needs `keywords` or a `pattern`.',
+  },
+);
+
+/**
+ * Undoing a completed step of a saga: call `tool` with `arguments`, whose
+ * string values may name the step's arguments or result (`$args.path`,
+ * `$result.structuredContent.id`, `[*]` over arrays); other values are taken
+ * as they are.
+ */
+export const CompensationSchema = Type.Object(
+  {
+    tool: Type.String({ pattern: TOOL_NAME_PATTERN, description: 'The upstream tool that undoes this one.' }),
+    arguments: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'Its arguments; `$args...` and `$result...` strings are read from the completed step (`$$` starts a literal `$`).',
+    }),
+  },
+  {
+    additionalProperties: false,
+    title: 'Compensation',
+    description: 'How to undo a completed call when a later step of its saga fails.',
+  },
+);
+
+/** What applies to the tools a policy key matches. */
+export const ToolPolicySchema = Type.Object(
+  {
+    confirm: Type.Optional(ConfirmPolicySchema),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ pattern: SCOPE_PATTERN }), { description: 'Scopes a caller needs.' }),
+    ),
+    cost: Type.Optional(CostPolicySchema),
+    idempotent: Type.Optional(
+      Type.Boolean({ description: 'Honour idempotency keys (default: every tool not marked read-only).' }),
+    ),
+    intent: Type.Optional(Type.Array(IntentRuleSchema, { description: 'Intent routing rules for this tool.' })),
+    provenance: Type.Optional(
+      Type.Object(
+        { source: Type.String({ minLength: 1, maxLength: 256, description: 'Cited as the source of every result.' }) },
+        { additionalProperties: false, description: 'Provenance attached to every result.' },
+      ),
+    ),
+    multimodal: Type.Optional(
+      Type.Object(
+        {
+          maxInputBytes: Type.Optional(positiveInteger('Largest media input, in bytes.')),
+          mimeTypes: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Media types accepted.' })),
+        },
+        { additionalProperties: false, description: 'Limits on media passed to the tool.' },
+      ),
+    ),
+    compensate: Type.Optional(CompensationSchema),
+    hidden: Type.Optional(
+      Type.Boolean({ default: false, description: '`true` leaves the tool out of the gateway entirely.' }),
+    ),
+  },
+  { additionalProperties: false, title: 'ToolPolicy' },
+);
+
+export const StoreSchema = Type.Union(
+  [
+    Type.Literal('memory'),
+    Type.Object(
+      { sqlite: Type.String({ minLength: 1, description: 'Path of the SQLite file, relative to the config file.' }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { redis: Type.String({ pattern: '^rediss?://', description: 'Redis URL, shared by every gateway instance.' }) },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    default: { sqlite: 'gateway.db' },
+    description: 'Where state lives: `{ sqlite: path }`, `{ redis: url }`, or `memory`.',
+  },
+);
+
+export const ListenSchema = Type.Object(
+  {
+    port: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 65_535, default: 8080, description: 'TCP port (`0` picks a free one).' }),
+    ),
+    host: Type.Optional(Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to listen on.' })),
+    path: Type.Optional(Type.String({ pattern: '^/', default: '/mcp', description: 'Path of the MCP endpoint.' })),
+  },
+  { additionalProperties: false, description: 'Serve Streamable HTTP (the CLI serves stdio with `--stdio`).' },
+);
+
+export const IdentitySchema = Type.Object(
+  {
+    apiKeys: Type.Optional(
+      Type.Record(Type.String({ pattern: API_KEY_PATTERN }), Type.String({ minLength: 1 }), {
+        additionalProperties: false,
+        description: 'Bearer API keys and the principal each one identifies.',
+      }),
+    ),
+    anonymous: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Serve callers nothing identifies as one shared principal (local use only).',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Who is calling, over HTTP (stdio is one local caller).' },
+);
+
+export const GatewayConfigSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String({ description: 'The JSON Schema this file follows (for editors).' })),
+    name: Type.Optional(
+      Type.String({ minLength: 1, default: 'mcp-ext-gateway', description: 'The gateway’s server name.' }),
+    ),
+    upstreams: Type.Record(Name, UpstreamSchema, {
+      additionalProperties: false,
+      minProperties: 1,
+      description: 'The servers behind the gateway, by name. With several, tools are offered as `<name>__<tool>`.',
+    }),
+    policy: Type.Optional(
+      Type.Record(Type.String({ pattern: TOOL_GLOB_PATTERN }), ToolPolicySchema, {
+        additionalProperties: false,
+        description:
+          'Policy by tool name or glob (`*`, `?`; with several upstreams, `<name>__<tool>`); every matching entry applies, later ones winning field by field.',
+      }),
+    ),
+    manifests: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          'Service manifest files (relative to the config file) whose confirmation, cost, latency and scopes apply to tools of the same names, before `policy`.',
+      }),
+    ),
+    defaults: Type.Optional(
+      Type.Object(
+        {
+          confirmDestructive: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description: 'Confirm tools annotated `destructiveHint: true` when the policy is silent.',
+            }),
+          ),
+          format: Type.Optional(
+            Type.Union([Type.Literal('json'), Type.Literal('markdown'), Type.Literal('text')], {
+              description: 'Content negotiation: the format when the client asks for none.',
+            }),
+          ),
+          verbosity: Type.Optional(
+            Type.Union([Type.Literal('compact'), Type.Literal('standard'), Type.Literal('verbose')], {
+              description: 'Content negotiation: the verbosity when the client asks for none.',
+            }),
+          ),
+        },
+        { additionalProperties: false, description: 'What applies when the policy and the client say nothing.' },
+      ),
+    ),
+    store: Type.Optional(StoreSchema),
+    listen: Type.Optional(ListenSchema),
+    identity: Type.Optional(IdentitySchema),
+  },
+  { additionalProperties: false, $id: CONFIG_SCHEMA_ID, title: 'GatewayConfig' },
+);
+
+export type GatewayConfig = Static<typeof GatewayConfigSchema>;
+export type Upstream = Static<typeof UpstreamSchema>;
+export type StdioUpstream = Static<typeof StdioUpstreamSchema>;
+export type HttpUpstream = Static<typeof HttpUpstreamSchema>;
+export type ToolPolicy = Static<typeof ToolPolicySchema>;
+export type CostPolicy = Static<typeof CostPolicySchema>;
+export type Compensation = Static<typeof CompensationSchema>;
+export type ConfirmPolicy = Static<typeof ConfirmPolicySchema>;
+export type IntentRule = Static<typeof IntentRuleSchema>;
+export type RiskLevel = 'safe' | 'reversible' | 'destructive';

@@ -1,0 +1,146 @@
+/**
+ * The gateway: connects to the upstreams a config names, resolves each
+ * upstream tool's policy, composes the extension family for them, and builds
+ * downstream servers (one per stdio connection, or per request behind HTTP)
+ * on which every proxied call runs through the pipeline. When an upstream's
+ * tools change, the tools and the composition are rebuilt and connected
+ * clients are told (`notifications/tools/list_changed`).
+ */
+import { consoleLogger, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { createHttpHandler, extendServer, type DualEraHttpHandler } from '@ext/core/sdk-v2/server';
+import { McpServer } from '@modelcontextprotocol/server';
+import type { GatewayConfig } from './config/schema.js';
+import { composeGateway } from './compose.js';
+import type { CallUpstream, GatewayTool } from './gateway-tool.js';
+import { callerIdentification } from './identity.js';
+import { declaredScopes, type ManifestPolicy } from './policy/manifest.js';
+import { resolveToolPolicy } from './policy/resolve.js';
+import { openStore } from './store.js';
+import { registerGatewayTools } from './tools.js';
+import { UpstreamPool, type ExposedTool } from './upstream/index.js';
+
+/** The gateway's name and version as servers (downstream) and as a client (upstream). */
+const DEFAULT_NAME = 'mcp-ext-gateway';
+const VERSION = '0.1.0';
+
+export interface GatewayOptions {
+  /** The manifests the config names, loaded (`loadConfig` returns them). */
+  readonly manifests?: readonly ManifestPolicy[] | undefined;
+  /** Overrides the config's store (tests, or a store the application owns). */
+  readonly store?: Store | undefined;
+  readonly logger?: Logger | undefined;
+}
+
+/** What the gateway offers right now: its tools with their policies, and the composition built for them. */
+interface Offer {
+  readonly tools: readonly GatewayTool[];
+  readonly composed: ComposedServer;
+}
+
+export interface Gateway {
+  /** The tools offered now, each with the policy that applies. */
+  readonly tools: readonly GatewayTool[];
+  readonly composed: ComposedServer;
+  readonly store: Store;
+  /** A new downstream server (SDK v2 `McpServer`): one per stdio connection, or per request behind HTTP. */
+  createServer(): McpServer;
+  /** The Streamable HTTP handler (both eras), identifying callers as the config says; serve it with core's `listen`. */
+  readonly http: DualEraHttpHandler;
+  /** Stops serving: closes the upstreams (child processes included) and the store the gateway opened. */
+  close(): Promise<void>;
+}
+
+function gatewayTools(
+  config: GatewayConfig,
+  manifests: readonly ManifestPolicy[],
+  exposed: readonly ExposedTool[],
+): GatewayTool[] {
+  const tools: GatewayTool[] = [];
+  for (const tool of exposed) {
+    const policy = resolveToolPolicy({
+      config,
+      manifests,
+      tool: { name: tool.originalName, exposedName: tool.name, annotations: tool.annotations },
+    });
+    if (policy === undefined) continue;
+    tools.push({
+      name: tool.name,
+      upstream: tool.upstream,
+      upstreamName: tool.originalName,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      annotations: tool.annotations,
+      policy,
+    });
+  }
+  return tools;
+}
+
+/** Connects the upstreams and starts offering their tools under the config's policy. */
+export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? consoleLogger;
+  const manifests = options.manifests ?? [];
+  const name = config.name ?? DEFAULT_NAME;
+  const pool = await UpstreamPool.connect(config.upstreams, { logger, clientInfo: { name, version: VERSION } });
+  const store = options.store ?? (await openStore(config.store));
+  const ownsStore = options.store === undefined;
+  const callUpstream: CallUpstream = async (upstream, tool, args, { signal }) => {
+    const connection = pool.connection(upstream);
+    if (connection === undefined) throw new Error(`no upstream named ${upstream}`);
+    return await connection.callTool(tool, args, { signal });
+  };
+  const scopeDescriptions = Object.fromEntries(
+    declaredScopes(manifests).map((scope) => [scope.name, scope.description]),
+  );
+  const offer = async (): Promise<Offer> => {
+    const tools = gatewayTools(config, manifests, await pool.tools());
+    return { tools, composed: composeGateway({ config, tools, callUpstream, scopeDescriptions, logger }) };
+  };
+  let current = await offer();
+  const live = new Set<McpServer>();
+
+  // Servers still connected, to be told when the tools change.
+  const createServer = (): McpServer => {
+    const { tools, composed } = current;
+    const mcp = new McpServer({ name, version: VERSION });
+    registerGatewayTools(extendServer(mcp, composed, { store, logger }), tools, callUpstream);
+    live.add(mcp);
+    mcp.server.onclose = () => live.delete(mcp);
+    return mcp;
+  };
+
+  pool.onToolsChanged(() => {
+    offer().then(
+      (next) => {
+        current = next;
+        for (const server of live) server.sendToolListChanged();
+      },
+      (error: unknown) => {
+        logger.warn('gateway: could not take up the changed tools of an upstream', { error });
+      },
+    );
+  });
+
+  // Built on first use: a gateway served over stdio needs no way to identify HTTP callers.
+  let handler: DualEraHttpHandler | undefined;
+  return {
+    get tools() {
+      return current.tools;
+    },
+    get composed() {
+      return current.composed;
+    },
+    store,
+    createServer,
+    get http() {
+      handler ??= createHttpHandler(createServer, { ...callerIdentification(config.identity), logger });
+      return handler;
+    },
+    close: async () => {
+      await handler?.close();
+      await pool.close();
+      if (ownsStore) await store.close();
+    },
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * The policy one upstream tool gets: the manifests' entries for its name,
+ * then every config policy entry whose key matches it, in file order, later
+ * ones winning field by field, then the safe defaults where all are silent
+ * (upstream annotations decide confirmation and idempotency). Pure.
+ */
+import type {
+  Compensation,
+  ConfirmPolicy,
+  CostPolicy,
+  GatewayConfig,
+  RiskLevel,
+  ToolPolicy,
+} from '../config/schema.js';
+import { globMatchesAny } from './glob.js';
+import type { ManifestPolicy } from './manifest.js';
+
+/** The MCP tool annotations the defaults read (hints, as the upstream reports them). */
+export interface ToolHints {
+  readonly destructiveHint?: boolean | undefined;
+  readonly readOnlyHint?: boolean | undefined;
+}
+
+/** An upstream tool: its own name, the name the gateway offers it under, and its annotations. */
+export interface UpstreamToolInfo {
+  readonly name: string;
+  /** `<upstream>__<tool>` with several upstreams; the tool's own name (the default) with one. */
+  readonly exposedName?: string | undefined;
+  readonly annotations?: ToolHints | undefined;
+}
+
+export interface ResolveToolPolicyInput {
+  /** A config as `parseConfig` returns it. */
+  readonly config: GatewayConfig;
+  readonly manifests?: readonly ManifestPolicy[] | undefined;
+  readonly tool: UpstreamToolInfo;
+}
+
+export interface ResolvedConfirm {
+  readonly risk: RiskLevel;
+  /** `undefined`: the confirmation extension's own wording. */
+  readonly message: string | undefined;
+}
+
+export interface ResolvedCost {
+  readonly units: number;
+  readonly unit: string | undefined;
+  readonly category: 'free' | 'metered' | 'requires_approval';
+  readonly latency: 'instant' | 'seconds' | 'minutes' | undefined;
+  readonly quota: { readonly limit: number; readonly windowSeconds: number } | undefined;
+  readonly rateLimit:
+    | {
+        readonly perMinute?: number | undefined;
+        readonly perHour?: number | undefined;
+        readonly perDay?: number | undefined;
+      }
+    | undefined;
+}
+
+export interface ResolvedIntentRule {
+  readonly keywords: readonly string[];
+  readonly pattern: RegExp | undefined;
+  readonly reason: string | undefined;
+  readonly from: readonly string[] | undefined;
+}
+
+/** Everything the gateway applies to one tool, defaults filled in; `undefined` fields mean "not applied". */
+export interface ResolvedToolPolicy {
+  readonly name: string;
+  readonly exposedName: string;
+  readonly confirm: ResolvedConfirm | undefined;
+  readonly scopes: readonly string[];
+  readonly cost: ResolvedCost | undefined;
+  readonly idempotent: boolean;
+  readonly intent: readonly ResolvedIntentRule[];
+  readonly provenance: { readonly source: string } | undefined;
+  readonly multimodal: { readonly maxInputBytes?: number; readonly mimeTypes?: readonly string[] } | undefined;
+  readonly compensate: Compensation | undefined;
+  /** Which entries applied, in order: `manifest <server>`, `policy["<key>"]`. */
+  readonly sources: readonly string[];
+}
+
+/** An intent rule's `pattern` as the gateway matches it: ignoring case, Unicode. Throws `SyntaxError` when invalid. */
+export function intentPattern(source: string): RegExp {
+  return new RegExp(source, 'iu');
+}
+
+function mergeConfirm(earlier: ConfirmPolicy | undefined, later: ConfirmPolicy): ConfirmPolicy {
+  if (later === false) return false;
+  const base = typeof earlier === 'object' ? earlier : {};
+  return later === true ? { ...base } : { ...base, ...later };
+}
+
+function mergeCost(earlier: CostPolicy | undefined, later: CostPolicy): CostPolicy {
+  const merged: CostPolicy = { ...earlier, ...later };
+  if (earlier?.rateLimit !== undefined && later.rateLimit !== undefined) {
+    merged.rateLimit = { ...earlier.rateLimit, ...later.rateLimit };
+  }
+  return merged;
+}
+
+/** `later` over `earlier`, field by field; `confirm`, `cost`, `multimodal` merge their own fields too. */
+export function mergeToolPolicies(earlier: ToolPolicy, later: ToolPolicy): ToolPolicy {
+  const merged: ToolPolicy = { ...earlier, ...later };
+  if (later.confirm !== undefined) merged.confirm = mergeConfirm(earlier.confirm, later.confirm);
+  if (later.cost !== undefined) merged.cost = mergeCost(earlier.cost, later.cost);
+  if (later.multimodal !== undefined) merged.multimodal = { ...earlier.multimodal, ...later.multimodal };
+  return merged;
+}
+
+interface Entry {
+  readonly source: string;
+  readonly policy: ToolPolicy;
+}
+
+function matchingEntries(input: ResolveToolPolicyInput, exposedName: string): Entry[] {
+  const { name } = input.tool;
+  const fromManifests = (input.manifests ?? []).flatMap((manifest): Entry[] => {
+    const policy = manifest.tools.get(name);
+    return policy === undefined ? [] : [{ source: `manifest ${manifest.server}`, policy }];
+  });
+  const fromConfig = Object.entries(input.config.policy ?? {})
+    .filter(([key]) => globMatchesAny(key, [exposedName, name]))
+    .map(([key, policy]): Entry => ({ source: `policy[${JSON.stringify(key)}]`, policy }));
+  return [...fromManifests, ...fromConfig];
+}
+
+function resolveConfirm(
+  confirm: ConfirmPolicy | undefined,
+  hints: ToolHints,
+  config: GatewayConfig,
+): ResolvedConfirm | undefined {
+  if (confirm === undefined) {
+    const confirmsDestructive = config.defaults?.confirmDestructive ?? true;
+    const destructive = hints.destructiveHint === true && hints.readOnlyHint !== true;
+    return destructive && confirmsDestructive ? { risk: 'destructive', message: undefined } : undefined;
+  }
+  if (confirm === false) return undefined;
+  const details = confirm === true ? {} : confirm;
+  return { risk: details.risk ?? 'destructive', message: details.message };
+}
+
+function resolveCost(cost: CostPolicy | undefined): ResolvedCost | undefined {
+  if (cost === undefined) return undefined;
+  return {
+    units: cost.units ?? 1,
+    unit: cost.unit,
+    category: cost.category ?? 'metered',
+    latency: cost.latency,
+    quota: cost.quota,
+    rateLimit: cost.rateLimit,
+  };
+}
+
+function resolveIntent(rules: ToolPolicy['intent']): ResolvedIntentRule[] {
+  return (rules ?? []).map((rule) => ({
+    keywords: rule.keywords ?? [],
+    pattern: rule.pattern === undefined ? undefined : intentPattern(rule.pattern),
+    reason: rule.reason,
+    from: rule.from,
+  }));
+}
+
+/**
+ * The resolved policy of `input.tool`, or `undefined` when the policy hides
+ * it. Matching uses the exposed name and the tool's own name; manifests
+ * match the tool's own name.
+ */
+export function resolveToolPolicy(input: ResolveToolPolicyInput): ResolvedToolPolicy | undefined {
+  const { tool, config } = input;
+  const exposedName = tool.exposedName ?? tool.name;
+  const entries = matchingEntries(input, exposedName);
+  const policy = entries.reduce<ToolPolicy>((merged, entry) => mergeToolPolicies(merged, entry.policy), {});
+  if (policy.hidden === true) return undefined;
+  const hints = tool.annotations ?? {};
+  return {
+    name: tool.name,
+    exposedName,
+    confirm: resolveConfirm(policy.confirm, hints, config),
+    scopes: policy.scopes ?? [],
+    cost: resolveCost(policy.cost),
+    idempotent: policy.idempotent ?? hints.readOnlyHint !== true,
+    intent: resolveIntent(policy.intent),
+    provenance: policy.provenance,
+    multimodal: policy.multimodal,
+    compensate: policy.compensate,
+    sources: entries.map((entry) => entry.source),
+  };
+}

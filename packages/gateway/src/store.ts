@@ -1,0 +1,14 @@
+/** The store the config names: SQLite by default, Redis when instances share the load, memory for experiments. */
+import { MemoryStore, type Store } from '@ext/core';
+import { createRedisStore } from '@ext/store-redis';
+import { createSqliteStore } from '@ext/store-sqlite';
+import type { GatewayConfig } from './config/schema.js';
+
+/** Where the gateway keeps its state when the config names no store. */
+export const DEFAULT_SQLITE_PATH = 'gateway.db';
+
+export async function openStore(store: GatewayConfig['store']): Promise<Store> {
+  if (store === 'memory') return new MemoryStore();
+  if (store !== undefined && 'redis' in store) return createRedisStore({ url: store.redis });
+  return createSqliteStore({ path: store?.sqlite ?? DEFAULT_SQLITE_PATH });
+}

@@ -1,0 +1,58 @@
+/**
+ * The public shapes of the gateway's upstream side: a tool as an upstream
+ * lists it, a connection to one upstream, and the options they take.
+ */
+import type { Logger } from '@ext/core';
+import type { CallToolResult, Implementation, Tool, ToolAnnotations } from '@modelcontextprotocol/client';
+
+/** A tool as its upstream lists it (the fields the gateway passes on, unchanged). */
+export interface UpstreamTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: Tool['inputSchema'];
+  readonly outputSchema?: Tool['outputSchema'];
+  readonly annotations?: ToolAnnotations;
+  readonly _meta?: Record<string, unknown>;
+}
+
+/** How a call to an upstream tool runs. */
+export interface UpstreamCallOptions {
+  /** Aborting it cancels the upstream request (`notifications/cancelled`, or the request's stream on 2026-07-28). */
+  readonly signal?: AbortSignal | undefined;
+  /** Sent as the request's `_meta`. */
+  readonly meta?: Record<string, unknown> | undefined;
+}
+
+/** Called when an upstream's tool list may have changed; read the new one with `tools()`. */
+export type ToolsChangedListener = () => void;
+
+/** One upstream MCP server, connected (and reconnected once when its connection drops). */
+export interface UpstreamConnection {
+  /** The upstream's name in the config. */
+  readonly name: string;
+  /**
+   * Its tools, as listed. Cached; listed again after the upstream sends
+   * `notifications/tools/list_changed` or after a reconnect. When listing
+   * again fails, the last list is returned (the failure is logged).
+   */
+  tools(): Promise<readonly UpstreamTool[]>;
+  /** Registers `listener` for tool-list changes; returns the function that removes it. */
+  onToolsChanged(listener: ToolsChangedListener): () => void;
+  /**
+   * Calls a tool. A tool error (`isError: true`) is returned as it is; a
+   * fault of the upstream (unreachable, exited, too slow, a JSON-RPC error)
+   * is thrown as an `ExtensionError`; an aborted `signal` rejects with its
+   * reason.
+   */
+  callTool(name: string, args: Record<string, unknown>, options?: UpstreamCallOptions): Promise<CallToolResult>;
+  /** Closes the connection (a stdio upstream's process ends). */
+  close(): Promise<void>;
+}
+
+export interface ConnectUpstreamOptions {
+  /** Where outages are reported (once when one starts, once when it ends) and a stdio upstream's stderr (`debug`). */
+  readonly logger: Logger;
+  /** The client the gateway presents itself as to the upstream. */
+  readonly clientInfo: Implementation;
+}
