@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { invalidArguments, sampleArguments } from './tools.js';
+import { invalidArguments, sampleArguments, variedArguments } from './tools.js';
 import type { ListedTool } from './types.js';
 
 const property = fc.oneof(
@@ -59,5 +59,35 @@ describe('invalidArguments', () => {
         expect(Object.keys(inputSchema.properties as object)).toContain(broken?.field);
       }),
     );
+  });
+});
+
+describe('variedArguments', () => {
+  it('changes one property to another value the schema still accepts, or says it cannot', () => {
+    const ajv = new Ajv2020({ strict: false });
+    fc.assert(
+      fc.property(toolSchema, (inputSchema) => {
+        const args = sampleArguments({ name: 't', inputSchema }) ?? {};
+        const varied = variedArguments({ name: 't', inputSchema }, args);
+        const variable = Object.values(inputSchema.properties as Record<string, Record<string, unknown>>).some(
+          (schema) => ['string', 'integer', 'number', 'boolean'].includes(String(schema.type)),
+        );
+        if (!variable) {
+          expect(varied).toBeUndefined();
+          return;
+        }
+        expect(varied).toBeDefined();
+        expect(ajv.validate(inputSchema, varied?.args)).toBe(true);
+        expect(varied?.args[varied.field]).not.toEqual(args[varied.field]);
+      }),
+    );
+  });
+
+  it('leaves arrays and objects alone: an array of entities cannot be varied without knowing its items', () => {
+    const tool: ListedTool = {
+      name: 'create_entities',
+      inputSchema: { type: 'object', properties: { entities: { type: 'array', items: { type: 'object' } } } },
+    };
+    expect(variedArguments(tool, { entities: [] })).toBeUndefined();
   });
 });

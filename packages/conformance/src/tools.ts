@@ -55,6 +55,53 @@ function sampleValue(schema: unknown): unknown {
 }
 
 /**
+ * The sample arguments with one property changed to another value its
+ * schema still accepts (a string lengthened, a number raised, a boolean
+ * flipped), naming it; `undefined` when no property is of a kind this can
+ * vary without reading constraints it does not know (enums, patterns,
+ * formats, arrays and objects).
+ */
+export function variedArguments(
+  tool: ListedTool,
+  args: Record<string, unknown>,
+): { args: Record<string, unknown>; field: string } | undefined {
+  const properties = isRecord(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
+  for (const [field, declared] of Object.entries(properties)) {
+    if (!isRecord(declared) || 'enum' in declared || 'const' in declared) continue;
+    if (typeof declared.pattern === 'string' || typeof declared.format === 'string') continue;
+    const current = args[field];
+    const value = variedValue(declared, current);
+    if (value !== undefined) return { args: { ...args, [field]: value }, field };
+  }
+  return undefined;
+}
+
+function variedValue(schema: Record<string, unknown>, current: unknown): unknown {
+  switch (schema.type) {
+    case 'string': {
+      if (typeof schema.maxLength === 'number') return undefined;
+      const shortest = 'c'.repeat(typeof schema.minLength === 'number' ? Math.max(1, schema.minLength) : 1);
+      return `${typeof current === 'string' ? current : shortest}-other`;
+    }
+    case 'integer':
+    case 'number': {
+      if (typeof schema.maximum === 'number' || typeof schema.exclusiveMaximum === 'number') return undefined;
+      const floor =
+        typeof schema.minimum === 'number'
+          ? schema.minimum
+          : typeof schema.exclusiveMinimum === 'number'
+            ? schema.exclusiveMinimum + 1
+            : 1;
+      return (typeof current === 'number' ? Math.max(current, floor) : Math.max(floor, 1)) + 1;
+    }
+    case 'boolean':
+      return current !== true;
+    default:
+      return undefined;
+  }
+}
+
+/**
  * Arguments that break a tool's input schema on purpose: a required
  * property of the wrong type, or else a declared property of the wrong
  * type. `undefined` when the schema accepts anything.

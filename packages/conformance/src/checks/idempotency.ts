@@ -1,7 +1,7 @@
 /** The idempotency suite: the checks of a server that advertises `io.github.mcp-ext/idempotency`. */
 import { canonicalJson, isRecord, WireError } from '@ext/core';
 import { describe, ensure } from '../assert.js';
-import { sampleArguments } from '../tools.js';
+import { sampleArguments, variedArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
 import { ERRORS_ID, readOnlyCall } from './methods.js';
 
@@ -135,20 +135,18 @@ export const idempotencySuite: ExtensionSuite = {
       title: 'the same key with different arguments fails with IDEMPOTENCY_CONFLICT',
       async run(ctx) {
         ctx.requireEffects();
-        const candidate = participating(ctx).find(
-          ({ tool }) =>
-            Object.keys(isRecord(tool.inputSchema.properties) ? tool.inputSchema.properties : {}).length > 0,
-        );
-        if (candidate === undefined) return ctx.skip('no participating tool with a property to vary');
+        const candidate = participating(ctx)
+          .map((entry) => ({ ...entry, varied: variedArguments(entry.tool, entry.args) }))
+          .find((entry) => entry.varied !== undefined);
+        if (candidate?.varied === undefined) {
+          return ctx.skip('no participating tool with a string, number or boolean property the kit can vary');
+        }
         const probe = await ctx.connect(profile(ctx));
         const key = `conformance-${String(Date.now())}-${Math.random().toString(36).slice(2, 10)}`;
         const meta = { [ctx.id ?? '']: { idempotency_key: key } };
         const first = await probe.callTool(candidate.tool.name, candidate.args, meta);
         if (first.isError === true) return ctx.skip(`${candidate.tool.name} failed with sample arguments`);
-        const properties = isRecord(candidate.tool.inputSchema.properties) ? candidate.tool.inputSchema.properties : {};
-        const field = Object.keys(properties)[0] ?? '';
-        const varied = { ...candidate.args, [field]: `${JSON.stringify(candidate.args[field] ?? '')}-other` };
-        const second = await probe.callTool(candidate.tool.name, varied, meta);
+        const second = await probe.callTool(candidate.tool.name, candidate.varied.args, meta);
         ensure(second.isError === true, `a different call under the same key was not refused: ${describe(second)}`);
         const structured = structuredError(second);
         if (structured !== undefined)
