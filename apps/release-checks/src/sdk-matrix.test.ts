@@ -32,6 +32,7 @@ const NOT_IN_MATRIX: Readonly<Record<string, string>> = {
   '@ext/store-sqlite': 'needs a native build (better-sqlite3); it uses no SDK',
   '@ext/store-redis': 'needs a Redis server; it uses no SDK',
   '@ext/conformance': 'a CLI that depends on the v2 client itself; it tests servers over the wire',
+  '@ext/gateway': 'an application that brings its own SDK client and server (exact versions) and a native store',
 };
 /**
  * Packages whose tests need a newer SDK than the lowest of the declared range,
