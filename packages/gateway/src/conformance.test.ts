@@ -57,7 +57,7 @@ describe('@ext/conformance judges the gateway in front of the unmodified memory 
         protocolVersion,
         allowEffects: true,
       });
-      const failed = outcome.results.filter((result) => result.status === 'failed' || result.status === 'errored');
+      const failed = outcome.results.filter((result) => result.status === 'failed' || result.status === 'error');
       expect(failed.map((result) => `${result.id}: ${result.message ?? ''}`)).toEqual([]);
       expect(outcome.exitCode).toBe(0);
       const passed = new Set(outcome.results.filter((r) => r.status === 'passed').map((r) => r.extension));

@@ -49,3 +49,16 @@ export function policyToolMeta(policy: ResolvedToolPolicy): Record<string, unkno
     [IDEMPOTENCY_ID]: { idempotent_capable: policy.idempotent },
   };
 }
+
+/**
+ * The proxied tool's annotations: the upstream's, with `destructiveHint`
+ * following the resolved confirmation (true exactly when its risk is
+ * `destructive`), so the tool says what the gateway enforces and the
+ * confirmation extension finds no contradiction (GW-7).
+ */
+export function policyAnnotations(
+  annotations: Readonly<Record<string, unknown>> | undefined,
+  policy: ResolvedToolPolicy,
+): Record<string, unknown> {
+  return { ...annotations, destructiveHint: policy.confirm?.risk === 'destructive' };
+}

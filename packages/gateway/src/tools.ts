@@ -8,7 +8,7 @@ import type { ExtendedServer, ToolResult } from '@ext/core';
 import { cite } from '@ext/provenance/server';
 import { fromJsonSchema, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
-import { policyToolMeta } from './tool-meta.js';
+import { policyAnnotations, policyToolMeta } from './tool-meta.js';
 
 // The 2026-07-28 era registers every tool again for each request: build each schema once per tool.
 const schemas = new WeakMap<GatewayTool, StandardSchemaWithJSON>();
@@ -35,7 +35,7 @@ export function registerGatewayTools(
         title: tool.title,
         description: tool.description,
         inputSchema: inputSchemaOf(tool),
-        annotations: tool.annotations,
+        annotations: policyAnnotations(tool.annotations, tool.policy),
         _meta: policyToolMeta(tool.policy),
       },
       async (args, ctx) => {

@@ -68,11 +68,22 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Gat
   return parseDocumentConfig(document, place);
 }
 
+/** A stdio upstream starts in the config's folder, or in its `cwd` taken from there, so relative paths mean one thing. */
+function withResolvedCwd(upstreams: GatewayConfig['upstreams'], folder: string): GatewayConfig['upstreams'] {
+  return Object.fromEntries(
+    Object.entries(upstreams).map(([name, upstream]) => [
+      name,
+      'command' in upstream ? { ...upstream, cwd: resolve(folder, upstream.cwd ?? '.') } : upstream,
+    ]),
+  );
+}
+
 function withResolvedPaths(config: GatewayConfig, folder: string): GatewayConfig {
   const store = config.store;
   const sqlite = typeof store === 'object' && 'sqlite' in store ? store.sqlite : undefined;
   return {
     ...config,
+    upstreams: withResolvedCwd(config.upstreams, folder),
     ...(config.manifests !== undefined && { manifests: config.manifests.map((file) => resolve(folder, file)) }),
     // `:memory:` is SQLite's name for a database in memory, not a file.
     ...(sqlite !== undefined && sqlite !== ':memory:' && { store: { sqlite: resolve(folder, sqlite) } }),
@@ -104,8 +115,9 @@ async function loadManifest(
 
 /**
  * Reads the config file at `path` (`.json` as JSON, `.yaml`/`.yml` as
- * YAML), resolves `manifests` and `store.sqlite` against its folder and
- * loads the manifests. Throws a `GatewayConfigError` for the file or a
+ * YAML), resolves `manifests`, `store.sqlite` and each stdio upstream's
+ * `cwd` (default: the config's folder) against its folder and loads the
+ * manifests. Throws a `GatewayConfigError` for the file or a
  * manifest at fault (its `source` says which).
  */
 export async function loadConfig(path: string): Promise<LoadedConfig> {
