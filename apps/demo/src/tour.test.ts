@@ -41,6 +41,7 @@ const HEADINGS = [
   '== 17. Discovery ==',
   '== 18. Two users ==',
   '== 19. Tasks ==',
+  '== 20. A gateway ==',
 ];
 
 describe('the tour', () => {
@@ -109,6 +110,10 @@ describe('the tour', () => {
       expect(stdout).toContain('"via":"reference"');
       expect(stdout).toContain('UNSUPPORTED_MEDIA_TYPE (invalid_input)');
       expect(stdout).toMatch(/server -> client {2}Sheets \(demo\) \[io\.github\.mcp-ext\/demo-sheets\] \(high\)/);
+      // The gateway: approval with the path filled in, a replayed retry, a flood stopped by the quota.
+      expect(stdout).toContain('gateway -> client confirmation_required (destructive): "Write plan.md?"');
+      expect(stdout).toContain('"idempotency_key":"tour-write-plan-1","was_replay":true');
+      expect(stdout).toMatch(/\d+ written; \d+ refused: QUOTA_EXHAUSTED \(rate_limited\), retry_after_seconds \d+/);
       expect(stdout).toContain('Tour complete');
       expect(stdout).not.toContain('\u001b[');
     });

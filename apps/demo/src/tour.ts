@@ -20,6 +20,7 @@ import { discoveryStep } from './tour/discovery.js';
 import { degradation, normalCall, structuredError } from './tour/errors.js';
 import { eventsStep } from './tour/events.js';
 import { exportReport } from './tour/export-report.js';
+import { gatewayStep } from './tour/gateway.js';
 import { intent } from './tour/intent.js';
 import { manifestStep } from './tour/manifest.js';
 import { multimodalStep } from './tour/multimodal.js';
@@ -133,6 +134,12 @@ async function tour(tour: TourTarget, composed: ComposedServer, where: string): 
     'A client that declares io.modelcontextprotocol/tasks gets export_report as a task: it polls it, cancels one, and one outlives a restart.',
   );
   await tasksStep(tour, new URL('./http.js', import.meta.url));
+
+  section(
+    '20. A gateway',
+    'The official filesystem server, unmodified, behind @ext/gateway: gateway.yaml makes write_file ask a person, safe to retry, and limited to 5 writes a minute.',
+  );
+  await gatewayStep(tour, new URL('../gateway.yaml', import.meta.url));
 }
 
 async function main(): Promise<number> {
