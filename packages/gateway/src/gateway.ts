@@ -6,7 +6,7 @@
  * tools change, the tools and the composition are rebuilt and connected
  * clients are told (`notifications/tools/list_changed`).
  */
-import { consoleLogger, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { consoleLogger, type ComposedServer, type ExtendedServer, type Logger, type Store } from '@ext/core';
 import { createHttpHandler, extendServer, type DualEraHttpHandler } from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { GatewayConfig } from './config/schema.js';
@@ -77,6 +77,40 @@ function gatewayTools(
   return tools;
 }
 
+const TOOLS_CHANGED = 'notifications/tools/list_changed';
+
+/** A connected server and the gateway tools registered on it. */
+interface LiveServer {
+  readonly server: ExtendedServer;
+  tools: readonly GatewayTool[];
+}
+
+/** Removes tools registered on `mcp` (the SDK keeps the handles that remove them private). */
+function removeTools(mcp: McpServer, tools: readonly GatewayTool[]): void {
+  const registered = Reflect.get(mcp, '_registeredTools') as Record<string, { remove(): void } | undefined>;
+  for (const tool of tools) registered[tool.name]?.remove();
+}
+
+/**
+ * A server that outlives a change of tools (a 2025-era session, stdio)
+ * swaps its tools for `tools`, then tells its client the list changed.
+ */
+function retool(
+  mcp: McpServer,
+  entry: LiveServer,
+  tools: readonly GatewayTool[],
+  context: { readonly callUpstream: CallUpstream; readonly logger: Logger },
+): void {
+  try {
+    removeTools(mcp, entry.tools);
+    registerGatewayTools(entry.server, tools, context.callUpstream);
+    entry.tools = tools;
+    mcp.sendToolListChanged();
+  } catch (error) {
+    context.logger.warn('gateway: could not give a connected client the changed tools', { error: String(error) });
+  }
+}
+
 /** Connects the upstreams and starts offering their tools under the config's policy. */
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? consoleLogger;
@@ -98,14 +132,16 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     return { tools, composed: composeGateway({ config, tools, callUpstream, scopeDescriptions, logger }) };
   };
   let current = await offer();
-  const live = new Set<McpServer>();
+  // Servers still connected, with the tools registered on them: told, and given the new tools, when they change.
+  const live = new Map<McpServer, LiveServer>();
 
-  // Servers still connected, to be told when the tools change.
   const createServer = (): McpServer => {
     const { tools, composed } = current;
-    const mcp = new McpServer({ name, version: VERSION });
-    registerGatewayTools(extendServer(mcp, composed, { store, logger }), tools, callUpstream);
-    live.add(mcp);
+    // The removals and registrations of one change of tools reach the client as one notification.
+    const mcp = new McpServer({ name, version: VERSION }, { debouncedNotificationMethods: [TOOLS_CHANGED] });
+    const server = extendServer(mcp, composed, { store, logger });
+    registerGatewayTools(server, tools, callUpstream);
+    live.set(mcp, { server, tools });
     mcp.server.onclose = () => live.delete(mcp);
     return mcp;
   };
@@ -114,7 +150,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     offer().then(
       (next) => {
         current = next;
-        for (const server of live) server.sendToolListChanged();
+        for (const [mcp, entry] of live) retool(mcp, entry, next.tools, { callUpstream, logger });
       },
       (error: unknown) => {
         logger.warn('gateway: could not take up the changed tools of an upstream', { error });
