@@ -9,6 +9,9 @@ export default defineConfig({
     'src/transfer-server.ts',
     'src/sessions-main.ts',
     'src/sessions-server.ts',
+    'src/gateway-main.ts',
+    'src/gateway-server.ts',
+    'src/gateway-upstream.ts',
   ],
   format: ['esm'],
   // A private app: nothing imports its types.

@@ -14,6 +14,8 @@ import { benchDataReferences } from './data-references.js';
 import { benchEvents, eventsBenchCases, renderEvents } from './events.js';
 import { runFullStack } from './full-stack.js';
 import { renderFullStack } from './full-stack-report.js';
+import { gatewayBenchOptions, runGateway } from './gateway.js';
+import { renderGateway } from './gateway-report.js';
 import type { BenchSection } from './markdown.js';
 import type { RunOptions } from './measure.js';
 import { runMiddleware } from './middleware.js';
@@ -143,6 +145,7 @@ async function main(): Promise<void> {
       progress,
     );
     sections.push(renderEvents(eventRows, redis));
+    sections.push(renderGateway(await runGateway(gatewayBenchOptions(options, quick, HTTP_CONCURRENCY, progress))));
     const report = renderReport({
       environment: environment(),
       roundTrips,

@@ -245,8 +245,8 @@ ${targetsSection(report)}
 Everything runs on one machine, in one run. Sections 1 to 3 and the
 in-process rows of the full-stack section run in one Node process with no
 network; the other rows use real sockets on 127.0.0.1 (the full-stack HTTP
-server and the two transfer servers in child processes, the multimodal
-server in this process). Each latency case repeats one operation, awaited, for a fixed time
+server, the two transfer servers, the gateways and their upstream in child
+processes, the multimodal server in this process). Each latency case repeats one operation, awaited, for a fixed time
 after a warm-up, and starts after a full garbage collection so that no case
 pays for another's allocations. **median** is the typical latency of one
 operation; **p99**

@@ -3,9 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { composeServer } from './compose.js';
 import type { ServerAttachment, ServerExtension } from './extension.js';
+import { defineLocal } from './kit/locals.js';
 import { silentLogger } from './logger.js';
 import { MemoryStore } from './memory-store.js';
 import { extendServer } from './sdk-v2/index.js';
+
+const marked = defineLocal<string>('test/marked');
 
 /** An extension that keeps what `attach` hands it, and records the calls its middleware sees. */
 function resumer(seen: string[]): { extension: ServerExtension; attached: () => ServerAttachment } {
@@ -20,7 +23,7 @@ function resumer(seen: string[]): { extension: ServerExtension; attached: () => 
       attachment = host;
     },
     middleware: async (call, ctx, next) => {
-      seen.push(`${call.name}:${ctx.principal}:${ctx.era}:${String(ctx.locals.get('marked'))}`);
+      seen.push(`${call.name}:${ctx.principal}:${ctx.era}:${String(marked.get(ctx))}`);
       return next();
     },
   };
@@ -41,7 +44,9 @@ describe('runTool on the attachment (CORE-42)', () => {
       name: 'double',
       arguments: { n: 21 },
       identity: { principal: 'user:ada', source: 'custom' },
-      prepare: (ctx) => ctx.locals.set('marked', 'yes'),
+      prepare: (ctx) => {
+        marked.set(ctx, 'yes');
+      },
     });
     expect(result.content).toEqual([{ type: 'text', text: '42 for user:ada' }]);
     expect(seen).toEqual(['double:user:ada:modern:yes']);
