@@ -54,8 +54,9 @@ function methodTable(halves: readonly ServerExtension[]): ComposedMethod[] {
     for (const [verb, handler] of Object.entries(half.methods ?? {})) {
       for (const id of half.ids) add({ method: `${id}/${verb}`, extension: half.name, id, handler });
     }
+    const [id] = half.ids;
     for (const [method, handler] of Object.entries(half.namedMethods ?? {})) {
-      add({ method, extension: half.name, id: half.ids[0]!, handler, named: true });
+      if (id !== undefined) add({ method, extension: half.name, id, handler, named: true });
     }
   }
   return methods;
