@@ -9,6 +9,7 @@
 import { consoleLogger, type ComposedServer, type ExtendedServer, type Logger, type Store } from '@ext/core';
 import { createHttpHandler, extendServer, type DualEraHttpHandler } from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
+import { checkConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { composeGateway } from './compose.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
@@ -111,8 +112,9 @@ function retool(
   }
 }
 
-/** Connects the upstreams and starts offering their tools under the config's policy. */
+/** Checks the config (GW-1), connects the upstreams and starts offering their tools under the config's policy. */
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  checkConfig(config);
   const logger = options.logger ?? consoleLogger;
   const manifests = options.manifests ?? [];
   const name = config.name ?? DEFAULT_NAME;

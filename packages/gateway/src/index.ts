@@ -7,7 +7,7 @@
 export { createGateway } from './gateway.js';
 export type { Gateway, GatewayOptions } from './gateway.js';
 export type { GatewayTool } from './gateway-tool.js';
-export { parseConfig, loadConfig } from './config/load.js';
+export { checkConfig, parseConfig, loadConfig } from './config/load.js';
 export type { LoadedConfig, ParseConfigOptions } from './config/load.js';
 export { GatewayConfigError } from './config/errors.js';
 export { gatewayJsonSchema } from './config/json-schema.js';

@@ -58,6 +58,17 @@ function parseDocumentConfig(document: ParsedDocument, place: ErrorPlace): Gatew
 }
 
 /**
+ * Checks a config built in code (not read from a file) as `parseConfig`
+ * checks a file's; `createGateway` runs it, so no config skips the checks.
+ * Throws a `GatewayConfigError` naming the first field at fault.
+ */
+export function checkConfig(value: unknown): GatewayConfig {
+  const fault = configFault(value);
+  if (fault !== undefined) throw configError(fault, {});
+  return value as GatewayConfig;
+}
+
+/**
  * `text` as a gateway config, checked against the schema and for what the
  * schema cannot say (intent patterns, compensation expressions). Throws a
  * `GatewayConfigError` naming the first field at fault (and its line).
