@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import semver from 'semver';
-import { childEnv, run } from './run.js';
+import { TimedOut, childEnv, run } from './run.js';
 
 export interface ProjectManifest {
   readonly dependencies: Readonly<Record<string, string>>;
@@ -15,9 +15,15 @@ export function writeProject(dir: string, name: string, manifest: ProjectManifes
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(contents, null, 2)}\n`);
 }
 
+/** One install attempt may take this long before it is killed and tried again. */
+const INSTALL_ATTEMPT_MS = 240_000;
+const INSTALL_ATTEMPTS = 2;
+
 /**
  * `npm install` in `dir` with plain npm: no workspace, no lockfile, no
  * install scripts of dependencies unless `scripts` (none of ours has any).
+ * An attempt that stalls (a registry that stops answering mid-download) is
+ * killed and tried once more; a failing install is not retried.
  */
 export async function npmInstall(
   dir: string,
@@ -31,7 +37,14 @@ export async function npmInstall(
     ...(options.scripts === true ? [] : ['--ignore-scripts']),
     ...extraArgs,
   ];
-  await run('npm', args, { cwd: dir, env: childEnv(), timeoutMs: 600_000 });
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await run('npm', args, { cwd: dir, env: childEnv(), timeoutMs: INSTALL_ATTEMPT_MS });
+      return;
+    } catch (error) {
+      if (attempt >= INSTALL_ATTEMPTS || !(error instanceof TimedOut)) throw error;
+    }
+  }
 }
 
 /** Parses `npm view <name>@<range> version --json`: one string for one match, an array for several. */

@@ -47,8 +47,19 @@ export function childEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.P
     npm_config_fund: 'false',
     npm_config_audit: 'false',
     npm_config_loglevel: 'error',
+    // A stalled registry request is dropped after 30 s and retried (npm's own
+    // default waits five minutes on one stalled socket before retrying).
+    npm_config_fetch_timeout: '30000',
+    npm_config_fetch_retries: '5',
+    npm_config_fetch_retry_mintimeout: '2000',
+    npm_config_fetch_retry_maxtimeout: '20000',
     ...extra,
   };
+}
+
+/** The rejection of `run` when the command outlived its `timeoutMs` and was killed. */
+export class TimedOut extends Error {
+  override readonly name = 'TimedOut';
 }
 
 /** Runs a command to completion and collects its output. Rejects with the output on failure. */
@@ -67,7 +78,9 @@ export function run(command: string, args: readonly string[], options: RunOption
     // A child that exits before reading its input closes the pipe; its exit code tells what happened.
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
+    let timedOut = false;
     const timer = setTimeout(() => {
+      timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
     child.on('error', (error) => {
@@ -89,11 +102,8 @@ export function run(command: string, args: readonly string[], options: RunOption
         signal === null
           ? `exited with ${String(code)}`
           : `was killed (${signal}${signal === 'SIGKILL' ? `, timeout ${timeoutMs} ms` : ''})`;
-      reject(
-        new Error(
-          `\`${command} ${args.join(' ')}\` in ${options.cwd} ${how}\n--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`,
-        ),
-      );
+      const message = `\`${command} ${args.join(' ')}\` in ${options.cwd} ${how}\n--- stdout\n${tail(result.stdout)}\n--- stderr\n${tail(result.stderr)}`;
+      reject(timedOut ? new TimedOut(message) : new Error(message));
     });
   });
 }
