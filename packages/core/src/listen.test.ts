@@ -271,6 +271,35 @@ describe('nodeListener (SERVE-3, SERVE-4)', () => {
     await cancelSeen;
   });
 
+  it('writes a JSON answer whole with its Content-Length, and streams an event stream in chunks (SERVE-5)', async () => {
+    const url = await serveNode(
+      nodeListener({
+        fetch: (request) =>
+          Promise.resolve(
+            new URL(request.url).pathname === '/json'
+              ? Response.json({ jsonrpc: '2.0', id: 1, result: { text: 'é'.repeat(3) } })
+              : new Response('data: {}\n\n', { headers: { 'content-type': 'text/event-stream' } }),
+          ),
+      }),
+    );
+    const fetched = async (path: string) => {
+      const req = httpRequest(url, { method: 'POST', path });
+      req.end();
+      const [response] = (await once(req, 'response')) as [IncomingMessage];
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      return { headers: response.headers, body: Buffer.concat(chunks) };
+    };
+    const json = await fetched('/json');
+    expect(json.headers['content-length']).toBe(String(json.body.byteLength));
+    expect(json.headers['transfer-encoding']).toBeUndefined();
+    expect(JSON.parse(json.body.toString('utf8'))).toEqual({ jsonrpc: '2.0', id: 1, result: { text: 'ééé' } });
+    const events = await fetched('/events');
+    expect(events.headers['transfer-encoding']).toBe('chunked');
+    expect(events.headers['content-length']).toBeUndefined();
+    expect(events.body.toString('utf8')).toBe('data: {}\n\n');
+  });
+
   it('refuses a method fetch cannot carry with 405, a target that is no URL with 400, a handler failure with 500', async () => {
     const failing = await serveNode(
       nodeListener(

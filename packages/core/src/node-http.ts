@@ -151,26 +151,52 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/**
- * fetch `Response` -> Node response, streamed chunk by chunk so Server-Sent
- * Events reach the client as they are produced, waiting whenever the
- * client reads slower than the handler writes; stops reading when the
- * client disconnects.
- */
-export async function writeFetchResponse(response: Response, res: ServerResponse): Promise<void> {
+/** The response's headers as Node takes them, `set-cookie` kept as a list. */
+function nodeHeaders(response: Response): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers['set-cookie'] = cookies;
-  res.writeHead(response.status, headers);
+  return headers;
+}
+
+/** A JSON answer: produced whole, so it is sent whole. */
+function isJson(response: Response): boolean {
+  const type = response.headers.get('content-type');
+  return type !== null && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
+}
+
+/**
+ * fetch `Response` -> Node response. A JSON answer (every JSON-RPC response
+ * that is not a stream) is read whole and written with its length in one
+ * write, headers included. Anything else is streamed chunk by chunk so
+ * Server-Sent Events reach the client as they are produced, waiting
+ * whenever the client reads slower than the handler writes, and stops
+ * reading when the client disconnects.
+ */
+export async function writeFetchResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers = nodeHeaders(response);
   if (response.body === null) {
+    res.writeHead(response.status, headers);
     res.end();
     return;
   }
+  if (isJson(response)) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    headers['content-length'] = String(bytes.byteLength);
+    res.writeHead(response.status, headers);
+    res.end(bytes);
+    return;
+  }
+  res.writeHead(response.status, headers);
   res.flushHeaders();
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  await streamBody(response.body as ReadableStream<Uint8Array>, res);
+}
+
+async function streamBody(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
+  const reader = body.getReader();
   const onClose = (): void => {
     reader.cancel().catch((error: unknown) => {
       consoleLogger.debug?.('response stream cancel failed', { error: String(error) });

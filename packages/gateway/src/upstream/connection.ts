@@ -70,6 +70,12 @@ function wait(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/** Closes the session's client, then lets go of its transport's sockets. Never rejects. */
+async function closeSession(session: Session): Promise<void> {
+  await session.client.close().catch(() => undefined);
+  session.link.dispose();
+}
+
 class Connection implements UpstreamConnection {
   readonly name: string;
   readonly #upstream: Upstream;
@@ -114,7 +120,7 @@ class Connection implements UpstreamConnection {
       return session;
     } catch (error) {
       session.released = true;
-      await client.close().catch(() => undefined);
+      await closeSession(session);
       const tail = link.stderrTail();
       throw withDetails(classifyFault(error, this.#context('connect')).error, tail === '' ? {} : { stderr: tail });
     }
@@ -137,7 +143,7 @@ class Connection implements UpstreamConnection {
   #discard(session: Session): void {
     session.released = true;
     if (this.#live === session) this.#live = undefined;
-    session.client.close().catch(() => undefined);
+    void closeSession(session);
   }
 
   /** The live session, or a new one (at most one connect at a time; none while a failed one's wait runs). */
@@ -308,7 +314,7 @@ class Connection implements UpstreamConnection {
   async #release(session: Session): Promise<void> {
     session.released = true;
     await Promise.race([session.link.terminate(), wait(TERMINATE_WAIT_MS)]);
-    await session.client.close().catch(() => undefined);
+    await closeSession(session);
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,7 @@ import {
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { keepAliveFetch } from './node-fetch.js';
 import type { HttpUpstream, StdioUpstream, Upstream } from '../config/schema.js';
 
 /** How long an upstream may take to answer, when its config does not say. */
@@ -84,6 +85,8 @@ export interface UpstreamTransport {
   stderrTail(): string;
   /** Ends the session politely where the transport has one (HTTP `DELETE`). */
   terminate(): Promise<void>;
+  /** Lets go of what the transport holds once its client is closed (HTTP: the keep-alive sockets). */
+  dispose(): void;
 }
 
 function stdioTransport(name: string, upstream: StdioUpstream, logger: Logger): UpstreamTransport {
@@ -101,17 +104,22 @@ function stdioTransport(name: string, upstream: StdioUpstream, logger: Logger): 
     tail = (tail + text).slice(-STDERR_TAIL_CHARS);
     for (const line of text.split('\n')) if (line.trim() !== '') logger.debug?.(`upstream ${name}: ${line}`);
   });
-  return { transport, stderrTail: () => tail.trim(), terminate: () => Promise.resolve() };
+  return { transport, stderrTail: () => tail.trim(), terminate: () => Promise.resolve(), dispose: () => undefined };
 }
 
 function httpTransport(upstream: HttpUpstream): UpstreamTransport {
+  const sockets = keepAliveFetch();
   const transport = new StreamableHTTPClientTransport(new URL(upstream.url), {
     requestInit: { headers: { ...upstream.headers } },
+    fetch: sockets.fetch,
   });
   return {
     transport,
     stderrTail: () => '',
     terminate: () => transport.terminateSession().catch(() => undefined),
+    dispose: () => {
+      sockets.close();
+    },
   };
 }
 
