@@ -1,10 +1,14 @@
-/** Who calls the gateway over HTTP: an API key from the config (bearer or `x-api-key`), or one shared caller. */
-import { ConfigurationError } from '@ext/core';
+/**
+ * Who calls the gateway over HTTP: an API key from the config (bearer or
+ * `x-api-key`) naming a principal and the scopes it grants, or one shared
+ * caller.
+ */
+import { ConfigurationError, type IdentifyResult } from '@ext/core';
 import type { GatewayConfig } from './config/schema.js';
 
 /** The part of `createHttpHandler`'s options that says how callers are identified. */
 export type CallerIdentification =
-  { readonly identify: (request: Request) => string | undefined } | { readonly anonymous: 'shared' };
+  { readonly identify: (request: Request) => IdentifyResult } | { readonly anonymous: 'shared' };
 
 function presentedKey(request: Request): string | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '');
@@ -12,7 +16,12 @@ function presentedKey(request: Request): string | undefined {
 }
 
 export function callerIdentification(identity: GatewayConfig['identity']): CallerIdentification {
-  const keys = new Map(Object.entries(identity?.apiKeys ?? {}));
+  const keys = new Map<string, IdentifyResult>(
+    Object.entries(identity?.apiKeys ?? {}).map(([key, caller]) => [
+      key,
+      typeof caller === 'string' ? caller : { principal: caller.principal, scopes: caller.scopes ?? [] },
+    ]),
+  );
   if (keys.size > 0) return { identify: (request) => keys.get(presentedKey(request) ?? '') };
   if (identity?.anonymous === true) return { anonymous: 'shared' };
   throw new ConfigurationError(

@@ -147,6 +147,20 @@ const CASES: readonly Case[] = [
   { row: 'identity', path: ['identity'], value: 'open' },
   { row: 'identity.apiKeys', path: ['identity', 'apiKeys', 'short'], value: 'bob', says: 'at least 16 characters' },
   { row: 'identity.apiKeys', path: ['identity', 'apiKeys', 'key-0123456789abcdef'], value: '' },
+  {
+    row: 'identity.apiKeys',
+    path: ['identity', 'apiKeys', 'key-0123456789abcdef'],
+    value: { principal: 'ada', scopes: ['files write'] },
+    field: ['identity', 'apiKeys', 'key-0123456789abcdef', 'scopes', 0],
+    says: 'a scope',
+  },
+  {
+    row: 'identity.apiKeys',
+    path: ['identity', 'apiKeys', 'key-0123456789abcdef'],
+    value: { principal: 'ada', role: 'admin' },
+    field: ['identity', 'apiKeys', 'key-0123456789abcdef', 'role'],
+    says: 'is not a known field (known: principal, scopes)',
+  },
   { row: 'identity.anonymous', path: ['identity', 'anonymous'], value: 1 },
   { row: '', path: ['upstream'], value: {}, says: 'is not a known field (known: $schema, name, upstreams' },
 ];

@@ -275,12 +275,31 @@ export const ListenSchema = Type.Object(
   { additionalProperties: false, description: 'Serve Streamable HTTP (the CLI serves stdio with `--stdio`).' },
 );
 
+/** Who an API key identifies: a principal, or a principal and the scopes the key grants. */
+export const ApiKeyCallerSchema = Type.Union(
+  [
+    Type.String({ minLength: 1, description: 'The principal.' }),
+    Type.Object(
+      {
+        principal: Type.String({ minLength: 1, description: 'The principal.' }),
+        scopes: Type.Optional(
+          Type.Array(Type.String({ pattern: SCOPE_PATTERN }), {
+            description: 'Scopes the key grants, as an OAuth token would: the `scopes` a policy requires.',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'A principal, or `{ principal, scopes }`.' },
+);
+
 export const IdentitySchema = Type.Object(
   {
     apiKeys: Type.Optional(
-      Type.Record(Type.String({ pattern: API_KEY_PATTERN }), Type.String({ minLength: 1 }), {
+      Type.Record(Type.String({ pattern: API_KEY_PATTERN }), ApiKeyCallerSchema, {
         additionalProperties: false,
-        description: 'Bearer API keys and the principal each one identifies.',
+        description: 'Bearer API keys and the caller each one identifies.',
       }),
     ),
     anonymous: Type.Optional(
