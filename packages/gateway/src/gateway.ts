@@ -11,7 +11,7 @@ import { createHttpHandler, extendServer, type DualEraHttpHandler } from '@ext/c
 import { McpServer } from '@modelcontextprotocol/server';
 import { checkConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
-import { composeGateway } from './compose.js';
+import { composeGateway, scopeDeclarations } from './compose.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
 import { callerIdentification } from './identity.js';
 import { declaredScopes, type ManifestPolicy } from './policy/manifest.js';
@@ -80,10 +80,15 @@ function gatewayTools(
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 
-/** A connected server and the gateway tools registered on it. */
+/** A connected server, the gateway tools registered on it, and the scopes its composition declares. */
 interface LiveServer {
   readonly server: ExtendedServer;
   tools: readonly GatewayTool[];
+  readonly scopes: ReadonlySet<string>;
+}
+
+function declaredScopeNames(tools: readonly GatewayTool[]): ReadonlySet<string> {
+  return new Set(scopeDeclarations(tools).map((scope) => scope.name));
 }
 
 /** Removes tools registered on `mcp` (the SDK keeps the handles that remove them private). */
@@ -94,22 +99,37 @@ function removeTools(mcp: McpServer, tools: readonly GatewayTool[]): void {
 
 /**
  * A server that outlives a change of tools (a 2025-era session, stdio)
- * swaps its tools for `tools`, then tells its client the list changed.
+ * swaps its tools for `tools`, then tells its client the list changed. A
+ * tool needing a scope the server's composition was built without is
+ * withheld: that composition could not check it (GW-19). Returns the names
+ * withheld.
  */
 function retool(
   mcp: McpServer,
   entry: LiveServer,
   tools: readonly GatewayTool[],
   context: { readonly callUpstream: CallUpstream; readonly logger: Logger },
-): void {
+): string[] {
+  const usable = tools.filter((tool) => tool.policy.scopes.every((scope) => entry.scopes.has(scope)));
   try {
     removeTools(mcp, entry.tools);
-    registerGatewayTools(entry.server, tools, context.callUpstream);
-    entry.tools = tools;
+    registerGatewayTools(entry.server, usable, context.callUpstream);
+    entry.tools = usable;
     mcp.sendToolListChanged();
   } catch (error) {
     context.logger.warn('gateway: could not give a connected client the changed tools', { error: String(error) });
   }
+  return tools.filter((tool) => !usable.includes(tool)).map((tool) => tool.name);
+}
+
+/** Logs, once per change, the tools connected sessions were not given, and why. */
+function reportWithheld(withheld: readonly string[][], logger: Logger): void {
+  const sessions = withheld.filter((names) => names.length > 0);
+  if (sessions.length === 0) return;
+  const names = [...new Set(sessions.flat())].sort();
+  logger.warn(
+    `gateway: ${String(sessions.length)} connected session(s) were not given ${names.join(', ')}: the tools need scopes those sessions were set up without; a new session gets them`,
+  );
 }
 
 /** Checks the config (GW-1), connects the upstreams and starts offering their tools under the config's policy. */
@@ -143,16 +163,20 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     const mcp = new McpServer({ name, version: VERSION }, { debouncedNotificationMethods: [TOOLS_CHANGED] });
     const server = extendServer(mcp, composed, { store, logger });
     registerGatewayTools(server, tools, callUpstream);
-    live.set(mcp, { server, tools });
+    live.set(mcp, { server, tools, scopes: declaredScopeNames(tools) });
     mcp.server.onclose = () => live.delete(mcp);
     return mcp;
   };
 
+  // Built on first use: a gateway served over stdio needs no way to identify HTTP callers.
+  let handler: DualEraHttpHandler | undefined;
   pool.onToolsChanged(() => {
     offer().then(
       (next) => {
         current = next;
-        for (const [mcp, entry] of live) retool(mcp, entry, next.tools, { callUpstream, logger });
+        const withheld = [...live].map(([mcp, entry]) => retool(mcp, entry, next.tools, { callUpstream, logger }));
+        reportWithheld(withheld, logger);
+        handler?.toolsChanged();
       },
       (error: unknown) => {
         logger.warn('gateway: could not take up the changed tools of an upstream', { error });
@@ -160,8 +184,6 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     );
   });
 
-  // Built on first use: a gateway served over stdio needs no way to identify HTTP callers.
-  let handler: DualEraHttpHandler | undefined;
   return {
     get tools() {
       return current.tools;

@@ -6,6 +6,7 @@
 import { CONFIRMATION_ID } from '@ext/confirmation';
 import { COST_ID } from '@ext/cost';
 import { IDEMPOTENCY_ID } from '@ext/idempotency';
+import { PERMISSIONS_ID } from '@ext/permissions';
 import type { ResolvedCost, ResolvedToolPolicy } from './policy/resolve.js';
 
 function confirmationMeta(policy: ResolvedToolPolicy): Record<string, unknown> {
@@ -47,6 +48,8 @@ export function policyToolMeta(policy: ResolvedToolPolicy): Record<string, unkno
     [CONFIRMATION_ID]: confirmationMeta(policy),
     ...(policy.cost === undefined ? {} : { [COST_ID]: costMeta(policy.cost) }),
     [IDEMPOTENCY_ID]: { idempotent_capable: policy.idempotent },
+    // Named on the tool itself, so a server composed before the tool existed checks them too (GW-19).
+    ...(policy.scopes.length === 0 ? {} : { [PERMISSIONS_ID]: { required_scopes: [...policy.scopes] } }),
   };
 }
 

@@ -62,6 +62,12 @@ export interface HttpRequestOptions {
 /** A fetch-shaped MCP endpoint serving both protocol eras. */
 export interface DualEraHttpHandler {
   fetch(request: Request, options?: HttpRequestOptions): Promise<Response>;
+  /**
+   * Tells the 2026-07-28 clients listening for it (`subscriptions/listen`)
+   * that the tool list changed. A 2025-era session is told by its own server
+   * (`McpServer.sendToolListChanged`), which outlives the request.
+   */
+  toolsChanged(): void;
   /** Closes every open legacy session and the modern handler. */
   close(): Promise<void>;
 }
@@ -198,6 +204,9 @@ export function createHttpHandler(
       // Empty or not JSON: the SDK answers that, from a copy of the bytes.
       if ('text' in read) return route(new Request(request, { body: read.text }), caller, undefined);
       return route(request, caller, read.parsed);
+    },
+    toolsChanged() {
+      modern.notify.toolsChanged();
     },
     async close() {
       await legacy.close();

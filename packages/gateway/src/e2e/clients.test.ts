@@ -189,7 +189,7 @@ describe('clients of one gateway in front of server-memory', () => {
 });
 
 /** A gateway in front of an SDK v2 server spoken to on 2026-07-28 and an SDK v1 server. */
-async function httpUpstreamsGateway() {
+async function httpUpstreamsGateway(policy: Record<string, unknown> = {}) {
   const modern = await serveV2();
   closeAfter(() => modern.close());
   const legacy = await serveV1();
@@ -199,6 +199,7 @@ async function httpUpstreamsGateway() {
       modern: { url: modern.url, protocol: '2026-07-28', timeoutMs: 5000 },
       legacy: { url: legacy.url },
     },
+    policy,
     identity: { anonymous: true },
     store: 'memory',
   });
@@ -246,6 +247,68 @@ describe('HTTP upstreams behind the gateway', () => {
     expect(await watch.changed).toContain('modern__later');
     const called = await sdk.callTool({ name: 'modern__later', arguments: {} });
     expect(textOf(called)).toBe('added later');
+  });
+
+  it('a tool added upstream reaches a 2026-07-28 client listening for changes (subscriptions/listen)', async () => {
+    const { modern, served } = await httpUpstreamsGateway();
+    const watch = watchToolList();
+    const sdk = new Client(
+      { name: 'watcher', version: '0.0.0' },
+      { ...eraOptions('modern'), listChanged: watch.listChanged },
+    );
+    await sdk.connect(new StreamableHTTPClientTransport(served.url));
+    closeAfter(() => sdk.close());
+    expect(names((await sdk.listTools()).tools)).not.toContain('modern__later');
+    await modern.whenListens(1);
+    await served.listenOpen;
+
+    modern.addTool('later');
+    expect(await watch.changed).toContain('modern__later');
+    expect(textOf(await sdk.callTool({ name: 'modern__later', arguments: {} }))).toBe('added later');
+  });
+
+  it('a session set up without the scope a new tool needs is not given it; a new session gets it, checked (GW-19)', async () => {
+    const { modern, served } = await httpUpstreamsGateway({ '*later': { scopes: ['notes:admin'] } });
+    const watch = watchToolList();
+    const early = new Client(
+      { name: 'early', version: '0.0.0' },
+      { ...eraOptions('legacy'), listChanged: watch.listChanged },
+    );
+    await early.connect(new StreamableHTTPClientTransport(served.url));
+    closeAfter(() => early.close());
+    await modern.whenListens(1);
+    await served.streamOpen;
+
+    modern.addTool('later');
+    expect(await watch.changed).not.toContain('modern__later');
+    const unknown = await early.callTool({ name: 'modern__later', arguments: {} }).catch((error: unknown) => error);
+    expect(JSON.stringify(unknown, Object.getOwnPropertyNames(unknown))).toMatch(/not found|unknown tool/i);
+
+    const { client } = await connectClient(served.url, { era: 'legacy', extensions: [errorsClient()] });
+    expect((await client.listTools()).map((tool) => tool.name)).toContain('modern__later');
+    expect(errorOf(await client.callTool('modern__later', {}))).toMatchObject({ code: 'SCOPE_INSUFFICIENT' });
+  });
+
+  it('a session whose composition declares the scope gets the new tool, with the scope checked (GW-19)', async () => {
+    const { modern, served } = await httpUpstreamsGateway({
+      '*echo': { scopes: ['notes:write'] },
+      '*later': { scopes: ['notes:write'] },
+    });
+    const watch = watchToolList();
+    const sdk = new Client(
+      { name: 'early', version: '0.0.0' },
+      { ...eraOptions('legacy'), listChanged: watch.listChanged },
+    );
+    await sdk.connect(new StreamableHTTPClientTransport(served.url));
+    closeAfter(() => sdk.close());
+    await modern.whenListens(1);
+    await served.streamOpen;
+
+    modern.addTool('later');
+    expect(await watch.changed).toContain('modern__later');
+    const refused = await sdk.callTool({ name: 'modern__later', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/notes:write/);
   });
 
   it('an upstream that stops answering gives a transient error with retry_after_seconds', async () => {

@@ -86,6 +86,8 @@ export interface ServedGateway {
   readonly url: URL;
   /** Resolves once a 2025-era client's stream for server messages (its `GET`) is open. */
   readonly streamOpen: Promise<void>;
+  /** Resolves once a 2026-07-28 client's `subscriptions/listen` stream is open. */
+  readonly listenOpen: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -102,10 +104,15 @@ export async function serveGateway(config: GatewayConfig, options: ServeOptions 
   const streamOpen = new Promise<void>((resolve) => {
     opened = resolve;
   });
+  let listened: () => void = () => undefined;
+  const listenOpen = new Promise<void>((resolve) => {
+    listened = resolve;
+  });
   const handler = {
     async fetch(request: Request, options?: Parameters<Gateway['http']['fetch']>[1]): Promise<Response> {
       const response = await gateway.http.fetch(request, options);
       if (request.method === 'GET' && response.ok) opened();
+      if (request.headers.get('mcp-method') === 'subscriptions/listen' && response.ok) listened();
       return response;
     },
     close: () => gateway.http.close(),
@@ -117,7 +124,7 @@ export async function serveGateway(config: GatewayConfig, options: ServeOptions 
     return closing;
   };
   closeAfter(close);
-  return { gateway, url: new URL(listening.url), streamOpen, close };
+  return { gateway, url: new URL(listening.url), streamOpen, listenOpen, close };
 }
 
 /** SDK v2 client options that speak `era`. */
