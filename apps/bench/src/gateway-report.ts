@@ -123,8 +123,10 @@ Both gateways keep their state in a SQLite file in a temporary directory.
 Client (this process), upstream and each gateway run in separate processes
 on this machine. A call through a gateway is two MCP calls over HTTP: the
 gateway serves one (its own server, built per request in this era, and the
-pipeline) and makes the other (an SDK client to the upstream), so even with
-no policy it adds more work per call than the direct call takes; the
+pipeline, its JSON answer written in one write) and makes the other (an SDK
+client to the upstream, over keep-alive sockets of Node's \`http\` rather
+than the global fetch), so even with no policy it adds about as much work per
+call as the direct call takes; the
 full policy adds the extensions' work and, per call, six writes to the
 SQLite store (the quota and two rate-limit counters, the idempotency
 budget, claim and record). At ${String(high)} in flight the processes of a path

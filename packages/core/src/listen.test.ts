@@ -271,15 +271,16 @@ describe('nodeListener (SERVE-3, SERVE-4)', () => {
     await cancelSeen;
   });
 
-  it('writes a JSON answer whole with its Content-Length, and streams an event stream in chunks (SERVE-5)', async () => {
+  it('writes a JSON answer whole with its Content-Length; a JSON body over 1 MiB and an event stream stream (SERVE-5)', async () => {
+    const answers: Record<string, () => Response> = {
+      '/json': () => Response.json({ jsonrpc: '2.0', id: 1, result: { text: 'é'.repeat(3) } }),
+      '/large': () => Response.json('x'.repeat(2 * 1024 * 1024)),
+      '/events': () => new Response('data: {}\n\n', { headers: { 'content-type': 'text/event-stream' } }),
+    };
     const url = await serveNode(
       nodeListener({
         fetch: (request) =>
-          Promise.resolve(
-            new URL(request.url).pathname === '/json'
-              ? Response.json({ jsonrpc: '2.0', id: 1, result: { text: 'é'.repeat(3) } })
-              : new Response('data: {}\n\n', { headers: { 'content-type': 'text/event-stream' } }),
-          ),
+          Promise.resolve(answers[new URL(request.url).pathname]?.() ?? new Response(null, { status: 404 })),
       }),
     );
     const fetched = async (path: string) => {
@@ -294,6 +295,9 @@ describe('nodeListener (SERVE-3, SERVE-4)', () => {
     expect(json.headers['content-length']).toBe(String(json.body.byteLength));
     expect(json.headers['transfer-encoding']).toBeUndefined();
     expect(JSON.parse(json.body.toString('utf8'))).toEqual({ jsonrpc: '2.0', id: 1, result: { text: 'ééé' } });
+    const large = await fetched('/large');
+    expect(large.headers['transfer-encoding']).toBe('chunked');
+    expect(large.body.byteLength).toBe(2 * 1024 * 1024 + 2);
     const events = await fetched('/events');
     expect(events.headers['transfer-encoding']).toBe('chunked');
     expect(events.headers['content-length']).toBeUndefined();

@@ -162,19 +162,40 @@ function nodeHeaders(response: Response): Record<string, string | string[]> {
   return headers;
 }
 
-/** A JSON answer: produced whole, so it is sent whole. */
+/** A JSON answer (JSON-RPC's, or any `+json` type). */
 function isJson(response: Response): boolean {
   const type = response.headers.get('content-type');
   return type !== null && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
 }
 
+/** A JSON answer up to this size is read whole and sent in one write; a larger one streams. */
+const WHOLE_JSON_BYTES = 1024 * 1024;
+
+interface ReadAhead {
+  readonly chunks: Uint8Array[];
+  /** The body ended within the limit: `chunks` is all of it. */
+  readonly done: boolean;
+}
+
+async function readUpTo(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<ReadAhead> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size <= limit) {
+    const { done, value } = await reader.read();
+    if (done) return { chunks, done: true };
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  return { chunks, done: false };
+}
+
 /**
  * fetch `Response` -> Node response. A JSON answer (every JSON-RPC response
- * that is not a stream) is read whole and written with its length in one
- * write, headers included. Anything else is streamed chunk by chunk so
- * Server-Sent Events reach the client as they are produced, waiting
- * whenever the client reads slower than the handler writes, and stops
- * reading when the client disconnects.
+ * that is not a stream) of up to 1 MiB is read whole and written with its
+ * length in one write, headers included (SERVE-5). Anything else streams
+ * chunk by chunk, so Server-Sent Events reach the client as they are
+ * produced, waiting whenever the client reads slower than the handler
+ * writes, and stops reading when the client disconnects (SERVE-4).
  */
 export async function writeFetchResponse(response: Response, res: ServerResponse): Promise<void> {
   const headers = nodeHeaders(response);
@@ -183,8 +204,11 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
     res.end();
     return;
   }
-  if (isJson(response)) {
-    const bytes = new Uint8Array(await response.arrayBuffer());
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const ahead = isJson(response) ? await readUpTo(reader, WHOLE_JSON_BYTES) : { chunks: [], done: false };
+  if (ahead.done) {
+    reader.releaseLock();
+    const bytes = Buffer.concat(ahead.chunks);
     headers['content-length'] = String(bytes.byteLength);
     res.writeHead(response.status, headers);
     res.end(bytes);
@@ -192,11 +216,14 @@ export async function writeFetchResponse(response: Response, res: ServerResponse
   }
   res.writeHead(response.status, headers);
   res.flushHeaders();
-  await streamBody(response.body as ReadableStream<Uint8Array>, res);
+  await streamBody(reader, ahead.chunks, res);
 }
 
-async function streamBody(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
-  const reader = body.getReader();
+async function streamBody(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  first: readonly Uint8Array[],
+  res: ServerResponse,
+): Promise<void> {
   const onClose = (): void => {
     reader.cancel().catch((error: unknown) => {
       consoleLogger.debug?.('response stream cancel failed', { error: String(error) });
@@ -204,6 +231,7 @@ async function streamBody(body: ReadableStream<Uint8Array>, res: ServerResponse)
   };
   res.once('close', onClose);
   try {
+    for (const chunk of first) if (!res.destroyed && !res.write(chunk)) await drained(res);
     for (;;) {
       const { done, value } = await reader.read();
       if (done || res.destroyed) break;

@@ -7,7 +7,12 @@
  * clients are told (`notifications/tools/list_changed`).
  */
 import { consoleLogger, type ComposedServer, type ExtendedServer, type Logger, type Store } from '@ext/core';
-import { createHttpHandler, extendServer, type DualEraHttpHandler } from '@ext/core/sdk-v2/server';
+import {
+  createHttpHandler,
+  extendServer,
+  type DualEraHttpHandler,
+  type NotifyingHttpHandler,
+} from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { checkConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
@@ -169,7 +174,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   };
 
   // Built on first use: a gateway served over stdio needs no way to identify HTTP callers.
-  let handler: DualEraHttpHandler | undefined;
+  let handler: NotifyingHttpHandler | undefined;
   pool.onToolsChanged(() => {
     offer().then(
       (next) => {

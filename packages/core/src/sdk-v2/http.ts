@@ -62,14 +62,18 @@ export interface HttpRequestOptions {
 /** A fetch-shaped MCP endpoint serving both protocol eras. */
 export interface DualEraHttpHandler {
   fetch(request: Request, options?: HttpRequestOptions): Promise<Response>;
-  /**
-   * Tells the 2026-07-28 clients listening for it (`subscriptions/listen`)
-   * that the tool list changed. A 2025-era session is told by its own server
-   * (`McpServer.sendToolListChanged`), which outlives the request.
-   */
-  toolsChanged(): void;
   /** Closes every open legacy session and the modern handler. */
   close(): Promise<void>;
+}
+
+/** The handler `createHttpHandler` returns: it also tells listening clients of changes. */
+export interface NotifyingHttpHandler extends DualEraHttpHandler {
+  /**
+   * Tells the 2026-07-28 clients listening for it (`subscriptions/listen`)
+   * that the tool list changed (CORE-44). A 2025-era session is told by its
+   * own server (`McpServer.sendToolListChanged`), which outlives the request.
+   */
+  toolsChanged(): void;
 }
 
 /**
@@ -173,7 +177,7 @@ function legacySessions(
 export function createHttpHandler(
   factory: () => Promise<McpServer> | McpServer,
   options: HttpHandlerOptions = {},
-): DualEraHttpHandler {
+): NotifyingHttpHandler {
   const maxBytes = options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES;
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
     throw new RangeError(

@@ -7,7 +7,7 @@ export { extendServer } from './server.js';
 export { extendClient, toWireError } from './client.js';
 export { createHttpHandler } from './http.js';
 export { DEFAULT_MAX_REQUEST_BODY_BYTES } from './http.js';
-export type { DualEraHttpHandler, HttpHandlerOptions, HttpRequestOptions } from './http.js';
+export type { DualEraHttpHandler, HttpHandlerOptions, HttpRequestOptions, NotifyingHttpHandler } from './http.js';
 export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../http-sessions.js';
 export type { SessionLimits } from '../http-sessions.js';
 export { listen } from '../listen.js';

@@ -90,7 +90,7 @@ export function extendServer(
 
 export { createHttpHandler } from './http.js';
 export { DEFAULT_MAX_REQUEST_BODY_BYTES } from './http.js';
-export type { DualEraHttpHandler, HttpHandlerOptions, HttpRequestOptions } from './http.js';
+export type { DualEraHttpHandler, HttpHandlerOptions, HttpRequestOptions, NotifyingHttpHandler } from './http.js';
 export { listen } from '../listen.js';
 export type { ListenOptions, Listening, ServableHandler } from '../listen.js';
 export { nodeListener } from '../node-listener.js';
