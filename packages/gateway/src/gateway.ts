@@ -16,7 +16,7 @@ import {
 import { McpServer } from '@modelcontextprotocol/server';
 import { checkConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
-import { composeGateway, scopeDeclarations } from './compose.js';
+import { composeGateway } from './compose.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
 import { callerIdentification } from './identity.js';
 import { declaredScopes, type ManifestPolicy } from './policy/manifest.js';
@@ -92,8 +92,9 @@ interface LiveServer {
   readonly scopes: ReadonlySet<string>;
 }
 
+/** The scopes a composition for `tools` declares: every scope their policies name. */
 function declaredScopeNames(tools: readonly GatewayTool[]): ReadonlySet<string> {
-  return new Set(scopeDeclarations(tools).map((scope) => scope.name));
+  return new Set(tools.flatMap((tool) => tool.policy.scopes));
 }
 
 /** Removes tools registered on `mcp` (the SDK keeps the handles that remove them private). */

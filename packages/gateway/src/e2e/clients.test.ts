@@ -22,7 +22,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { serveV1, serveV2 } from '../upstream/testing/servers.js';
+import { serveV1, serveV2, type V2Upstream } from '../upstream/testing/servers.js';
 import {
   closeAfter,
   closeAfterEach,
@@ -39,6 +39,7 @@ import {
   textOf,
   v1Client,
   watchToolList,
+  type Era,
   type ServedGateway,
 } from './support.js';
 
@@ -206,6 +207,24 @@ async function httpUpstreamsGateway(policy: Record<string, unknown> = {}) {
   return { modern, legacy, served: await serveGateway(config) };
 }
 
+/**
+ * An SDK v2 client on `era` watching the gateway's tool list, returned once
+ * the gateway listens for the upstream's changes (2026-07-28) and the client
+ * for the gateway's (its `GET` stream, or `subscriptions/listen`).
+ */
+async function watchingClient(
+  { modern, served }: { readonly modern: V2Upstream; readonly served: ServedGateway },
+  era: Era,
+): Promise<{ readonly sdk: Client; readonly changed: Promise<string[]> }> {
+  const watch = watchToolList();
+  const sdk = new Client({ name: 'watcher', version: '0.0.0' }, { ...eraOptions(era), listChanged: watch.listChanged });
+  await sdk.connect(new StreamableHTTPClientTransport(served.url));
+  closeAfter(() => sdk.close());
+  await modern.whenListens(1);
+  await (era === 'legacy' ? served.streamOpen : served.listenOpen);
+  return { sdk, changed: watch.changed };
+}
+
 function names(tools: readonly { name: string }[] | null | undefined): string[] {
   return (tools ?? []).map((tool) => tool.name);
 }
@@ -230,82 +249,49 @@ describe('HTTP upstreams behind the gateway', () => {
   });
 
   it('a tool added upstream reaches a client in a 2025-era session: tools/list_changed, then the new list', async () => {
-    const { modern, served } = await httpUpstreamsGateway();
-    const watch = watchToolList();
-    const sdk = new Client(
-      { name: 'watcher', version: '0.0.0' },
-      { ...eraOptions('legacy'), listChanged: watch.listChanged },
-    );
-    await sdk.connect(new StreamableHTTPClientTransport(served.url));
-    closeAfter(() => sdk.close());
+    const gateway = await httpUpstreamsGateway();
+    const { sdk, changed } = await watchingClient(gateway, 'legacy');
     expect(names((await sdk.listTools()).tools)).not.toContain('modern__later');
-    // The gateway listens for the upstream's changes (2026-07-28), the client for the gateway's.
-    await modern.whenListens(1);
-    await served.streamOpen;
 
-    modern.addTool('later');
-    expect(await watch.changed).toContain('modern__later');
+    gateway.modern.addTool('later');
+    expect(await changed).toContain('modern__later');
     const called = await sdk.callTool({ name: 'modern__later', arguments: {} });
     expect(textOf(called)).toBe('added later');
   });
 
   it('a tool added upstream reaches a 2026-07-28 client listening for changes (subscriptions/listen)', async () => {
-    const { modern, served } = await httpUpstreamsGateway();
-    const watch = watchToolList();
-    const sdk = new Client(
-      { name: 'watcher', version: '0.0.0' },
-      { ...eraOptions('modern'), listChanged: watch.listChanged },
-    );
-    await sdk.connect(new StreamableHTTPClientTransport(served.url));
-    closeAfter(() => sdk.close());
+    const gateway = await httpUpstreamsGateway();
+    const { sdk, changed } = await watchingClient(gateway, 'modern');
     expect(names((await sdk.listTools()).tools)).not.toContain('modern__later');
-    await modern.whenListens(1);
-    await served.listenOpen;
 
-    modern.addTool('later');
-    expect(await watch.changed).toContain('modern__later');
+    gateway.modern.addTool('later');
+    expect(await changed).toContain('modern__later');
     expect(textOf(await sdk.callTool({ name: 'modern__later', arguments: {} }))).toBe('added later');
   });
 
   it('a session set up without the scope a new tool needs is not given it; a new session gets it, checked (GW-19)', async () => {
-    const { modern, served } = await httpUpstreamsGateway({ '*later': { scopes: ['notes:admin'] } });
-    const watch = watchToolList();
-    const early = new Client(
-      { name: 'early', version: '0.0.0' },
-      { ...eraOptions('legacy'), listChanged: watch.listChanged },
-    );
-    await early.connect(new StreamableHTTPClientTransport(served.url));
-    closeAfter(() => early.close());
-    await modern.whenListens(1);
-    await served.streamOpen;
+    const gateway = await httpUpstreamsGateway({ '*later': { scopes: ['notes:admin'] } });
+    const { sdk: early, changed } = await watchingClient(gateway, 'legacy');
 
-    modern.addTool('later');
-    expect(await watch.changed).not.toContain('modern__later');
+    gateway.modern.addTool('later');
+    expect(await changed).not.toContain('modern__later');
     const unknown = await early.callTool({ name: 'modern__later', arguments: {} }).catch((error: unknown) => error);
     expect(JSON.stringify(unknown, Object.getOwnPropertyNames(unknown))).toMatch(/not found|unknown tool/i);
 
-    const { client } = await connectClient(served.url, { era: 'legacy', extensions: [errorsClient()] });
+    const { client } = await connectClient(gateway.served.url, { era: 'legacy', extensions: [errorsClient()] });
     expect((await client.listTools()).map((tool) => tool.name)).toContain('modern__later');
     expect(errorOf(await client.callTool('modern__later', {}))).toMatchObject({ code: 'SCOPE_INSUFFICIENT' });
   });
 
   it('a session whose composition declares the scope gets the new tool, with the scope checked (GW-19)', async () => {
-    const { modern, served } = await httpUpstreamsGateway({
+    const gateway = await httpUpstreamsGateway({
       '*echo': { scopes: ['notes:write'] },
       '*later': { scopes: ['notes:write'] },
     });
-    const watch = watchToolList();
-    const sdk = new Client(
-      { name: 'early', version: '0.0.0' },
-      { ...eraOptions('legacy'), listChanged: watch.listChanged },
-    );
-    await sdk.connect(new StreamableHTTPClientTransport(served.url));
-    closeAfter(() => sdk.close());
-    await modern.whenListens(1);
-    await served.streamOpen;
+    const { sdk, changed } = await watchingClient(gateway, 'legacy');
 
-    modern.addTool('later');
-    expect(await watch.changed).toContain('modern__later');
+    gateway.modern.addTool('later');
+    expect(await changed).toContain('modern__later');
     const refused = await sdk.callTool({ name: 'modern__later', arguments: {} });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/notes:write/);
