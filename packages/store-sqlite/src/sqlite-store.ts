@@ -16,6 +16,7 @@ import type {
 import { Channels } from './channels.js';
 import { DatabaseFile } from './database-file.js';
 import { openDatabase } from './driver.js';
+import { GroupCommit, type Outcome } from './group-commit.js';
 import { resolveOptions, type SqliteStoreOptions } from './options.js';
 import { migrate, prepareStatements, type Statements, type ValueRow } from './schema.js';
 import { describeReason, isPermanentLoss, retryAfterSeconds, sqliteReason } from './sqlite-faults.js';
@@ -72,6 +73,8 @@ export class SqliteStore implements Store {
   #lost: StoreUnavailableReason | undefined;
   #closed = false;
   readonly #sql: Statements;
+  /** The writes waiting for the end of this turn of the event loop, to be committed as one transaction. */
+  readonly #group = new GroupCommit((works) => this.#commitGroup(works));
 
   constructor(options: SqliteStoreOptions) {
     const resolved = resolveOptions(options);
@@ -156,20 +159,57 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Every write. Writability is checked before it starts: a write to a file
-   * made read-only would go through the open handle, and must not be both
-   * applied and reported as failed. Identity is checked after it committed
-   * (that one check also covers a file that went away just before): a write
-   * that landed in a file no longer at the path would vanish at the next
-   * restart, so it is refused, and so is every later one. Only a write that
-   * went through ends an outage, and not the sweep's: deleting rows proves
-   * nothing about a full disk.
+   * Every write but the sweep: queued, and committed with the others issued
+   * in the same turn of the event loop (SQLITE-17). Read-modify-write
+   * operations run inside the group's IMMEDIATE transaction: the write lock
+   * is taken before the read, so another process cannot change the row in
+   * between.
    */
   #write<T>(work: () => T): Promise<T> {
-    return settle(() => this.#writeNow(work));
+    if (this.#closed) return Promise.reject(new Error('SqliteStore is closed'));
+    return this.#group.enqueue(work);
   }
 
-  #writeNow<T>(work: () => T, endsOutage = true): T {
+  /**
+   * One group of writes, as one `BEGIN IMMEDIATE` transaction with a
+   * savepoint per write: a write that throws is rolled back alone. Writability
+   * is checked before the group starts: a write to a file made read-only
+   * would go through the open handle, and must not be both applied and
+   * reported as failed. Identity is checked after it committed (that one
+   * check also covers a file that went away just before): writes that landed
+   * in a file no longer at the path would vanish at the next restart, so they
+   * are refused, and so is every later one. Only a group in which a write went
+   * through ends an outage, and not the sweep: deleting rows proves nothing
+   * about a full disk.
+   */
+  #commitGroup(works: readonly (() => unknown)[]): Outcome[] {
+    // A write alone needs no savepoint: its transaction is rolled back whole when it throws.
+    const [only] = works;
+    if (works.length === 1 && only !== undefined)
+      return [{ ok: true, value: this.#writeNow(() => this.#db.transaction(only).immediate(), true) }];
+    const outcomes = this.#writeNow(
+      () => this.#db.transaction(() => works.map((work) => this.#savepoint(work))).immediate(),
+      false,
+    );
+    const settled = outcomes.map<Outcome>((outcome) =>
+      outcome.ok ? outcome : { ok: false, error: this.#failure(outcome.error) },
+    );
+    // The group committed: a write in it that went through ends an outage, one of its own included.
+    if (outcomes.some((outcome) => outcome.ok)) this.#availability.recovered();
+    return settled;
+  }
+
+  /** `work` in a savepoint of the group's transaction; when SQLite ended that whole transaction, the group fails. */
+  #savepoint(work: () => unknown): Outcome {
+    try {
+      return { ok: true, value: this.#db.transaction(work)() };
+    } catch (error) {
+      if (!this.#db.inTransaction) throw error;
+      return { ok: false, error };
+    }
+  }
+
+  #writeNow<T>(work: () => T, endsOutage: boolean): T {
     this.#assertOpen();
     this.#guard();
     let result: T;
@@ -184,21 +224,17 @@ export class SqliteStore implements Store {
     return result;
   }
 
+  /** A read sees every write issued before it: what is queued is committed first. */
   #readNow<T>(work: () => T): Promise<T> {
     return settle(() => {
       this.#assertOpen();
+      this.#group.flush();
       try {
         return work();
       } catch (error) {
         throw this.#failure(error);
       }
     });
-  }
-
-  // Read-modify-write operations run as IMMEDIATE transactions: the write lock is
-  // taken before the read, so another process cannot change the row in between.
-  #atomic<T>(work: () => T): Promise<T> {
-    return this.#write(() => this.#db.transaction(work).immediate());
   }
 
   #read(key: string): ValueRow | undefined {
@@ -219,7 +255,7 @@ export class SqliteStore implements Store {
   }
 
   setIfAbsent(key: string, value: JsonValue, options?: SetOptions): Promise<boolean> {
-    return this.#atomic(() => {
+    return this.#write(() => {
       const text = canonicalJson(value);
       const expiresAt = expiry(this.#now(), options);
       if (this.#read(key) !== undefined) return false;
@@ -229,7 +265,7 @@ export class SqliteStore implements Store {
   }
 
   compareAndSet(key: string, expected: JsonValue | undefined, next: JsonValue, options?: SetOptions): Promise<boolean> {
-    return this.#atomic(() => {
+    return this.#write(() => {
       // Values are stored canonically, so canonical equality is string equality.
       const wanted = expected === undefined ? undefined : canonicalJson(expected);
       const text = canonicalJson(next);
@@ -242,7 +278,7 @@ export class SqliteStore implements Store {
 
   /** Removes the value and the stream stored under `key`. */
   delete(key: string): Promise<boolean> {
-    return this.#atomic(() => {
+    return this.#write(() => {
       const now = this.#now();
       const existed = this.#sql.get.get(key, now) !== undefined || this.#sql.streamAlive.get(key, now) !== undefined;
       this.#sql.deleteKey.run(key);
@@ -253,7 +289,7 @@ export class SqliteStore implements Store {
   }
 
   increment(key: string, by = 1, options?: SetOptions): Promise<number> {
-    return this.#atomic(() => {
+    return this.#write(() => {
       if (!Number.isSafeInteger(by)) throw new RangeError('increment: by must be a safe integer');
       const expiresAt = expiry(this.#now(), options);
       const row = this.#read(key);
@@ -270,7 +306,7 @@ export class SqliteStore implements Store {
   }
 
   append(stream: string, value: JsonValue, options?: AppendOptions): Promise<string> {
-    return this.#atomic(() => {
+    return this.#write(() => {
       positiveInteger('maxLength', options?.maxLength);
       const text = canonicalJson(value);
       const now = this.#now();
@@ -318,6 +354,7 @@ export class SqliteStore implements Store {
    * it), so the timer also notices a file lost while no one writes.
    */
   sweep(): number {
+    this.#group.flush();
     const now = this.#now();
     return this.#writeNow(
       () =>
@@ -364,8 +401,10 @@ export class SqliteStore implements Store {
     return { ok: true, detail: this.#file === undefined ? 'sqlite in memory' : 'sqlite file in place and writable' };
   }
 
+  /** Commits the writes still queued, then closes the file. */
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    this.#group.flush();
     this.#closed = true;
     if (this.#sweepTimer !== undefined) clearInterval(this.#sweepTimer);
     this.#channels.close();
