@@ -145,7 +145,13 @@ async function undoAll(
   return totals;
 }
 
-/** Reserves the call's charge on each counter in order; a refusal (or a store failure) gives back what was taken, then throws. */
+/**
+ * Reserves the call's charge on every counter at once (a store that commits
+ * writes in groups takes them in one transaction). When one refuses, or the
+ * store fails on one, every charge taken is given back, then the first
+ * failure in the meters' order is thrown: the quota's before the rate
+ * limits', longest window first (COST-8).
+ */
 export async function reserveAll(
   ctx: CallContext,
   meters: readonly Meter[],
@@ -153,22 +159,18 @@ export async function reserveAll(
   nowMs: number,
   tool: string,
 ): Promise<Reservation[]> {
+  const outcomes = await Promise.allSettled(meters.map((meter) => reserve(ctx.store, meter, nowMs)));
   const reservations: Reservation[] = [];
-  for (const meter of meters) {
-    let outcome: ReserveOutcome;
-    try {
-      outcome = await reserve(ctx.store, meter, nowMs);
-    } catch (error) {
-      await undoAll(ctx.store, ctx.logger, reservations, nowMs, tool);
-      throw error;
-    }
-    if (!outcome.admitted) {
-      await undoAll(ctx.store, ctx.logger, reservations, nowMs, tool);
-      throw refusal(meter, outcome.used, tool, meta, nowMs);
-    }
-    reservations.push({ meter, total: outcome.total });
-  }
-  return reservations;
+  let failure: Error | undefined;
+  outcomes.forEach((outcome, index) => {
+    const meter = meters[index] as Meter;
+    if (outcome.status === 'rejected') failure ??= outcome.reason as Error;
+    else if (outcome.value.admitted) reservations.push({ meter, total: outcome.value.total });
+    else failure ??= refusal(meter, outcome.value.used, tool, meta, nowMs);
+  });
+  if (failure === undefined) return reservations;
+  await undoAll(ctx.store, ctx.logger, reservations, nowMs, tool);
+  throw failure;
 }
 
 /** Keeps the charges of a call that ran, adjusted to the units it used; gives back everything for a call that did not. */
