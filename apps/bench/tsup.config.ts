@@ -12,6 +12,7 @@ export default defineConfig({
     'src/gateway-main.ts',
     'src/gateway-server.ts',
     'src/gateway-upstream.ts',
+    'src/gateway-relay.ts',
   ],
   format: ['esm'],
   // A private app: nothing imports its types.

@@ -1,8 +1,9 @@
 /**
- * What the gateway benchmark runs, as data: the upstream's tools, the two
- * gateway configs (no policy, full policy), the caller the full-policy
- * gateway is told about, the client halves of an extension-aware host, and
- * the checks a result must pass before a path is timed. No I/O.
+ * What the gateway benchmark runs, as data: the upstream's tools, the paths
+ * to it and their labels, the two gateway configs (no policy, full policy),
+ * the caller the full-policy gateway is told about, the client halves of an
+ * extension-aware host, and the checks a result must pass before a path is
+ * timed. No I/O.
  */
 import type { ClientExtension, ToolResult } from '@ext/core';
 import { confirmationClient } from '@ext/confirmation/client';
@@ -30,21 +31,35 @@ export const PROVENANCE_SOURCE = 'bench-upstream';
 /** The intent the extension-aware host states with each call: the intent rule reads it and does not match. */
 export const STATED_INTENT = 'store the benchmark note';
 
-/** The three ways the benchmark reaches the upstream's tool. */
-export type GatewayPath = 'direct' | 'plain' | 'policy';
-/** The two gateways, each in a process of its own. */
-export type GatewayMode = Exclude<GatewayPath, 'direct'>;
+/** The era every client and gateway of the benchmark speaks. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
-export const GATEWAY_PATHS: readonly GatewayPath[] = ['direct', 'plain', 'policy'];
+/**
+ * The ways the benchmark reaches the upstream's tool: directly, through the
+ * two gateways, and through two reference relays (see `gateway-relay.ts`).
+ */
+export type GatewayPath = 'direct' | 'plain' | 'policy' | 'relay' | 'sdk-relay';
+/** The two gateways, each in a process of its own. */
+export type GatewayMode = Extract<GatewayPath, 'plain' | 'policy'>;
+/** The two reference relays, each in a process of its own. */
+export type RelayKind = Extract<GatewayPath, 'relay' | 'sdk-relay'>;
+
+export const GATEWAY_PATHS: readonly GatewayPath[] = ['direct', 'plain', 'policy', 'relay', 'sdk-relay'];
 
 export const PATH_LABELS: Readonly<Record<GatewayPath, string>> = {
   direct: '(a) direct to the upstream',
   plain: '(b) through the gateway, no policy',
   policy: '(c) through the gateway, full policy',
+  relay: '(d) raw HTTP relay, no MCP (reference)',
+  'sdk-relay': '(e) bare SDK relay, no extensions (reference)',
 };
 
 export function isGatewayMode(text: string | undefined): text is GatewayMode {
   return text === 'plain' || text === 'policy';
+}
+
+export function isRelayKind(text: string | undefined): text is RelayKind {
+  return text === 'relay' || text === 'sdk-relay';
 }
 
 /** High enough that no run reaches them: the cost layer counts every call and refuses none. */

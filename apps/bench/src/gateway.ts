@@ -1,8 +1,9 @@
 /**
  * The gateway benchmark: one upstream MCP server, a gateway with no policy
- * and one with the full policy, each in a process of its own, and the
- * client in this one; the upstream's `write` tool called over HTTP directly
- * and through each gateway, at each level of calls in flight.
+ * and one with the full policy, a raw HTTP relay and a bare SDK relay for
+ * reference, each in a process of its own, and the client in this one; the
+ * upstream's `write` tool called over HTTP directly and through each
+ * gateway and relay, at each level of calls in flight.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,24 +14,26 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startChild, type ChildServer, type Message } from './child.js';
 import { repeat } from './full-stack-memory.js';
 import type { Pair } from './full-stack-pairs.js';
+import type { RelayReady } from './gateway-relay.js';
 import type { GatewayReady } from './gateway-server.js';
 import {
   checkPolicyApplied,
   checkWritten,
   extensionAwareHalves,
   GATEWAY_PATHS,
+  MODERN_PROTOCOL_VERSION,
   policyCallMeta,
   WRITE_ARGS,
   WRITE_TOOL,
   type GatewayMode,
   type GatewayPath,
+  type RelayKind,
 } from './gateway-setup.js';
 import type { UpstreamReady } from './gateway-upstream.js';
 import { formatDuration, formatRate } from './markdown.js';
 import { measureConcurrent, type Measurement, type RunOptions } from './measure.js';
 
 const CLIENT_INFO = { name: 'bench-client', version: '0.0.0' };
-const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 export interface GatewayRow {
   readonly path: GatewayPath;
@@ -58,7 +61,7 @@ export interface GatewayBenchOptions {
   readonly entries?: URL | undefined;
 }
 
-/** Where `gateway-upstream.js` and `gateway-server.js` are when this module runs as built. */
+/** Where `gateway-upstream.js`, `gateway-server.js` and `gateway-relay.js` are when this module runs as built. */
 const BUILT_ENTRIES = new URL('.', import.meta.url);
 
 /** Rounds and warm-up of a full run and of a quick one (`BENCH_QUICK=1`), on the run's timing. */
@@ -71,41 +74,48 @@ export function gatewayBenchOptions(
   return { run, concurrency, rounds: quick ? 1 : 3, warmupCalls: quick ? 200 : 2_000, progress };
 }
 
-/** The upstream and the two gateways, each in its own process. */
+/** The upstream, the two gateways and the two relays, each in its own process. */
 export interface GatewayProcesses {
   readonly urls: Readonly<Record<GatewayPath, string>>;
   stop(): Promise<void>;
 }
 
-type Server = ChildServer<Message, UpstreamReady | GatewayReady>;
+type Ready = UpstreamReady | GatewayReady | RelayReady;
+type Server = ChildServer<Message, Ready>;
 
 async function startProcess(entries: URL, entry: string, args: readonly string[]): Promise<Server> {
   // A child that cannot start answers `failed`, and `startChild` throws its message.
-  return startChild<Message, UpstreamReady | GatewayReady>(new URL(entry, entries), args);
+  return startChild<Message, Ready>(new URL(entry, entries), args);
 }
 
-/** Starts the upstream, then a gateway of each mode in front of it, state in SQLite files under `dir`. */
+/**
+ * Starts the upstream, then a gateway of each mode (state in SQLite files
+ * under `dir`) and a relay of each kind in front of it.
+ */
 export async function startGatewayProcesses(dir: string, entries: URL = BUILT_ENTRIES): Promise<GatewayProcesses> {
   const started: Server[] = [];
   const stop = async (): Promise<void> => {
-    // Gateways first: each ends its session with the upstream.
+    // Gateways and relays first: each ends its session or connections with the upstream.
     for (const child of [...started].reverse()) await child.stop();
   };
+  const start = async (entry: string, args: readonly string[]): Promise<string> => {
+    const child = await startProcess(entries, entry, args);
+    started.push(child);
+    return child.ready.url;
+  };
   try {
-    const upstream = await startProcess(entries, 'gateway-upstream.js', []);
-    started.push(upstream);
-    const gateway = async (mode: GatewayMode): Promise<Server> => {
-      const child = await startProcess(entries, 'gateway-server.js', [
-        mode,
-        upstream.ready.url,
-        join(dir, `${mode}.db`),
-      ]);
-      started.push(child);
-      return child;
+    const upstream = await start('gateway-upstream.js', []);
+    const gateway = (mode: GatewayMode): Promise<string> =>
+      start('gateway-server.js', [mode, upstream, join(dir, `${mode}.db`)]);
+    const relay = (kind: RelayKind): Promise<string> => start('gateway-relay.js', [kind, upstream]);
+    const urls = {
+      direct: upstream,
+      plain: await gateway('plain'),
+      policy: await gateway('policy'),
+      relay: await relay('relay'),
+      'sdk-relay': await relay('sdk-relay'),
     };
-    const plain = await gateway('plain');
-    const policy = await gateway('policy');
-    return { urls: { direct: upstream.ready.url, plain: plain.ready.url, policy: policy.ready.url }, stop };
+    return { urls, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -130,7 +140,7 @@ function sdkClient(): Client {
   return new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: MODERN_PROTOCOL_VERSION } } });
 }
 
-/** A host that knows no extension, straight to `url` (the upstream, or the gateway with no policy). */
+/** A host that knows no extension, straight to `url` (the upstream, the gateway with no policy, or a relay). */
 async function plainPair(url: string): Promise<Pair> {
   const client = sdkClient();
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -204,7 +214,7 @@ async function measureLevel(
     const measurement = best.get(path);
     if (measurement === undefined) throw new Error('gateway bench: a path was not measured');
     options.progress(
-      `gateway ${path.padEnd(6)} ${String(inFlight).padStart(2)} in flight ${formatRate(measurement.opsPerSec).padStart(7)} calls/s, median ${formatDuration(measurement.medianMs)}`,
+      `gateway ${path.padEnd(9)} ${String(inFlight).padStart(2)} in flight ${formatRate(measurement.opsPerSec).padStart(7)} calls/s, median ${formatDuration(measurement.medianMs)}`,
     );
     return { path, inFlight, measurement };
   });
