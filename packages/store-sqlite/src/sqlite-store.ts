@@ -20,6 +20,7 @@ import { GroupCommit, type Outcome } from './group-commit.js';
 import { resolveOptions, type SqliteStoreOptions } from './options.js';
 import { migrate, prepareStatements, type Statements, type ValueRow } from './schema.js';
 import { describeReason, isPermanentLoss, retryAfterSeconds, sqliteReason } from './sqlite-faults.js';
+import { Transactions } from './transactions.js';
 
 function expiry(now: number, options: SetOptions | undefined): number | null {
   const ttl = options?.ttlMs;
@@ -73,6 +74,7 @@ export class SqliteStore implements Store {
   #lost: StoreUnavailableReason | undefined;
   #closed = false;
   readonly #sql: Statements;
+  readonly #transactions: Transactions;
   /** The writes waiting for the end of this turn of the event loop, to be committed as one transaction. */
   readonly #group = new GroupCommit((works) => this.#commitGroup(works));
 
@@ -98,6 +100,7 @@ export class SqliteStore implements Store {
     }
 
     this.#sql = prepareStatements(this.#db);
+    this.#transactions = new Transactions(this.#db);
     this.#channels = new Channels({
       logger: this.#logger,
       polling: this.#pubsub === 'poll',
@@ -186,9 +189,9 @@ export class SqliteStore implements Store {
     // A write alone needs no savepoint: its transaction is rolled back whole when it throws.
     const [only] = works;
     if (works.length === 1 && only !== undefined)
-      return [{ ok: true, value: this.#writeNow(() => this.#db.transaction(only).immediate(), true) }];
+      return [{ ok: true, value: this.#writeNow(() => this.#transactions.immediate(only), true) }];
     const outcomes = this.#writeNow(
-      () => this.#db.transaction(() => works.map((work) => this.#savepoint(work))).immediate(),
+      () => this.#transactions.immediate(() => works.map((work) => this.#transactions.savepoint(work))),
       false,
     );
     const settled = outcomes.map<Outcome>((outcome) =>
@@ -197,16 +200,6 @@ export class SqliteStore implements Store {
     // The group committed: a write in it that went through ends an outage, one of its own included.
     if (outcomes.some((outcome) => outcome.ok)) this.#availability.recovered();
     return settled;
-  }
-
-  /** `work` in a savepoint of the group's transaction; when SQLite ended that whole transaction, the group fails. */
-  #savepoint(work: () => unknown): Outcome {
-    try {
-      return { ok: true, value: this.#db.transaction(work)() };
-    } catch (error) {
-      if (!this.#db.inTransaction) throw error;
-      return { ok: false, error };
-    }
   }
 
   #writeNow<T>(work: () => T, endsOutage: boolean): T {
