@@ -164,12 +164,12 @@ other (an SDK client to the upstream, over keep-alive sockets of Node's
 \`http\` rather than the global fetch), so even with no policy it adds about
 as much work per call as the direct call takes. (e) is that floor with
 nothing else on it, and (d) the part of it that is only the extra hop: what
-(b) and (c) add beyond (e) is the gateway's own work. The
-full policy adds the extensions' work and, per call, six writes to the
-SQLite store (the quota and two rate-limit counters, reserved together,
-the idempotency budget, claim and record), which commits the writes issued
-in one turn of the event loop as one transaction. At ${String(high)} in flight the processes of a path
-share the machine's cores, so the gateway's work is taken from the
+(b) and (c) add beyond (e) is the gateway's own work. The full policy
+adds the extensions' work and, per call, six writes to the SQLite store
+(the quota and two rate-limit counters, reserved together, the idempotency
+budget, claim and record), which commits the writes issued in one turn of
+the event loop as one transaction. At ${String(high)} in flight the processes of a
+path share the machine's cores, so the gateway's work is taken from the
 upstream's and the client's. Each client checks its first result before it
 is timed (on (c) the idempotency record, the cost and the provenance must
 be there, or the run fails); each path first takes
