@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, StoreUnavailableError, type JsonValue, type Store } from '@ext/core';
 import { GroupCommit, MAX_GROUP, type Outcome } from './group-commit.js';
 import { createSqliteStore, type SqliteStore } from './index.js';
@@ -67,6 +67,16 @@ describe('GroupCommit [SQLITE-17]', () => {
       { status: 'rejected', reason: new Error('the group failed') },
       { status: 'rejected', reason: new Error('the group failed') },
     ]);
+  });
+
+  it('commits even while a test fakes the timers', async () => {
+    vi.useFakeTimers();
+    try {
+      const queue = new GroupCommit(recordingCommit().commit);
+      expect(await queue.enqueue(() => 'written')).toBe('written');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('flush() commits what is queued now, and a longer queue as several groups in order', async () => {

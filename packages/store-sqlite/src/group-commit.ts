@@ -21,6 +21,13 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/**
+ * The real `setImmediate`, taken when this module loads: a test that fakes
+ * timers afterwards (`vi.useFakeTimers()`, sinon) must not leave every write
+ * waiting for a clock it never advances.
+ */
+const atEndOfTurn = globalThis.setImmediate;
+
 /** The most writes one transaction takes: a longer queue is committed as several, in order. */
 export const MAX_GROUP = 256;
 
@@ -39,7 +46,7 @@ export class GroupCommit {
       this.#pending.push({ work, resolve, reject });
       if (this.#scheduled) return;
       this.#scheduled = true;
-      setImmediate(() => {
+      atEndOfTurn(() => {
         this.#scheduled = false;
         this.flush();
       });
