@@ -136,6 +136,7 @@ function checkContext(
     settings,
     connect: (profile = defaultProfile) => connections.get(profile),
     allowEffects: options.allowEffects === true,
+    credentialed: options.target.kind === 'http' && Object.keys(options.target.headers ?? {}).length > 0,
     taskTool: options.taskTool,
     requireEffects() {
       if (options.allowEffects !== true)

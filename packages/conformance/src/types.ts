@@ -41,6 +41,12 @@ export interface CheckContext {
    */
   readonly allowEffects: boolean;
   /**
+   * Whether the kit's requests carry credentials (an HTTP target with
+   * headers): the server may then grant the kit scopes it cannot see, so a
+   * call that needs a scope and runs is not proof of a missing check.
+   */
+  readonly credentialed: boolean;
+  /**
    * A tool the user named as running as a task (`--task-tool`), for the
    * tasks suite; without one it looks for `execution.taskSupport` in `tools/list`.
    */

@@ -4,8 +4,29 @@ import { describe, ensure } from '../assert.js';
 import { sampleArguments, variedArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
 import { ERRORS_ID, readOnlyCall } from './methods.js';
+import { CONFIRMATION_ID } from './confirmation.js';
+import { PERMISSIONS_ID } from './permissions.js';
 
 export const IDEMPOTENCY_ID = 'io.github.mcp-ext/idempotency';
+/**
+ * What stands before `tool`'s key is read: 0 nothing, 1 scopes (the kit's
+ * credentials may or may not grant them), 2 a person's confirmation.
+ */
+function gates(tool: ListedTool): number {
+  const confirmation = tool._meta?.[CONFIRMATION_ID];
+  if (isRecord(confirmation) && confirmation.requires_confirmation === true) return 2;
+  const permissions = tool._meta?.[PERMISSIONS_ID];
+  return isRecord(permissions) && Array.isArray(permissions.required_scopes) && permissions.required_scopes.length > 0
+    ? 1
+    : 0;
+}
+
+/** A refusal by a gate that runs before the key is read (scopes, confirmation), not a verdict on the key. */
+function gateRefusal(structured: Record<string, unknown> | undefined): boolean {
+  return structured?.category === 'auth_required' || structured?.code === 'CONFIRMATION_REQUIRED';
+}
+
+/** The tools that take idempotency keys, with arguments the kit can build; the least gated first. */
 function participating(ctx: CheckContext): { tool: ListedTool; args: Record<string, unknown> }[] {
   const out: { tool: ListedTool; args: Record<string, unknown> }[] = [];
   for (const tool of ctx.server.tools) {
@@ -14,7 +35,7 @@ function participating(ctx: CheckContext): { tool: ListedTool; args: Record<stri
     const args = sampleArguments(tool);
     if (args !== undefined) out.push({ tool, args });
   }
-  return out;
+  return out.sort((a, b) => gates(a.tool) - gates(b.tool));
 }
 
 /** Advertise idempotency, and errors too when the server has it, so refusals arrive structured. */
@@ -84,6 +105,10 @@ export const idempotencySuite: ExtensionSuite = {
         }
         ensure(result.isError === true, `a malformed key was accepted: ${describe(result)}`);
         const structured = structuredError(result);
+        if (gates(candidate.tool) > 0 && gateRefusal(structured))
+          return ctx.skip(
+            `${candidate.tool.name} was refused by a gate before its key was read (${describe(structured?.code)}), and no ungated tool takes keys`,
+          );
         if (structured !== undefined) {
           ensure(structured.category === 'invalid_input', `category is ${describe(structured.category)}`);
           const details = isRecord(structured.details) ? structured.details : {};
