@@ -33,7 +33,7 @@ export const MAX_GROUP = 256;
 
 export class GroupCommit {
   readonly #commit: CommitGroup;
-  #pending: Pending[] = [];
+  readonly #pending: Pending[] = [];
   #scheduled = false;
 
   constructor(commit: CommitGroup) {

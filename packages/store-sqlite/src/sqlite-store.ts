@@ -1,6 +1,6 @@
 /** `SqliteStore`: the `Store` interface on one SQLite file, and its factory. */
 import type Database from 'better-sqlite3';
-import { canonicalJson, StoreAvailability, StoreUnavailableError } from '@ext/core';
+import { canonicalJson, StoreUnavailableError } from '@ext/core';
 import type {
   AppendOptions,
   JsonValue,
@@ -9,17 +9,16 @@ import type {
   SetOptions,
   Store,
   StoreHealth,
-  StoreUnavailableReason,
   StreamEntry,
   Unsubscribe,
 } from '@ext/core';
 import { Channels } from './channels.js';
 import { DatabaseFile } from './database-file.js';
 import { openDatabase } from './driver.js';
+import { FileOutages } from './file-outages.js';
 import { GroupCommit, type Outcome } from './group-commit.js';
 import { resolveOptions, type SqliteStoreOptions } from './options.js';
 import { migrate, prepareStatements, type Statements, type ValueRow } from './schema.js';
-import { describeReason, isPermanentLoss, retryAfterSeconds, sqliteReason } from './sqlite-faults.js';
 import { Transactions } from './transactions.js';
 
 function expiry(now: number, options: SetOptions | undefined): number | null {
@@ -67,11 +66,7 @@ export class SqliteStore implements Store {
   readonly #retentionMs: number;
   readonly #channels: Channels;
   readonly #sweepTimer: NodeJS.Timeout | undefined;
-  /** `undefined` for `':memory:'`: no file to lose. */
-  readonly #file: DatabaseFile | undefined;
-  readonly #availability: StoreAvailability;
-  /** Set once the file this connection writes to is gone: no write can be kept until the store is reopened. */
-  #lost: StoreUnavailableReason | undefined;
+  readonly #outages: FileOutages;
   #closed = false;
   readonly #sql: Statements;
   readonly #transactions: Transactions;
@@ -84,20 +79,21 @@ export class SqliteStore implements Store {
     this.#pubsub = resolved.pubsub;
     this.#now = resolved.now;
     this.#logger = resolved.logger;
-    this.#availability = new StoreAvailability('SqliteStore', this.#logger, this.#now);
 
     this.#db = openDatabase(resolved.path, { timeout: resolved.busyTimeoutMs });
+    let file: DatabaseFile | undefined;
     try {
       this.#db.pragma('journal_mode = WAL');
       // WAL with NORMAL survives a process crash; only an OS crash can lose the last transactions.
       this.#db.pragma('synchronous = NORMAL');
       migrate(this.#db);
       if (resolved.maxSizeBytes !== undefined) this.#limitSize(resolved.maxSizeBytes);
-      this.#file = resolved.path === ':memory:' ? undefined : new DatabaseFile(resolved.path);
+      file = resolved.path === ':memory:' ? undefined : new DatabaseFile(resolved.path);
     } catch (error) {
       this.#db.close();
       throw error;
     }
+    this.#outages = new FileOutages(file, this.#logger, this.#now);
 
     this.#sql = prepareStatements(this.#db);
     this.#transactions = new Transactions(this.#db);
@@ -106,7 +102,7 @@ export class SqliteStore implements Store {
       polling: this.#pubsub === 'poll',
       pollIntervalMs: resolved.pollIntervalMs,
       sql: this.#sql,
-      failure: (error) => this.#failure(error),
+      failure: (error) => this.#outages.failure(error),
       closed: () => this.#closed,
     });
     this.#sweepTimer = resolved.sweepIntervalMs > 0 ? this.#startSweeping(resolved.sweepIntervalMs) : undefined;
@@ -136,29 +132,6 @@ export class SqliteStore implements Store {
 
   #assertOpen(): void {
     if (this.#closed) throw new Error('SqliteStore is closed');
-  }
-
-  /** An outage error for `reason`, recorded (the first of an outage is logged). */
-  #unavailable(reason: StoreUnavailableReason, cause?: unknown): StoreUnavailableError {
-    if (isPermanentLoss(reason)) this.#lost ??= reason;
-    const error = new StoreUnavailableError({
-      reason,
-      retryAfterSeconds: retryAfterSeconds(reason),
-      cause: cause ?? new Error(`SqliteStore: ${describeReason(reason)} (${this.#file?.path ?? ':memory:'})`),
-    });
-    return this.#availability.failed(error);
-  }
-
-  /** A database error as the caller should see it: an outage as `StoreUnavailableError`, anything else unchanged. */
-  #failure(error: unknown): unknown {
-    const reason = sqliteReason(error);
-    return reason === undefined ? error : this.#unavailable(reason, error);
-  }
-
-  /** Refuses a write the file could not keep: it is known to be gone, or it is read-only now. */
-  #guard(): void {
-    if (this.#lost !== undefined) throw this.#unavailable(this.#lost);
-    if (this.#file !== undefined && !this.#file.writable()) throw this.#unavailable('read_only');
   }
 
   /**
@@ -195,25 +168,24 @@ export class SqliteStore implements Store {
       false,
     );
     const settled = outcomes.map<Outcome>((outcome) =>
-      outcome.ok ? outcome : { ok: false, error: this.#failure(outcome.error) },
+      outcome.ok ? outcome : { ok: false, error: this.#outages.failure(outcome.error) },
     );
     // The group committed: a write in it that went through ends an outage, one of its own included.
-    if (outcomes.some((outcome) => outcome.ok)) this.#availability.recovered();
+    if (outcomes.some((outcome) => outcome.ok)) this.#outages.recovered();
     return settled;
   }
 
   #writeNow<T>(work: () => T, endsOutage: boolean): T {
     this.#assertOpen();
-    this.#guard();
+    this.#outages.assertWritable();
     let result: T;
     try {
       result = work();
     } catch (error) {
-      throw this.#failure(error);
+      throw this.#outages.failure(error);
     }
-    const moved = this.#file?.moved();
-    if (moved !== undefined) throw this.#unavailable(moved);
-    if (endsOutage) this.#availability.recovered();
+    this.#outages.assertInPlace();
+    if (endsOutage) this.#outages.recovered();
     return result;
   }
 
@@ -225,7 +197,7 @@ export class SqliteStore implements Store {
       try {
         return work();
       } catch (error) {
-        throw this.#failure(error);
+        throw this.#outages.failure(error);
       }
     });
   }
@@ -369,29 +341,11 @@ export class SqliteStore implements Store {
    * The detail names the problem, never the path.
    */
   health(): Promise<StoreHealth> {
-    return settle(() => this.#healthNow());
-  }
-
-  #healthNow(): StoreHealth {
-    if (this.#closed) return { ok: false, detail: 'SqliteStore is closed' };
-    try {
-      const moved = this.#file?.moved();
-      if (moved !== undefined) throw this.#unavailable(moved);
-      this.#guard();
-      this.#sql.schemaVersion.get();
-    } catch (error) {
-      const failure = this.#failure(error);
-      return {
-        ok: false,
-        detail: StoreUnavailableError.isInstance(failure) ? describeReason(failure.reason) : String(failure),
-      };
-    }
-    const outage = this.#availability.outage;
-    // The guard has just found the file writable again: that outage is over.
-    if (outage?.reason === 'read_only') this.#availability.recovered();
-    else if (outage !== undefined)
-      return { ok: false, detail: `the last write failed: ${describeReason(outage.reason)}` };
-    return { ok: true, detail: this.#file === undefined ? 'sqlite in memory' : 'sqlite file in place and writable' };
+    return settle(() =>
+      this.#closed
+        ? { ok: false, detail: 'SqliteStore is closed' }
+        : this.#outages.health(() => this.#sql.schemaVersion.get()),
+    );
   }
 
   /** Commits the writes still queued, then closes the file. */

@@ -8,6 +8,7 @@ import { CONFIRMATION_ID } from './confirmation.js';
 import { PERMISSIONS_ID } from './permissions.js';
 
 export const IDEMPOTENCY_ID = 'io.github.mcp-ext/idempotency';
+
 /**
  * What stands before `tool`'s key is read: 0 nothing, 1 scopes (the kit's
  * credentials may or may not grant them), 2 a person's confirmation.
