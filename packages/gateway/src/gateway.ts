@@ -145,7 +145,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const manifests = options.manifests ?? [];
   const name = config.name ?? DEFAULT_NAME;
   const pool = await UpstreamPool.connect(config.upstreams, { logger, clientInfo: { name, version: VERSION } });
-  const store = options.store ?? (await openStore(config.store));
+  const store = options.store ?? (await openStore(config.store, logger));
   const ownsStore = options.store === undefined;
   const callUpstream: CallUpstream = async (upstream, tool, args, { signal }) => {
     const connection = pool.connection(upstream);

@@ -140,6 +140,13 @@ const CASES: readonly Case[] = [
     field: ['store', 'redis'],
     says: '`redis://` or `rediss://`',
   },
+  {
+    row: 'store.commandTimeoutMs',
+    path: ['store'],
+    value: { redis: 'redis://cache', commandTimeoutMs: 0 },
+    field: ['store', 'commandTimeoutMs'],
+    says: 'an integer from 1',
+  },
   { row: 'listen', path: ['listen'], value: 8080 },
   { row: 'listen.port', path: ['listen', 'port'], value: 65_536 },
   { row: 'listen.host', path: ['listen', 'host'], value: '' },

@@ -50,7 +50,9 @@ describe('configReference', () => {
     );
     expect(reference).toContain('| `upstreams.<name>.url` | string |  |');
     expect(reference).toContain('| `policy.<glob>.intent[].pattern` | string |  |');
-    expect(reference).toContain('| `store` | "memory" \\| { sqlite } \\| { redis } | `{"sqlite":"gateway.db"}` |');
+    expect(reference).toContain(
+      '| `store` | "memory" \\| { sqlite } \\| { redis, commandTimeoutMs } | `{"sqlite":"gateway.db"}` |',
+    );
   });
 
   it('replaces only the block between the markers', () => {

@@ -254,7 +254,17 @@ export const StoreSchema = Type.Union(
       { additionalProperties: false },
     ),
     Type.Object(
-      { redis: Type.String({ pattern: '^rediss?://', description: 'Redis URL, shared by every gateway instance.' }) },
+      {
+        redis: Type.String({ pattern: '^rediss?://', description: 'Redis URL, shared by every gateway instance.' }),
+        commandTimeoutMs: Type.Optional(
+          Type.Integer({
+            minimum: 1,
+            maximum: MAX_TIMEOUT_MS,
+            default: 500,
+            description: 'How long one Redis command may take, in milliseconds, before the call is a transient error.',
+          }),
+        ),
+      },
       { additionalProperties: false },
     ),
   ],

@@ -60,7 +60,8 @@ async function twoGateways(
   const config = gatewayConfig({
     upstreams: { counter: { url: upstreamUrl, protocol: '2026-07-28' } },
     policy: { write: policy },
-    store: { redis: redisUrl },
+    // Two loaded cores may stall a command past the 500 ms default; this test is about duplicates, not outages.
+    store: { redis: redisUrl, commandTimeoutMs: 10_000 },
     identity: { apiKeys: { [API_KEY]: 'alice' } },
   });
   return [await serveGateway(config, { store: 'config' }), await serveGateway(config, { store: 'config' })];
