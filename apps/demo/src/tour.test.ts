@@ -113,6 +113,7 @@ describe('the tour', () => {
       // The gateway: approval with the path filled in, a replayed retry, a flood stopped by the quota.
       expect(stdout).toContain('gateway -> client confirmation_required (destructive): "Write plan.md?"');
       expect(stdout).toContain('"idempotency_key":"tour-write-plan-1","was_replay":true');
+      expect(stdout).toContain('without asking again: a replay runs nothing');
       expect(stdout).toMatch(/\d+ written; \d+ refused: QUOTA_EXHAUSTED \(rate_limited\), retry_after_seconds \d+/);
       expect(stdout).toContain('Tour complete');
       expect(stdout).not.toContain('\u001b[');

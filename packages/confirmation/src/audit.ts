@@ -16,7 +16,8 @@ export type ConfirmationAuditEvent =
   | 'elicitation_accepted'
   | 'elicitation_declined'
   | 'elicitation_unasked'
-  | 'refused_no_channel';
+  | 'refused_no_channel'
+  | 'replayed_unasked';
 
 /** One audited event (CONF-13), as `readConfirmationAudit` returns it. */
 export interface ConfirmationAuditEntry {

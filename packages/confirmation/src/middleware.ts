@@ -8,6 +8,8 @@ import {
   ExtensionError,
   grantApproval,
   metaPointer,
+  requireApproval,
+  willReplay,
   type CallContext,
   type ToolCall,
   type ToolMiddleware,
@@ -17,8 +19,8 @@ import { audit } from './audit.js';
 import { confirmByElicitation, confirmByInputRound } from './in-band.js';
 import { confirmationMessage, effectiveGate, type ToolGate } from './logic.js';
 import type { ConfirmationConfig } from './options.js';
-import { readRequestMeta } from './request-meta.js';
-import { CONFIRMATION_ID, type ConfirmationRequiredMeta, type ConfirmedMeta } from './schema.js';
+import { readRequestMeta, type RequestMetaReading } from './request-meta.js';
+import { CONFIRMATION_ID, CONFIRMATION_PACKAGE, type ConfirmationRequiredMeta, type ConfirmedMeta } from './schema.js';
 import { drawGrant, issueToken, redeemToken } from './token-store.js';
 import type { ToolGates } from './tool-gates.js';
 
@@ -59,35 +61,63 @@ async function holdForToken(
   };
 }
 
-/** Runs the call on the token or grant its `params._meta[id]` entry carries (b), or refuses the entry (CONF-9a). */
+/** The token or grant `params._meta[id]` carries; an entry that is neither is refused, nothing run (CONF-9a). */
+function readEntry(id: string, raw: unknown): Exclude<RequestMetaReading, { kind: 'invalid' }> {
+  const reading = readRequestMeta(raw);
+  if (reading.kind !== 'invalid') return reading;
+  throw new ExtensionError(
+    'invalid_input',
+    'INVALID_INPUT',
+    `params._meta["${id}"]${reading.path} ${reading.message}; nothing was executed`,
+    {
+      userActionable: false,
+      suggestion:
+        'Send the confirmation_token (or grant_id) exactly as the server issued it, or leave the entry out to get a new token.',
+      details: { pointer: `${metaPointer(id)}${reading.path}` },
+    },
+  );
+}
+
+/** Runs the call on the token or grant its `params._meta[id]` entry carries (b). */
 async function runWithEntry(
   config: ConfirmationConfig,
   call: ToolCall,
   ctx: CallContext,
   next: () => Promise<ToolResult>,
   id: string,
-  raw: unknown,
+  entry: Exclude<RequestMetaReading, { kind: 'invalid' }>,
 ): Promise<ToolResult> {
-  const reading = readRequestMeta(raw);
-  if (reading.kind === 'invalid') {
-    throw new ExtensionError(
-      'invalid_input',
-      'INVALID_INPUT',
-      `params._meta["${id}"]${reading.path} ${reading.message}; nothing was executed`,
-      {
-        userActionable: false,
-        suggestion:
-          'Send the confirmation_token (or grant_id) exactly as the server issued it, or leave the entry out to get a new token.',
-        details: { pointer: `${metaPointer(id)}${reading.path}` },
-      },
-    );
-  }
-  if (reading.kind === 'token') {
-    await redeemToken(config, call, ctx, reading.token);
+  if (entry.kind === 'token') {
+    await redeemToken(config, call, ctx, entry.token);
     return withResultMeta(await next(), id, { status: 'confirmed', via: 'token' });
   }
-  const remaining = await drawGrant(config, call, ctx, reading.grantId);
+  const remaining = await drawGrant(config, call, ctx, entry.grantId);
   return withResultMeta(await next(), id, { status: 'confirmed', via: 'grant', grant_calls_remaining: remaining });
+}
+
+/**
+ * A call that idempotency answers from the result of one a person already
+ * approved runs nothing, so nobody is asked again (CONF-20). The approval is
+ * required and not granted: should the call run after all (its record
+ * expired in between), the core refuses it before the handler (CORE-22).
+ */
+async function replayUnasked(
+  config: ConfirmationConfig,
+  call: ToolCall,
+  ctx: CallContext,
+  inner: () => Promise<ToolResult>,
+  gate: ToolGate,
+  message: string,
+): Promise<ToolResult> {
+  requireApproval(ctx, { requestedBy: CONFIRMATION_PACKAGE, reason: message, riskLevel: gate.riskLevel });
+  const result = await inner();
+  await audit(config, ctx.store, {
+    event: 'replayed_unasked',
+    principal: ctx.principal,
+    tool: call.name,
+    risk_level: gate.riskLevel,
+  });
+  return result;
 }
 
 /** Fail closed (CONF-7): nobody can be asked, so the call never runs. */
@@ -128,10 +158,13 @@ export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGa
     };
     const message = confirmationMessage(ctx.tool, gate, call.arguments);
     const negotiated = ctx.negotiated(CONFIRMATION_ID);
+    const raw = negotiated === undefined ? undefined : call.meta[negotiated.id];
+    // Any entry sent must be a valid one (CONF-9a), even on a call answered from a stored result.
+    const entry = negotiated === undefined || raw === undefined ? undefined : readEntry(negotiated.id, raw);
+    if (await willReplay(ctx, call)) return replayUnasked(config, call, ctx, inner, gate, message);
     if (negotiated !== undefined) {
-      const raw = call.meta[negotiated.id];
-      // Only an absent entry asks for a token; any entry sent must be a valid one (CONF-9a).
-      if (raw !== undefined) return runWithEntry(config, call, ctx, next, negotiated.id, raw);
+      // Only an absent entry asks for a token.
+      if (entry !== undefined) return runWithEntry(config, call, ctx, next, negotiated.id, entry);
       if (!(config.prefer === 'elicitation' && (ctx.elicit !== undefined || ctx.inputRound !== undefined)))
         return holdForToken(config, call, ctx, negotiated.id, gate, message);
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { approvalRequirements, grantApproval, requireApproval } from './approval.js';
 import { composeClient, composeServer } from './compose.js';
 import { createCallContext, createRequestContext } from './context.js';
-import { ConfigurationError, WireError } from './errors.js';
+import { ConfigurationError, StoreUnavailableError, WireError } from './errors.js';
 import {
   PIPELINE_STAGES,
   mandatory,
@@ -13,7 +13,8 @@ import {
 } from './extension.js';
 import { silentLogger } from './logger.js';
 import { MemoryStore } from './memory-store.js';
-import type { ToolResult } from './types.js';
+import { offerReplay, willReplay } from './replay.js';
+import type { ToolCall, ToolResult } from './types.js';
 
 function half(name: string, extra: Partial<ServerExtension> = {}): ServerExtension {
   return {
@@ -452,5 +453,72 @@ describe('approval requirements (CORE approval slot)', () => {
     await expect(
       composed.runToolCall({ name: 'tool', arguments: {}, meta: {} }, context(new Map(), {}), () => ok),
     ).resolves.toEqual(ok);
+  });
+});
+
+describe('replay probes (CORE-45)', () => {
+  const call = { name: 'tool', arguments: { n: 1 }, meta: {} };
+  /** An idempotency-like half: offers a probe answering `stored`, replays when it says so. */
+  const replayer = (stored: () => boolean, seen: ToolCall[] = []): ServerExtension =>
+    half('idempotency', {
+      stage: 'idempotency',
+      beginCall: (_call, ctx) => {
+        offerReplay(ctx, (probed) => {
+          seen.push(probed);
+          return Promise.resolve(stored());
+        });
+      },
+      middleware: async (_call, _ctx, next) => (stored() ? { content: [{ type: 'text', text: 'replayed' }] } : next()),
+    });
+  /** A gate that lets a forecast replay through unasked, as CORE-45 says, and refuses everything else. */
+  const gate = half('confirmation', {
+    stage: 'confirmation',
+    middleware: async (current, ctx, next) => {
+      if (!(await willReplay(ctx, current))) throw new Error('asked a person');
+      requireApproval(ctx, { requestedBy: '@ext/confirmation', reason: 'gated' });
+      return next();
+    },
+  });
+
+  it('a gate asks the probe about the call it holds, and a replay passes without the handler', async () => {
+    const seen: ToolCall[] = [];
+    const composed = composeServer([gate, replayer(() => true, seen)], { logger: silentLogger });
+    let ran = false;
+    const result = await composed.runToolCall(call, context(new Map(), {}), () => {
+      ran = true;
+      return ok;
+    });
+    expect(result).toEqual({ content: [{ type: 'text', text: 'replayed' }] });
+    expect(ran).toBe(false);
+    expect(seen).toEqual([call]);
+  });
+
+  it('a forecast replay that runs after all is refused before the handler (fail closed)', async () => {
+    const answers = [true, false];
+    const composed = composeServer([gate, replayer(() => answers.shift() ?? false)], { logger: silentLogger });
+    let ran = false;
+    const outcome = composed.runToolCall(call, context(new Map(), {}), () => {
+      ran = true;
+      return ok;
+    });
+    await expect(outcome).rejects.toMatchObject({ code: 'APPROVAL_REQUIRED', category: 'permanent' });
+    expect(ran).toBe(false);
+  });
+
+  it('no probe, or a probe that throws, is no replay; a throw other than a store outage is logged', async () => {
+    const warnings: string[] = [];
+    const logger = {
+      warn: (message: string) => {
+        warnings.push(message);
+      },
+    };
+    const ctx = { ...context(new Map(), {}), logger };
+    expect(await willReplay(ctx, call)).toBe(false);
+    offerReplay(ctx, () => Promise.reject(new StoreUnavailableError()));
+    expect(await willReplay(ctx, call)).toBe(false);
+    expect(warnings).toEqual([]);
+    offerReplay(ctx, () => Promise.reject(new Error('broken')));
+    expect(await willReplay(ctx, call)).toBe(false);
+    expect(warnings).toEqual(['core: a replay probe failed; the call is gated as usual']);
   });
 });

@@ -111,6 +111,8 @@ export {
 export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './presentation.js';
 export { requireApproval, approvalRequirements, grantApproval } from './approval.js';
 export type { ApprovalRequirement } from './approval.js';
+export { offerReplay, willReplay } from './replay.js';
+export type { ReplayProbe } from './replay.js';
 export { handlerStarted } from './execution.js';
 export { detachedRunOf, setDetachedRun } from './detached-run.js';
 export type { DetachedRun, DetachedProgress } from './detached-run.js';

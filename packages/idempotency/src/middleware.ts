@@ -3,7 +3,7 @@
  * key (per principal and tool); a repeat replays the stored result, waits
  * for the execution in flight, or is refused when its arguments differ.
  */
-import type { ToolMiddleware, ToolResult } from '@ext/core';
+import type { CallContext, InputFault, ReplayProbe, ToolCall, ToolMiddleware, ToolResult } from '@ext/core';
 import { claimKey, countClaim, executeClaimed, type KeyedCall } from './claims.js';
 import { conflictError, inProgressError, invalidMetaError, unreadableError } from './errors.js';
 import {
@@ -79,27 +79,49 @@ async function runOnce(keyed: KeyedCall): Promise<ToolResult> {
   }
 }
 
+/** What a call's key names, read as the stage reads it: `undefined` when the call does not take part. */
+type KeyedRequest = Pick<KeyedCall, 'id' | 'request' | 'storeKey' | 'fingerprint'>;
+
+/** Reads the key `call` carries; an entry that is not a valid one is a `fault` (IDEM-4). */
+function readKey(
+  config: IdempotencyConfig,
+  call: ToolCall,
+  ctx: CallContext,
+): KeyedRequest | { readonly fault: InputFault } | undefined {
+  const negotiated = ctx.negotiated(IDEMPOTENCY_ID);
+  if (negotiated === undefined) return undefined;
+  const id = negotiated.id;
+  const raw = call.meta[id];
+  if (raw === undefined || !participates(ctx.tool, config.tools, id)) return undefined;
+  const parsed = parseIdempotencyMeta(raw, id, config);
+  if (!parsed.ok) return { fault: parsed };
+  return {
+    id,
+    request: parsed.value,
+    storeKey: recordKey(config.keyPrefix, ctx.principal, call.name, parsed.value.key),
+    fingerprint: callFingerprint(call.name, call.arguments),
+  };
+}
+
+/**
+ * The probe a gate asks before asking a person (core `willReplay`): `true`
+ * when the key holds a completed result for these very arguments, which the
+ * stage will replay without running anything (IDEM-17).
+ */
+export function replayProbe(config: IdempotencyConfig, ctx: CallContext): ReplayProbe {
+  return async (call) => {
+    const keyed = readKey(config, call, ctx);
+    if (keyed === undefined || 'fault' in keyed) return false;
+    return decide(await ctx.store.get(keyed.storeKey), keyed.fingerprint).kind === 'replay';
+  };
+}
+
 /** The middleware of the `idempotency` stage. */
 export function idempotencyMiddleware(config: IdempotencyConfig): ToolMiddleware {
   return async (call, ctx, next) => {
-    const negotiated = ctx.negotiated(IDEMPOTENCY_ID);
-    if (negotiated === undefined) return next();
-    const id = negotiated.id;
-    const raw = call.meta[id];
-    if (raw === undefined || !participates(ctx.tool, config.tools, id)) return next();
-
-    const parsed = parseIdempotencyMeta(raw, id, config);
-    if (!parsed.ok) throw invalidMetaError(parsed);
-    const request = parsed.value;
-    return runOnce({
-      config,
-      call,
-      ctx,
-      next,
-      id,
-      request,
-      storeKey: recordKey(config.keyPrefix, ctx.principal, call.name, request.key),
-      fingerprint: callFingerprint(call.name, call.arguments),
-    });
+    const keyed = readKey(config, call, ctx);
+    if (keyed === undefined) return next();
+    if ('fault' in keyed) throw invalidMetaError(keyed.fault);
+    return runOnce({ config, call, ctx, next, ...keyed });
   };
 }

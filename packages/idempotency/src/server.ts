@@ -3,9 +3,9 @@
  * extension descriptor, assembled from the options and the middleware, and
  * what a handler may ask about the key it runs under.
  */
-import type { ServerExtension } from '@ext/core';
+import { offerReplay, type ServerExtension } from '@ext/core';
 import { participates, readAuthorToolMeta } from './logic.js';
-import { idempotencyMiddleware } from './middleware.js';
+import { idempotencyMiddleware, replayProbe } from './middleware.js';
 import { resolveOptions, type IdempotencyServerOptions } from './options.js';
 import {
   IDEMPOTENCY_ID,
@@ -39,6 +39,9 @@ export function idempotencyServer(options: IdempotencyServerOptions = {}): Serve
     peerSettings: IdempotencyClientSettingsSchema,
     stage: 'idempotency',
     middleware: idempotencyMiddleware(config),
+    beginCall(_call, ctx) {
+      offerReplay(ctx, replayProbe(config, ctx));
+    },
     toolMeta(tool) {
       // Validates the author's entry at registration, so a typo fails at startup.
       readAuthorToolMeta(tool, IDEMPOTENCY_ID);

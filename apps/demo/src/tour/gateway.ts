@@ -104,12 +104,13 @@ async function retriedWrite(client: ExtendedClient, folder: string, first: ToolR
   const meta = idempotencyMeta(PLAN_KEY);
   const again = await callWithConfirmation(client, 'write_file', PLAN, { confirm: approver(asked), meta });
   const replay = getReplayInfo(again);
-  row('gateway -> client', `${compact(replay)} (each approval is good for one call, hence the second question)`);
+  row('gateway -> client', `${compact(replay)}, without asking again: a replay runs nothing`);
   const after = await readFile(file, 'utf8');
   row('on disk', `${PLAN.path}: ${compact(after)}`);
   expect(replay?.was_replay === true, `the retry was not a replay: ${compact(again)}`);
   expect(replay.original_timestamp === getReplayInfo(first)?.original_timestamp, 'the replay is of another call');
   expect(after === edited, 'the retry wrote the file a second time');
+  expect(asked.length === 0, `the replay asked the person again: ${compact(asked)}`);
 }
 
 async function exists(file: string): Promise<boolean> {

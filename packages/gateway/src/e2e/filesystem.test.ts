@@ -96,12 +96,13 @@ describe.each(ERAS)('server-filesystem behind the gateway (%s)', (era) => {
     expect(await readFile(path, 'utf8')).toBe('hello');
   });
 
-  it('a write retried with the same idempotency key runs once', async () => {
+  it('a write retried with the same idempotency key runs once, and the person is asked once', async () => {
     const served = await filesGateway();
     const { client } = await ourClient(served, era);
     const path = join(served.root, 'order.txt');
     const args = { path, content: 'order #1' };
-    const options = { confirm: approver().confirm, meta: idempotencyMeta('write-order-0001') };
+    const person = approver();
+    const options = { confirm: person.confirm, meta: idempotencyMeta('write-order-0001') };
 
     const first = await callWithConfirmation(client, 'write_file', args, options);
     expect(first.isError).toBeFalsy();
@@ -114,6 +115,7 @@ describe.each(ERAS)('server-filesystem behind the gateway (%s)', (era) => {
     expect(getReplayInfo(retried)).toMatchObject({ idempotency_key: 'write-order-0001', was_replay: true });
     expect(textOf(retried)).toBe(textOf(first));
     expect(await readFile(path, 'utf8')).toBe('changed since');
+    expect(person.asked).toHaveLength(1);
   });
 
   it(`a quota of ${QUOTA} listings stops a flood with rate_limited and retry_after_seconds`, async () => {
