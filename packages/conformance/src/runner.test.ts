@@ -39,6 +39,7 @@ describe('what the kit runs', () => {
     const outcome = await runConformance({ target: notes(), protocolVersion: '2026-07-28' });
     const skipped = outcome.results.filter((result) => result.status === 'skipped');
     expect(skipped.map((result) => result.id).sort()).toEqual([
+      'confirmation/replay-unasked',
       'confirmation/token-single-use',
       'idempotency/conflict',
       'idempotency/replay',

@@ -140,3 +140,20 @@ export function firstText(result: { content?: unknown }): string {
   const block = content.find((entry) => isRecord(entry) && entry.type === 'text');
   return isRecord(block) && typeof block.text === 'string' ? block.text : '';
 }
+
+/** Whether `tool` needs a person's confirmation (`_meta["io.github.mcp-ext/confirmation"].requires_confirmation`). */
+export function needsConfirmation(tool: ListedTool): boolean {
+  const confirmation = tool._meta?.['io.github.mcp-ext/confirmation'];
+  return isRecord(confirmation) && confirmation.requires_confirmation === true;
+}
+
+/** Whether `tool` declares scopes a caller needs (`_meta["io.github.mcp-ext/permissions"].required_scopes`). */
+export function needsScopes(tool: ListedTool): boolean {
+  const permissions = tool._meta?.['io.github.mcp-ext/permissions'];
+  return isRecord(permissions) && Array.isArray(permissions.required_scopes) && permissions.required_scopes.length > 0;
+}
+
+/** An idempotency key no other run uses. */
+export function freshKey(): string {
+  return `conformance-${String(Date.now())}-${Math.random().toString(36).slice(2, 10)}`;
+}

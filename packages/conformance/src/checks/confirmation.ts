@@ -1,8 +1,9 @@
 /** The confirmation suite: the checks of a server that advertises `io.github.mcp-ext/confirmation`. */
 import { isRecord, WireError } from '@ext/core';
 import { describe, ensure } from '../assert.js';
-import { firstText, sampleArguments } from '../tools.js';
+import { firstText, freshKey, needsScopes, sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
+import { IDEMPOTENCY_ID } from './idempotency.js';
 import { ERRORS_ID, resultMeta } from './methods.js';
 
 export const CONFIRMATION_ID = 'io.github.mcp-ext/confirmation';
@@ -13,14 +14,29 @@ function entry(ctx: CheckContext, tool: ListedTool): Record<string, unknown> | u
   return isRecord(meta) ? meta : undefined;
 }
 
-/** A tool that needs confirmation and whose arguments the kit can build. */
-function gated(ctx: CheckContext): { tool: ListedTool; args: Record<string, unknown> } {
-  for (const tool of ctx.server.tools) {
-    if (entry(ctx, tool)?.requires_confirmation !== true) continue;
+/**
+ * A tool that needs confirmation, passes `accept`, and whose arguments the
+ * kit can build; one that needs no scopes first, since the kit's
+ * credentials may not grant them and a scope refusal is no verdict here.
+ */
+function gated(
+  ctx: CheckContext,
+  accept: (tool: ListedTool) => boolean = () => true,
+): { tool: ListedTool; args: Record<string, unknown> } {
+  const candidates = ctx.server.tools
+    .filter((tool) => entry(ctx, tool)?.requires_confirmation === true && accept(tool))
+    .sort((a, b) => Number(needsScopes(a)) - Number(needsScopes(b)));
+  for (const tool of candidates) {
     const args = sampleArguments(tool);
     if (args !== undefined) return { tool, args };
   }
   return ctx.skip('no tool requires confirmation with arguments the kit can build');
+}
+
+/** Whether the server's tool takes idempotency keys. */
+function takesKeys(tool: ListedTool): boolean {
+  const meta = tool._meta?.[IDEMPOTENCY_ID];
+  return isRecord(meta) && meta.idempotent_capable === true;
 }
 
 /** `@ext/confirmation` (SPEC: packages/confirmation/SPEC.md). */
@@ -169,6 +185,39 @@ export const confirmationSuite: ExtensionSuite = {
         ensure(meta?.status === 'confirmed' && meta.via === 'token', `the confirmed result carries ${describe(meta)}`);
         const replay = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { confirmation_token: token } });
         ensure(replay.isError === true, `a replayed token was accepted: ${describe(replay)}`);
+      },
+    },
+    {
+      id: 'confirmation/replay-unasked',
+      requirement: 'CONF-20',
+      level: 'MUST',
+      title: 'a confirmed call sent again under its idempotency key replays, without asking again',
+      async run(ctx) {
+        ctx.requireEffects();
+        if (!(IDEMPOTENCY_ID in ctx.server.extensions)) return ctx.skip('the server does not advertise idempotency');
+        const { tool, args } = gated(ctx, takesKeys);
+        const probe = await ctx.connect({
+          extensions: { [ctx.id ?? CONFIRMATION_ID]: { version: '1.0' }, [IDEMPOTENCY_ID]: { version: '1.0' } },
+        });
+        const key = { [IDEMPOTENCY_ID]: { idempotency_key: freshKey() } };
+        const held = resultMeta(await probe.callTool(tool.name, args, key), ctx.id);
+        const token = held?.confirmation_token;
+        ensure(typeof token === 'string', `no token: ${describe(held)}`);
+        const meta = { ...key, [ctx.id ?? '']: { confirmation_token: token } };
+        const confirmed = await probe.callTool(tool.name, args, meta);
+        if (confirmed.isError === true)
+          return ctx.skip(`${tool.name} failed with sample arguments once confirmed: ${firstText(confirmed)}`);
+        // The answer was lost: the very same request again, its token spent.
+        const again = await probe.callTool(tool.name, args, meta);
+        ensure(again.isError !== true, `the retry was refused: ${describe(again)}`);
+        ensure(
+          resultMeta(again, ctx.id)?.status !== 'confirmation_required',
+          `the retry was held for confirmation again: ${describe(again._meta)}`,
+        );
+        ensure(
+          resultMeta(again, IDEMPOTENCY_ID)?.was_replay === true,
+          `the retry was not a replay: ${describe(again._meta)}`,
+        );
       },
     },
   ],

@@ -1,11 +1,9 @@
 /** The idempotency suite: the checks of a server that advertises `io.github.mcp-ext/idempotency`. */
 import { canonicalJson, isRecord, WireError } from '@ext/core';
 import { describe, ensure } from '../assert.js';
-import { sampleArguments, variedArguments } from '../tools.js';
+import { freshKey, needsConfirmation, needsScopes, sampleArguments, variedArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
 import { ERRORS_ID, readOnlyCall } from './methods.js';
-import { CONFIRMATION_ID } from './confirmation.js';
-import { PERMISSIONS_ID } from './permissions.js';
 
 export const IDEMPOTENCY_ID = 'io.github.mcp-ext/idempotency';
 
@@ -14,12 +12,8 @@ export const IDEMPOTENCY_ID = 'io.github.mcp-ext/idempotency';
  * credentials may or may not grant them), 2 a person's confirmation.
  */
 function gates(tool: ListedTool): number {
-  const confirmation = tool._meta?.[CONFIRMATION_ID];
-  if (isRecord(confirmation) && confirmation.requires_confirmation === true) return 2;
-  const permissions = tool._meta?.[PERMISSIONS_ID];
-  return isRecord(permissions) && Array.isArray(permissions.required_scopes) && permissions.required_scopes.length > 0
-    ? 1
-    : 0;
+  if (needsConfirmation(tool)) return 2;
+  return needsScopes(tool) ? 1 : 0;
 }
 
 /** A refusal by a gate that runs before the key is read (scopes, confirmation), not a verdict on the key. */
@@ -130,7 +124,7 @@ export const idempotencySuite: ExtensionSuite = {
         const [candidate] = participating(ctx);
         if (candidate === undefined) return ctx.skip('no participating tool whose arguments the kit can build');
         const probe = await ctx.connect(profile(ctx));
-        const key = `conformance-${String(Date.now())}-${Math.random().toString(36).slice(2, 10)}`;
+        const key = freshKey();
         const meta = { [ctx.id ?? '']: { idempotency_key: key } };
         const first = await probe.callTool(candidate.tool.name, candidate.args, meta);
         if (first.isError === true)
@@ -168,7 +162,7 @@ export const idempotencySuite: ExtensionSuite = {
           return ctx.skip('no participating tool with a string, number or boolean property the kit can vary');
         }
         const probe = await ctx.connect(profile(ctx));
-        const key = `conformance-${String(Date.now())}-${Math.random().toString(36).slice(2, 10)}`;
+        const key = freshKey();
         const meta = { [ctx.id ?? '']: { idempotency_key: key } };
         const first = await probe.callTool(candidate.tool.name, candidate.args, meta);
         if (first.isError === true) return ctx.skip(`${candidate.tool.name} failed with sample arguments`);
