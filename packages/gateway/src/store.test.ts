@@ -57,5 +57,27 @@ describe.skipIf(missing !== undefined)(
       redis.thaw();
       expect(await waiting).toBe(1);
     });
+
+    it('keyPrefix from the config keeps deployments sharing one Redis apart; the same prefix shares state', async () => {
+      const redis = await startRedisServer();
+      closeAfter(() => redis.close());
+      const open = async (keyPrefix: string | undefined) => {
+        const store = await openStore({ redis: redis.url, ...(keyPrefix === undefined ? {} : { keyPrefix }) });
+        closeAfter(() => store.close());
+        return store;
+      };
+      const [billing, billingAgain, support, unprefixed] = await Promise.all([
+        open('billing:'),
+        open('billing:'),
+        open('support:'),
+        open(undefined),
+      ]);
+      await billing.set('idem:alice:write:k1', 'billing result');
+      expect(await billingAgain.get('idem:alice:write:k1')).toBe('billing result');
+      expect(await support.get('idem:alice:write:k1')).toBeUndefined();
+      expect(await unprefixed.get('idem:alice:write:k1')).toBeUndefined();
+      expect(await support.increment('quota:alice')).toBe(1);
+      expect(await billing.increment('quota:alice')).toBe(1);
+    });
   },
 );

@@ -11,7 +11,8 @@ export const DEFAULT_SQLITE_PATH = 'gateway.db';
 export async function openStore(store: GatewayConfig['store'], logger?: Logger): Promise<Store> {
   if (store === 'memory') return new MemoryStore();
   if (store !== undefined && 'redis' in store) {
-    return createRedisStore({ url: store.redis, commandTimeoutMs: store.commandTimeoutMs, logger });
+    const { redis: url, commandTimeoutMs, keyPrefix } = store;
+    return createRedisStore({ url, commandTimeoutMs, keyPrefix, logger });
   }
   return createSqliteStore({ path: store?.sqlite ?? DEFAULT_SQLITE_PATH, logger });
 }

@@ -147,6 +147,12 @@ const CASES: readonly Case[] = [
     field: ['store', 'commandTimeoutMs'],
     says: 'an integer from 1',
   },
+  {
+    row: 'store.keyPrefix',
+    path: ['store'],
+    value: { redis: 'redis://cache', keyPrefix: '' },
+    field: ['store', 'keyPrefix'],
+  },
   { row: 'listen', path: ['listen'], value: 8080 },
   { row: 'listen.port', path: ['listen', 'port'], value: 65_536 },
   { row: 'listen.host', path: ['listen', 'host'], value: '' },

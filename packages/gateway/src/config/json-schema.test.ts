@@ -51,7 +51,7 @@ describe('configReference', () => {
     expect(reference).toContain('| `upstreams.<name>.url` | string |  |');
     expect(reference).toContain('| `policy.<glob>.intent[].pattern` | string |  |');
     expect(reference).toContain(
-      '| `store` | "memory" \\| { sqlite } \\| { redis, commandTimeoutMs } | `{"sqlite":"gateway.db"}` |',
+      '| `store` | "memory" \\| { sqlite } \\| { redis, commandTimeoutMs, keyPrefix } | `{"sqlite":"gateway.db"}` |',
     );
   });
 

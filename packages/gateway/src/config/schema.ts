@@ -264,6 +264,15 @@ export const StoreSchema = Type.Union(
             description: 'How long one Redis command may take, in milliseconds, before the call is a transient error.',
           }),
         ),
+        keyPrefix: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 128,
+            default: 'mcp-ext:',
+            description:
+              'Prepended to every Redis key: give each gateway deployment sharing a Redis its own, so one never replays or counts against another’s state.',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
