@@ -21,7 +21,10 @@ interface Served {
   readonly connections: Socket[];
 }
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<Served> {
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+  keepAliveTimeoutMs = 5000,
+): Promise<Served> {
   const connections: Socket[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -30,6 +33,7 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: 
       handler(req, res, Buffer.concat(chunks).toString('utf8'));
     });
   });
+  server.keepAliveTimeout = keepAliveTimeoutMs;
   server.on('connection', (socket: Socket) => connections.push(socket));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -40,8 +44,8 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: 
   return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/mcp`, connections };
 }
 
-function client(): KeepAliveFetch {
-  const fetcher = keepAliveFetch();
+function client(options: { idleSocketMs?: number } = {}): KeepAliveFetch {
+  const fetcher = keepAliveFetch(options);
   cleanups.push(() => {
     fetcher.close();
   });
@@ -67,6 +71,47 @@ describe('keepAliveFetch', () => {
       expect(await response.json()).toEqual({ method: 'POST', body: { i } });
     }
     expect(served.connections).toHaveLength(1);
+  });
+
+  it('drops a socket idle past its limit, or past the limit the server announces, before the server would', async () => {
+    const ok = (_req: IncomingMessage, res: ServerResponse) => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    };
+    const post = (fetch: KeepAliveFetch['fetch'], url: string) =>
+      fetch(url, { method: 'POST', body: '{}' }).then((response) => response.json());
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    // Our own limit: 200 ms idle, then a fresh connection.
+    const own = await serve(ok);
+    const short = client({ idleSocketMs: 200 });
+    await post(short.fetch, own.url);
+    await post(short.fetch, own.url);
+    expect(own.connections).toHaveLength(1);
+    await pause(600);
+    await post(short.fetch, own.url);
+    expect(own.connections).toHaveLength(2);
+
+    // The server's: Keep-Alive timeout=2 (Node's server says so) is left a second early, whatever our limit.
+    const hinting = await serve(ok, 2000);
+    const long = client({ idleSocketMs: 60_000 });
+    await post(long.fetch, hinting.url);
+    await pause(1500);
+    await post(long.fetch, hinting.url);
+    expect(hinting.connections).toHaveLength(2);
+  });
+
+  it('never cuts a request in progress: an event stream silent for longer than the idle limit still arrives', async () => {
+    const served = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      setTimeout(() => {
+        res.end('data: second\n\n');
+      }, 700);
+    });
+    const { fetch } = client({ idleSocketMs: 200 });
+    const response = await fetch(served.url, { method: 'GET' });
+    expect(await response.text()).toBe('data: first\n\ndata: second\n\n');
   });
 
   it('reads an event stream as it comes, before the server ends it', async () => {

@@ -78,9 +78,20 @@ function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined 
   return null;
 }
 
+/**
+ * How long a socket may sit idle before the fetch drops it, unless the
+ * upstream announces less (`Keep-Alive: timeout=N`: then a second before N).
+ * Below the 5 s that Node and most servers keep an idle connection, so a
+ * request is never sent on a socket the server is closing (a "socket hang
+ * up" on a call that was fine). A request in progress is never cut by it.
+ */
+export const IDLE_SOCKET_MS = 4000;
+
 /** A fetch over keep-alive sockets of its own (one agent for `http:`, one for `https:`). */
-export function keepAliveFetch(): KeepAliveFetch {
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+export function keepAliveFetch(options: { readonly idleSocketMs?: number } = {}): KeepAliveFetch {
+  // With a timeout set, Node's agent also honours the server's Keep-Alive hint, which it ignores without one.
+  const agentOptions = { keepAlive: true, timeout: options.idleSocketMs ?? IDLE_SOCKET_MS };
+  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   const fetch: FetchLike = (input, init) => {
     const url = new URL(input);
     const body = bodyOf(init);
