@@ -175,6 +175,33 @@ describe('tasks over HTTP, 2026-07-28 era', () => {
     const missing = await rpcError(alice.request('tasks/get', {}));
     expect(missing.data).toMatchObject({ details: { field: 'taskId', pointer: '/taskId' } });
   });
+
+  it('TASK-14: tasks/update refuses inputResponses that is not an object, naming the field', async () => {
+    const { url } = await serve();
+    const alice = rpcClient(url, 'alice');
+    const task = await createTask(url, 'alice', 'slow_compute', { ms: 60_000 });
+    for (const inputResponses of ['x', null, [1], true, 7, 0]) {
+      const refused = await rpcError(alice.request('tasks/update', { taskId: task.taskId, inputResponses }));
+      expect({ inputResponses, code: refused.code, data: refused.data }).toMatchObject({
+        inputResponses,
+        code: -32602,
+        data: { category: 'invalid_input', details: { field: 'inputResponses', pointer: '/inputResponses' } },
+      });
+    }
+    const absent = await rpcError(alice.request('tasks/update', { taskId: task.taskId }));
+    expect(absent.data).toMatchObject({ details: { field: 'inputResponses' } });
+    const notAResult = await rpcError(
+      alice.request('tasks/update', {
+        taskId: task.taskId,
+        inputResponses: { ok: { action: 'accept' }, 'a/b': 'yes' },
+      }),
+    );
+    expect(notAResult.data).toMatchObject({ details: { field: 'inputResponses', pointer: '/inputResponses/a~1b' } });
+    expect(await alice.request('tasks/update', { taskId: task.taskId, inputResponses: {} })).toMatchObject({
+      resultType: 'complete',
+    });
+    await alice.request('tasks/cancel', { taskId: task.taskId });
+  });
 });
 
 describe('the SDK v2 client, 2026-07-28, as requester of the tasks methods', () => {

@@ -14,6 +14,7 @@ import {
 } from '../http-identity.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, opensSession, readJsonBody } from '../http-body.js';
 import { openingExchange, serveInSession, transportOptions } from '../http-exchange.js';
+import { refuseInputResponses } from '../input-responses.js';
 import { resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
 import { isRecord } from '../kit/records.js';
 import { consoleLogger, type Logger } from '../logger.js';
@@ -194,7 +195,7 @@ export function createHttpHandler(
   const route = async (request: Request, authInfo: AuthInfo | undefined, parsedBody: unknown): Promise<Response> =>
     !claimsModernEra(parsedBody) && (await isLegacyRequest(request, parsedBody))
       ? legacy.serve(request, authInfo, parsedBody)
-      : modern.fetch(request, transportOptions(authInfo, parsedBody));
+      : (refuseInputResponses(parsedBody) ?? modern.fetch(request, transportOptions(authInfo, parsedBody)));
 
   return {
     async fetch(request, requestOptions = {}) {

@@ -1,6 +1,8 @@
 /** The extension methods of a composition, served on a v2 McpServer through one fallback handler. */
 import { ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { ComposedServer, MethodHandler, RequestContext } from '../extension.js';
+import { invalidInputError } from '../kit/input.js';
+import { jsonPointer } from '../kit/pointer.js';
 import { asRecord } from '../kit/records.js';
 import { perObject } from '../server-adapter.js';
 import { toProtocolError } from './registration.js';
@@ -26,7 +28,22 @@ const ANY_PARAMS = {
  */
 function withInputResponses(params: Record<string, unknown>, ctx: ServerContext): Record<string, unknown> {
   if ('inputResponses' in params) return params;
-  const lifted = (ctx.mcpReq as { inputResponses?: unknown }).inputResponses;
+  const { inputResponses: lifted, droppedInputResponseKeys: dropped } = ctx.mcpReq as {
+    inputResponses?: unknown;
+    droppedInputResponseKeys?: readonly string[];
+  };
+  // The SDK drops entries that are not result objects; a method taking the answers refuses them instead (CORE-46).
+  const [key] = dropped ?? [];
+  if (key !== undefined) {
+    throw invalidInputError(
+      {
+        field: 'inputResponses',
+        pointer: jsonPointer('inputResponses', key),
+        message: `${ctx.mcpReq.method}: params.inputResponses["${key}"] must be the result object of the input request`,
+      },
+      'Answer each input request with its result object (e.g. an ElicitResult).',
+    );
+  }
   return lifted === undefined ? params : { ...params, inputResponses: lifted };
 }
 
