@@ -7,7 +7,7 @@ import type { ToolResult } from '@ext/core';
 import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
 import { ERRORS_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_PORT, resolvePort, resolveRefsPort } from './cli-args.js';
 import { connect, type Era, type Target } from './connect.js';
 import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './test-support.js';
@@ -298,6 +298,20 @@ describe('the tracker over Streamable HTTP', () => {
       const refused = await rawPost(running.url, headers, INITIALIZE);
       expect(refused.status).toBe(401);
       expect(refused.body).toMatch(/invalid_token|Unauthorized|invalid_request/);
+    }
+  });
+
+  it('keeps accepting the demo tokens after days of uptime (each verification holds an hour from itself)', async () => {
+    const started = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'], now: started });
+    try {
+      for (const days of [1.01, 3, 30]) {
+        vi.setSystemTime(started + days * 24 * 60 * 60 * 1000);
+        const served = await rawPost(running.url, { authorization: `Bearer ${running.tokens!.bob}` }, INITIALIZE);
+        expect({ days, status: served.status }).toEqual({ days, status: 200 });
+      }
+    } finally {
+      vi.useRealTimers();
     }
   });
 

@@ -1,8 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import { MemoryStore } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvField, csvReport, neutralizeFormula, parseCsv, REPORT_COLUMNS } from './report.js';
 import type { Ticket } from './ticket.js';
+import { EXPORT_QUOTA, EXPORT_QUOTA_WINDOW_SECONDS } from './tool-limits.js';
 import { createTracker } from './tracker.js';
 
 const ticketArbitrary: fc.Arbitrary<Ticket> = fc.record(
@@ -75,5 +77,14 @@ describe('CSV reports', () => {
     expect(await tracker.getReport('R-1')).toEqual(saved);
     await expect(tracker.getReport('R-2')).rejects.toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
     await expect(tracker.getReport('T-1')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
+describe('the README', () => {
+  it('states the export quota the code enforces', async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const row = readme.split('\n').find((line) => line.startsWith('| `export_report`'));
+    expect(row).toContain(`${String(EXPORT_QUOTA)} exports per caller per hour`);
+    expect(EXPORT_QUOTA_WINDOW_SECONDS).toBe(3600);
   });
 });

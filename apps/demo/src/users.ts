@@ -29,8 +29,13 @@ export const DEMO_ISSUER = 'urn:mcp-ext:tracker-demo';
 /** The starting grant of every demo user: `@ext/permissions` starts from the token's scopes. */
 const DEMO_SCOPES = ['tickets:read'];
 
-/** A token lives a day; the SDK's bearer gate refuses tokens without an expiry. */
-const TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
+/**
+ * How long one verification of a token holds. The demo's tokens are fixed
+ * secrets that never expire, but the SDK's bearer gate refuses auth info
+ * without an expiry, so each verification says "good for the next hour",
+ * counted from that verification: a server up for days keeps accepting them.
+ */
+export const VERIFICATION_LIFETIME_SECONDS = 60 * 60;
 
 /** Each demo user's bearer token. */
 export type DemoTokens = Readonly<Record<DemoUser, string>>;
@@ -69,7 +74,6 @@ function sameToken(a: string, b: string): boolean {
 
 /** Checks a bearer token against the demo users' tokens, in constant time per user. */
 export function createDemoVerifier(tokens: DemoTokens): OAuthTokenVerifier {
-  const expiresAt = Math.floor(Date.now() / 1000) + TOKEN_LIFETIME_SECONDS;
   return {
     verifyAccessToken(token: string): Promise<AuthInfo> {
       const user = DEMO_USERS.find((name) => sameToken(tokens[name], token));
@@ -79,7 +83,7 @@ export function createDemoVerifier(tokens: DemoTokens): OAuthTokenVerifier {
         token,
         clientId: 'tracker-demo',
         scopes: [...DEMO_SCOPES],
-        expiresAt,
+        expiresAt: Math.floor(Date.now() / 1000) + VERIFICATION_LIFETIME_SECONDS,
         extra: { iss: DEMO_ISSUER, sub: user },
       });
     },
