@@ -8,19 +8,21 @@ export type RedisClient = ReturnType<typeof newClient>;
 // Named so the client's type is what this call returns: `createClient`'s own generics do not narrow.
 function newClient(
   url: string,
-  commandTimeoutMs: number,
   socket: { connectTimeout: number; reconnectStrategy: (retries: number, cause: Error) => number | Error },
 ) {
-  // node-redis drops a command still unsent at its timeout, so a command queued during an outage never runs late.
-  return createClient({ url, socket, commandOptions: { timeout: commandTimeoutMs } });
+  // A command issued while the connection is down fails at once (and one still unsent when it drops is
+  // rejected), so none waits in node-redis's offline queue to run late after a reconnection. The store's
+  // own deadline, not a per-command timer, bounds the wait: such a timer counts this process's
+  // event-loop backlog too, and under a burst it would refuse commands a healthy Redis was about to answer.
+  return createClient({ url, socket, disableOfflineQueue: true });
 }
 
 /** A connected client; rejects when Redis cannot be reached within `connectTimeoutMs`. */
 export async function connect(options: ResolvedOptions): Promise<RedisClient> {
-  const { url, connectTimeoutMs, commandTimeoutMs, logger } = options;
+  const { url, connectTimeoutMs, logger } = options;
   const startedAt = Date.now();
   let connected = false;
-  const client = newClient(url, commandTimeoutMs, {
+  const client = newClient(url, {
     connectTimeout: connectTimeoutMs,
     // Before the first connection, give up on time so startup fails loudly;
     // afterwards keep reconnecting with a capped backoff (calls fail fast meanwhile).

@@ -12,9 +12,12 @@ export interface RedisStoreOptions {
   /** How long the first connection may take before `createRedisStore` rejects, in ms. Default 5000. */
   readonly connectTimeoutMs?: number | undefined;
   /**
-   * The longest any operation waits for Redis, in ms, before it fails with
-   * core's `StoreUnavailableError` (`transient`): a stopped or frozen Redis
-   * must not hold a tool call for longer than a client waits. Default 500.
+   * How long Redis may stay silent while an operation waits, in ms, before
+   * the operation fails with core's `StoreUnavailableError` (`transient`): a
+   * stopped or frozen Redis must not hold a tool call for longer than a
+   * client waits. Counted from when the command is on the socket, so this
+   * process's own event-loop backlog never makes a healthy Redis look down.
+   * Default 500.
    */
   readonly commandTimeoutMs?: number | undefined;
   /** Where outages (once each), connection errors (debug) and listener failures are reported. Default: stderr. */

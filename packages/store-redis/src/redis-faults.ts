@@ -26,8 +26,8 @@ export class DeadlineExceeded extends Error {
 
 /**
  * Settles like `work`, or rejects with `DeadlineExceeded` after `ms`. The
- * command itself is not cancelled (Redis may still run it: a timed-out
- * write has an unknown outcome); its late result is dropped.
+ * work itself is not cancelled; its late result is dropped. For `close()`,
+ * where waiting out the bound is the point; commands use {@link ReplyWatch}.
  */
 export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -41,10 +41,75 @@ export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
+        reject(asError(error));
       },
     );
   });
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * Tells a Redis that does not answer from a process too busy to read its
+ * answers (REDIS-12). A plain timer started with the command counts the
+ * process's own event-loop backlog too: under a burst, the replies sit
+ * unread in the socket while the timer fires first, and a healthy Redis
+ * is called down. Here a command times out only once Redis has been
+ * silent for `ms`: nothing heard on the connection since the command was
+ * written, with the replies already received read before deciding.
+ */
+export class ReplyWatch {
+  /** When Redis last answered a command of this connection (`performance.now()`). */
+  #lastHeard = Number.NEGATIVE_INFINITY;
+
+  /** Settles like `work` (commands issued on the watched connection just now), or rejects with `DeadlineExceeded`. */
+  bound<T>(work: Promise<T>, ms: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let writtenAt = 0;
+      let timer: NodeJS.Timeout | undefined;
+      // Replies already received are read in the poll phase, which runs before this immediate.
+      const decide = () => {
+        setImmediate(() => {
+          if (settled) return;
+          const quiet = performance.now() - Math.max(writtenAt, this.#lastHeard);
+          if (quiet < ms) {
+            timer = setTimeout(decide, ms - quiet);
+            return;
+          }
+          settled = true;
+          reject(new DeadlineExceeded(ms));
+        });
+      };
+      // node-redis writes what was issued in an immediate scheduled before this one: the clock starts once it is on the socket.
+      setImmediate(() => {
+        if (settled) return;
+        writtenAt = performance.now();
+        timer = setTimeout(decide, ms);
+      });
+      const finish = (outcome: () => void, answered: boolean) => {
+        if (answered) this.#lastHeard = performance.now();
+        clearTimeout(timer);
+        if (settled) return;
+        settled = true;
+        outcome();
+      };
+      work.then(
+        (value) => {
+          finish(() => {
+            resolve(value);
+          }, true);
+        },
+        (error: unknown) => {
+          finish(() => {
+            reject(asError(error));
+          }, error instanceof ErrorReply);
+        },
+      );
+    });
+  }
 }
 
 const NETWORK_CODES = new Set([

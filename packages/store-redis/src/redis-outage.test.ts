@@ -83,6 +83,14 @@ async function recovery(store: RedisStore): Promise<number> {
   return performance.now() - started;
 }
 
+/** Keeps this process's event loop busy for `ms`, as a burst of CPU-bound work would. */
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  let spins = 0;
+  while (performance.now() < until) spins += 1;
+  expect(spins).toBeGreaterThan(0);
+}
+
 function outageLines(lines: readonly Logged[]): string[] {
   return lines.map((line) => line.message).filter((message) => /store (unavailable|available again)/.test(message));
 }
@@ -192,6 +200,36 @@ if (missing !== undefined) {
         )
         .toBe(true);
       expect(received).not.toContain('lost');
+    });
+
+    it('REDIS-12: a healthy Redis is not called down while this process is too busy to read its answers', async () => {
+      const keys = Array.from({ length: 200 }, (_, index) => `busy:${String(index % 7)}`);
+      // Blocked before the commands are even written, then after they were written and answered.
+      const beforeWrite = Promise.allSettled(keys.map((key) => store.increment(key)));
+      busyFor(3 * BOUND_MS);
+      const unwritten = await beforeWrite;
+      const afterWrite = Promise.allSettled(keys.map((key) => store.increment(key)));
+      await new Promise((resolve) => setImmediate(resolve));
+      busyFor(3 * BOUND_MS);
+      const unread = await afterWrite;
+      const refused = [...unwritten, ...unread].filter((outcome) => outcome.status === 'rejected');
+      expect(refused.map((outcome) => String(outcome.reason))).toEqual([]);
+      expect(await store.get('busy:0')).toBe(2 * keys.filter((key) => key === 'busy:0').length);
+      expect(outageLines(lines)).toEqual([]);
+    });
+
+    it('REDIS-12: a frozen Redis still fails within the bound of the moment the process can look, however busy it was', async () => {
+      await store.set('k', 1);
+      server.freeze();
+      const started = performance.now();
+      const pending = failure(() => store.get('k'));
+      busyFor(3 * BOUND_MS);
+      const free = performance.now();
+      const { error } = await pending;
+      expect(error.reason).toBe('timeout');
+      expect(performance.now() - free).toBeLessThan(BOUND_MS + SLACK_MS);
+      expect(free - started).toBeGreaterThanOrEqual(3 * BOUND_MS);
+      server.thaw();
     });
 
     it('REDIS-13: close() returns within the bound while Redis is frozen', async () => {

@@ -13,7 +13,7 @@ import type {
 } from '@ext/core';
 import { closeClient, connect, type RedisClient } from './connection.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, resolveOptions, type RedisStoreOptions } from './options.js';
-import { isOutage, unavailableReason, withDeadline } from './redis-faults.js';
+import { isOutage, ReplyWatch, unavailableReason } from './redis-faults.js';
 import { runScript, SCRIPTS } from './scripts.js';
 import { Subscriptions } from './subscriptions.js';
 
@@ -62,6 +62,7 @@ export class RedisStore implements Store {
   readonly #timeoutMs: number;
   readonly #availability: StoreAvailability;
   readonly #subscriptions: Subscriptions;
+  readonly #replies = new ReplyWatch();
   #probeTimer: NodeJS.Timeout | undefined;
   #probing: Promise<number | Error> | undefined;
   #closed = false;
@@ -134,7 +135,8 @@ export class RedisStore implements Store {
   /**
    * Every operation goes through here: it fails at once during an outage
    * (queueing behind a stalled server only piles up commands that run late),
-   * and otherwise gets `commandTimeoutMs` in all, retries included.
+   * and otherwise fails once Redis has been silent for `commandTimeoutMs`
+   * while it waits (a process too busy to read the replies is not an outage).
    */
   async #call<T>(work: () => Promise<T>): Promise<T> {
     this.#assertOpen();
@@ -142,7 +144,7 @@ export class RedisStore implements Store {
     if (outage !== undefined)
       throw new StoreUnavailableError({ reason: outage.reason, retryAfterSeconds: RETRY_AFTER_SECONDS });
     try {
-      return await withDeadline(work(), this.#timeoutMs);
+      return await this.#replies.bound(work(), this.#timeoutMs);
     } catch (error) {
       throw this.#failure(error);
     }
@@ -177,7 +179,7 @@ export class RedisStore implements Store {
   async #ping(): Promise<number | Error> {
     const started = performance.now();
     try {
-      await withDeadline(this.#client.ping(), this.#timeoutMs);
+      await this.#replies.bound(this.#client.ping(), this.#timeoutMs);
     } catch (error) {
       return this.#failure(error);
     }
