@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { composeServer } from './compose.js';
 import type { ServerAttachment, ServerExtension } from './extension.js';
+import { resumesDetachedRun } from './detached-run.js';
 import { defineLocal } from './kit/locals.js';
 import { silentLogger } from './logger.js';
 import { MemoryStore } from './memory-store.js';
@@ -23,7 +24,9 @@ function resumer(seen: string[]): { extension: ServerExtension; attached: () => 
       attachment = host;
     },
     middleware: async (call, ctx, next) => {
-      seen.push(`${call.name}:${ctx.principal}:${ctx.era}:${String(marked.get(ctx))}`);
+      seen.push(
+        `${call.name}:${ctx.principal}:${ctx.era}:${String(marked.get(ctx))}:${String(resumesDetachedRun(ctx))}`,
+      );
       return next();
     },
   };
@@ -49,7 +52,20 @@ describe('runTool on the attachment (CORE-42)', () => {
       },
     });
     expect(result.content).toEqual([{ type: 'text', text: '42 for user:ada' }]);
-    expect(seen).toEqual(['double:user:ada:modern:yes']);
+    expect(seen).toEqual(['double:user:ada:modern:yes:false']);
+  });
+
+  it('CORE-47: a call made with resumes: true reads as a resumption in every stage; others never do', async () => {
+    const seen: string[] = [];
+    const { extension, attached } = resumer(seen);
+    const composed = composeServer([extension], { logger: silentLogger });
+    const server = extendServer(new McpServer({ name: 's', version: '1.0.0' }), composed, { store: new MemoryStore() });
+    server.registerTool('noop', {}, () => ({ content: [] }));
+    const identity = { principal: 'user:ada', source: 'custom' } as const;
+    await attached().runTool!({ name: 'noop', arguments: {}, identity, resumes: true });
+    await attached().runTool!({ name: 'noop', arguments: {}, identity, resumes: false });
+    await attached().runTool!({ name: 'noop', arguments: {}, identity });
+    expect(seen.map((line) => line.split(':').at(-1))).toEqual(['true', 'false', 'false']);
   });
 
   it('refuses bad arguments as the pipeline does, and a tool nobody registered', async () => {

@@ -6,6 +6,7 @@
  */
 import type { CallContext, ComposedServer, ToolHandler } from './extension.js';
 import { createCallContext, createRequestContext } from './context.js';
+import { markResumedRun } from './detached-run.js';
 import type { Logger } from './logger.js';
 import { PROTOCOL_VERSIONS } from './protocol-versions.js';
 import type { Store } from './store.js';
@@ -19,6 +20,12 @@ export interface DetachedCall {
   readonly meta?: Record<string, unknown> | undefined;
   /** Who the call runs for: the original caller. */
   readonly identity: CallerIdentity;
+  /**
+   * The call takes up again a run an earlier execution started (a task whose
+   * runner died): it was admitted and charged when first made, so stages
+   * that charge per call let it through uncharged (`resumesDetachedRun`, CORE-47).
+   */
+  readonly resumes?: boolean | undefined;
   /** Runs on the call's context before the pipeline (to mark it, e.g. as a resumed task). */
   readonly prepare?: ((ctx: CallContext) => void) | undefined;
 }
@@ -76,6 +83,7 @@ export async function runDetachedCall(
     elicit: undefined,
   });
   const ctx = createCallContext(request, entry.tool);
+  if (call.resumes === true) markResumedRun(ctx);
   call.prepare?.(ctx);
   return composed.runToolCall(
     { name: call.name, arguments: call.arguments, meta: call.meta ?? {} },

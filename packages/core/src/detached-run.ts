@@ -43,3 +43,23 @@ export function detachedRunOf(ctx: Pick<RequestContext, 'locals'>): DetachedRun 
 export function setDetachedRun(ctx: Pick<RequestContext, 'locals'>, run: DetachedRun): void {
   detachedRunSlot.set(ctx, run);
 }
+
+// Keyed by Symbol.for, so duplicate copies of core agree on the slot.
+const resumedSlot = defineLocal<true>('core/resumed-run');
+
+/**
+ * Whether the current call takes up again a detached run that an earlier
+ * execution started and did not finish (its runner died): the call was
+ * admitted, and charged, when its caller first made it. A stage that
+ * charges per call (a quota, a rate limit) must not charge it again; checks
+ * that can change since (scopes) may run again, and what they refuse fails
+ * the run (CORE-47).
+ */
+export function resumesDetachedRun(ctx: Pick<RequestContext, 'locals'>): boolean {
+  return resumedSlot.get(ctx) === true;
+}
+
+/** Marks the current call as one that resumes a detached run (the core does, for a `DetachedCall` with `resumes`). */
+export function markResumedRun(ctx: Pick<RequestContext, 'locals'>): void {
+  resumedSlot.set(ctx, true);
+}

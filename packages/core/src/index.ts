@@ -114,7 +114,7 @@ export type { ApprovalRequirement } from './approval.js';
 export { offerReplay, willReplay } from './replay.js';
 export type { ReplayProbe } from './replay.js';
 export { handlerStarted } from './execution.js';
-export { detachedRunOf, setDetachedRun } from './detached-run.js';
+export { detachedRunOf, resumesDetachedRun, setDetachedRun } from './detached-run.js';
 export type { DetachedRun, DetachedProgress } from './detached-run.js';
 export type { DetachedCall } from './detached-call.js';
 export { registerMethodTools } from './method-tools.js';

@@ -7,6 +7,7 @@ import {
   handlerStarted,
   isInputRequiredResult,
   requireApproval,
+  resumesDetachedRun,
   type ToolMiddleware,
   type ToolResult,
 } from '@ext/core';
@@ -27,7 +28,8 @@ function approvalReason(tool: string, meta: CostToolMeta): string {
 export function costMiddleware(config: ResolvedOptions, costs: ToolCosts): ToolMiddleware {
   return async (call, ctx, next) => {
     const meta = costs.metaOf(ctx.tool);
-    if (meta === undefined) return next();
+    // A call taken up again after its runner died was charged when its caller made it (COST-17).
+    if (meta === undefined || resumesDetachedRun(ctx)) return next();
     const nowMs = config.now();
     const meters = planMeters(meta, call.name, ctx.principal, nowMs, config.keyPrefix);
     const reservations = await reserveAll(ctx, meters, meta, nowMs, call.name);

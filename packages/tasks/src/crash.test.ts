@@ -36,8 +36,13 @@ async function databaseFile(): Promise<string> {
 }
 
 /** A crash-server process on the file at `path`, killed after the test. */
-async function server(path: string, onInterrupt: InterruptPolicy): Promise<ChildServer> {
-  const child = await startChild(await fixtureProgram('crash-server'), { path, onInterrupt, leaseMs: LEASE_MS });
+async function server(path: string, onInterrupt: InterruptPolicy, admitOnce = false): Promise<ChildServer> {
+  const child = await startChild(await fixtureProgram('crash-server'), {
+    path,
+    onInterrupt,
+    leaseMs: LEASE_MS,
+    admitOnce,
+  });
   cleanup.push(() => child.kill());
   return child;
 }
@@ -94,6 +99,21 @@ describe('a task whose server was killed (SIGKILL), on a SQLite file', () => {
     expect(await storedTask(path, taskId)).toMatchObject({ executions: 2, checkpoint: { next: STEPS } });
     // The task that had finished before the crash reads as it did.
     expect(await getTask(alice, finished.taskId)).toEqual(finished);
+  });
+
+  it('TASK-20: a resumption that a stage outside the tasks stage refuses fails the task, never leaves it working', async () => {
+    const path = await databaseFile();
+    const first = await server(path, 'resume', true);
+    const { taskId } = await crashMidTask(first, 1);
+
+    const second = await server(path, 'resume', true);
+    const alice = rpcClient(second.url, 'alice');
+    const failed = await pollTask(alice, taskId);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatchObject({ code: -32603, data: { reason: 'refused_on_resume', taskId } });
+    expect(failed.error?.message).toContain('count runs once per caller');
+    expect(second.events.filter((event) => event.event === 'start')).toEqual([]);
+    expect(await storedTask(path, taskId)).toMatchObject({ status: 'failed', executions: 2 });
   });
 
   it('TASK-19: "fail": the new server fails it as interrupted; a task finished before the crash stays completed', async () => {

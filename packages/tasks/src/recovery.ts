@@ -4,7 +4,7 @@
  * with an error that says so, or run again on this instance from the last
  * checkpoint (TASK-19, TASK-20).
  */
-import { ErrorCodes, defineLocal, type Logger, type ServerAttachment, type Store } from '@ext/core';
+import { ErrorCodes, defineLocal, type Logger, type ServerAttachment, type Store, type ToolResult } from '@ext/core';
 import { isOrphaned, isTerminal, type TaskError, type TaskRecord } from './logic.js';
 import type { TasksConfig } from './options.js';
 import { applyEvent, loadRecord, tryEvent, type TaskStoreScope } from './records.js';
@@ -27,7 +27,28 @@ export function interruptedError(record: TaskRecord): TaskError {
   };
 }
 
-/** Runs the task's call again on this instance; what the outer stages refuse fails the task. */
+/** The error a resumed task fails with when the stages outside the tasks stage refuse to run it again. */
+export function refusedOnResumeError(record: TaskRecord, result: ToolResult): TaskError {
+  const text = result.content
+    ?.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
+    .join('\n');
+  return {
+    code: ErrorCodes.InternalError,
+    message: `The server taking this task up again after an interruption was refused: ${text || 'no reason given'}`,
+    data: { reason: 'refused_on_resume', taskId: record.taskId },
+  };
+}
+
+/** Whether the tasks stage took the resumed call (it answers with the task), as opposed to a stage outside it answering. */
+function takenUp(result: ToolResult): boolean {
+  return (result as { resultType?: unknown }).resultType === 'task';
+}
+
+/**
+ * Runs the task's call again on this instance, as a resumption (charged
+ * nothing again, CORE-47); what the outer stages refuse, or answer instead
+ * of running it, fails the task: nobody else would ever settle it.
+ */
 function resume(
   scope: TaskStoreScope,
   claimed: TaskRecord,
@@ -35,19 +56,26 @@ function resume(
   runTool: RunTool,
   logger: Logger,
 ): void {
+  const fail = (error: TaskError) =>
+    applyEvent(scope, claimed.taskId, { type: 'fail', error }).catch((failure: unknown) => {
+      logger.warn('tasks: could not record that a resumed task failed', { taskId: claimed.taskId, error: failure });
+    });
   runTool({
     name: claimed.tool,
     arguments: call.arguments,
     identity: { principal: claimed.principal, source: call.source },
+    resumes: true,
     prepare: (ctx) => {
       resumingTask.set(ctx, claimed);
     },
-  }).catch(async (error: unknown) => {
-    const rpc = jsonRpcErrorOf(error) ?? interruptedError(claimed);
-    await applyEvent(scope, claimed.taskId, { type: 'fail', error: rpc }).catch((failure: unknown) => {
-      logger.warn('tasks: could not record that a resumed task failed', { taskId: claimed.taskId, error: failure });
-    });
-  });
+  }).then(
+    async (result) => {
+      if (!takenUp(result)) await fail(refusedOnResumeError(claimed, result));
+    },
+    async (error: unknown) => {
+      await fail(jsonRpcErrorOf(error) ?? interruptedError(claimed));
+    },
+  );
 }
 
 /**

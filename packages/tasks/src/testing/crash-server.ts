@@ -2,13 +2,16 @@
  * A tasks server run as a child process by the crash tests: tasks and
  * streaming composed, over HTTP on a free port, its store a SQLite file, its
  * callers named by the `x-user` header. Its one argument is a JSON object:
- * `path` (the database file), `onInterrupt` (the policy of `count`) and
- * `leaseMs`. It prints one JSON event a line on stdout: `listening` with its
+ * `path` (the database file), `onInterrupt` (the policy of `count`),
+ * `leaseMs`, and `admitOnce` (a stage outside the tasks stage that admits
+ * one call of `count` per caller, and refuses any later one, a resumption
+ * included). It prints one JSON event a line on stdout: `listening` with its
  * URL, and `start` each time a `count` handler begins, with the step it
  * begins from.
  */
-import { composeServer } from '@ext/core';
+import { composeServer, ExtensionError, type ServerExtension } from '@ext/core';
 import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server';
+import { errorsServer } from '@ext/errors/server';
 import { createSqliteStore } from '@ext/store-sqlite';
 import { STREAMING_ID } from '@ext/streaming';
 import { streamingServer, streamOf } from '@ext/streaming/server';
@@ -20,6 +23,7 @@ interface CrashServerConfig {
   readonly path: string;
   readonly onInterrupt: InterruptPolicy;
   readonly leaseMs: number;
+  readonly admitOnce?: boolean;
 }
 
 function emit(event: Record<string, unknown>): void {
@@ -42,7 +46,25 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 const config = JSON.parse(process.argv[2] ?? '{}') as CrashServerConfig;
 const store = createSqliteStore({ path: config.path });
+/** Admits one call of `count` per caller, counted in the store, so a restarted server refuses the resumption. */
+const admitOnce: ServerExtension = {
+  side: 'server',
+  name: '@ext/admit-once-fixture',
+  ids: ['com.example/admit-once'],
+  settings: { version: '1.0' },
+  stage: 'permissions',
+  middleware: async (call, ctx, next) => {
+    if (call.name === 'count' && (await store.increment(`admitted:${ctx.principal ?? ''}`)) > 1) {
+      throw new ExtensionError('permanent', 'ADMITTED_ONCE', 'count runs once per caller');
+    }
+    return next();
+  },
+};
+
 const composed = composeServer([
+  // With the errors stage outermost, a refusal is answered as an error result rather than thrown.
+  config.admitOnce === true && errorsServer(),
+  config.admitOnce === true && admitOnce,
   tasksServer({
     tools: { count: 'optional', quick: 'optional' },
     onInterrupt: { count: config.onInterrupt },
