@@ -30,7 +30,7 @@ export function interruptedError(record: TaskRecord): TaskError {
 /** The error a resumed task fails with when the stages outside the tasks stage refuse to run it again. */
 export function refusedOnResumeError(record: TaskRecord, result: ToolResult): TaskError {
   const text = result.content
-    ?.flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
+    .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
     .join('\n');
   return {
     code: ErrorCodes.InternalError,

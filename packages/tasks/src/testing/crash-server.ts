@@ -54,7 +54,7 @@ const admitOnce: ServerExtension = {
   settings: { version: '1.0' },
   stage: 'permissions',
   middleware: async (call, ctx, next) => {
-    if (call.name === 'count' && (await store.increment(`admitted:${ctx.principal ?? ''}`)) > 1) {
+    if (call.name === 'count' && (await store.increment(`admitted:${ctx.principal}`)) > 1) {
       throw new ExtensionError('permanent', 'ADMITTED_ONCE', 'count runs once per caller');
     }
     return next();
