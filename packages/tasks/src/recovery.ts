@@ -29,8 +29,13 @@ export function interruptedError(record: TaskRecord): TaskError {
 
 /** The error a resumed task fails with when the stages outside the tasks stage refuse to run it again. */
 export function refusedOnResumeError(record: TaskRecord, result: ToolResult): TaskError {
-  const text = result.content
-    .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
+  // Whatever answered may not be a well-formed result: read it defensively.
+  const blocks: unknown = result.content;
+  const text = (Array.isArray(blocks) ? (blocks as unknown[]) : [])
+    .flatMap((block) => {
+      const { type, text: said } = (block ?? {}) as { type?: unknown; text?: unknown };
+      return type === 'text' && typeof said === 'string' ? [said] : [];
+    })
     .join('\n');
   return {
     code: ErrorCodes.InternalError,
