@@ -7,6 +7,12 @@ import { z } from 'zod';
 import { ATTACHMENT_TYPES, MAX_ATTACHMENT_BYTES } from './tool-limits.js';
 import type { ToolDeps } from './tool-support.js';
 
+// Built once for every server instance (a zod object per instance cost each legacy-era session memory).
+const attachInput = z.object({
+  id: z.string().describe('Ticket id, e.g. "T-1".'),
+  image: binaryInputSchema('The image: image content, or a data reference to an upload.'),
+});
+
 /** Registers `attach_image`. */
 export function registerAttachmentTool(extended: ExtendedServer, { tracker }: ToolDeps): void {
   extended.registerTool(
@@ -16,10 +22,7 @@ export function registerAttachmentTool(extended: ExtendedServer, { tracker }: To
       description:
         `Attaches an image (PNG, JPEG, GIF or WebP, at most ${String(MAX_ATTACHMENT_BYTES / (1024 * 1024))} MiB) to a ticket. ` +
         'Send it as image content, or upload it out of band and pass the data reference.',
-      inputSchema: z.object({
-        id: z.string().describe('Ticket id, e.g. "T-1".'),
-        image: binaryInputSchema('The image: image content, or a data reference to an upload.'),
-      }),
+      inputSchema: attachInput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
       _meta: { [MULTIMODAL_ID]: { input_types: ATTACHMENT_TYPES, max_input_size_bytes: MAX_ATTACHMENT_BYTES } },
     },

@@ -17,6 +17,15 @@ import {
 } from './tool-support.js';
 import { parseStatus } from './tracker-input.js';
 
+// Built once, not per server instance: a legacy-era session builds a server, and a zod object each was
+// most of its memory (and a schema object seen for the first time is rendered as JSON Schema again).
+const linkInput = z.object({
+  id: z.string().describe('Ticket id, e.g. "T-1".'),
+  url: z.string().describe('https address of the document.'),
+});
+const postInput = z.object({ channel: z.string().describe('Channel name, e.g. "releases".'), text: z.string() });
+const viewInput = z.object({ status: z.string().describe('"open", "closed" or "all".') });
+
 /** What set_view remembers per caller (session state). */
 // A type alias (not an interface) so it is a JSON value for session state.
 type TrackerView = { status: TicketStatus | 'all' };
@@ -104,10 +113,7 @@ export function registerTicketTools(extended: ExtendedServer, { tracker, publish
     {
       title: 'Link document',
       description: 'Links a document (an https URL) to a ticket.',
-      inputSchema: z.object({
-        id: z.string().describe('Ticket id, e.g. "T-1".'),
-        url: z.string().describe('https address of the document.'),
-      }),
+      inputSchema: linkInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async ({ id, url }, ctx) => ticketResult(ctx, await tracker.link(id, url)),
@@ -121,7 +127,7 @@ export function registerChatViewAndPurgeTools(extended: ExtendedServer, { tracke
     {
       title: 'Post to team chat',
       description: 'Posts a message to a team chat channel. The #archive channel is archived and refuses posts.',
-      inputSchema: z.object({ channel: z.string().describe('Channel name, e.g. "releases".'), text: z.string() }),
+      inputSchema: postInput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
     async ({ channel, text }) => {
@@ -136,7 +142,7 @@ export function registerChatViewAndPurgeTools(extended: ExtendedServer, { tracke
       title: 'Remember my view',
       description:
         'Remembers which tickets list_tickets shows you by default ("open", "closed" or "all"), for this session.',
-      inputSchema: z.object({ status: z.string().describe('"open", "closed" or "all".') }),
+      inputSchema: viewInput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     ({ status }, ctx) => {

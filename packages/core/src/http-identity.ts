@@ -131,6 +131,16 @@ export function createCallerGate<A extends SdkAuthInfo>(options: HttpIdentityOpt
   };
 }
 
+/**
+ * Whose share of the session table a session counts against: the principal
+ * of an identified caller; `undefined` for the shared anonymous caller, who
+ * stands for many people (one of them must not lose a session to another).
+ */
+export function sessionOwnerOf(authInfo: SdkAuthInfo | undefined): string | undefined {
+  if (stampedIdentity(authInfo)?.source === 'anonymous') return undefined;
+  return principalOf(authInfo);
+}
+
 /** The principal a request's auth info names, for binding a legacy-era session to its caller. */
 export function principalOf(authInfo: SdkAuthInfo | undefined): string | undefined {
   if (authInfo === undefined) return undefined;

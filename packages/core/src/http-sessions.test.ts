@@ -11,10 +11,13 @@ import { ConfigurationError } from './errors.js';
 import { INITIALIZE, LEGACY_HEADERS } from './http-test-fixtures.js';
 import {
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  isRefusal,
   resolveSessionLimits,
   SessionTable,
   type SessionLimits,
+  type SessionReservation,
 } from './http-sessions.js';
 import { silentLogger } from './logger.js';
 import { createHttpHandler as createHttpHandlerV1, extendServer as extendServerV1 } from './sdk-v1/index.js';
@@ -30,7 +33,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((handler) => handler.close()));
 });
 
-function handlerFor(line: Line, sessions?: SessionLimits, toolMs = 0): Handler {
+/** `identified`: callers are named by the `x-user` header (else the shared anonymous caller). */
+function handlerFor(line: Line, sessions?: SessionLimits, toolMs = 0, identified = false): Handler {
   const composed = composeServer([], { logger: silentLogger });
   const pause = (): Promise<{ content: { type: 'text'; text: string }[] }> =>
     new Promise((resolve) =>
@@ -38,7 +42,13 @@ function handlerFor(line: Line, sessions?: SessionLimits, toolMs = 0): Handler {
         resolve({ content: [{ type: 'text', text: 'done' }] });
       }, toolMs),
     );
-  const options = { anonymous: 'shared' as const, logger: silentLogger, sessions };
+  const identify = (request: Request) => request.headers.get('x-user') ?? undefined;
+  const options = {
+    anonymous: 'shared' as const,
+    logger: silentLogger,
+    sessions,
+    ...(identified ? { identify } : {}),
+  };
   const handler =
     line === 'v1'
       ? createHttpHandlerV1(() => {
@@ -55,8 +65,8 @@ function handlerFor(line: Line, sessions?: SessionLimits, toolMs = 0): Handler {
   return handler;
 }
 
-function post(body: unknown, session?: string): Request {
-  const headers: Record<string, string> = { ...LEGACY_HEADERS };
+function post(body: unknown, session?: string, user?: string): Request {
+  const headers: Record<string, string> = { ...LEGACY_HEADERS, ...(user === undefined ? {} : { 'x-user': user }) };
   if (session !== undefined)
     Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
   return new Request(URL_, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -65,8 +75,9 @@ function post(body: unknown, session?: string): Request {
 /** An `initialize` read to its end, as a client reads it: the session id, or the refusal. */
 async function initialize(
   handler: Handler,
+  user?: string,
 ): Promise<{ status: number; session: string | null; body: string; retryAfter: string | null }> {
-  const response = await handler.fetch(post(INITIALIZE));
+  const response = await handler.fetch(post(INITIALIZE, undefined, user));
   return {
     status: response.status,
     session: response.headers.get('mcp-session-id'),
@@ -75,8 +86,8 @@ async function initialize(
   };
 }
 
-async function listTools(handler: Handler, session: string): Promise<number> {
-  const response = await handler.fetch(post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, session));
+async function listTools(handler: Handler, session: string, user?: string): Promise<number> {
+  const response = await handler.fetch(post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, session, user));
   await response.text();
   return response.status;
 }
@@ -87,12 +98,17 @@ const sleep = (ms: number): Promise<void> =>
   });
 
 describe('resolveSessionLimits', () => {
-  it('defaults to 1,000 sessions and 15 minutes idle', () => {
+  it('defaults to 1,000 sessions, 100 a caller (never more than max) and 15 minutes idle', () => {
     expect(resolveSessionLimits(undefined, 'h')).toEqual({
       max: DEFAULT_MAX_SESSIONS,
+      maxPerPrincipal: DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
       idleTimeoutMs: DEFAULT_SESSION_IDLE_TIMEOUT_MS,
     });
+    expect(resolveSessionLimits({ max: 10 }, 'h').maxPerPrincipal).toBe(10);
+    expect(() => resolveSessionLimits({ max: 10, maxPerPrincipal: 11 }, 'h')).toThrow(/sessions\.maxPerPrincipal/);
+    expect(() => resolveSessionLimits({ maxPerPrincipal: 0 }, 'h')).toThrow(/sessions\.maxPerPrincipal/);
     expect(DEFAULT_MAX_SESSIONS).toBe(1_000);
+    expect(DEFAULT_MAX_SESSIONS_PER_PRINCIPAL).toBe(100);
     expect(DEFAULT_SESSION_IDLE_TIMEOUT_MS).toBe(15 * 60 * 1000);
   });
 
@@ -171,6 +187,68 @@ describe.each(['v1', 'v2-legacy'] as const)('legacy-era sessions on %s (CORE-32)
   });
 });
 
+describe.each(['v1', 'v2-legacy'] as const)('sessions per caller on %s (CORE-32)', (line) => {
+  it('one caller opening sessions without end never locks another out: its own oldest idle ones close instead', async () => {
+    // More than the whole table: on a single global pool alice would hold every place, and bob none.
+    const handler = handlerFor(line, { max: 200 }, 0, true);
+    const alice: string[] = [];
+    for (let index = 0; index < 250; index++) {
+      const opened = await initialize(handler, 'alice');
+      expect(opened.status).toBe(200);
+      alice.push(opened.session!);
+    }
+    const bob = await initialize(handler, 'bob');
+    expect(bob.status).toBe(200);
+    expect(await listTools(handler, bob.session!, 'bob')).toBe(200);
+    // Alice keeps her newest 100 (her share of 200 by default); the 150 she opened first were closed to make room.
+    expect(await listTools(handler, alice.at(-1)!, 'alice')).toBe(200);
+    expect(await listTools(handler, alice[0]!, 'alice')).toBe(404);
+    expect(await listTools(handler, alice[149]!, 'alice')).toBe(404);
+    expect(await listTools(handler, alice[150]!, 'alice')).toBe(200);
+  });
+
+  it('a caller whose sessions are all busy is answered 429 with a Retry-After; others still get in', async () => {
+    const handler = handlerFor(line, { max: 10, maxPerPrincipal: 2, idleTimeoutMs: 30_000 }, 1_000, true);
+    const first = await initialize(handler, 'alice');
+    const second = await initialize(handler, 'alice');
+    const call = (session: string) =>
+      handler.fetch(
+        post(
+          { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'pause', arguments: {} } },
+          session,
+          'alice',
+        ),
+      );
+    const busy = [call(first.session!), call(second.session!)];
+    const refused = await initialize(handler, 'alice');
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: -32000 } });
+    expect(Number(refused.retryAfter)).toBe(30);
+    expect((await initialize(handler, 'bob')).status).toBe(200);
+    await Promise.all((await Promise.all(busy)).map((response) => response.text()));
+    // Idle again: the next initialize closes her oldest session instead of refusing.
+    expect((await initialize(handler, 'alice')).status).toBe(200);
+    expect(await listTools(handler, first.session!, 'alice')).toBe(404);
+  });
+
+  it('a full table answers 503 with the time until its first idle session expires, not a made-up minute', async () => {
+    const handler = handlerFor(line, { max: 2, idleTimeoutMs: 120_000 }, 0, true);
+    expect((await initialize(handler, 'alice')).status).toBe(200);
+    expect((await initialize(handler, 'bob')).status).toBe(200);
+    const refused = await initialize(handler, 'carol');
+    expect(refused.status).toBe(503);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(115);
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(120);
+  });
+});
+
+/** A place in `table`, which the test expects to have room. */
+function held<S>(table: SessionTable<S>, owner?: string): SessionReservation<S> {
+  const reservation = table.reserve(owner);
+  if (isRefusal(reservation)) throw new Error(`no place: ${JSON.stringify(reservation)}`);
+  return reservation;
+}
+
 describe('SessionTable', () => {
   it('arms idle timers that do not keep the process alive', () => {
     const timers: NodeJS.Timeout[] = [];
@@ -183,7 +261,7 @@ describe('SessionTable', () => {
     vi.spyOn(globalThis, 'setTimeout').mockImplementation(spy);
     const expired: string[] = [];
     const table = new SessionTable<string>({ max: 2, idleTimeoutMs: 60_000 }, (session) => expired.push(session));
-    table.reserve()?.open('a', 'session a');
+    held(table).open('a', 'session a');
     table.leave('a');
     expect(timers).toHaveLength(1);
     expect(timers[0]?.hasRef()).toBe(false);
@@ -196,8 +274,8 @@ describe('SessionTable', () => {
     try {
       const expired: string[] = [];
       const table = new SessionTable<string>({ max: 5, idleTimeoutMs: 1_000 }, (session) => expired.push(session));
-      table.reserve()?.open('idle', 'idle');
-      table.reserve()?.open('busy', 'busy');
+      held(table).open('idle', 'idle');
+      held(table).open('busy', 'busy');
       table.leave('idle');
       vi.advanceTimersByTime(999);
       expect(expired).toEqual([]);
@@ -220,17 +298,39 @@ describe('SessionTable', () => {
     }
   });
 
+  it('counts an identified caller against its own share, and the shared anonymous caller against the table only', () => {
+    const expired: string[] = [];
+    const table = new SessionTable<string>({ max: 4, maxPerPrincipal: 2, idleTimeoutMs: 60_000 }, (session) =>
+      expired.push(session),
+    );
+    held(table, 'alice').open('a1', 'a1');
+    held(table, 'alice').open('a2', 'a2');
+    // Both busy (their opening requests in flight): no room for a third of hers.
+    expect(table.reserve('alice')).toMatchObject({ refused: 'caller', retryAfterSeconds: 60 });
+    table.leave('a2');
+    table.leave('a1');
+    held(table, 'alice').open('a3', 'a3');
+    expect(expired).toEqual(['a2']);
+    held(table).open('n1', 'n1');
+    held(table).open('n2', 'n2');
+    table.leave('n1');
+    // Full: the anonymous caller may not take an idle session of anyone's; alice may take her own.
+    expect(table.reserve()).toMatchObject({ refused: 'full' });
+    held(table, 'alice');
+    expect(expired).toEqual(['a2', 'a1']);
+  });
+
   it('holds places for sessions being opened and gives back the ones never opened', () => {
     const table = new SessionTable<string>({ max: 2, idleTimeoutMs: 1_000 }, () => undefined);
-    const first = table.reserve();
-    const second = table.reserve();
-    expect(table.reserve()).toBeUndefined();
-    second?.release();
-    second?.release();
-    first?.open('a', 'a');
-    first?.release();
+    const first = held(table);
+    const second = held(table);
+    expect(table.reserve()).toMatchObject({ refused: 'full' });
+    second.release();
+    second.release();
+    first.open('a', 'a');
+    first.release();
     expect(table.size).toBe(1);
-    expect(table.reserve()).toBeDefined();
-    expect(table.reserve()).toBeUndefined();
+    expect(isRefusal(table.reserve())).toBe(false);
+    expect(isRefusal(table.reserve())).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { composeServer } from '../compose.js';
 import { ConfigurationError, ErrorCodes, ExtensionError, WireError } from '../errors.js';
 import {
   mandatory,
@@ -368,6 +369,31 @@ describe('sdk-v1 adapter: tools and pipeline', () => {
 });
 
 describe('sdk-v1 adapter: methods, context and client helpers', () => {
+  it('servers built per session share one routing schema per method instead of building their own', () => {
+    const handlers = (server: McpServer) => Reflect.get(server.server, '_requestHandlers') as Map<string, unknown>;
+    const schemas: unknown[] = [];
+    const spy = (server: McpServer) => {
+      const original = server.server.setRequestHandler.bind(server.server);
+      server.server.setRequestHandler = ((schema: unknown, handler: never) => {
+        schemas.push(schema);
+        original(schema as never, handler);
+      });
+      return server;
+    };
+    const first = spy(new McpServer({ name: 'a', version: '1' }));
+    const second = spy(new McpServer({ name: 'b', version: '1' }));
+    const composed = composeServer([probeServer()]);
+    extendServer(first, composed);
+    const mark = schemas.length;
+    extendServer(second, composed);
+    expect(mark).toBeGreaterThan(0);
+    expect(schemas.slice(mark)).toEqual(schemas.slice(0, mark));
+    schemas.slice(mark).forEach((schema, index) => {
+      expect(schema).toBe(schemas[index]);
+    });
+    expect(handlers(second).has(`${ID}/echo`)).toBe(true);
+  });
+
   it('round-trips an extension method <id>/<verb> (CORE-13)', async () => {
     const { client } = await open({
       serverExtensions: [probeServer()],

@@ -13,13 +13,14 @@ import {
   assertIdentityStated,
   createCallerGate,
   principalOf,
+  sessionOwnerOf,
   statesIdentity,
   warnIfShared,
   type HttpIdentityOptions,
 } from '../http-identity.js';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, jsonRpcError, opensSession, readJsonBody } from '../http-body.js';
 import { openingExchange, serveInSession } from '../http-exchange.js';
-import { resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
+import { isRefusal, resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { compositionOf } from '../server-adapter.js';
 
@@ -130,8 +131,9 @@ function opener(factory: () => McpServer, sessions: SessionTable<Session>) {
     if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Start a session with initialize first');
     const opening = opensSession(body);
     // Only an initialize opens a session; anything else is refused by the SDK and its server released below.
-    const reservation = opening ? sessions.reserve() : undefined;
-    if (opening && reservation === undefined) return sessions.fullResponse();
+    const held = opening ? sessions.reserve(sessionOwnerOf(authInfo)) : undefined;
+    if (held !== undefined && isRefusal(held)) return sessions.refusalResponse(held);
+    const reservation = held;
     const server = factory();
     const principal = principalOf(authInfo);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({

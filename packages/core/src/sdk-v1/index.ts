@@ -3,7 +3,11 @@ export { extendServer } from './server.js';
 export { extendClient } from './client.js';
 export { createHttpHandler } from './http.js';
 export type { HttpHandler, HttpHandlerOptions, HttpRequestOptions } from './http.js';
-export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../http-sessions.js';
+export {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+} from '../http-sessions.js';
 export type { SessionLimits } from '../http-sessions.js';
 export { listen } from '../listen.js';
 export type { ListenOptions, Listening, ServableHandler } from '../listen.js';

@@ -3,13 +3,27 @@ import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { WireError } from '../errors.js';
 
+function newMethodSchema(method: string) {
+  return z.object({ method: z.literal(method), params: z.looseObject({}).optional() });
+}
+
+// One schema per method name for the whole process: every legacy-era session builds a server that registers
+// every composed method, and a zod object each (about 4 KiB) was most of what a session held.
+const methodSchemas = new Map<string, ReturnType<typeof newMethodSchema>>();
+
 /**
  * v1 routes requests and notifications by a zod schema with a `method`
  * literal. Extension payloads are validated by the extension itself (TypeBox,
- * at its boundary), so the schema only guarantees an object.
+ * at its boundary), so the schema only guarantees an object. The SDK only
+ * reads it, so servers share one per method.
  */
 export function methodSchema(method: string) {
-  return z.object({ method: z.literal(method), params: z.looseObject({}).optional() });
+  let schema = methodSchemas.get(method);
+  if (schema === undefined) {
+    schema = newMethodSchema(method);
+    methodSchemas.set(method, schema);
+  }
+  return schema;
 }
 
 /** A result schema that accepts any object (custom methods answer extension-shaped results). */

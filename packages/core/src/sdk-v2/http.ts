@@ -8,6 +8,7 @@ import {
   assertIdentityStated,
   createCallerGate,
   principalOf,
+  sessionOwnerOf,
   statesIdentity,
   warnIfShared,
   type HttpIdentityOptions,
@@ -15,7 +16,13 @@ import {
 import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, opensSession, readJsonBody } from '../http-body.js';
 import { openingExchange, serveInSession, transportOptions } from '../http-exchange.js';
 import { refuseInputResponses } from '../input-responses.js';
-import { resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
+import {
+  isRefusal,
+  resolveSessionLimits,
+  SessionTable,
+  type ResolvedSessionLimits,
+  type SessionLimits,
+} from '../http-sessions.js';
 import { isRecord } from '../kit/records.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { compositionOf } from '../server-adapter.js';
@@ -124,8 +131,9 @@ async function openSession(
   parsedBody: unknown,
 ): Promise<Response> {
   const opening = opensSession(parsedBody);
-  const reservation = opening ? table.reserve() : undefined;
-  if (opening && reservation === undefined) return table.fullResponse();
+  const held = opening ? table.reserve(sessionOwnerOf(authInfo)) : undefined;
+  if (held !== undefined && isRefusal(held)) return table.refusalResponse(held);
+  const reservation = held;
   const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
     onsessioninitialized: (sessionId) => {
@@ -146,10 +154,7 @@ async function openSession(
  * `limits.max` of them, each closed once idle (CORE-32); a client that goes
  * away cancels the calls it was waiting for (CORE-34).
  */
-function legacySessions(
-  build: () => Promise<McpServer>,
-  limits: { readonly max: number; readonly idleTimeoutMs: number },
-) {
+function legacySessions(build: () => Promise<McpServer>, limits: ResolvedSessionLimits) {
   const table: Sessions = new SessionTable<LegacySession>(limits, (session) => {
     session.transport.close().catch(() => undefined);
   });
