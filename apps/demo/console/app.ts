@@ -159,19 +159,80 @@ async function watchEvents(client: Client): Promise<void> {
   }, every);
 }
 
-/**
- * The bearer token this page signs in with: the link the server prints
- * carries it in the URL fragment (never sent in a request); it is kept for
- * this tab and taken out of the address bar.
- */
-function bearerToken(): string | undefined {
-  const fromLink = new URLSearchParams(window.location.hash.slice(1)).get('token');
-  if (fromLink !== null && fromLink !== '') {
-    window.sessionStorage.setItem('tracker-token', fromLink);
-    window.history.replaceState(null, '', window.location.pathname + window.location.search);
-  }
-  return window.sessionStorage.getItem('tracker-token') ?? undefined;
+const TOKEN_KEY = 'tracker-token';
+
+/** Who `token` belongs to, as the tracker says (`/console/whoami`): a user, `anonymous`, or `undefined` for a token it refuses. */
+async function whoami(token: string | undefined): Promise<string | undefined> {
+  const headers = token === undefined ? undefined : { authorization: `Bearer ${token}` };
+  const response = await fetch(new URL('/console/whoami', window.location.origin), { headers });
+  if (!response.ok) return undefined;
+  const answer = record(await response.json()) ?? {};
+  if (answer.anonymous === true) return 'anonymous';
+  return typeof answer.user === 'string' ? answer.user : undefined;
 }
+
+/** Asks the person before a link signs this tab in (or switches it to another user): true only on an explicit yes. */
+function askSignIn(linked: string, current: string | undefined): Promise<boolean> {
+  const dialog = element('sign-in') as HTMLDialogElement;
+  element('sign-in-message').textContent =
+    current === undefined
+      ? `The link you opened signs this tab in as ${linked}.`
+      : `This tab is signed in as ${current}. The link you opened would sign it in as ${linked} instead.`;
+  element('sign-in-accept').textContent = `Sign in as ${linked}`;
+  element('sign-in-decline').textContent = current === undefined ? 'Do not sign in' : `Stay signed in as ${current}`;
+  return new Promise((resolve) => {
+    dialog.addEventListener(
+      'close',
+      () => {
+        resolve(dialog.returnValue === 'accept');
+      },
+      { once: true },
+    );
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
+}
+
+/** Shows who the page acts as, for every call it makes. */
+function showIdentity(user: string | undefined): void {
+  const shown = element('identity');
+  shown.dataset.user = user ?? '';
+  shown.textContent = user === undefined ? 'Not signed in.' : `Signed in as ${user}.`;
+}
+
+/**
+ * The bearer token this page signs in with. The link the server prints
+ * carries one in the URL fragment (never sent in a request); it is taken
+ * out of the address bar at once, and kept for this tab only once the
+ * person agreed to act as the user it names: a crafted link must not sign
+ * anyone in as somebody else unawares (login CSRF).
+ */
+async function signIn(): Promise<string | undefined> {
+  const fromLink = new URLSearchParams(window.location.hash.slice(1)).get('token');
+  if (fromLink !== null) window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  const kept = window.sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+  const current = kept === undefined ? undefined : await whoami(kept);
+  if (fromLink === null || fromLink === '' || fromLink === kept) {
+    showIdentity(current);
+    return kept;
+  }
+  const linked = await whoami(fromLink);
+  if (linked === undefined) {
+    showIdentity(current);
+    element('status').textContent = 'The link you opened carries a token the tracker does not know; it was ignored.';
+    return kept;
+  }
+  if (!(await askSignIn(linked, current))) {
+    showIdentity(current);
+    return kept;
+  }
+  window.sessionStorage.setItem(TOKEN_KEY, fromLink);
+  showIdentity(linked);
+  return fromLink;
+}
+
+/** The token chosen at start; every request of the page carries it. */
+let bearer: string | undefined;
 
 async function connect(): Promise<Client> {
   const client = new Client(
@@ -200,8 +261,7 @@ async function connect(): Promise<Client> {
     logNotification(notification.method, notification.params);
     return Promise.resolve();
   };
-  const token = bearerToken();
-  const headers = token === undefined ? undefined : { authorization: `Bearer ${token}` };
+  const headers = bearer === undefined ? undefined : { authorization: `Bearer ${bearer}` };
   await client.connect(
     new StreamableHTTPClientTransport(new URL('/mcp', window.location.origin), { requestInit: { headers } }),
   );
@@ -311,6 +371,7 @@ const STEPS: readonly Step[] = [
 async function main(): Promise<void> {
   element('endpoint').textContent = new URL('/mcp', window.location.origin).href;
   const status = element('status');
+  bearer = await signIn();
   const client = await connect();
   const info = client.getServerVersion();
   status.textContent = `Connected to ${info?.name ?? 'server'} ${info?.version ?? ''}.`;
@@ -346,7 +407,7 @@ async function main(): Promise<void> {
     });
     steps.append(button);
   }
-  setUpTasks({ token: bearerToken(), advertised, tools: names, show });
+  setUpTasks({ token: bearer, advertised, tools: names, show });
 
   if (EVENTS in advertised) await watchEvents(client);
   else element('ticket-events-status').textContent = 'This server publishes no events.';
@@ -367,6 +428,12 @@ async function main(): Promise<void> {
   }
   status.dataset.state = 'ready';
 }
+
+// A link followed from this very page changes only the fragment, which loads nothing: start over, so the
+// page asks about the token it carries as it does on a fresh load.
+window.addEventListener('hashchange', () => {
+  if (new URLSearchParams(window.location.hash.slice(1)).has('token')) window.location.reload();
+});
 
 main().catch((error: unknown) => {
   const status = element('status');

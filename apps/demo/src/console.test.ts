@@ -26,6 +26,20 @@ function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
+/**
+ * Opens a console link carrying a token and answers the question the page
+ * asks before it signs the tab in: yes unless `accept` is false. Resolves to
+ * the page's response headers.
+ */
+async function openLink(page: Page, href: string, accept = true): Promise<Record<string, string>> {
+  const headers = (await page.goto(href))?.headers() ?? {};
+  const dialog = page.locator('dialog#sign-in');
+  await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+  await page.locator(accept ? '#sign-in-accept' : '#sign-in-decline').click();
+  await dialog.waitFor({ state: 'hidden' });
+  return headers;
+}
+
 // `pnpm test` installs Debian's chromium where it may, and lists this file among the skipped ones where it cannot.
 describe.skipIf(!existsSync(CHROMIUM))(
   `the web console in headless Chromium${existsSync(CHROMIUM) ? '' : ` (skipped: no Chromium at ${CHROMIUM})`}`,
@@ -46,7 +60,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
         if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
       });
       // Signed in as alice: the link the server prints carries her token in the fragment.
-      pageHeaders = (await page.goto(running.consoleUrl('alice').href))?.headers() ?? {};
+      pageHeaders = await openLink(page, running.consoleUrl('alice').href);
       await page.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
     });
 
@@ -64,6 +78,50 @@ describe.skipIf(!existsSync(CHROMIUM))(
 
     it('takes the token out of the address bar once it has it', () => {
       expect(page.url()).toBe(new URL('/console/', running.url).href);
+    });
+
+    it('shows who the tab is signed in as', async () => {
+      await expect(page.locator('#identity').textContent()).resolves.toBe('Signed in as alice.');
+    });
+
+    it('asks before a link signs a tab in, or switches it to someone else; declining changes nothing', async () => {
+      const tab = await browser.newPage({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 1 });
+      try {
+        // A fresh tab: the link would sign it in as bob, and the page says so before it does.
+        await tab.goto(running.consoleUrl('bob').href);
+        await tab.locator('dialog#sign-in').waitFor({ state: 'visible' });
+        await expect(tab.locator('#sign-in-message').textContent()).resolves.toBe(
+          'The link you opened signs this tab in as bob.',
+        );
+        expect(tab.url()).toBe(new URL('/console/', running.url).href);
+        await tab.locator('#sign-in-decline').click();
+        await tab.locator('#status[data-state="failed"]').waitFor({ timeout: 30_000 });
+        await expect(tab.locator('#identity').textContent()).resolves.toBe('Not signed in.');
+        // Signed in as alice, a crafted link for bob asks first; "Stay alice" keeps her.
+        await openLink(tab, running.consoleUrl('alice').href);
+        await tab.locator('#identity', { hasText: 'Signed in as alice.' }).waitFor();
+        await tab.goto(running.consoleUrl('bob').href);
+        const dialog = tab.locator('dialog#sign-in');
+        await dialog.waitFor({ state: 'visible' });
+        await expect(tab.locator('#sign-in-message').textContent()).resolves.toBe(
+          'This tab is signed in as alice. The link you opened would sign it in as bob instead.',
+        );
+        const shot = await dialog.screenshot({ path: join(tmpdir(), 'console-sign-in-dialog.png') });
+        expect(pngSize(shot).width).toBeGreaterThan(200);
+        await tab.locator('#sign-in-decline').click();
+        await tab.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
+        await expect(tab.locator('#identity').textContent()).resolves.toBe('Signed in as alice.');
+        // Agreeing switches the tab.
+        await openLink(tab, running.consoleUrl('bob').href);
+        await tab.locator('#identity', { hasText: 'Signed in as bob.' }).waitFor();
+        await tab.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
+        // A link with a token the tracker does not know asks nothing and signs nobody in.
+        await tab.goto(new URL('/console/#token=forged-token-of-no-one', running.url).href);
+        await tab.locator('#identity', { hasText: 'Signed in as bob.' }).waitFor();
+        await expect(tab.locator('dialog#sign-in').isVisible()).resolves.toBe(false);
+      } finally {
+        await tab.close();
+      }
     });
 
     it('tells a visitor without a token how to sign in, and the server refuses it', async () => {
@@ -161,7 +219,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
       try {
         const url = running.consoleUrl('alice');
         url.search = '?delivery=poll';
-        await polling.goto(url.href);
+        await openLink(polling, url.href);
         await polling.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
         await polling.locator('#ticket-events-status', { hasText: 'delivered by poll' }).waitFor();
         await polling.getByRole('button', { name: 'Create a ticket' }).click();
@@ -229,7 +287,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
       page.on('console', (message) => {
         if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
       });
-      await page.goto(new URL(`/console/#token=${options.tokens.alice}`, tracker.url).href);
+      await openLink(page, new URL(`/console/#token=${options.tokens.alice}`, tracker.url).href);
       await page.locator('#status[data-state="ready"]').waitFor({ timeout: 30_000 });
     });
 

@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveConsole, type ConsoleFiles } from './console-files.js';
 import { healthResponse, type ReadinessAnswer } from './readiness.js';
+import { WHOAMI_PATH } from './users.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -32,6 +33,8 @@ export interface ListenerRoutes {
   readonly card?: (() => ServerCardHandler | undefined) | undefined;
   /** `/readyz` answers this (and `/healthz` is served) when given. */
   readonly readiness?: (() => Promise<ReadinessAnswer>) | undefined;
+  /** `GET /console/whoami` answers this when given: who the request's bearer token names. */
+  readonly whoami?: ((request: Request) => Promise<Response>) | undefined;
 }
 
 const ALLOWED_HOSTS = localhostAllowedHostnames();
@@ -62,6 +65,10 @@ async function route(
     routes.readiness === undefined ? undefined : await healthResponse(pathname, request.method, routes.readiness);
   if (health !== undefined) {
     await writeFetchResponse(health, res);
+    return;
+  }
+  if (request.method === 'GET' && pathname === WHOAMI_PATH && routes.whoami !== undefined) {
+    await writeFetchResponse(await routes.whoami(request), res);
     return;
   }
   if (request.method === 'GET' && serveConsole(pathname, routes.console ?? { dir: undefined }, res)) return;

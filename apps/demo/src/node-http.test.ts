@@ -315,6 +315,29 @@ describe('the tracker over Streamable HTTP', () => {
     }
   });
 
+  it('says who a bearer token belongs to at /console/whoami, and refuses a token it does not know', async () => {
+    const ask = async (headers: Record<string, string>) => {
+      const response = await fetch(new URL('/console/whoami', running.url), { headers });
+      return {
+        status: response.status,
+        body: (await response.json()),
+        cache: response.headers.get('cache-control'),
+      };
+    };
+    expect(await ask({ authorization: `Bearer ${running.tokens!.bob}` })).toEqual({
+      status: 200,
+      body: { user: 'bob' },
+      cache: 'no-store',
+    });
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer forged-token-of-no-one' },
+      { authorization: `Basic ${running.tokens!.bob}` },
+    ]) {
+      expect((await ask(headers)).status).toBe(401);
+    }
+  });
+
   it('refuses a foreign Host header with 403', async () => {
     const refused = await rawPost(running.url, { host: `evil.example:${running.url.port}` }, INITIALIZE);
     expect(refused.status).toBe(403);

@@ -26,7 +26,7 @@ import {
   type TrackerServerOptions,
 } from './server.js';
 import { createTrackerServerV1 } from './server-v1.js';
-import { createDemoTokens, demoAuthenticate, type DemoTokens, type DemoUser } from './users.js';
+import { createDemoTokens, demoAuthenticate, demoWhoami, type DemoTokens, type DemoUser } from './users.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 
@@ -130,6 +130,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       console: { dir: defaultConsoleDir(), sourceMaps: options.consoleSourceMaps },
       card: () => card.current,
       readiness: () => checkReadiness(store, logger),
+      whoami: demoWhoami(tokens),
     }),
   );
   server.listen(options.port ?? DEFAULT_PORT, host);

@@ -94,3 +94,30 @@ export function createDemoVerifier(tokens: DemoTokens): OAuthTokenVerifier {
 export function demoAuthenticate(tokens: DemoTokens): (request: Request) => Promise<AuthInfo | Response> {
   return requireBearerAuth({ verifier: createDemoVerifier(tokens) });
 }
+
+/** Where the console asks who a bearer token belongs to (never an MCP request: no session, no effect). */
+export const WHOAMI_PATH = '/console/whoami';
+
+/**
+ * `GET /console/whoami`: the demo user the request's bearer token names,
+ * `{ "user": "bob" }`, or 401; `{ "anonymous": true }` when the server
+ * does not identify callers. The console asks before it signs a tab in with
+ * a token from a link, so a crafted link cannot switch a person's identity
+ * without their knowing (login CSRF). It tells nothing the token's holder
+ * does not already know.
+ */
+export function demoWhoami(tokens: DemoTokens | undefined): (request: Request) => Promise<Response> {
+  const verifier = tokens === undefined ? undefined : createDemoVerifier(tokens);
+  const noStore = { 'cache-control': 'no-store' };
+  return async (request) => {
+    if (verifier === undefined) return Response.json({ anonymous: true }, { headers: noStore });
+    const [scheme, token] = (request.headers.get('authorization') ?? '').split(' ');
+    const info =
+      scheme?.toLowerCase() === 'bearer' && token !== undefined
+        ? await verifier.verifyAccessToken(token).catch(() => undefined)
+        : undefined;
+    const user = info?.extra?.sub;
+    if (typeof user !== 'string') return Response.json({ error: 'invalid_token' }, { status: 401, headers: noStore });
+    return Response.json({ user }, { headers: noStore });
+  };
+}
