@@ -13,6 +13,8 @@ export default defineConfig({
     'src/gateway-server.ts',
     'src/gateway-upstream.ts',
     'src/gateway-relay.ts',
+    'src/contention-main.ts',
+    'src/contention-server.ts',
   ],
   format: ['esm'],
   // A private app: nothing imports its types.

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { MemoryStore, type Store } from '@ext/core';
 import { createRedisStore } from '@ext/store-redis';
 import { createSqliteStore } from '@ext/store-sqlite';
+import { benchContention, renderContention } from './contention.js';
 import { benchDataReferences } from './data-references.js';
 import { benchEvents, eventsBenchCases, renderEvents } from './events.js';
 import { runFullStack } from './full-stack.js';
@@ -26,6 +27,8 @@ import { LAYERS } from './stack.js';
 import { runStores, type NamedStore } from './stores.js';
 
 const IN_FLIGHT = 64;
+/** Concurrent duplicate writes in the contention suite, over two instances sharing Redis. */
+const CONTENTION_CALLS = 200;
 /** Calls in flight on one client in the full-stack HTTP cases. */
 const HTTP_CONCURRENCY = [1, 16];
 const TARGET_MS = 0.2;
@@ -146,6 +149,12 @@ async function main(): Promise<void> {
     );
     sections.push(renderEvents(eventRows, redis));
     sections.push(renderGateway(await runGateway(gatewayBenchOptions(options, quick, HTTP_CONCURRENCY, progress))));
+    sections.push(
+      renderContention(
+        await benchContention({ redisUrl, calls: CONTENTION_CALLS, commandTimeouts: [500, 50], progress }),
+        CONTENTION_CALLS,
+      ),
+    );
     const report = renderReport({
       environment: environment(),
       roundTrips,
