@@ -68,6 +68,10 @@ async function serve(config: ContentionServerConfig): Promise<void> {
       await built.close();
     },
   );
+  // A benchmark that died must not leave its servers behind.
+  process.once('disconnect', () => {
+    process.exit();
+  });
   tell({ type: 'ready', url: listening.url.href } satisfies ContentionAnswer);
 }
 

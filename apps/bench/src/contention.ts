@@ -108,9 +108,13 @@ async function logicalCall(url: string, key: string, counts: { inProgress: numbe
   }
 }
 
+/** Spins until killed, and in any case once its parent is gone or after two minutes: a burner must never outlive a run. */
+const BURNER = `const parent = process.ppid; const end = Date.now() + 120000;
+for (let i = 1; ; i++) if (i % 1e6 === 0 && (process.ppid !== parent || Date.now() > end)) break;`;
+
 /** One process per core spinning for as long as the run lasts. */
 function startBurners(): ChildProcess[] {
-  return cpus().map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  return cpus().map(() => spawn(process.execPath, ['-e', BURNER], { stdio: 'ignore' }));
 }
 
 async function runOnce(redisUrl: string, calls: number, commandTimeoutMs: number): Promise<ContentionRow> {
