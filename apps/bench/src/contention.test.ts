@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderContention, type ContentionRow } from './contention.js';
+import { contentionMarkdown, renderContention, type ContentionRow } from './contention.js';
+import { withMarkedSection } from './markdown.js';
 
 const row = (overrides: Partial<ContentionRow>): ContentionRow => ({
   commandTimeoutMs: 500,
@@ -33,5 +34,18 @@ describe('the contention section', () => {
     const section = renderContention([], 200);
     expect(section.markdown).toContain('`REDIS_URL` was unset');
     expect(section.targets).toEqual([]);
+  });
+});
+
+describe('the contention section in BENCHMARKS.md', () => {
+  it('carries its verdicts and replaces only itself', () => {
+    const text = contentionMarkdown([row({ executions: 2 })], 200, 'a machine', '2026-11-27');
+    expect(text).toContain(
+      '- **missed**: duplicate writes, commandTimeoutMs 500: exactly one execution (2 execution(s))',
+    );
+    expect(text).toContain('- met: duplicate writes, commandTimeoutMs 500: no SERVICE_UNAVAILABLE');
+    const file = withMarkedSection('# Benchmarks\n\nkept\n', 'contention', text);
+    const again = withMarkedSection(file, 'contention', 'new');
+    expect(again).toBe('# Benchmarks\n\nkept\n\n<!-- contention:start -->\nnew\n<!-- contention:end -->\n');
   });
 });

@@ -23,6 +23,10 @@ import { formatDuration, type BenchSection } from './markdown.js';
 const ERRORS_ID = 'io.github.mcp-ext/errors';
 const IDEMPOTENCY_ID = 'io.github.mcp-ext/idempotency';
 const PROTOCOL_VERSION = '2026-07-28';
+/** Concurrent duplicate writes, over two instances sharing Redis. */
+export const CONTENTION_CALLS = 200;
+/** The store's deadline in each run: the default, and one far below the backlog. */
+export const CONTENTION_TIMEOUTS: readonly number[] = [500, 50];
 /** A call answered "in progress" is asked again, as a client's retry policy would, at most this often. */
 const MAX_ATTEMPTS = 20;
 
@@ -221,4 +225,24 @@ export function renderContention(rows: readonly ContentionRow[], calls: number):
     },
   ]);
   return { title, markdown: `${intro}\n\n${header}\n${lines.join('\n')}`, targets };
+}
+
+/** The section as BENCHMARKS.md holds it (between `<!-- contention:start -->` and its end), with the verdicts. */
+export function contentionMarkdown(
+  rows: readonly ContentionRow[],
+  calls: number,
+  machine: string,
+  date: string,
+): string {
+  const section = renderContention(rows, calls);
+  const verdicts = section.targets.map(
+    (target) => `- ${target.met ? 'met' : '**missed**'}: ${target.name} (${target.detail})`,
+  );
+  return [
+    `## ${section.title}`,
+    `Written by \`pnpm bench\` and \`pnpm --filter @ext/bench bench:contention\` (\`src/contention.ts\`), last on ${date}.`,
+    section.markdown,
+    `Machine: ${machine}.`,
+    ...(verdicts.length === 0 ? [] : [verdicts.join('\n')]),
+  ].join('\n\n');
 }

@@ -10,14 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { MemoryStore, type Store } from '@ext/core';
 import { createRedisStore } from '@ext/store-redis';
 import { createSqliteStore } from '@ext/store-sqlite';
-import { benchContention, renderContention } from './contention.js';
+import { benchContention, CONTENTION_CALLS, CONTENTION_TIMEOUTS, contentionMarkdown } from './contention.js';
 import { benchDataReferences } from './data-references.js';
 import { benchEvents, eventsBenchCases, renderEvents } from './events.js';
 import { runFullStack } from './full-stack.js';
 import { renderFullStack } from './full-stack-report.js';
 import { gatewayBenchOptions, runGateway } from './gateway.js';
 import { renderGateway } from './gateway-report.js';
-import type { BenchSection } from './markdown.js';
+import { withMarkedSection, type BenchSection } from './markdown.js';
 import type { RunOptions } from './measure.js';
 import { runMiddleware } from './middleware.js';
 import { benchMultimodal } from './multimodal.js';
@@ -27,8 +27,6 @@ import { LAYERS } from './stack.js';
 import { runStores, type NamedStore } from './stores.js';
 
 const IN_FLIGHT = 64;
-/** Concurrent duplicate writes in the contention suite, over two instances sharing Redis. */
-const CONTENTION_CALLS = 200;
 /** Calls in flight on one client in the full-stack HTTP cases. */
 const HTTP_CONCURRENCY = [1, 16];
 const TARGET_MS = 0.2;
@@ -149,12 +147,12 @@ async function main(): Promise<void> {
     );
     sections.push(renderEvents(eventRows, redis));
     sections.push(renderGateway(await runGateway(gatewayBenchOptions(options, quick, HTTP_CONCURRENCY, progress))));
-    sections.push(
-      renderContention(
-        await benchContention({ redisUrl, calls: CONTENTION_CALLS, commandTimeouts: [500, 50], progress }),
-        CONTENTION_CALLS,
-      ),
-    );
+    const contention = await benchContention({
+      redisUrl,
+      calls: CONTENTION_CALLS,
+      commandTimeouts: CONTENTION_TIMEOUTS,
+      progress,
+    });
     const report = renderReport({
       environment: environment(),
       roundTrips,
@@ -166,7 +164,14 @@ async function main(): Promise<void> {
       sqliteStore: 'SQLite',
       sections,
     });
-    writeFileSync(REPORT, keepForeignSections(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '', report));
+    const machine = `${environment().cpu} (${String(cpus().length)} logical cores), Node ${process.version}, ${environment().os}`;
+    const written = keepForeignSections(existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '', report);
+    const withContention = withMarkedSection(
+      written,
+      'contention',
+      contentionMarkdown(contention, CONTENTION_CALLS, machine, new Date(startedAt).toISOString().slice(0, 10)),
+    );
+    writeFileSync(REPORT, withContention);
     progress(`\nwrote ${REPORT} in ${String(Math.round((Date.now() - startedAt) / 1000))} s`);
   } finally {
     await stores.close();

@@ -88,3 +88,19 @@ export function verdict(extraMs: number, targetMs: number): string {
 export function outcome(target: { readonly met: boolean } | undefined): string {
   return target?.met === true ? 'met' : 'not met';
 }
+
+/**
+ * `previous` (BENCHMARKS.md) with the section between `<!-- name:start -->`
+ * and `<!-- name:end -->` replaced by `section`, or `section` added at the
+ * end: a suite that also runs alone writes its own section, which a full
+ * `pnpm bench` run keeps.
+ */
+export function withMarkedSection(previous: string, name: string, section: string): string {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const marked = `${start}\n${section.trim()}\n${end}`;
+  const at = previous.indexOf(start);
+  const until = previous.indexOf(end);
+  if (at === -1 || until < at) return `${previous.trimEnd()}\n\n${marked}\n`;
+  return `${previous.slice(0, at)}${marked}${previous.slice(until + end.length)}`;
+}

@@ -6,7 +6,7 @@
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { formatBytes, markdownTable } from './markdown.js';
+import { formatBytes, markdownTable, withMarkedSection } from './markdown.js';
 import type { MemorySample, SessionsAnswer } from './sessions-server.js';
 
 /** What the default limits allow open at once (`DEFAULT_MAX_SESSIONS` of `@ext/core`). */
@@ -138,14 +138,7 @@ ${markdownTable(
 )}`;
 }
 
-const START = '<!-- sessions:start -->';
-const END = '<!-- sessions:end -->';
-
 /** `previous` (BENCHMARKS.md) with its sessions section replaced by `section`, or `section` added at the end. */
 export function withSessionsSection(previous: string, section: string): string {
-  const marked = `${START}\n${section.trim()}\n${END}`;
-  const at = previous.indexOf(START);
-  const end = previous.indexOf(END);
-  if (at === -1 || end < at) return `${previous.trimEnd()}\n\n${marked}\n`;
-  return `${previous.slice(0, at)}${marked}${previous.slice(end + END.length)}`;
+  return withMarkedSection(previous, 'sessions', section);
 }
