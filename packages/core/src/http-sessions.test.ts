@@ -223,7 +223,7 @@ describe.each(['v1', 'v2-legacy'] as const)('sessions per caller on %s (CORE-32)
     const refused = await initialize(handler, 'alice');
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.body)).toMatchObject({ error: { code: -32000 } });
-    expect(Number(refused.retryAfter)).toBe(30);
+    expect(Number(refused.retryAfter)).toBe(1);
     expect((await initialize(handler, 'bob')).status).toBe(200);
     await Promise.all((await Promise.all(busy)).map((response) => response.text()));
     // Idle again: the next initialize closes her oldest session instead of refusing.
@@ -306,7 +306,7 @@ describe('SessionTable', () => {
     held(table, 'alice').open('a1', 'a1');
     held(table, 'alice').open('a2', 'a2');
     // Both busy (their opening requests in flight): no room for a third of hers.
-    expect(table.reserve('alice')).toMatchObject({ refused: 'caller', retryAfterSeconds: 60 });
+    expect(table.reserve('alice')).toMatchObject({ refused: 'caller', retryAfterSeconds: 1 });
     table.leave('a2');
     table.leave('a1');
     held(table, 'alice').open('a3', 'a3');

@@ -141,11 +141,12 @@ export class SessionTable<S> {
    */
   reserve(owner?: string): SessionReservation<S> | SessionRefusal {
     const { max, maxPerPrincipal } = this.#limits;
+    // All of the caller's sessions are busy: the first of its requests to end makes one idle, and so evictable.
     if (owner !== undefined && this.#heldBy(owner) >= maxPerPrincipal && !this.#evictOldestIdle(owner)) {
-      return { refused: 'caller', retryAfterSeconds: this.#secondsUntilIdleExpiry(owner) };
+      return { refused: 'caller', retryAfterSeconds: 1 };
     }
     if (this.#slots.size + this.#opening >= max && (owner === undefined || !this.#evictOldestIdle(owner))) {
-      return { refused: 'full', retryAfterSeconds: this.#secondsUntilIdleExpiry(undefined) };
+      return { refused: 'full', retryAfterSeconds: this.#secondsUntilIdleExpiry() };
     }
     this.#opening += 1;
     this.#count(owner, 1);
@@ -193,15 +194,14 @@ export class SessionTable<S> {
   }
 
   /**
-   * Whole seconds until the first idle session (of `owner`, or of anyone)
-   * expires and frees a place; with none idle, a whole idle timeout, the
-   * soonest any session could expire.
+   * Whole seconds until the first idle session expires and frees a place;
+   * with none idle, a whole idle timeout, the soonest any session could.
    */
-  #secondsUntilIdleExpiry(owner: string | undefined): number {
+  #secondsUntilIdleExpiry(): number {
     const now = performance.now();
     let soonest = this.#limits.idleTimeoutMs;
     for (const slot of this.#slots.values()) {
-      if (slot.inFlight > 0 || (owner !== undefined && slot.owner !== owner)) continue;
+      if (slot.inFlight > 0) continue;
       soonest = Math.min(soonest, slot.idleSince + this.#limits.idleTimeoutMs - now);
     }
     return Math.max(1, Math.ceil(soonest / 1000));
@@ -253,9 +253,10 @@ export class SessionTable<S> {
   }
 
   /**
-   * The answer to an `initialize` refused a place: `503` when the table is
-   * full, `429` when the caller holds its share, JSON-RPC -32000, and a
-   * `Retry-After` that is the time until an idle session frees a place.
+   * The answer to an `initialize` refused a place, JSON-RPC -32000: `429`
+   * when the caller's own sessions are all busy (`Retry-After: 1`, as one
+   * of its requests ending gives it room), `503` when the table is full
+   * (`Retry-After`: the time until an idle session frees a place).
    */
   refusalResponse(refusal: SessionRefusal): Response {
     const { max, maxPerPrincipal } = this.#limits;
