@@ -320,7 +320,7 @@ describe('the tracker over Streamable HTTP', () => {
       const response = await fetch(new URL('/console/whoami', running.url), { headers });
       return {
         status: response.status,
-        body: (await response.json()),
+        body: await response.json(),
         cache: response.headers.get('cache-control'),
       };
     };

@@ -76,7 +76,7 @@ async function settled(link: TaskLink, taskId: string): Promise<Task> {
   let last: Task | undefined;
   while (Date.now() < deadline) {
     try {
-      last = (await link.request('tasks/get', { taskId }));
+      last = await link.request('tasks/get', { taskId });
       if (last.status !== 'working' && last.status !== 'input_required') return last;
     } catch (error) {
       if (error instanceof TaskLinkError) throw error;
@@ -89,7 +89,7 @@ async function settled(link: TaskLink, taskId: string): Promise<Task> {
 /** Kills the tracker once the task wrote a few rows, starts it again, and polls the task to its end. */
 async function crashAndSettle(tracker: Awaited<ReturnType<typeof trackerOnFile>>, link: TaskLink, taskId: string) {
   const deadline = Date.now() + POLL_LIMIT_MS;
-  while (rowsDone((await link.request('tasks/get', { taskId }))) < 3) {
+  while (rowsDone(await link.request('tasks/get', { taskId })) < 3) {
     if (Date.now() > deadline) throw new Error('the export made no progress');
     await sleep(50);
   }

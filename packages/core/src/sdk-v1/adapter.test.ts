@@ -374,10 +374,10 @@ describe('sdk-v1 adapter: methods, context and client helpers', () => {
     const schemas: unknown[] = [];
     const spy = (server: McpServer) => {
       const original = server.server.setRequestHandler.bind(server.server);
-      server.server.setRequestHandler = ((schema: unknown, handler: never) => {
+      server.server.setRequestHandler = (schema: unknown, handler: never) => {
         schemas.push(schema);
         original(schema as never, handler);
-      });
+      };
       return server;
     };
     const first = spy(new McpServer({ name: 'a', version: '1' }));
