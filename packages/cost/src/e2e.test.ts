@@ -1,4 +1,15 @@
-import { MemoryStore, silentLogger, WireError, type AuthInfo, type Store, type ToolResult } from '@ext/core';
+import {
+  MemoryStore,
+  silentLogger,
+  WireError,
+  type AuthInfo,
+  type ServerAttachment,
+  type ServerExtension,
+  type Store,
+  type ToolResult,
+} from '@ext/core';
+
+type RunTool = NonNullable<ServerAttachment['runTool']>;
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { callWithConfirmation, confirmationClient } from '@ext/confirmation/client';
 import { confirmationServer } from '@ext/confirmation/server';
@@ -422,5 +433,53 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
       code: 'COST_UNKNOWN',
     });
     expect(fixture.count('export_analytics')).toBe(1);
+  });
+});
+
+describe('COST-18: a call that resumes a run its caller already paid for (runTool with resumes)', () => {
+  /** Captures the `runTool` a server hands its extensions, through an extension of no stage. */
+  function catcher(): { extension: ServerExtension; runTool: () => RunTool } {
+    let captured: RunTool | undefined;
+    const extension: ServerExtension = {
+      side: 'server',
+      name: '@ext/run-tool-catcher',
+      ids: ['com.example/run-tool-catcher'],
+      settings: { version: '1.0' },
+      attach: ({ runTool }) => {
+        captured = runTool;
+      },
+    };
+    return { extension, runTool: () => captured! };
+  }
+
+  it('is charged nothing, even with the quota spent; a requires_approval tool is still gated', async () => {
+    const fixture = new Fixture();
+    const caught = catcher();
+    const created = await createTestPair({
+      line: 'v2-modern',
+      serverExtensions: [errorsServer(), costServer({ now: new Clock().read }), caught.extension],
+      clientExtensions: [errorsClient(), costClient()],
+      setup: fixture.setup,
+      serverOptions: { store: new MemoryStore(), logger: silentLogger },
+      clientOptions: { logger: silentLogger },
+      authInfo: { clientId: 'ada', scopes: [] },
+    });
+    open.push(created);
+    const { client } = created;
+    for (let i = 0; i < 5; i += 1) await client.callTool('render', { pages: 2, report: false });
+    expect((await getCostStatus(client, ['render']))?.tools[0]?.quota).toMatchObject({ used: 10, remaining: 0 });
+    const identity = { principal: 'client:ada', source: 'custom' } as const;
+    const resumed = await caught.runTool()({ name: 'render', arguments: { pages: 2 }, identity, resumes: true });
+    expect(textOf(resumed)).toBe('rendered 2 pages');
+    expect((await getCostStatus(client, ['render']))?.tools[0]?.quota).toMatchObject({ used: 10, remaining: 0 });
+    // Not a resumption: refused, as any call past the quota.
+    const fresh = await caught.runTool()({ name: 'render', arguments: { pages: 2 }, identity });
+    expect(fresh.isError).toBe(true);
+    expect(fixture.count('render')).toBe(6);
+    // The approval gate is not a charge: a resumption nobody can approve is refused.
+    const ungated = await caught.runTool()({ name: 'wire_funds', arguments: { amount: 5 }, identity, resumes: true });
+    expect(ungated.isError).toBe(true);
+    expect(textOf(ungated)).toContain('approv');
+    expect(fixture.count('wire_funds')).toBe(0);
   });
 });

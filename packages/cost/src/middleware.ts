@@ -28,8 +28,17 @@ function approvalReason(tool: string, meta: CostToolMeta): string {
 export function costMiddleware(config: ResolvedOptions, costs: ToolCosts): ToolMiddleware {
   return async (call, ctx, next) => {
     const meta = costs.metaOf(ctx.tool);
-    // A call taken up again after its runner died was charged when its caller made it (COST-17).
-    if (meta === undefined || resumesDetachedRun(ctx)) return next();
+    if (meta === undefined) return next();
+    const approval = () => {
+      if (meta.cost.category === 'requires_approval') {
+        requireApproval(ctx, { requestedBy: COST_PACKAGE, reason: approvalReason(call.name, meta) });
+      }
+    };
+    // A call taken up again after its runner died was charged when its caller made it; its gate still holds (COST-18).
+    if (resumesDetachedRun(ctx)) {
+      approval();
+      return next();
+    }
     const nowMs = config.now();
     const meters = planMeters(meta, call.name, ctx.principal, nowMs, config.keyPrefix);
     const reservations = await reserveAll(ctx, meters, meta, nowMs, call.name);
@@ -40,9 +49,7 @@ export function costMiddleware(config: ResolvedOptions, costs: ToolCosts): ToolM
       unitLabel: meta.cost.unit_label,
       quota: quota === undefined ? undefined : quotaState(quota.meter, quota.total),
     });
-    if (meta.cost.category === 'requires_approval') {
-      requireApproval(ctx, { requestedBy: COST_PACKAGE, reason: approvalReason(call.name, meta) });
-    }
+    approval();
     let result: ToolResult;
     try {
       result = await next();
