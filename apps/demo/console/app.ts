@@ -61,6 +61,21 @@ function show(outcome: CallOutcome): void {
   element('result').textContent = JSON.stringify(outcome.result, null, 2);
 }
 
+/** Opens `dialog` and resolves once it closes: true only when closed with the button of value `yes`. */
+function answered(dialog: HTMLDialogElement, yes: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    dialog.addEventListener(
+      'close',
+      () => {
+        resolve(dialog.returnValue === yes);
+      },
+      { once: true },
+    );
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
+}
+
 /** Resolves when the person answers the dialog: true only on an explicit approval. */
 function askPerson(message: string, risk: string): Promise<boolean> {
   const dialog = element('confirm') as HTMLDialogElement;
@@ -68,17 +83,7 @@ function askPerson(message: string, risk: string): Promise<boolean> {
   const badge = element('confirm-risk');
   badge.textContent = risk;
   badge.className = `risk ${risk}`;
-  return new Promise((resolve) => {
-    dialog.addEventListener(
-      'close',
-      () => {
-        resolve(dialog.returnValue === 'approve');
-      },
-      { once: true },
-    );
-    dialog.returnValue = '';
-    dialog.showModal();
-  });
+  return answered(dialog, 'approve');
 }
 
 function progressBar(): {
@@ -180,17 +185,7 @@ function askSignIn(linked: string, current: string | undefined): Promise<boolean
       : `This tab is signed in as ${current}. The link you opened would sign it in as ${linked} instead.`;
   element('sign-in-accept').textContent = `Sign in as ${linked}`;
   element('sign-in-decline').textContent = current === undefined ? 'Do not sign in' : `Stay signed in as ${current}`;
-  return new Promise((resolve) => {
-    dialog.addEventListener(
-      'close',
-      () => {
-        resolve(dialog.returnValue === 'accept');
-      },
-      { once: true },
-    );
-    dialog.returnValue = '';
-    dialog.showModal();
-  });
+  return answered(dialog, 'accept');
 }
 
 /** Shows who the page acts as, for every call it makes. */

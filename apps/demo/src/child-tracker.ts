@@ -6,8 +6,9 @@
  * console's tests run it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { DemoTokens } from './users.js';
+import { createDemoTokens, type DemoTokens } from './users.js';
 
 export interface ChildTrackerOptions {
   /** The compiled entry point, `dist/http.js`. */
@@ -101,4 +102,43 @@ export async function startChildTracker(options: ChildTrackerOptions): Promise<C
     await exited;
   };
   return { url, pid: child.pid ?? 0, kill: () => end('SIGKILL'), stop: () => end('SIGTERM') };
+}
+
+/** Options for a tracker of its own on `database`: new demo tokens and secrets, the same for every start. */
+export function freshTrackerOptions(entry: URL, database: string, exportPaceMs: number): ChildTrackerOptions {
+  return {
+    entry,
+    database,
+    exportPaceMs,
+    tokens: createDemoTokens(),
+    secrets: {
+      TRACKER_SESSION_SECRET: randomBytes(32).toString('base64url'),
+      TRACKER_REFS_SECRET: randomBytes(32).toString('base64url'),
+    },
+  };
+}
+
+/** A child tracker that can be killed and started again on the same SQLite file and port. */
+export interface RestartableTracker {
+  readonly current: ChildTracker;
+  /** Kills the running process with SIGKILL, starts a new one on the same file and port; resolves to the killed pid. */
+  restart(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Starts a tracker that {@link RestartableTracker.restart} kills and starts again, as a crash and a restart would. */
+export async function startRestartableTracker(options: ChildTrackerOptions): Promise<RestartableTracker> {
+  let current = await startChildTracker(options);
+  return {
+    get current() {
+      return current;
+    },
+    async restart() {
+      const killed = current;
+      await killed.kill();
+      current = await startChildTracker({ ...options, port: Number(killed.url.port) });
+      return killed.pid;
+    },
+    stop: () => current.stop(),
+  };
 }

@@ -6,17 +6,20 @@
  * task against the compiled tracker in a child process on a SQLite file,
  * which a test kills and starts again under a running task.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@ext/core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChildTracker, type ChildTracker, type ChildTrackerOptions } from './child-tracker.js';
+import {
+  freshTrackerOptions,
+  startChildTracker,
+  type ChildTracker,
+  type ChildTrackerOptions,
+} from './child-tracker.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 import { taskLink, type TaskLink } from './task-link.js';
-import { createDemoTokens } from './users.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -268,16 +271,7 @@ describe.skipIf(!existsSync(CHROMIUM))(
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'console-tasks-'));
-      options = {
-        entry: new URL('../dist/http.js', import.meta.url),
-        database: join(dir, 'tracker.db'),
-        exportPaceMs: TASK_PACE_MS,
-        tokens: createDemoTokens(),
-        secrets: {
-          TRACKER_SESSION_SECRET: randomBytes(32).toString('base64url'),
-          TRACKER_REFS_SECRET: randomBytes(32).toString('base64url'),
-        },
-      };
+      options = freshTrackerOptions(new URL('../dist/http.js', import.meta.url), join(dir, 'tracker.db'), TASK_PACE_MS);
       tracker = await startChildTracker(options);
       alice = taskLink({ url: tracker.url, token: options.tokens.alice });
       for (let index = 1; index <= TASK_TICKETS; index += 1)

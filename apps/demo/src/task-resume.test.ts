@@ -4,16 +4,19 @@
  * up from its last checkpoint without charging the caller's quota a second
  * time, and completes it, even when the quota is spent to its last unit.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startChildTracker, type ChildTracker, type ChildTrackerOptions } from './child-tracker.js';
+import {
+  freshTrackerOptions,
+  startRestartableTracker,
+  type ChildTrackerOptions,
+  type RestartableTracker,
+} from './child-tracker.js';
 import { taskLink, TaskLinkError, type TaskLink } from './task-link.js';
 import { EXPORT_QUOTA } from './tool-limits.js';
-import { createDemoTokens } from './users.js';
 
 const TICKETS = 12;
 const PACE_MS = 150;
@@ -25,36 +28,16 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** A tracker on a SQLite file of its own, stopped after the test; `restart` kills it and starts it on the same file and port. */
-async function trackerOnFile(): Promise<{
-  current: () => ChildTracker;
-  restart: () => Promise<void>;
-  options: ChildTrackerOptions;
-}> {
+/** A tracker on a SQLite file of its own, stopped after the test, that `restart` kills and starts again. */
+async function trackerOnFile(): Promise<{ tracker: RestartableTracker; options: ChildTrackerOptions }> {
   const dir = mkdtempSync(join(tmpdir(), 'task-resume-'));
   cleanup.push(() => {
     rmSync(dir, { recursive: true, force: true });
   });
-  const options: ChildTrackerOptions = {
-    entry: new URL('../dist/http.js', import.meta.url),
-    database: join(dir, 'tracker.db'),
-    exportPaceMs: PACE_MS,
-    tokens: createDemoTokens(),
-    secrets: {
-      TRACKER_SESSION_SECRET: randomBytes(32).toString('base64url'),
-      TRACKER_REFS_SECRET: randomBytes(32).toString('base64url'),
-    },
-  };
-  let tracker = await startChildTracker(options);
+  const options = freshTrackerOptions(new URL('../dist/http.js', import.meta.url), join(dir, 'tracker.db'), PACE_MS);
+  const tracker = await startRestartableTracker(options);
   cleanup.push(() => tracker.stop());
-  return {
-    options,
-    current: () => tracker,
-    async restart() {
-      await tracker.kill();
-      tracker = await startChildTracker({ ...options, port: Number(tracker.url.port) });
-    },
-  };
+  return { tracker, options };
 }
 
 type Task = Record<string, unknown> & { readonly status?: string };
@@ -87,7 +70,7 @@ async function settled(link: TaskLink, taskId: string): Promise<Task> {
 }
 
 /** Kills the tracker once the task wrote a few rows, starts it again, and polls the task to its end. */
-async function crashAndSettle(tracker: Awaited<ReturnType<typeof trackerOnFile>>, link: TaskLink, taskId: string) {
+async function crashAndSettle(tracker: RestartableTracker, link: TaskLink, taskId: string) {
   const deadline = Date.now() + POLL_LIMIT_MS;
   while (rowsDone(await link.request('tasks/get', { taskId })) < 3) {
     if (Date.now() > deadline) throw new Error('the export made no progress');
@@ -111,8 +94,8 @@ async function seedTickets(link: TaskLink): Promise<void> {
 
 describe('an export task taken up again after its server was killed (SIGKILL) and restarted on its SQLite file', () => {
   it('is charged once: one export, one unit of the quota', async () => {
-    const tracker = await trackerOnFile();
-    const bob = () => taskLink({ url: tracker.current().url, token: tracker.options.tokens.bob });
+    const { tracker, options } = await trackerOnFile();
+    const bob = () => taskLink({ url: tracker.current.url, token: options.tokens.bob });
     await seedTickets(bob());
     const taskId = await startExport(bob());
     const done = await crashAndSettle(tracker, bob(), taskId);
@@ -122,8 +105,8 @@ describe('an export task taken up again after its server was killed (SIGKILL) an
   });
 
   it('completes with the quota spent to its last unit, which the task itself had paid', async () => {
-    const tracker = await trackerOnFile();
-    const bob = () => taskLink({ url: tracker.current().url, token: tracker.options.tokens.bob });
+    const { tracker, options } = await trackerOnFile();
+    const bob = () => taskLink({ url: tracker.current.url, token: options.tokens.bob });
     await seedTickets(bob());
     const earlier = await Promise.all(Array.from({ length: EXPORT_QUOTA - 1 }, () => startExport(bob())));
     for (const taskId of earlier) expect(await settled(bob(), taskId)).toMatchObject({ status: 'completed' });

@@ -4,7 +4,6 @@
  * and taken up again from its last checkpoint by a server restarted after a
  * SIGKILL, on a tracker of its own in a child process over a SQLite file.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,11 +19,10 @@ import {
   type CreateTaskResult,
   type DetailedTask,
 } from '@ext/tasks/client';
-import { startChildTracker, type ChildTracker, type ChildTrackerOptions } from '../child-tracker.js';
+import { freshTrackerOptions, startRestartableTracker, type RestartableTracker } from '../child-tracker.js';
 import { connect } from '../connect.js';
 import { compact, dig } from '../explain.js';
 import { taskLink, type TaskLink } from '../task-link.js';
-import { createDemoTokens } from '../users.js';
 import { expect, ok, print, row, style, UnexpectedOutcome } from './output.js';
 import type { TourTarget } from './target.js';
 
@@ -38,31 +36,6 @@ const POLL_LIMIT_MS = 60_000;
 interface TaskClients {
   readonly extended: ExtendedClient;
   readonly link: TaskLink;
-}
-
-/** The step's tracker, killed and started again in the middle. */
-interface Restartable {
-  readonly current: ChildTracker;
-  /** Kills the running process with SIGKILL, starts a new one on the same file and port; resolves to the killed pid. */
-  restart(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-/** A child tracker that can be restarted on the same SQLite file and port. */
-async function restartable(options: ChildTrackerOptions): Promise<Restartable> {
-  let current = await startChildTracker(options);
-  return {
-    get current() {
-      return current;
-    },
-    async restart() {
-      const killed = current;
-      await killed.kill();
-      current = await startChildTracker({ ...options, port: Number(killed.url.port) });
-      return killed.pid;
-    },
-    stop: () => current.stop(),
-  };
 }
 
 /** The progress `_meta` of a `tasks/get` answer (working tasks only). */
@@ -141,7 +114,7 @@ async function cancelExport(clients: TaskClients): Promise<void> {
 }
 
 /** Kills the server under a running export, starts it again on the same file and port, and polls on. */
-async function resumeAfterRestart(clients: TaskClients, server: Restartable): Promise<void> {
+async function resumeAfterRestart(clients: TaskClients, server: RestartableTracker): Promise<void> {
   print();
   row('client -> server', 'tools/call export_report {} (a third export)');
   const created = await startExport(clients);
@@ -164,7 +137,7 @@ async function resumeAfterRestart(clients: TaskClients, server: Restartable): Pr
 }
 
 /** The three exports, from a client on 2026-07-28 that declares Tasks, against the step's tracker. */
-async function exportsAsTasks(server: Restartable, token: string): Promise<void> {
+async function exportsAsTasks(server: RestartableTracker, token: string): Promise<void> {
   const { url } = server.current;
   const connection = await connect(
     { kind: 'http', url, token },
@@ -201,21 +174,12 @@ export async function tasksStep(tour: TourTarget, entry: URL): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'tracker-tasks-'));
   try {
-    const tokens = createDemoTokens();
-    const server = await restartable({
-      entry,
-      database: join(dir, 'tracker.db'),
-      exportPaceMs: PACE_MS,
-      tokens,
-      secrets: {
-        TRACKER_SESSION_SECRET: randomBytes(32).toString('base64url'),
-        TRACKER_REFS_SECRET: randomBytes(32).toString('base64url'),
-      },
-    });
+    const options = freshTrackerOptions(entry, join(dir, 'tracker.db'), PACE_MS);
+    const server = await startRestartableTracker(options);
     try {
       const { url, pid } = server.current;
       row('server', `a tracker of its own, pid ${String(pid)} at ${url.href}, on a SQLite file`);
-      await exportsAsTasks(server, tokens.alice);
+      await exportsAsTasks(server, options.tokens.alice);
     } finally {
       await server.stop();
     }
