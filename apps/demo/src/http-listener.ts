@@ -5,15 +5,9 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '@ext/core';
-import { toFetchRequest, writeFetchResponse } from '@ext/core/sdk-v2/server';
+import { refuseForeignRequest, toFetchRequest, writeFetchResponse } from '@ext/core/sdk-v2/server';
 import type { ServerCardHandler } from '@ext/manifest/server';
-import {
-  DEFAULT_MAX_REQUEST_BODY_SIZE,
-  hostHeaderValidationResponse,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  originValidationResponse,
-} from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
 import { serveConsole, type ConsoleFiles } from './console-files.js';
 import { healthResponse, type ReadinessAnswer } from './readiness.js';
 import { WHOAMI_PATH } from './users.js';
@@ -37,24 +31,13 @@ export interface ListenerRoutes {
   readonly whoami?: ((request: Request) => Promise<Response>) | undefined;
 }
 
-const ALLOWED_HOSTS = localhostAllowedHostnames();
-const ALLOWED_ORIGINS = localhostAllowedOrigins();
-
-/** Everything but the bridge: the Host/Origin checks, then the route the path names. */
+/** Everything but the bridge and the Host/Origin checks: the route the path names. */
 async function route(
   request: Request,
   res: ServerResponse,
   handler: { fetch(request: Request): Promise<Response> },
   routes: ListenerRoutes,
 ): Promise<void> {
-  // A page on another site can reach 127.0.0.1 through the browser; only
-  // local Host names and Origins (or none, for non-browser clients) pass.
-  const refused =
-    hostHeaderValidationResponse(request, ALLOWED_HOSTS) ?? originValidationResponse(request, ALLOWED_ORIGINS);
-  if (refused !== undefined) {
-    await writeFetchResponse(refused, res);
-    return;
-  }
   const pathname = new URL(request.url).pathname;
   const cards = routes.card?.();
   if (cards?.paths.includes(pathname) === true) {
@@ -87,6 +70,13 @@ export function createRequestListener(
   routes: ListenerRoutes = {},
 ) {
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // A page on another site can reach 127.0.0.1 through the browser; only the loopback
+    // names at this port, and pages of this server (or none, for non-browser clients) pass.
+    const foreign = refuseForeignRequest(req, {});
+    if (foreign !== undefined) {
+      await writeFetchResponse(foreign, res);
+      return;
+    }
     const aborter = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) aborter.abort();

@@ -277,10 +277,31 @@ describe('the tracker over Streamable HTTP', () => {
     }
   });
 
-  it('refuses a request from a foreign Origin with 403 (DNS-rebinding protection)', async () => {
-    const refused = await rawPost(running.url, { origin: 'http://evil.example' }, INITIALIZE);
+  // DNS rebinding: a page of another site reaching this server through the browser, under a name
+  // or origin of its own. Each form is answered 403 before identity or the pipeline see it.
+  it.each([
+    [
+      'a foreign Host and Origin',
+      (port: string) => ({ host: `rebind.evil.example:${port}`, origin: `http://rebind.evil.example:${port}` }),
+    ],
+    ['a foreign Host', (port: string) => ({ host: `evil.example:${port}` })],
+    ['a foreign Origin', () => ({ origin: 'http://evil.example' })],
+    ['Origin: null', () => ({ origin: 'null' })],
+    ['a local page on another port', (port: string) => ({ origin: `http://localhost:${String(Number(port) + 1)}` })],
+    ['an IPv6 form of loopback', (port: string) => ({ host: `[::ffff:127.0.0.1]:${port}` })],
+    ['a numeric form of loopback', (port: string) => ({ host: `2130706433:${port}` })],
+    ['a short form of loopback', (port: string) => ({ host: `127.1:${port}` })],
+  ])('refuses %s with 403, even with a valid token', async (_form, headers) => {
+    const refused = await rawPost(
+      running.url,
+      { ...headers(running.url.port), authorization: `Bearer ${running.tokens!.alice}` },
+      INITIALIZE,
+    );
     expect(refused.status).toBe(403);
-    expect(refused.body).toContain('Invalid Origin');
+    expect((JSON.parse(refused.body) as { error: { message: string } }).error.message).toMatch(/^Forbidden/);
+  });
+
+  it('serves its own page origins', async () => {
     const local = await rawPost(
       running.url,
       { origin: `http://localhost:${running.url.port}`, authorization: `Bearer ${running.tokens!.alice}` },
@@ -338,12 +359,6 @@ describe('the tracker over Streamable HTTP', () => {
     }
   });
 
-  it('refuses a foreign Host header with 403', async () => {
-    const refused = await rawPost(running.url, { host: `evil.example:${running.url.port}` }, INITIALIZE);
-    expect(refused.status).toBe(403);
-    expect(refused.body).toContain('Invalid Host');
-  });
-
   it('answers 4xx, never 5xx, to targets and methods a fetch Request cannot carry', async () => {
     const raw = (method: string, path: string): Promise<number> =>
       new Promise((resolve, reject) => {
@@ -386,6 +401,14 @@ describe('the tracker over Streamable HTTP', () => {
       headers: { 'if-none-match': etag },
     });
     expect(wellKnown.status).toBe(304);
+  });
+});
+
+describe('binding beyond loopback', () => {
+  it('refuses to serve anonymous callers on a network address, before anything listens', async () => {
+    await expect(startHttpServer({ port: 0, host: '0.0.0.0', anonymous: true })).rejects.toMatchObject({
+      code: 'UNIDENTIFIED_ON_NETWORK',
+    });
   });
 });
 

@@ -6,11 +6,11 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { consoleLogger, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { ConfigurationError, consoleLogger, type ComposedServer, type Logger, type Store } from '@ext/core';
 import type { ReferenceOrigin } from '@ext/data-references/server';
 import { createServerCardHandler, type ServerCardHandler } from '@ext/manifest/server';
 import { createHttpHandler as createV1HttpHandler } from '@ext/core/sdk-v1';
-import { createHttpHandler } from '@ext/core/sdk-v2';
+import { createHttpHandler, isLoopbackAddress } from '@ext/core/sdk-v2';
 import { DEFAULT_PORT } from './cli-args.js';
 import type { Target } from './connect.js';
 import { CONSOLE_PATH, defaultConsoleDir } from './console-files.js';
@@ -33,7 +33,10 @@ export const DEFAULT_HOST = '127.0.0.1';
 export interface HttpServerOptions {
   /** Default 3333; 0 picks a free port. */
   readonly port?: number | undefined;
-  /** Default 127.0.0.1. The Host/Origin checks assume a loopback address. */
+  /**
+   * Default 127.0.0.1 (only the loopback names at the port are served). Any
+   * other address needs the demo users' tokens: `anonymous` is refused there.
+   */
   readonly host?: string | undefined;
   /** Where tickets and the extensions' state live. Default: a new in-memory store. */
   readonly store?: Store | undefined;
@@ -95,6 +98,12 @@ export interface RunningHttpServer {
 
 /** Starts the tracker on Streamable HTTP; resolves once it listens. */
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<RunningHttpServer> {
+  const host = options.host ?? DEFAULT_HOST;
+  if (options.anonymous === true && !isLoopbackAddress(host))
+    throw new ConfigurationError(
+      'UNIDENTIFIED_ON_NETWORK',
+      `tracker: host ${host} lets other machines connect; serve anonymous callers on 127.0.0.1 only`,
+    );
   const logger = options.logger ?? consoleLogger;
   const store = options.store ?? createStore();
   const origin =
@@ -104,7 +113,6 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const composed =
     options.composed ??
     composeTracker({ logger, origin, index: await loadTrackerIndex(logger), sessionSecret: options.sessionSecret });
-  const host = options.host ?? DEFAULT_HOST;
   const buildV1 = () => createTrackerServerV1({ composed, store, logger, exportPaceMs: options.exportPaceMs });
   const buildV2 = () =>
     createTrackerServer({ composed, store, logger, extend: options.extend, exportPaceMs: options.exportPaceMs });

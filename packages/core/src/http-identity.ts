@@ -62,6 +62,15 @@ export type CallerGate<A extends SdkAuthInfo> = (
   given: A | undefined,
 ) => Promise<A | Response | undefined>;
 
+/**
+ * Whether every request this endpoint serves names its own caller: some
+ * scheme was stated, and no unidentified request is served as the shared
+ * anonymous caller. Only such an endpoint may listen beyond loopback (SERVE-7).
+ */
+export function identifiesCallers(options: HttpIdentityOptions): boolean {
+  return statesIdentity(options) && options.anonymous !== 'shared';
+}
+
 /** Whether the server author said how callers are identified. */
 export function statesIdentity(options: HttpIdentityOptions): boolean {
   return options.authenticate !== undefined || options.identify !== undefined || options.anonymous !== undefined;

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigurationError } from './errors.js';
 import { jsonRpcError } from './http-body.js';
+import { isLoopbackAddress, resolveRequestSource, type RequestSourceOptions } from './http-origin.js';
 import { nonNegativeIntegerOption } from './kit/options.js';
 import type { Logger } from './logger.js';
 import { nodeListener, type FetchHandler } from './node-listener.js';
@@ -19,12 +20,22 @@ const DEFAULT_LISTEN_PATH = '/mcp';
 /** A handler `listen` serves and, when it stops, closes: `createHttpHandler`'s, of either SDK line. */
 export interface ServableHandler extends FetchHandler {
   close(): Promise<void>;
+  /** Whether every request names its own caller; a handler that does not say is taken not to. */
+  readonly identifiesCallers?: boolean | undefined;
 }
 
-export interface ListenOptions {
+/**
+ * Where and what to serve. `allowedHosts` and `allowedOrigins` say which
+ * `Host` names and page origins are answered (SERVE-6); by default, bound
+ * to loopback, only `localhost`, `127.0.0.1` and `[::1]` at the port.
+ */
+export interface ListenOptions extends RequestSourceOptions {
   /** Default 3000; 0 picks a free port (read it from `url`). */
   readonly port?: number | undefined;
-  /** The address to bind. Default `127.0.0.1`: only this machine can connect. */
+  /**
+   * The address to bind. Default `127.0.0.1`: only this machine can connect.
+   * Any other address needs a handler that identifies its callers (SERVE-7).
+   */
   readonly host?: string | undefined;
   /** The endpoint's path. Default `/mcp`; any other path is answered `404`. */
   readonly path?: string | undefined;
@@ -44,6 +55,7 @@ interface ListenSettings {
   readonly port: number;
   readonly host: string;
   readonly path: string;
+  readonly sources: RequestSourceOptions;
 }
 
 function invalid(option: string, rule: string, value: unknown): ConfigurationError {
@@ -61,7 +73,13 @@ function settingsOf(handler: ServableHandler, options: ListenOptions): ListenSet
   const path = options.path ?? DEFAULT_LISTEN_PATH;
   if (typeof path !== 'string' || !/^\/[^?#\s]*$/.test(path))
     throw invalid('path', 'a path starting with "/" (no query or fragment)', path);
-  return { port, host, path };
+  if (!isLoopbackAddress(host) && candidate.identifiesCallers !== true)
+    throw new ConfigurationError(
+      'UNIDENTIFIED_ON_NETWORK',
+      `listen: host ${host} lets other machines connect, and the handler does not identify its callers; ` +
+        "give createHttpHandler `authenticate` or `identify` (without `anonymous: 'shared'`), or bind 127.0.0.1",
+    );
+  return { port, host, path, sources: resolveRequestSource(options, 'listen') };
 }
 
 /** `handler` at `path`, and a short JSON-RPC error naming the endpoint everywhere else (SERVE-1). */
@@ -92,7 +110,7 @@ async function stop(server: Server, handler: ServableHandler): Promise<void> {
 }
 
 async function start(handler: ServableHandler, settings: ListenSettings, logger: Logger | undefined) {
-  const server = createServer(nodeListener(atPath(handler, settings.path), { logger }));
+  const server = createServer(nodeListener(atPath(handler, settings.path), { ...settings.sources, logger }));
   server.listen(settings.port, settings.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

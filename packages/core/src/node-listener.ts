@@ -5,6 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsonRpcError } from './http-body.js';
+import {
+  refuseForeignSource,
+  resolveRequestSource,
+  type LocalEndpoint,
+  type RequestSourceOptions,
+} from './http-origin.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { bodyConsumed, toFetchRequest, writeFetchResponse, type NodeRequest } from './node-http.js';
 import type { AuthInfo } from './types.js';
@@ -22,7 +28,8 @@ export interface FetchHandler {
   fetch(request: Request, options?: FetchHandlerOptions): Promise<Response>;
 }
 
-export interface NodeListenerOptions {
+/** Where a request that failed is reported, and which `Host` names and page origins are served (SERVE-6). */
+export interface NodeListenerOptions extends RequestSourceOptions {
   /** Where a request that failed unexpectedly is reported. Default: stderr. */
   readonly logger?: Logger | undefined;
 }
@@ -55,15 +62,39 @@ function disconnectSignal(res: ServerResponse): AbortSignal {
 }
 
 /**
- * A Node request listener serving `handler` (SERVE-3): each request becomes
- * a fetch `Request` whose signal aborts when the client disconnects, with
+ * The `403` for a Node request from a `Host` or `Origin` this server does
+ * not serve (SERVE-6), judged on the address and port its connection
+ * arrived on; `undefined` when it may be served. `options` as checked by
+ * {@link resolveRequestSource}. A repeated `Origin` is not one origin: it
+ * is refused as foreign.
+ */
+export function refuseForeignRequest(req: IncomingMessage, options: RequestSourceOptions): Response | undefined {
+  const origin = req.headersDistinct.origin;
+  const local: LocalEndpoint = { address: req.socket.localAddress ?? '', port: req.socket.localPort ?? 0 };
+  return refuseForeignSource(
+    { host: req.headers.host, origin: origin === undefined ? undefined : origin.join(', ') },
+    local,
+    options,
+  );
+}
+
+/**
+ * A Node request listener serving `handler` (SERVE-3): a request from a
+ * foreign `Host` or `Origin` is answered `403` first (SERVE-6); any other
+ * becomes a fetch `Request` whose signal aborts when the client disconnects, with
  * `req.body` (left by a body parser) passed as `parsedBody` and `req.auth`
  * as `authInfo`; the answer streams back with backpressure. Every path
  * reaches the handler: mount it where the endpoint lives.
  */
 export function nodeListener(handler: FetchHandler, options: NodeListenerOptions = {}): NodeRequestListener {
   const logger = options.logger ?? consoleLogger;
+  const sources = resolveRequestSource(options, 'nodeListener');
   const serve = async (req: NodeRequest, res: ServerResponse): Promise<void> => {
+    const foreign = refuseForeignRequest(req, sources);
+    if (foreign !== undefined) {
+      await writeFetchResponse(foreign, res);
+      return;
+    }
     const request = await toFetchRequest(req, { signal: disconnectSignal(res) });
     const response = request instanceof Response ? request : await handler.fetch(request, fetchOptions(req));
     await writeFetchResponse(response, res);

@@ -5,7 +5,7 @@
  * serves the gateway over Streamable HTTP or stdio until SIGINT or SIGTERM.
  */
 import { ConfigurationError } from '@ext/core';
-import { listen } from '@ext/core/sdk-v2/server';
+import { listen, type ListenOptions } from '@ext/core/sdk-v2/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseCliArgs } from './cli-args.js';
 import { loadConfig } from './config/load.js';
@@ -21,7 +21,7 @@ const logger = {
   },
 };
 
-async function serve(gateway: Gateway, stdio: boolean, listenOptions: { port?: number; host?: string; path?: string }) {
+async function serve(gateway: Gateway, stdio: boolean, listenOptions: ListenOptions) {
   if (stdio) {
     const handle = serveStdio(() => gateway.createServer());
     return () => handle.close();

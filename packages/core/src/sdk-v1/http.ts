@@ -12,6 +12,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import {
   assertIdentityStated,
   createCallerGate,
+  identifiesCallers,
   principalOf,
   sessionOwnerOf,
   statesIdentity,
@@ -49,6 +50,8 @@ export interface HttpRequestOptions {
 /** A fetch-shaped MCP endpoint (the 2025 protocol era: v1 speaks no other). */
 export interface HttpHandler {
   fetch(request: Request, options?: HttpRequestOptions): Promise<Response>;
+  /** Whether every request names its own caller (`listen` serves beyond loopback only then). */
+  readonly identifiesCallers: boolean;
   /** Closes every open session. */
   close(): Promise<void>;
 }
@@ -111,6 +114,7 @@ export function createHttpHandler(factory: () => McpServer, options: HttpHandler
   };
 
   return {
+    identifiesCallers: identifiesCallers(options),
     async fetch(request, requestOptions = {}) {
       const caller = await gate(request, requestOptions.authInfo);
       if (caller instanceof Response) return caller;

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import {
   assertIdentityStated,
   createCallerGate,
+  identifiesCallers,
   principalOf,
   sessionOwnerOf,
   statesIdentity,
@@ -70,6 +71,8 @@ export interface HttpRequestOptions {
 /** A fetch-shaped MCP endpoint serving both protocol eras. */
 export interface DualEraHttpHandler {
   fetch(request: Request, options?: HttpRequestOptions): Promise<Response>;
+  /** Whether every request names its own caller (`listen` serves beyond loopback only then). */
+  readonly identifiesCallers: boolean;
   /** Closes every open legacy session and the modern handler. */
   close(): Promise<void>;
 }
@@ -203,6 +206,7 @@ export function createHttpHandler(
       : (refuseInputResponses(parsedBody) ?? modern.fetch(request, transportOptions(authInfo, parsedBody)));
 
   return {
+    identifiesCallers: identifiesCallers(options),
     async fetch(request, requestOptions = {}) {
       const caller = await gate(request, requestOptions.authInfo);
       if (caller instanceof Response) return caller;

@@ -16,7 +16,9 @@ export {
 export type { SessionLimits } from '../http-sessions.js';
 export { listen } from '../listen.js';
 export type { ListenOptions, Listening, ServableHandler } from '../listen.js';
-export { nodeListener } from '../node-listener.js';
+export { nodeListener, refuseForeignRequest } from '../node-listener.js';
+export { isLoopbackAddress } from '../http-origin.js';
+export type { RequestSourceOptions } from '../http-origin.js';
 export type { FetchHandler, FetchHandlerOptions, NodeListenerOptions, NodeRequestListener } from '../node-listener.js';
 export { toFetchRequest, writeFetchResponse } from '../node-http.js';
 export type { FetchRequestOptions, NodeRequest } from '../node-http.js';

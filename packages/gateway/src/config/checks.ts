@@ -1,8 +1,10 @@
 /**
- * What a schema cannot say about a config: intent rules need something to
+ * What a schema cannot say about a config: a shared anonymous caller stays
+ * on loopback, intent rules need something to
  * match and a regular expression that compiles, compensation arguments need
  * expressions that parse. Pure.
  */
+import { isLoopbackAddress } from '@ext/core/sdk-v2/server';
 import { intentPattern } from '../policy/resolve.js';
 import { firstBadExpression } from '../policy/template.js';
 import type { ConfigFault } from './errors.js';
@@ -35,8 +37,20 @@ function compensationFault(key: string, policy: ToolPolicy): ConfigFault | undef
   };
 }
 
+/** One shared anonymous caller is for this machine only: other machines must each be identified. */
+function exposureFault(config: GatewayConfig): ConfigFault | undefined {
+  const host = config.listen?.host;
+  if (host === undefined || isLoopbackAddress(host) || config.identity?.anonymous !== true) return undefined;
+  return {
+    path: ['identity', 'anonymous'],
+    problem: `serves every caller as one shared principal, and listen.host ${host} lets other machines connect; identify callers (identity.apiKeys or identity.oauth) or listen on 127.0.0.1`,
+  };
+}
+
 /** The first fault of a config that already conforms to the schema, or `undefined`. */
 export function semanticFault(config: GatewayConfig): ConfigFault | undefined {
+  const exposed = exposureFault(config);
+  if (exposed !== undefined) return exposed;
   for (const [key, policy] of Object.entries(config.policy ?? {})) {
     const fault = intentFault(key, policy.intent ?? []) ?? compensationFault(key, policy);
     if (fault !== undefined) return fault;

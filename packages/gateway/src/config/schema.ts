@@ -20,6 +20,10 @@ export const SCOPE_PATTERN = '^[A-Za-z0-9:._-]{1,64}$';
 export const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 /** An HTTP header's name (an RFC 9110 token). */
 export const HEADER_NAME_PATTERN = "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$";
+/** A `Host` header the gateway answers: a name or bracketed IPv6 address, optionally with a port. */
+export const ALLOWED_HOST_PATTERN = '^(?:[A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$';
+/** A web page's origin: scheme, host and optional port, no path. */
+export const ALLOWED_ORIGIN_PATTERN = '^https?://(?:[A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$';
 /** A bearer API key: at least 16 characters, no white space. */
 export const API_KEY_PATTERN = '^\\S{16,}$';
 
@@ -32,6 +36,8 @@ export const PATTERN_NAMES: Readonly<Record<string, string>> = {
   [ENV_NAME_PATTERN]: 'an environment variable name: letters, digits and `_`, not starting with a digit',
   [HEADER_NAME_PATTERN]: 'an HTTP header name',
   [API_KEY_PATTERN]: 'at least 16 characters without white space',
+  [ALLOWED_HOST_PATTERN]: 'a host name or `[IPv6]` address, optionally with `:port`',
+  [ALLOWED_ORIGIN_PATTERN]: 'an origin such as `https://app.example.com` (scheme, host, optional port; no path)',
   '^https?://': 'an `http://` or `https://` URL',
   '^rediss?://': 'a `redis://` or `rediss://` URL',
   '^/': 'a path starting with `/`',
@@ -290,6 +296,18 @@ export const ListenSchema = Type.Object(
     ),
     host: Type.Optional(Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to listen on.' })),
     path: Type.Optional(Type.String({ pattern: '^/', default: '/mcp', description: 'Path of the MCP endpoint.' })),
+    allowedHosts: Type.Optional(
+      Type.Array(Type.String({ pattern: ALLOWED_HOST_PATTERN }), {
+        description:
+          'The `Host` names served (`name` on any port, or `name:port`); others get 403. Default: on loopback, `localhost`, `127.0.0.1` and `[::1]` at the port; elsewhere any.',
+      }),
+    ),
+    allowedOrigins: Type.Optional(
+      Type.Array(Type.String({ pattern: ALLOWED_ORIGIN_PATTERN }), {
+        description:
+          'Web pages allowed to call beside the gateway’s own origin; any other `Origin` (and `null`) gets 403.',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Serve Streamable HTTP (the CLI serves stdio with `--stdio`).' },
 );
