@@ -54,6 +54,13 @@ export interface HttpIdentityOptions<A extends SdkAuthInfo = SdkAuthInfo> {
    * `fetch(request, { authInfo })`.
    */
   readonly anonymous?: 'shared' | 'refuse' | undefined;
+  /**
+   * Documents the scheme serves beside the endpoint (OAuth protected-resource
+   * metadata: `oauthResource(...).wellKnown` of `@ext/core/oauth`): the
+   * answer for such a path, else `undefined`. `listen` asks it for every
+   * path but the endpoint's; a server of your own mounts it at the root.
+   */
+  readonly wellKnown?: ((request: Request) => Response | undefined) | undefined;
 }
 
 /** The caller's auth info for the SDK (`undefined`: none), or the refusal to answer with. */

@@ -22,6 +22,8 @@ export interface ServableHandler extends FetchHandler {
   close(): Promise<void>;
   /** Whether every request names its own caller; a handler that does not say is taken not to. */
   readonly identifiesCallers?: boolean | undefined;
+  /** Documents served beside the endpoint (OAuth protected-resource metadata); asked for every other path. */
+  readonly wellKnown?: ((request: Request) => Response | undefined) | undefined;
 }
 
 /**
@@ -82,13 +84,15 @@ function settingsOf(handler: ServableHandler, options: ListenOptions): ListenSet
   return { port, host, path, sources: resolveRequestSource(options, 'listen') };
 }
 
-/** `handler` at `path`, and a short JSON-RPC error naming the endpoint everywhere else (SERVE-1). */
-function atPath(handler: FetchHandler, path: string): FetchHandler {
+/** `handler` at `path`, its well-known documents at theirs, and a short JSON-RPC error naming the endpoint everywhere else (SERVE-1). */
+function atPath(handler: ServableHandler, path: string): FetchHandler {
   return {
     fetch: (request, options) =>
       new URL(request.url).pathname === path
         ? handler.fetch(request, options)
-        : Promise.resolve(jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${path}`)),
+        : Promise.resolve(
+            handler.wellKnown?.(request) ?? jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${path}`),
+          ),
   };
 }
 

@@ -51,7 +51,9 @@ export interface HttpRequestOptions {
 export interface HttpHandler {
   fetch(request: Request, options?: HttpRequestOptions): Promise<Response>;
   /** Whether every request names its own caller (`listen` serves beyond loopback only then). */
-  readonly identifiesCallers: boolean;
+  readonly identifiesCallers?: boolean | undefined;
+  /** The identity scheme's documents beside the endpoint (OAuth metadata), when it has any. */
+  readonly wellKnown?: ((request: Request) => Response | undefined) | undefined;
   /** Closes every open session. */
   close(): Promise<void>;
 }
@@ -115,6 +117,7 @@ export function createHttpHandler(factory: () => McpServer, options: HttpHandler
 
   return {
     identifiesCallers: identifiesCallers(options),
+    wellKnown: options.wellKnown,
     async fetch(request, requestOptions = {}) {
       const caller = await gate(request, requestOptions.authInfo);
       if (caller instanceof Response) return caller;

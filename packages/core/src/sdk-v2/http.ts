@@ -72,7 +72,9 @@ export interface HttpRequestOptions {
 export interface DualEraHttpHandler {
   fetch(request: Request, options?: HttpRequestOptions): Promise<Response>;
   /** Whether every request names its own caller (`listen` serves beyond loopback only then). */
-  readonly identifiesCallers: boolean;
+  readonly identifiesCallers?: boolean | undefined;
+  /** The identity scheme's documents beside the endpoint (OAuth metadata), when it has any. */
+  readonly wellKnown?: ((request: Request) => Response | undefined) | undefined;
   /** Closes every open legacy session and the modern handler. */
   close(): Promise<void>;
 }
@@ -207,6 +209,7 @@ export function createHttpHandler(
 
   return {
     identifiesCallers: identifiesCallers(options),
+    wellKnown: options.wellKnown,
     async fetch(request, requestOptions = {}) {
       const caller = await gate(request, requestOptions.authInfo);
       if (caller instanceof Response) return caller;
