@@ -200,7 +200,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     store,
     createServer,
     get http() {
-      handler ??= createHttpHandler(createServer, { ...callerIdentification(config.identity), logger });
+      handler ??= createHttpHandler(createServer, { ...callerIdentification(config.identity, { logger }), logger });
       return handler;
     },
     close: async () => {

@@ -5,7 +5,7 @@
  * path. Pure.
  */
 import type { SdkAuthInfo } from '../http-identity.js';
-import type { OAuthSettings } from './options.js';
+import { DEFAULT_PRINCIPAL_CLAIM, type OAuthSettings } from './options.js';
 
 /** What a verified token says, whichever way it was verified (JWT or introspection). */
 export interface VerifiedToken {
@@ -37,17 +37,32 @@ function scopesOf(claims: Readonly<Record<string, unknown>>, claim: string | und
 }
 
 /**
+ * The caller within the issuer: the principal claim; for the default `sub`,
+ * a token without one (introspection of a client-credentials token, where
+ * no user is involved) names its client (RFC 9068 §2.2 makes them equal).
+ */
+function subjectOf(
+  claims: Readonly<Record<string, unknown>>,
+  claim: string | undefined,
+  clientId: string,
+): string | undefined {
+  const named = claimAt(claims, claim ?? DEFAULT_PRINCIPAL_CLAIM);
+  if (typeof named === 'string' && named !== '') return named;
+  return claim === undefined && clientId !== '' ? clientId : undefined;
+}
+
+/**
  * The auth info for a verified token, or `undefined` when it names no caller
  * (no string in the principal claim). `extra` carries `iss` and `sub` (the
  * principal is `oauth:<iss>#<sub>`), the roles and the claims themselves.
  */
 export function authInfoFromClaims(verified: VerifiedToken, settings: OAuthSettings): SdkAuthInfo | undefined {
   const { claims } = verified;
-  const subject = claimAt(claims, settings.claims.principal);
-  if (typeof subject !== 'string' || subject === '') return undefined;
-  const roles = settings.claims.roles === undefined ? [] : stringList(claimAt(claims, settings.claims.roles));
   const clientId =
     typeof claims.client_id === 'string' ? claims.client_id : typeof claims.azp === 'string' ? claims.azp : '';
+  const subject = subjectOf(claims, settings.claims.principal, clientId);
+  if (subject === undefined) return undefined;
+  const roles = settings.claims.roles === undefined ? [] : stringList(claimAt(claims, settings.claims.roles));
   return {
     token: verified.token,
     clientId,

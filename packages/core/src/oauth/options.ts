@@ -18,7 +18,7 @@ export interface IntrospectionOptions {
 
 /** Where the caller's name, scopes and roles are read from in the token's claims. */
 export interface ClaimOptions {
-  /** The claim naming the caller within the issuer. Default `sub`. */
+  /** The claim naming the caller within the issuer. Default `sub`, else (no `sub`) the client id. */
   readonly principal?: string | undefined;
   /** The claim holding scopes (space-separated string or array). Default: `scope`, else `scp`. */
   readonly scopes?: string | undefined;
@@ -55,6 +55,7 @@ export interface OAuthResourceOptions {
   readonly timeoutMs?: number | undefined;
 }
 
+export const DEFAULT_PRINCIPAL_CLAIM = 'sub';
 export const DEFAULT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 /** Asymmetric algorithms only: a shared-secret algorithm would let anyone holding the public key sign. */
 const ASYMMETRIC = /^(?:RS|PS|ES)(?:256|384|512)$|^ES256K$|^EdDSA$|^Ed25519$/;
@@ -71,8 +72,9 @@ export interface OAuthSettings {
   readonly requiredScopes: readonly string[];
   readonly scopesSupported: readonly string[];
   readonly introspection: (IntrospectionOptions & { readonly cacheSeconds: number }) | undefined;
+  /** `principal` is `undefined` when not configured: `sub`, else the client id. */
   readonly claims: {
-    readonly principal: string;
+    readonly principal: string | undefined;
     readonly scopes: string | undefined;
     readonly roles: string | undefined;
   };
@@ -169,7 +171,7 @@ export function resolveOAuthOptions(options: OAuthResourceOptions): OAuthSetting
     scopesSupported: strings('scopesSupported', options.scopesSupported, requiredScopes),
     introspection: introspectionOf(options.introspection),
     claims: {
-      principal: claimName('claims.principal', options.claims?.principal, 'sub') ?? 'sub',
+      principal: claimName('claims.principal', options.claims?.principal, undefined),
       scopes: claimName('claims.scopes', options.claims?.scopes, undefined),
       roles: claimName('claims.roles', options.claims?.roles, undefined),
     },

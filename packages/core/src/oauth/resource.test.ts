@@ -166,6 +166,13 @@ describe('JWT access tokens (AUTH-4, AUTH-5)', () => {
       withToken(await sign({ perms: 'x y', email: 'ada@example.com' })),
     );
     expect(custom).toMatchObject({ scopes: ['x', 'y'], extra: { sub: 'ada@example.com' } });
+    // A client-credentials token without `sub` names its client; a configured claim has no such fallback.
+    const client = await resource().authenticate(withToken(await sign({ sub: undefined, client_id: 'robot' })));
+    expect(client).toMatchObject({ clientId: 'robot', extra: { sub: 'robot' } });
+    const strict = resource({ claims: { principal: 'sub' } });
+    expect(await strict.authenticate(withToken(await sign({ sub: undefined, client_id: 'robot' })))).toBeInstanceOf(
+      Response,
+    );
   });
 
   it('answers 401 with the metadata URL and no error code when no token is sent', async () => {
@@ -214,7 +221,7 @@ describe('JWT access tokens (AUTH-4, AUTH-5)', () => {
       async () => sign({}, { key: await generateKeyPair('RS256'), kid: 'forged' }),
       /unknown/,
     ],
-    ['without a subject', () => sign({ sub: undefined }), /sub/],
+    ['without a subject or a client', () => sign({ sub: undefined }), /sub/],
     ['not a JWT, with no introspection configured', () => Promise.resolve('opaque-token-value'), /not a JWT/],
   ];
 

@@ -178,7 +178,7 @@ export function oauthResource(options: OAuthResourceOptions, context: OAuthResou
     if (typeof claims === 'string') return unauthorized(settings, claims);
     const authInfo = authInfoFromClaims({ token, claims }, settings);
     if (authInfo === undefined)
-      return unauthorized(settings, `token has no ${settings.claims.principal} claim naming its subject`);
+      return unauthorized(settings, `token has no ${settings.claims.principal ?? 'sub'} claim naming its subject`);
     const missing = settings.requiredScopes.filter((scope) => !authInfo.scopes.includes(scope));
     return missing.length > 0 ? insufficientScope(settings, settings.requiredScopes) : authInfo;
   };

@@ -2,11 +2,17 @@
  * What a schema cannot say about a config: a shared anonymous caller stays
  * on loopback, intent rules need something to
  * match and a regular expression that compiles, compensation arguments need
- * expressions that parse. Pure.
+ * expressions that parse, redaction patterns need an id of their own and a
+ * regular expression that compiles and never matches the empty string. Pure.
  */
+import { ConfigurationError } from '@ext/core';
+import { oauthResource } from '@ext/core/oauth';
 import { isLoopbackAddress } from '@ext/core/sdk-v2/server';
+import { oauthOptions } from '../identity.js';
 import { intentPattern } from '../policy/resolve.js';
 import { firstBadExpression } from '../policy/template.js';
+import { BUILTIN_DETECTORS } from '../redact/detectors.js';
+import { createRedactor } from '../redact/redactor.js';
 import type { ConfigFault } from './errors.js';
 import type { GatewayConfig, ToolPolicy } from './schema.js';
 
@@ -47,13 +53,54 @@ function exposureFault(config: GatewayConfig): ConfigFault | undefined {
   };
 }
 
+/** What the resource server refuses that the schema lets through (an `http` issuer off loopback). */
+function oauthFault(config: GatewayConfig): ConfigFault | undefined {
+  const oauth = config.identity?.oauth;
+  if (oauth === undefined) return undefined;
+  // The secret's variable is read when the gateway serves HTTP; any value stands for it here.
+  const env = { [oauth.introspection?.clientSecretEnv ?? '']: 'checked-at-start' };
+  try {
+    oauthResource(oauthOptions(oauth, env));
+    return undefined;
+  } catch (error) {
+    if (!ConfigurationError.isInstance(error)) throw error;
+    const said = /^oauthResource: (\S+) (must .*)$/.exec(error.message);
+    const field = said?.[1]?.split('.') ?? [];
+    return { path: ['identity', 'oauth', ...field], problem: said?.[2] ?? error.message };
+  }
+}
+
+const BUILTIN_IDS: ReadonlySet<string> = new Set(BUILTIN_DETECTORS.map((detector) => detector.id));
+
+/** An operator's redaction pattern the redactor would refuse: an id taken, a bad regex, one matching nothing. */
+function redactFault(config: GatewayConfig): ConfigFault | undefined {
+  const seen = new Set<string>();
+  for (const [index, entry] of (config.redact?.patterns ?? []).entries()) {
+    const path = ['redact', 'patterns', index];
+    if (BUILTIN_IDS.has(entry.id) || seen.has(entry.id)) {
+      const owner = BUILTIN_IDS.has(entry.id) ? 'a built-in detector' : 'an earlier pattern';
+      return { path: [...path, 'id'], problem: `"${entry.id}" is already the id of ${owner}; ids must be unique` };
+    }
+    seen.add(entry.id);
+    try {
+      createRedactor({ builtins: false, patterns: [entry] });
+    } catch (error) {
+      if (!ConfigurationError.isInstance(error)) throw error;
+      // The redactor names the field and the id; the config error names the field by its own path.
+      const said = /^createRedactor: patterns\[0\]\.(id|pattern) (?:\(id "[^"]*"\) )?(.*)$/su.exec(error.message);
+      return { path: [...path, said?.[1] ?? 'pattern'], problem: said?.[2] ?? error.message };
+    }
+  }
+  return undefined;
+}
+
 /** The first fault of a config that already conforms to the schema, or `undefined`. */
 export function semanticFault(config: GatewayConfig): ConfigFault | undefined {
-  const exposed = exposureFault(config);
+  const exposed = exposureFault(config) ?? oauthFault(config);
   if (exposed !== undefined) return exposed;
   for (const [key, policy] of Object.entries(config.policy ?? {})) {
     const fault = intentFault(key, policy.intent ?? []) ?? compensationFault(key, policy);
     if (fault !== undefined) return fault;
   }
-  return undefined;
+  return redactFault(config);
 }

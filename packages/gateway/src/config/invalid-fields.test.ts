@@ -23,6 +23,10 @@ const WEB = ['upstreams', 'web'];
 const W = ['policy', 'write_*'];
 const RULE = [...W, 'intent', 0];
 
+const PATTERN = ['redact', 'patterns', 0] as const;
+const OAUTH = ['identity', 'oauth'] as const;
+const INTROSPECTION = [...OAUTH, 'introspection'] as const;
+
 const CASES: readonly Case[] = [
   { row: '$schema', path: ['$schema'], value: 5, says: 'must be a string' },
   { row: 'name', path: ['name'], value: '', says: 'must be a non-empty string' },
@@ -189,6 +193,89 @@ const CASES: readonly Case[] = [
     says: 'is not a known field (known: principal, scopes)',
   },
   { row: 'identity.anonymous', path: ['identity', 'anonymous'], value: 1 },
+  { row: 'identity.oauth', path: ['identity', 'oauth'], value: 'https://idp.example.com' },
+  { row: 'identity.oauth.issuer', path: [...OAUTH, 'issuer'], value: 'idp.example.com', says: 'URL' },
+  {
+    row: 'identity.oauth.issuer',
+    path: [...OAUTH, 'issuer'],
+    value: 'http://idp.example.com',
+    says: 'an https URL (http only on loopback)',
+  },
+  { row: 'identity.oauth.audience', path: [...OAUTH, 'audience'], value: 'mcp' },
+  { row: 'identity.oauth.jwksUri', path: [...OAUTH, 'jwksUri'], value: 'file:///etc/keys' },
+  {
+    row: 'identity.oauth.algorithms',
+    path: [...OAUTH, 'algorithms'],
+    value: ['HS256'],
+    field: [...OAUTH, 'algorithms', 0],
+    says: 'never none or HS*',
+  },
+  { row: 'identity.oauth.clockToleranceSeconds', path: [...OAUTH, 'clockToleranceSeconds'], value: 3600 },
+  { row: 'identity.oauth.keyRefreshCooldownSeconds', path: [...OAUTH, 'keyRefreshCooldownSeconds'], value: 0 },
+  {
+    row: 'identity.oauth.requiredScopes',
+    path: [...OAUTH, 'requiredScopes'],
+    value: ['has space'],
+    field: [...OAUTH, 'requiredScopes', 0],
+  },
+  {
+    row: 'identity.oauth.introspection',
+    path: [...OAUTH, 'introspection'],
+    value: { clientId: 'gw' },
+    field: [...INTROSPECTION, 'clientSecretEnv'],
+  },
+  { row: 'identity.oauth.introspection.endpoint', path: [...INTROSPECTION, 'endpoint'], value: 'nowhere' },
+  { row: 'identity.oauth.introspection.clientId', path: [...INTROSPECTION, 'clientId'], value: '' },
+  { row: 'identity.oauth.introspection.clientSecretEnv', path: [...INTROSPECTION, 'clientSecretEnv'], value: '1BAD' },
+  { row: 'identity.oauth.introspection.cacheSeconds', path: [...INTROSPECTION, 'cacheSeconds'], value: -1 },
+  {
+    row: 'identity.oauth.claims',
+    path: [...OAUTH, 'claims'],
+    value: { subject: 'sub' },
+    field: [...OAUTH, 'claims', 'subject'],
+  },
+  { row: 'identity.oauth.claims.principal', path: [...OAUTH, 'claims', 'principal'], value: 'a..b' },
+  { row: 'identity.oauth.claims.scopes', path: [...OAUTH, 'claims', 'scopes'], value: '' },
+  { row: 'identity.oauth.claims.roles', path: [...OAUTH, 'claims', 'roles'], value: 'has space' },
+  { row: 'redact', path: ['redact'], value: true },
+  { row: 'redact', path: ['redact', 'result'], value: false, says: 'is not a known field (known: results, patterns)' },
+  { row: 'redact.results', path: ['redact', 'results'], value: 'no', says: 'must be a boolean' },
+  { row: 'redact.patterns', path: ['redact', 'patterns'], value: { id: 'x', pattern: 'y' }, says: 'must be a list' },
+  {
+    row: 'redact.patterns',
+    path: PATTERN,
+    value: { id: 'acme-token' },
+    field: [...PATTERN, 'pattern'],
+    says: 'is required',
+  },
+  { row: 'redact.patterns[].id', path: [...PATTERN, 'id'], value: 'Acme Token', says: 'lower-case letters' },
+  { row: 'redact.patterns[].id', path: [...PATTERN, 'id'], value: 'jwt', says: 'the id of a built-in detector' },
+  {
+    row: 'redact.patterns[].id',
+    path: ['redact', 'patterns', 1],
+    value: { id: 'acme-token', pattern: 'acme-[0-9]+' },
+    field: ['redact', 'patterns', 1, 'id'],
+    says: 'the id of an earlier pattern',
+  },
+  { row: 'redact.patterns[].pattern', path: [...PATTERN, 'pattern'], value: '', says: 'a non-empty string' },
+  {
+    row: 'redact.patterns[].pattern',
+    path: [...PATTERN, 'pattern'],
+    value: 'acme_(unclosed',
+    says: 'is not a valid regular expression',
+  },
+  {
+    row: 'redact.patterns[].pattern',
+    path: [...PATTERN, 'pattern'],
+    value: String.raw`\p{NotAProperty}`,
+    says: 'is not a valid regular expression',
+  },
+  {
+    row: 'redact.patterns[].pattern',
+    path: [...PATTERN, 'pattern'],
+    value: 'acme_[0-9]*|',
+    says: 'matches the empty string',
+  },
   { row: '', path: ['upstream'], value: {}, says: 'is not a known field (known: $schema, name, upstreams' },
 ];
 

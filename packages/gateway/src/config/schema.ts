@@ -24,8 +24,14 @@ export const HEADER_NAME_PATTERN = "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$";
 export const ALLOWED_HOST_PATTERN = '^(?:[A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$';
 /** A web page's origin: scheme, host and optional port, no path. */
 export const ALLOWED_ORIGIN_PATTERN = '^https?://(?:[A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$';
+/** A claim name, or a dotted path into nested claims. */
+export const CLAIM_PATH_PATTERN = '^[A-Za-z0-9_:-]{1,64}(?:\\.[A-Za-z0-9_:-]{1,64}){0,7}$';
+/** A JWS algorithm with a public key: never `none` nor an HMAC one. */
+export const ASYMMETRIC_ALGORITHM_PATTERN = '^(?:(?:RS|PS|ES)(?:256|384|512)|ES256K|EdDSA|Ed25519)$';
 /** A bearer API key: at least 16 characters, no white space. */
 export const API_KEY_PATTERN = '^\\S{16,}$';
+/** A redaction detector's id, as its marker shows it (`[REDACTED:<id>]`). */
+export const DETECTOR_ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,63}$';
 
 /** What each pattern above allows, said for a person (error messages and the reference use it). */
 export const PATTERN_NAMES: Readonly<Record<string, string>> = {
@@ -36,6 +42,9 @@ export const PATTERN_NAMES: Readonly<Record<string, string>> = {
   [ENV_NAME_PATTERN]: 'an environment variable name: letters, digits and `_`, not starting with a digit',
   [HEADER_NAME_PATTERN]: 'an HTTP header name',
   [API_KEY_PATTERN]: 'at least 16 characters without white space',
+  [DETECTOR_ID_PATTERN]: '1 to 64 lower-case letters, digits or `-`, not starting with `-`',
+  [CLAIM_PATH_PATTERN]: 'a claim name or a dotted path such as `realm_access.roles`',
+  [ASYMMETRIC_ALGORITHM_PATTERN]: 'an asymmetric JWS algorithm (RS256, PS256, ES256, EdDSA, ...; never none or HS*)',
   [ALLOWED_HOST_PATTERN]: 'a host name or `[IPv6]` address, optionally with `:port`',
   [ALLOWED_ORIGIN_PATTERN]: 'an origin such as `https://app.example.com` (scheme, host, optional port; no path)',
   '^https?://': 'an `http://` or `https://` URL',
@@ -331,6 +340,91 @@ export const ApiKeyCallerSchema = Type.Union(
   { description: 'A principal, or `{ principal, scopes }`.' },
 );
 
+const ClaimPath = (description: string) => Type.String({ pattern: CLAIM_PATH_PATTERN, description });
+
+/** A resource server's own client at the issuer, for RFC 7662 introspection of opaque tokens. */
+export const IntrospectionSchema = Type.Object(
+  {
+    endpoint: Type.Optional(
+      Type.String({
+        format: 'uri',
+        pattern: '^https?://',
+        description: 'Default: the issuer metadata’s `introspection_endpoint`.',
+      }),
+    ),
+    clientId: Type.String({ minLength: 1, description: 'The gateway’s client id at the issuer.' }),
+    clientSecretEnv: Type.String({
+      pattern: ENV_NAME_PATTERN,
+      description: 'The environment variable holding its secret (secrets stay out of the file).',
+    }),
+    cacheSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 3600,
+        default: 30,
+        description: 'How long an active answer is reused (never past the token’s `exp`); 0 asks every time.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Opaque (non-JWT) access tokens are asked about at the issuer.' },
+);
+
+/** OAuth 2.1 bearer tokens from an identity provider. */
+export const OAuthSchema = Type.Object(
+  {
+    issuer: Type.String({
+      format: 'uri',
+      pattern: '^https?://',
+      description: 'The identity provider’s issuer; tokens must carry it as `iss`. `https` unless on loopback.',
+    }),
+    audience: Type.String({
+      format: 'uri',
+      pattern: '^https?://',
+      description: 'The gateway’s public MCP URL (RFC 8707); tokens must name it in `aud`.',
+    }),
+    jwksUri: Type.Optional(
+      Type.String({ format: 'uri', pattern: '^https?://', description: 'Default: discovered from the issuer.' }),
+    ),
+    algorithms: Type.Optional(
+      Type.Array(Type.String({ pattern: ASYMMETRIC_ALGORITHM_PATTERN }), {
+        minItems: 1,
+        description: 'Signature algorithms accepted. Default RS256, PS256, ES256, EdDSA.',
+      }),
+    ),
+    clockToleranceSeconds: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 300, default: 30, description: 'Clock skew tolerated on `exp` and `nbf`.' }),
+    ),
+    keyRefreshCooldownSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 3600,
+        default: 30,
+        description: 'A token signed by an unknown key refetches the issuer’s keys at most this often.',
+      }),
+    ),
+    requiredScopes: Type.Optional(
+      Type.Array(Type.String({ pattern: SCOPE_PATTERN }), {
+        description: 'Scopes every request needs (`403 insufficient_scope` otherwise).',
+      }),
+    ),
+    introspection: Type.Optional(IntrospectionSchema),
+    claims: Type.Optional(
+      Type.Object(
+        {
+          principal: Type.Optional(ClaimPath('The claim naming the caller. Default `sub`.')),
+          scopes: Type.Optional(ClaimPath('The claim holding scopes. Default `scope`, else `scp`.')),
+          roles: Type.Optional(ClaimPath('A dotted path to roles or groups, e.g. `realm_access.roles`.')),
+        },
+        { additionalProperties: false, description: 'Where the caller, scopes and roles are read from.' },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Callers identified by OAuth access tokens (the gateway as a resource server).',
+  },
+);
+
 export const IdentitySchema = Type.Object(
   {
     apiKeys: Type.Optional(
@@ -345,8 +439,45 @@ export const IdentitySchema = Type.Object(
         description: 'Serve callers nothing identifies as one shared principal (local use only).',
       }),
     ),
+    oauth: Type.Optional(OAuthSchema),
   },
   { additionalProperties: false, description: 'Who is calling, over HTTP (stdio is one local caller).' },
+);
+
+/** Secrets kept from the client, the logs, the traces and the person approving a call. */
+export const RedactSchema = Type.Object(
+  {
+    results: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          'Redact tool results (`content`, `structuredContent`) before the client sees them; the count is in the result’s `_meta`. Logs, traces, upstream errors and what an approver is shown are redacted regardless.',
+      }),
+    ),
+    patterns: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            id: Type.String({
+              pattern: DETECTOR_ID_PATTERN,
+              description: 'Names the detector in its marker `[REDACTED:<id>]`; not a built-in detector’s id.',
+            }),
+            pattern: Type.String({
+              minLength: 1,
+              description:
+                'A JavaScript regular expression (flags `gu`) that never matches the empty string; each match is replaced.',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Your own detectors, run after the built-in ones (private keys, cloud and API tokens, JWTs, passwords in URLs and fields).' },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'Secrets replaced by `[REDACTED:<detector>]` before they leave the gateway.',
+  },
 );
 
 export const GatewayConfigSchema = Type.Object(
@@ -399,6 +530,7 @@ export const GatewayConfigSchema = Type.Object(
     store: Type.Optional(StoreSchema),
     listen: Type.Optional(ListenSchema),
     identity: Type.Optional(IdentitySchema),
+    redact: Type.Optional(RedactSchema),
   },
   { additionalProperties: false, $id: CONFIG_SCHEMA_ID, title: 'GatewayConfig' },
 );

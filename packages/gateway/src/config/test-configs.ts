@@ -43,7 +43,27 @@ export const FULL_CONFIG = {
   defaults: { confirmDestructive: true, format: 'markdown', verbosity: 'standard' },
   store: { sqlite: 'gateway.db' },
   listen: { port: 8080, host: '127.0.0.1', path: '/mcp' },
-  identity: { apiKeys: { 'key-0123456789abcdef': 'alice' }, anonymous: false },
+  identity: {
+    apiKeys: { 'key-0123456789abcdef': 'alice' },
+    anonymous: false,
+    oauth: {
+      issuer: 'https://idp.example.com',
+      audience: 'https://mcp.example.com/mcp',
+      jwksUri: 'https://idp.example.com/jwks',
+      algorithms: ['RS256', 'ES256'],
+      clockToleranceSeconds: 30,
+      keyRefreshCooldownSeconds: 30,
+      requiredScopes: ['mcp:use'],
+      introspection: {
+        endpoint: 'https://idp.example.com/introspect',
+        clientId: 'gateway',
+        clientSecretEnv: 'GATEWAY_OAUTH_SECRET',
+        cacheSeconds: 30,
+      },
+      claims: { principal: 'sub', scopes: 'scope', roles: 'realm_access.roles' },
+    },
+  },
+  redact: { results: true, patterns: [{ id: 'acme-token', pattern: 'acme_[a-z0-9]{16}' }] },
 } as const;
 
 /** A deep copy of `value` (plain data only). */

@@ -109,6 +109,8 @@ export async function serveGateway(config: GatewayConfig, options: ServeOptions 
     listened = resolve;
   });
   const handler = {
+    identifiesCallers: gateway.http.identifiesCallers,
+    wellKnown: gateway.http.wellKnown,
     async fetch(request: Request, options?: Parameters<Gateway['http']['fetch']>[1]): Promise<Response> {
       const response = await gateway.http.fetch(request, options);
       if (request.method === 'GET' && response.ok) opened();
@@ -117,7 +119,7 @@ export async function serveGateway(config: GatewayConfig, options: ServeOptions 
     },
     close: () => gateway.http.close(),
   };
-  const listening = await listen(handler, { port: 0, logger: silentLogger });
+  const listening = await listen(handler, { port: 0, ...config.listen, logger: silentLogger });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= listening.close().then(() => gateway.close());
