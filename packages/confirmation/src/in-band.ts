@@ -4,7 +4,6 @@
  * "yes" to this very question lets the call run (CONF-6, CONF-6a).
  */
 import {
-  canonicalHash,
   elicitationAnswer,
   inputRequiredResult,
   ExtensionError,
@@ -16,7 +15,7 @@ import {
   type ToolResult,
 } from '@ext/core';
 import { audit } from './audit.js';
-import { CONFIRM_INPUT_KEY, confirmationElicitation, type ToolGate } from './logic.js';
+import { callHash, CONFIRM_INPUT_KEY, confirmationElicitation, type ToolGate } from './logic.js';
 import type { ConfirmationConfig } from './options.js';
 import { answersQuestion, parseQuestionRecord, questionKey, recordJson, type QuestionRecord } from './records.js';
 import { newSecret } from './token-store.js';
@@ -87,7 +86,7 @@ async function askInBand(
   const record: QuestionRecord = {
     v: 1,
     tool: call.name,
-    args_hash: canonicalHash(call.arguments),
+    args_hash: callHash(ctx.tool, call.arguments),
     principal: ctx.principal,
     expires_at: config.now() + config.tokenTtlMs,
   };
@@ -111,7 +110,7 @@ async function takeQuestion(
   const matches = answersQuestion(record, {
     principal: ctx.principal,
     tool: call.name,
-    argsHash: canonicalHash(call.arguments),
+    argsHash: callHash(ctx.tool, call.arguments),
     now: config.now(),
   });
   // Of two retries echoing the same state, only the one whose delete removes the question goes on.

@@ -2,7 +2,14 @@ import { canonicalHash, ConfigurationError, ExtensionError, type ToolInfo } from
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { confirmationElicitationHandler, getConfirmationRequired, parseConfirmationElicitation } from './client.js';
-import { confirmationMessage, fillMessage, isTokenShaped, MAX_PLACEHOLDER_LENGTH, readToolGate } from './logic.js';
+import {
+  callHash,
+  confirmationMessage,
+  fillMessage,
+  isTokenShaped,
+  MAX_PLACEHOLDER_LENGTH,
+  readToolGate,
+} from './logic.js';
 import {
   answersQuestion,
   checkGrant,
@@ -198,11 +205,31 @@ describe('checkGrant', () => {
     expires_at: 60_000,
   };
   it('CONF-15: bound to principal, tool and time', () => {
-    expect(checkGrant(grant, { principal: 'alice', tool: 'archive', now: 59_999 })).toBeUndefined();
-    expect(checkGrant(undefined, { principal: 'alice', tool: 'archive', now: 0 })).toBe('CONFIRMATION_GRANT_INVALID');
-    expect(checkGrant(grant, { principal: 'bob', tool: 'archive', now: 0 })).toBe('CONFIRMATION_PRINCIPAL_MISMATCH');
-    expect(checkGrant(grant, { principal: 'alice', tool: 'archive', now: 60_000 })).toBe('CONFIRMATION_GRANT_EXPIRED');
-    expect(checkGrant(grant, { principal: 'alice', tool: 'drop', now: 0 })).toBe('CONFIRMATION_GRANT_TOOL_MISMATCH');
+    const use = { principal: 'alice', tool: 'archive', toolDigest: 'd1', now: 0 };
+    expect(checkGrant(grant, { ...use, now: 59_999 })).toBeUndefined();
+    expect(checkGrant(undefined, use)).toBe('CONFIRMATION_GRANT_INVALID');
+    expect(checkGrant(grant, { ...use, principal: 'bob' })).toBe('CONFIRMATION_PRINCIPAL_MISMATCH');
+    expect(checkGrant(grant, { ...use, now: 60_000 })).toBe('CONFIRMATION_GRANT_EXPIRED');
+    expect(checkGrant(grant, { ...use, tool: 'drop' })).toBe('CONFIRMATION_GRANT_TOOL_MISMATCH');
+  });
+
+  it('CONF-21: a grant given for one definition of the tool never covers another', () => {
+    const bound: GrantRecord = { ...grant, tool_digest: 'd1' };
+    const use = { principal: 'alice', tool: 'archive', toolDigest: 'd1', now: 0 };
+    expect(checkGrant(bound, use)).toBeUndefined();
+    expect(checkGrant(bound, { ...use, toolDigest: 'd2' })).toBe('CONFIRMATION_GRANT_TOOL_MISMATCH');
+  });
+
+  it('CONF-21: a call is bound to the tool as defined now, not only to its name and arguments', () => {
+    const tool = { name: 'archive', description: 'Archive a ticket', inputJsonSchema: { type: 'object' } };
+    const args = { id: 'T-1' };
+    expect(callHash(tool, args)).toBe(callHash({ ...tool }, { id: 'T-1' }));
+    expect(callHash({ ...tool, description: 'Delete every ticket' }, args)).not.toBe(callHash(tool, args));
+    expect(callHash({ ...tool, annotations: { destructiveHint: true } }, args)).not.toBe(callHash(tool, args));
+    expect(callHash({ ...tool, inputJsonSchema: { type: 'object', properties: {} } }, args)).not.toBe(
+      callHash(tool, args),
+    );
+    expect(callHash(tool, { id: 'T-2' })).not.toBe(callHash(tool, args));
   });
 });
 

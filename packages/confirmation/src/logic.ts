@@ -2,7 +2,7 @@
  * The pure logic of a tool's gate: what its author declared, the gate a call
  * must pass, and what a person is shown and asked. No I/O here.
  */
-import { ConfigurationError, isRecord, type ApprovalRequirement, type ToolInfo } from '@ext/core';
+import { canonicalHash, ConfigurationError, isRecord, type ApprovalRequirement, type ToolInfo } from '@ext/core';
 import { displayText } from './display.js';
 import { RISK_LEVELS, TOKEN_PATTERN_SOURCE, type ConfirmationToolMeta, type RiskLevel } from './schema.js';
 
@@ -148,4 +148,27 @@ export function confirmationElicitation(
       required: ['confirm'],
     },
   };
+}
+
+const digests = new WeakMap<ToolInfo, string>();
+
+/**
+ * The tool as a person approved it (CONF-21): its name, title, description,
+ * annotations and schemas. A tool whose definition changes (a redeploy, an
+ * upstream behind a gateway) is another tool to a token, a question or a
+ * grant given for the old one.
+ */
+export function toolDigest(tool: ToolInfo): string {
+  let digest = digests.get(tool);
+  if (digest === undefined) {
+    const { name, title, description, annotations, inputJsonSchema, outputJsonSchema } = tool;
+    digest = canonicalHash({ name, title, description, annotations, inputJsonSchema, outputJsonSchema });
+    digests.set(tool, digest);
+  }
+  return digest;
+}
+
+/** What a token or question binds a call to: these arguments, for this tool as defined now (CONF-21). */
+export function callHash(tool: ToolInfo, args: Record<string, unknown>): string {
+  return canonicalHash({ tool: toolDigest(tool), arguments: args });
 }

@@ -98,7 +98,7 @@ function grantMethod(config: ConfirmationConfig, gates: ToolGates): MethodHandle
         },
       );
     }
-    return issueGrant(config, ctx, params);
+    return issueGrant(config, ctx, params, gates.digestOf(params.tool));
   };
 }
 

@@ -149,6 +149,8 @@ export interface GrantRecord {
   readonly max_calls: number;
   readonly issued_at: number;
   readonly expires_at: number;
+  /** The tool's definition when the grant was given (CONF-21); absent in grants written before it was kept. */
+  readonly tool_digest?: string | undefined;
 }
 
 /** A stored grant, or `undefined` for anything not written by this version. */
@@ -159,7 +161,8 @@ export function parseGrantRecord(value: JsonValue | undefined): GrantRecord | un
     typeof value.principal === 'string' &&
     typeof value.max_calls === 'number' &&
     typeof value.issued_at === 'number' &&
-    typeof value.expires_at === 'number';
+    typeof value.expires_at === 'number' &&
+    (value.tool_digest === undefined || typeof value.tool_digest === 'string');
   return ok ? (value as unknown as GrantRecord) : undefined;
 }
 
@@ -173,11 +176,14 @@ export type GrantRefusal =
 /** Whether a grant covers a call (the use counter is checked separately, atomically). */
 export function checkGrant(
   record: GrantRecord | undefined,
-  use: { principal: string; tool: string; now: number },
+  use: { principal: string; tool: string; toolDigest: string; now: number },
 ): GrantRefusal | undefined {
   if (record === undefined) return 'CONFIRMATION_GRANT_INVALID';
   if (record.principal !== use.principal) return 'CONFIRMATION_PRINCIPAL_MISMATCH';
   if (use.now >= record.expires_at) return 'CONFIRMATION_GRANT_EXPIRED';
   if (record.tool !== use.tool) return 'CONFIRMATION_GRANT_TOOL_MISMATCH';
+  // A grant given for one definition of the tool never covers another (CONF-21).
+  if (record.tool_digest !== undefined && record.tool_digest !== use.toolDigest)
+    return 'CONFIRMATION_GRANT_TOOL_MISMATCH';
   return undefined;
 }

@@ -4,9 +4,9 @@
  * decision is audited; the checks themselves are in `records.ts`.
  */
 import { randomBytes } from 'node:crypto';
-import { canonicalHash, type CallContext, type RequestContext, type ToolCall } from '@ext/core';
+import type { CallContext, RequestContext, ToolCall } from '@ext/core';
 import { audit } from './audit.js';
-import type { ToolGate } from './logic.js';
+import { callHash, toolDigest, type ToolGate } from './logic.js';
 import type { ConfirmationConfig } from './options.js';
 import {
   checkGrant,
@@ -43,7 +43,7 @@ export async function issueToken(
   const record: TokenRecord = {
     v: 1,
     tool: call.name,
-    args_hash: canonicalHash(call.arguments),
+    args_hash: callHash(ctx.tool, call.arguments),
     principal: ctx.principal,
     message,
     risk_level: gate.riskLevel,
@@ -90,7 +90,7 @@ export async function redeemToken(
   const refusal = checkToken(record, {
     principal: ctx.principal,
     now: config.now(),
-    call: { tool: call.name, argsHash: canonicalHash(call.arguments) },
+    call: { tool: call.name, argsHash: callHash(ctx.tool, call.arguments) },
   });
   if (refusal !== undefined || record === undefined || stored === undefined)
     return refuse(config, call, ctx, 'token_refused', refusal ?? 'CONFIRMATION_TOKEN_INVALID', token);
@@ -116,7 +116,12 @@ export async function drawGrant(
   grantId: string,
 ): Promise<number> {
   const record = parseGrantRecord(await ctx.store.get(grantKey(config.keyPrefix, grantId)));
-  const refusal = checkGrant(record, { principal: ctx.principal, tool: call.name, now: config.now() });
+  const refusal = checkGrant(record, {
+    principal: ctx.principal,
+    tool: call.name,
+    toolDigest: toolDigest(ctx.tool),
+    now: config.now(),
+  });
   if (refusal !== undefined || record === undefined)
     return refuse(config, call, ctx, 'grant_refused', refusal ?? 'CONFIRMATION_GRANT_INVALID', grantId);
   const uses = await ctx.store.increment(grantUsesKey(config.keyPrefix, grantId), 1, {
@@ -153,11 +158,12 @@ export async function approveToken(
   return won ? undefined : 'CONFIRMATION_TOKEN_REPLAYED';
 }
 
-/** Stores a grant of `params.max_calls` calls of one tool for this caller, and audits it. */
+/** Stores a grant of `params.max_calls` calls of one tool (as `digest` defines it) for this caller, and audits it. */
 export async function issueGrant(
   config: ConfirmationConfig,
   ctx: RequestContext,
   params: GrantParams,
+  digest: string | undefined,
 ): Promise<GrantResult> {
   const grantId = newSecret();
   const now = config.now();
@@ -168,6 +174,7 @@ export async function issueGrant(
     max_calls: params.max_calls,
     issued_at: now,
     expires_at: now + params.duration_seconds * 1000,
+    ...(digest === undefined ? {} : { tool_digest: digest }),
   };
   await ctx.store.set(grantKey(config.keyPrefix, grantId), recordJson(record), {
     ttlMs: params.duration_seconds * 1000 + config.retentionMs,

@@ -1,6 +1,6 @@
 /** Each registered tool's gate, read once from its `Tool._meta`, and the names of the tools that are gated. */
 import type { ToolInfo } from '@ext/core';
-import { readToolGate, toolMetaOf, type ToolGate } from './logic.js';
+import { readToolGate, toolDigest, toolMetaOf, type ToolGate } from './logic.js';
 import { CONFIRMATION_ID, type ConfirmationToolMeta } from './schema.js';
 
 /** The gates of one server's tools. A tool's declaration is checked when it is first seen (registration). */
@@ -11,12 +11,15 @@ export interface ToolGates {
   toolMeta(tool: ToolInfo): ConfirmationToolMeta | undefined;
   /** Whether `name` is a tool `tools/list` shows as requiring confirmation: the tools a grant may cover. */
   isGated(name: string): boolean;
+  /** The definition digest of the gated tool `name` as last listed (CONF-21), which a grant binds to. */
+  digestOf(name: string): string | undefined;
 }
 
 export function toolGates(): ToolGates {
   // `null`: read, and the tool declares nothing.
   const gates = new WeakMap<ToolInfo, ToolGate | null>();
-  const gated = new Set<string>();
+  // A gated tool's name, and the digest of its definition as last listed.
+  const gated = new Map<string, string>();
   const of = (tool: ToolInfo): ToolGate | undefined => {
     const cached = gates.get(tool);
     if (cached !== undefined) return cached ?? undefined;
@@ -29,9 +32,10 @@ export function toolGates(): ToolGates {
     toolMeta(tool) {
       const gate = of(tool);
       if (gate === undefined) return undefined;
-      if (gate.requiresConfirmation) gated.add(tool.name);
+      if (gate.requiresConfirmation) gated.set(tool.name, toolDigest(tool));
       return toolMetaOf(gate);
     },
     isGated: (name) => gated.has(name),
+    digestOf: (name) => gated.get(name),
   };
 }
