@@ -26,6 +26,6 @@ export type {
   CostStatusResult,
   CostSettings,
 } from './schema.js';
-export { costOf } from './locals.js';
+export { costOf, estimateCallUnits } from './locals.js';
 export type { CostCall } from './locals.js';
 export { getCostSettings } from './settings.js';

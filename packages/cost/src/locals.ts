@@ -42,3 +42,23 @@ export function openCostCall(
   });
   return () => reported;
 }
+
+const CALL_ESTIMATE = defineLocal<number>('cost/estimate');
+
+/**
+ * For a stage that runs before cost (a gateway's policy reading `units`
+ * from the arguments): the units this call is estimated at, replacing the
+ * tool's declared estimate for its reservation against quotas and for its
+ * charge (COST-19). Throws a `RangeError` for a negative or non-finite number.
+ */
+export function estimateCallUnits(ctx: Pick<RequestContext, 'locals'>, units: number): void {
+  if (typeof units !== 'number' || !Number.isFinite(units) || units < 0 || units > Number.MAX_SAFE_INTEGER) {
+    throw new RangeError(`estimateCallUnits: units must be a finite number >= 0, got ${String(units)}`);
+  }
+  CALL_ESTIMATE.set(ctx, units);
+}
+
+/** The estimate a stage before cost gave this call, if any. */
+export function callEstimateOf(ctx: Pick<RequestContext, 'locals'>): number | undefined {
+  return CALL_ESTIMATE.get(ctx);
+}

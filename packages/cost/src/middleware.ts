@@ -13,7 +13,7 @@ import {
 } from '@ext/core';
 import { reserveAll, settle } from './counters.js';
 import { withResultMeta } from './entries.js';
-import { openCostCall } from './locals.js';
+import { callEstimateOf, openCostCall } from './locals.js';
 import { planMeters, quotaState } from './meters.js';
 import type { ResolvedOptions } from './options.js';
 import { COST_ID, COST_PACKAGE, type CostToolMeta } from './schema.js';
@@ -25,9 +25,15 @@ function approvalReason(tool: string, meta: CostToolMeta): string {
 }
 
 /** The middleware of the `cost` stage. */
+/** The tool's declaration, with this call's own estimate when a stage before cost gave one (COST-19). */
+function withCallEstimate(meta: CostToolMeta | undefined, estimate: number | undefined): CostToolMeta | undefined {
+  if (meta === undefined || estimate === undefined) return meta;
+  return { ...meta, cost: { ...meta.cost, estimated_units: estimate } };
+}
+
 export function costMiddleware(config: ResolvedOptions, costs: ToolCosts): ToolMiddleware {
   return async (call, ctx, next) => {
-    const meta = costs.metaOf(ctx.tool);
+    const meta = withCallEstimate(costs.metaOf(ctx.tool), callEstimateOf(ctx));
     if (meta === undefined) return next();
     const approval = () => {
       if (meta.cost.category === 'requires_approval') {

@@ -1,11 +1,11 @@
-import { ConfigurationError, composeServer, silentLogger, type ToolInfo } from '@ext/core';
+import { ConfigurationError, composeServer, silentLogger, type ServerExtension, type ToolInfo } from '@ext/core';
 import { createTestPair, TEST_LINES, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { costClient, getCostStatus } from './client.js';
-import { costOf, type CostCall } from './locals.js';
+import { costOf, estimateCallUnits, type CostCall } from './locals.js';
 import { COST_ID } from './schema.js';
 import { COST_STATUS_TOOL, costServer, registerCostTools } from './server.js';
 import { Clock } from './test-fixtures.js';
@@ -190,5 +190,57 @@ describe('registerCostTools', () => {
     expect(() => {
       registerCostTools({ composed: composeServer([], { logger: silentLogger }), registerTool: () => ({ name: 'x' }) });
     }).toThrow(/@ext\/cost is not composed/);
+  });
+});
+
+describe('an estimate from a stage before cost (COST-19)', () => {
+  it('reserves and charges what an earlier stage read from the arguments, so a quota caps spend', async () => {
+    let ran = 0;
+    // What a gateway's policy does with `units: "args.amount"`: the estimate comes from the call itself.
+    const estimator: ServerExtension = {
+      side: 'server',
+      name: 'estimator',
+      ids: ['com.example/estimator'],
+      settings: { version: '1.0' },
+      stage: 'permissions',
+      middleware: (call, ctx, next) => {
+        estimateCallUnits(ctx, Number(call.arguments.amount));
+        return next();
+      },
+    };
+    pair = await createTestPair({
+      line: 'v2-modern',
+      serverExtensions: [errorsServer(), estimator, costServer({ now: new Clock().read })],
+      clientExtensions: [errorsClient(), costClient()],
+      serverOptions: { logger: silentLogger },
+      setup: (server) => {
+        server.registerTool(
+          'pay',
+          {
+            inputSchema: z.object({ amount: z.number() }),
+            _meta: { [COST_ID]: { cost: { category: 'metered', estimated_units: 1 }, quota: { limit: 10 } } },
+          },
+          () => {
+            ran += 1;
+            return { content: [{ type: 'text', text: 'paid' }] };
+          },
+        );
+      },
+    });
+    expect((await pair.client.callTool('pay', { amount: 6 })).isError).toBeFalsy();
+    const refused = await pair.client.callTool('pay', { amount: 6 });
+    expect(getStructuredError(refused)).toMatchObject({ code: 'QUOTA_EXHAUSTED' });
+    expect(ran).toBe(1);
+    expect((await pair.client.callTool('pay', { amount: 4 })).isError).toBeFalsy();
+    expect((await getCostStatus(pair.client, ['pay']))?.tools[0]?.quota).toMatchObject({ used: 10, remaining: 0 });
+  });
+
+  it('refuses a nonsense estimate', () => {
+    const ctx = { locals: new Map<symbol, unknown>() };
+    for (const units of [-1, Number.NaN, Infinity]) {
+      expect(() => {
+        estimateCallUnits(ctx, units);
+      }).toThrow(RangeError);
+    }
   });
 });
