@@ -156,7 +156,8 @@ export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGa
       grantApproval(ctx);
       return inner();
     };
-    const message = confirmationMessage(ctx.tool, gate, call.arguments);
+    // Built from the arguments as a person may see them (a secret hidden), before any cap cuts a value short.
+    const message = confirmationMessage(ctx.tool, gate, config.displayArguments(call.arguments));
     const negotiated = ctx.negotiated(CONFIRMATION_ID);
     const raw = negotiated === undefined ? undefined : call.meta[negotiated.id];
     // Any entry sent must be a valid one (CONF-9a), even on a call answered from a stored result.

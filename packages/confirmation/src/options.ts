@@ -8,6 +8,9 @@ export interface ConfirmationGrantOptions {
   readonly maxDurationSeconds?: number | undefined;
 }
 
+/** Turns a call's arguments into the arguments a person is shown (`displayArguments`). */
+export type DisplayArguments = (args: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>;
+
 export interface ConfirmationServerOptions {
   /** Lifetime of a confirmation token, in seconds. Default 300 (5 minutes). */
   readonly tokenTtlSeconds?: number | undefined;
@@ -27,6 +30,16 @@ export interface ConfirmationServerOptions {
   readonly auditMaxLength?: number | undefined;
   /** Namespace of every store key this extension writes. Default `"confirmation"`. */
   readonly keyPrefix?: string | undefined;
+  /**
+   * How a call's arguments look to a person and in what is kept: the message
+   * (placeholders filled in, or the generated one) that the elicitation, a
+   * held call's `confirmation_required` entry, a token's record and a refusal
+   * carry is built from what this returns, so a value it hides (a secret) is
+   * neither shown nor stored; audit entries record no arguments at all. What
+   * runs, and what a token or question is bound to, are the call's own
+   * arguments. Default: the arguments as they are.
+   */
+  readonly displayArguments?: DisplayArguments | undefined;
   /** Wall clock in milliseconds (tests). Default `Date.now`. */
   readonly now?: (() => number) | undefined;
 }
@@ -40,6 +53,7 @@ export interface ConfirmationConfig {
   readonly retentionMs: number;
   readonly auditMaxLength: number;
   readonly keyPrefix: string;
+  readonly displayArguments: DisplayArguments;
   readonly now: () => number;
 }
 
@@ -58,6 +72,12 @@ export function resolveOptions(options: ConfirmationServerOptions): Confirmation
   }
   if (options.now !== undefined && typeof options.now !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'confirmationServer: now must be a function returning milliseconds');
+  }
+  if (options.displayArguments !== undefined && typeof options.displayArguments !== 'function') {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'confirmationServer: displayArguments must be a function from the arguments to the arguments shown',
+    );
   }
   const grants =
     options.grants === undefined || options.grants === false
@@ -79,6 +99,7 @@ export function resolveOptions(options: ConfirmationServerOptions): Confirmation
     retentionMs: positiveIntegerOption(FACTORY, 'retentionSeconds', options.retentionSeconds, 3600) * 1000,
     auditMaxLength: positiveIntegerOption(FACTORY, 'auditMaxLength', options.auditMaxLength, 10_000),
     keyPrefix,
+    displayArguments: options.displayArguments ?? ((args) => args),
     now: options.now ?? Date.now,
   };
 }
