@@ -34,6 +34,8 @@ export const PIPELINE_STAGES = [
   'errors',
   'session-state',
   'content-negotiation',
+  // A deployment's own rules (the gateway's access rules and argument conditions), before any extension's check.
+  'policy',
   'permissions',
   'cost',
   'intent',

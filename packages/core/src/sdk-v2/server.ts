@@ -95,6 +95,7 @@ export { listen } from '../listen.js';
 export type { ListenOptions, Listening, ServableHandler } from '../listen.js';
 export { nodeListener, refuseForeignRequest } from '../node-listener.js';
 export { isLoopbackAddress } from '../http-origin.js';
+export { principalOf } from '../http-identity.js';
 export type { RequestSourceOptions } from '../http-origin.js';
 export type { FetchHandler, FetchHandlerOptions, NodeListenerOptions, NodeRequestListener } from '../node-listener.js';
 export { toFetchRequest, writeFetchResponse } from '../node-http.js';
