@@ -1,26 +1,135 @@
-/** The command line of `mcp-ext-gateway`: which config, and whether to serve stdio instead of HTTP. */
-export interface CliArgs {
+/**
+ * The command line of `mcp-ext-gateway`: serve (which config, and whether
+ * over stdio instead of HTTP), `lock` (write the lock file of the
+ * upstreams' tools) or `tools accept <tool>` (accept a changed tool).
+ */
+
+/** Serving the gateway: the default command. */
+export interface ServeArgs {
+  readonly command: 'serve';
   readonly config: string;
   readonly stdio: boolean;
 }
 
+/** `lock`: where the lock file goes, when not where the config says. */
+export interface LockArgs {
+  readonly command: 'lock';
+  readonly config: string;
+  readonly out: string | undefined;
+}
+
+/** `tools accept <tool>`: the tool by the name the gateway offers it under. */
+export interface AcceptArgs {
+  readonly command: 'tools accept';
+  readonly config: string;
+  readonly tool: string;
+}
+
+export type CliArgs = ServeArgs | LockArgs | AcceptArgs;
+
 export const USAGE = `usage: mcp-ext-gateway --config <gateway.yaml|gateway.json> [--stdio]
+       mcp-ext-gateway lock --config <gateway.yaml> [--out <gateway.lock.json>]
+       mcp-ext-gateway tools accept <tool> --config <gateway.yaml>
 
 Serves the MCP servers the config lists, behind the @ext extension family:
 over Streamable HTTP (the config's listen: port, host, path; default
-http://127.0.0.1:8080/mcp), or over stdio with --stdio.`;
+http://127.0.0.1:8080/mcp), or over stdio with --stdio.
+
+lock          connects to every upstream and writes each tool's definition
+              to a lock file (--out, else the config's pins.lockFile, else
+              gateway.lock.json beside the config); commit it, and the
+              gateway withholds a tool whose definition differs from it.
+tools accept  connects to the upstreams and accepts the tool's current
+              definition (named as the gateway offers it) into the config's
+              lock file, or else into the pins in its store; prints what
+              changed.
+
+Exit status: 0 done, 1 failed (the message says why), 2 usage error.`;
+
+/** What the arguments after the command say. */
+interface Options {
+  config?: string | undefined;
+  out?: string | undefined;
+  stdio: boolean;
+  readonly positionals: string[];
+}
+
+/** The value of option `names` (`--name value` or `--name=value`) at `argv[index]`, and how many arguments it takes. */
+function optionAt(
+  argv: readonly string[],
+  index: number,
+  names: readonly [string, ...string[]],
+): { readonly value: string | undefined; readonly taken: number } | undefined {
+  const argument = argv[index] ?? '';
+  if (names.includes(argument)) return { value: argv[index + 1], taken: 2 };
+  const prefix = `${names[0]}=`;
+  return argument.startsWith(prefix) ? { value: argument.slice(prefix.length), taken: 1 } : undefined;
+}
+
+/** Reads `argv`, taking `--config` always and `--stdio` or `--out` when the command has them. */
+function readOptions(argv: readonly string[], accepts: { stdio?: boolean; out?: boolean }): Options | string {
+  const options: Options = { stdio: false, positionals: [] };
+  let index = 0;
+  while (index < argv.length) {
+    const argument = argv[index] ?? '';
+    const config = optionAt(argv, index, ['--config', '-c']);
+    const out = accepts.out === true ? optionAt(argv, index, ['--out', '-o']) : undefined;
+    if (config !== undefined) options.config = config.value;
+    else if (out !== undefined) options.out = out.value;
+    else if (accepts.stdio === true && argument === '--stdio') options.stdio = true;
+    else if (argument !== '' && !argument.startsWith('-')) options.positionals.push(argument);
+    else return `unknown argument: ${argument}`;
+    index += config?.taken ?? out?.taken ?? 1;
+  }
+  return options;
+}
+
+function usageError(problem: string): string {
+  return `${problem}\n\n${USAGE}`;
+}
+
+/** The config option, or the usage error of its absence. */
+function configOf(options: Options): string | undefined {
+  return options.config === undefined || options.config === '' ? undefined : options.config;
+}
+
+function parseServe(argv: readonly string[]): CliArgs | string {
+  const options = readOptions(argv, { stdio: true });
+  if (typeof options === 'string') return usageError(options);
+  const [stray] = options.positionals;
+  if (stray !== undefined) return usageError(`unknown argument: ${stray}`);
+  const config = configOf(options);
+  if (config === undefined) return usageError('--config is required');
+  return { command: 'serve', config, stdio: options.stdio };
+}
+
+function parseLock(argv: readonly string[]): CliArgs | string {
+  const options = readOptions(argv, { out: true });
+  if (typeof options === 'string') return usageError(options);
+  const [stray] = options.positionals;
+  if (stray !== undefined) return usageError(`unknown argument: ${stray}`);
+  const config = configOf(options);
+  if (config === undefined) return usageError('--config is required');
+  if (options.out === '') return usageError('--out needs a file');
+  return { command: 'lock', config, out: options.out };
+}
+
+function parseAccept(argv: readonly string[]): CliArgs | string {
+  const options = readOptions(argv, {});
+  if (typeof options === 'string') return usageError(options);
+  const [tool, stray] = options.positionals;
+  if (tool === undefined) return usageError('tools accept needs the name of a tool');
+  if (stray !== undefined) return usageError(`unknown argument: ${stray}`);
+  const config = configOf(options);
+  if (config === undefined) return usageError('--config is required');
+  return { command: 'tools accept', config, tool };
+}
 
 /** Reads the arguments; a string is the usage error to print. */
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
-  let config: string | undefined;
-  let stdio = false;
-  for (let index = 0; index < argv.length; index++) {
-    const argument = argv[index];
-    if (argument === '--stdio') stdio = true;
-    else if (argument === '--config' || argument === '-c') config = argv[++index];
-    else if (argument?.startsWith('--config=') === true) config = argument.slice('--config='.length);
-    else return `unknown argument: ${String(argument)}\n\n${USAGE}`;
-  }
-  if (config === undefined || config === '') return `--config is required\n\n${USAGE}`;
-  return { config, stdio };
+  const [command, subcommand] = argv;
+  if (command === 'lock') return parseLock(argv.slice(1));
+  if (command !== 'tools') return parseServe(argv);
+  if (subcommand === 'accept') return parseAccept(argv.slice(2));
+  return usageError(`unknown tools command: ${subcommand ?? '(none)'} (known: accept)`);
 }

@@ -3,13 +3,16 @@
  * `mcp-ext-gateway --config gateway.yaml [--stdio]`: loads and checks the
  * config (an invalid field is named, and the gateway does not start), then
  * serves the gateway over Streamable HTTP or stdio until SIGINT or SIGTERM.
+ * `lock` and `tools accept <tool>` pin the upstreams' tool definitions
+ * (see `pins/commands.ts`) and exit.
  */
 import { ConfigurationError } from '@ext/core';
 import { listen, type ListenOptions } from '@ext/core/sdk-v2/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { parseCliArgs } from './cli-args.js';
+import { parseCliArgs, type ServeArgs } from './cli-args.js';
 import { loadConfig } from './config/load.js';
 import { createGateway, type Gateway } from './gateway.js';
+import { acceptTool, lockTools, type CommandIo } from './pins/commands.js';
 
 /** Logs go to stderr: on stdio, stdout carries the protocol. */
 const logger = {
@@ -31,6 +34,14 @@ async function serve(gateway: Gateway, stdio: boolean, listenOptions: ListenOpti
   return () => server.close();
 }
 
+/** The pin commands report on stdout (nothing else is written there) and log to stderr. */
+const commandIo: CommandIo = {
+  print: (line) => {
+    console.log(line);
+  },
+  logger,
+};
+
 async function main(): Promise<void> {
   const args = parseCliArgs(process.argv.slice(2));
   if (typeof args === 'string') {
@@ -38,6 +49,12 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  if (args.command === 'lock') await lockTools(await loadConfig(args.config), args.out, commandIo);
+  else if (args.command === 'tools accept') await acceptTool(await loadConfig(args.config), args.tool, commandIo);
+  else await serveUntilStopped(args);
+}
+
+async function serveUntilStopped(args: ServeArgs): Promise<void> {
   const { config, manifests } = await loadConfig(args.config);
   const gateway = await createGateway(config, { manifests, logger });
   const stop = await serve(gateway, args.stdio, config.listen ?? {});

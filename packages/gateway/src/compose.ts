@@ -18,7 +18,9 @@ import { provenanceServer } from '@ext/provenance/server';
 import { transactionsServer, type Compensation } from '@ext/transactions/server';
 import type { GatewayConfig } from './config/schema.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
+import { gatewayPolicyServer, type PolicyLookup } from './policy/stage.js';
 import { compensationArguments } from './policy/template.js';
+import type { Redactor } from './redact/redactor.js';
 
 /** Scope declarations for `@ext/permissions`: each scope a policy names, with the tools that need it. */
 export function scopeDeclarations(tools: readonly GatewayTool[], descriptions: Readonly<Record<string, string>> = {}) {
@@ -47,7 +49,11 @@ export function intentRules(tools: readonly GatewayTool[]) {
 }
 
 /** Saga compensations: a completed step is undone by calling the named tool on the same upstream. */
-export function compensations(tools: readonly GatewayTool[], callUpstream: CallUpstream): Record<string, Compensation> {
+export function compensations(
+  tools: readonly GatewayTool[],
+  callUpstream: CallUpstream,
+  redactor?: Redactor,
+): Record<string, Compensation> {
   const out: Record<string, Compensation> = {};
   for (const tool of tools) {
     const undo = tool.policy.compensate;
@@ -58,7 +64,10 @@ export function compensations(tools: readonly GatewayTool[], callUpstream: CallU
       parameters: (args, result) => compensationArguments(undo.arguments, { args, result }),
       compensate: async (_args, _result, ctx) => {
         const answer = await callUpstream(tool.upstream, undo.tool, { ...ctx.parameters }, { signal: ctx.signal });
-        if (answer.isError === true) throw new Error(`${undo.tool} failed: ${JSON.stringify(answer.content)}`);
+        if (answer.isError !== true) return;
+        // The upstream's words go to the saga's record, the log and the trace: redacted as its errors are (GW-24).
+        const said = JSON.stringify(answer.content);
+        throw new Error(`${undo.tool} failed: ${redactor === undefined ? said : redactor.text(said).value}`);
       },
     };
   }
@@ -71,11 +80,18 @@ export interface GatewayCompositionOptions {
   readonly callUpstream: CallUpstream;
   readonly scopeDescriptions?: Readonly<Record<string, string>> | undefined;
   readonly logger?: Logger | undefined;
+  /**
+   * Hides secrets in the arguments a person approving a call is shown (GW-25) and in what a failed
+   * compensation reports (GW-24). Default: both as the caller and the upstream said them.
+   */
+  readonly redactor?: Redactor | undefined;
+  /** The gateway's own rules per tool (access, argument conditions, withheld tools), read at each call. */
+  readonly policy?: PolicyLookup | undefined;
 }
 
 /** The composed stack for the gateway's current tools. */
 export function composeGateway(options: GatewayCompositionOptions): ComposedServer {
-  const { config, tools, callUpstream, logger } = options;
+  const { config, tools, callUpstream, logger, redactor, policy } = options;
   const scopes = scopeDeclarations(tools, options.scopeDescriptions);
   return composeServer(
     [
@@ -84,13 +100,14 @@ export function composeGateway(options: GatewayCompositionOptions): ComposedServ
         defaultFormat: config.defaults?.format,
         defaultVerbosity: config.defaults?.verbosity,
       }),
+      policy !== undefined && gatewayPolicyServer(policy),
       scopes.length > 0 && permissionsServer({ scopes }),
       costServer(),
       intentServer({ rules: intentRules(tools) }),
       multimodalServer(),
-      confirmationServer(),
+      confirmationServer(redactor === undefined ? {} : { displayArguments: (args) => redactor.value(args).value }),
       idempotencyServer(),
-      transactionsServer({ compensations: compensations(tools, callUpstream) }),
+      transactionsServer({ compensations: compensations(tools, callUpstream, redactor) }),
       provenanceServer(),
       manifestServer({ description: `MCP gateway in front of ${Object.keys(config.upstreams).join(', ')}` }),
     ],

@@ -20,7 +20,15 @@ import { composeGateway } from './compose.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
 import { callerIdentification } from './identity.js';
 import { declaredScopes, type ManifestPolicy } from './policy/manifest.js';
+import { filterToolList } from './policy/listing.js';
 import { resolveToolPolicy } from './policy/resolve.js';
+import type { PolicyLookup, Withheld } from './policy/stage.js';
+import { openPinSource } from './pins/pin-source.js';
+import { DEFAULT_ON_TOOL_CHANGE } from './pins/pins-config.js';
+import { withheldTools, type PinReview } from './pins/withheld.js';
+import { redactingLogger } from './redact/redacting-logger.js';
+import { createRedactor } from './redact/redactor.js';
+import { redactedError, type ToolRedaction } from './redact/tool-results.js';
 import { openStore } from './store.js';
 import { registerGatewayTools } from './tools.js';
 import { UpstreamPool, type ExposedTool } from './upstream/index.js';
@@ -37,11 +45,17 @@ export interface GatewayOptions {
   readonly logger?: Logger | undefined;
 }
 
-/** What the gateway offers right now: its tools with their policies, and the composition built for them. */
+/** What the gateway offers right now: its tools with their policies, the ones withheld, and the composition built for them. */
 interface Offer {
   readonly tools: readonly GatewayTool[];
+  readonly byName: ReadonlyMap<string, GatewayTool>;
+  /** Tools whose upstream changed them since they were pinned: registered, never listed, every call refused (GW-28). */
+  readonly withheld: ReadonlyMap<string, Withheld>;
   readonly composed: ComposedServer;
 }
+
+/** How often the pins of withheld tools are read again, so an operator's `tools accept` takes effect without a restart. */
+const PIN_RECHECK_MS = 5_000;
 
 export interface Gateway {
   /** The tools offered now, each with the policy that applies. */
@@ -85,6 +99,12 @@ function gatewayTools(
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
 
+/** Whether a rebuilt offer names the same tools and withholds the same ones (a pin recheck that found no acceptance). */
+function sameTools(before: Offer, after: Offer): boolean {
+  const names = (offer: Offer) => [...offer.byName.keys(), '|', ...offer.withheld.keys()].join('\n');
+  return names(before) === names(after);
+}
+
 /** A connected server, the gateway tools registered on it, and the scopes its composition declares. */
 interface LiveServer {
   readonly server: ExtendedServer;
@@ -114,12 +134,12 @@ function retool(
   mcp: McpServer,
   entry: LiveServer,
   tools: readonly GatewayTool[],
-  context: { readonly callUpstream: CallUpstream; readonly logger: Logger },
+  context: { readonly callUpstream: CallUpstream; readonly logger: Logger; readonly redaction: ToolRedaction },
 ): string[] {
   const usable = tools.filter((tool) => tool.policy.scopes.every((scope) => entry.scopes.has(scope)));
   try {
     removeTools(mcp, entry.tools);
-    registerGatewayTools(entry.server, usable, context.callUpstream);
+    registerGatewayTools(entry.server, usable, context.callUpstream, { redaction: context.redaction });
     entry.tools = usable;
     mcp.sendToolListChanged();
   } catch (error) {
@@ -141,7 +161,10 @@ function reportWithheld(withheld: readonly string[][], logger: Logger): void {
 /** Checks the config (GW-1), connects the upstreams and starts offering their tools under the config's policy. */
 export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   checkConfig(config);
-  const logger = options.logger ?? consoleLogger;
+  // The config check refused any pattern the redactor would (GW-26); every part gets the redacting logger (GW-24).
+  const redactor = createRedactor({ patterns: config.redact?.patterns });
+  const redaction: ToolRedaction = { redactor, results: config.redact?.results !== false };
+  const logger = redactingLogger(options.logger ?? consoleLogger, redactor);
   const manifests = options.manifests ?? [];
   const name = config.name ?? DEFAULT_NAME;
   const pool = await UpstreamPool.connect(config.upstreams, { logger, clientInfo: { name, version: VERSION } });
@@ -150,16 +173,42 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   const callUpstream: CallUpstream = async (upstream, tool, args, { signal }) => {
     const connection = pool.connection(upstream);
     if (connection === undefined) throw new Error(`no upstream named ${upstream}`);
-    return await connection.callTool(tool, args, { signal });
+    try {
+      return await connection.callTool(tool, args, { signal });
+    } catch (error) {
+      // Its error reaches the client, the log and the trace alike: redacted whatever `redact.results` says (GW-24).
+      throw redactedError(redactor, error);
+    }
   };
   const scopeDescriptions = Object.fromEntries(
     declaredScopes(manifests).map((scope) => [scope.name, scope.description]),
   );
-  const offer = async (): Promise<Offer> => {
-    const tools = gatewayTools(config, manifests, await pool.tools());
-    return { tools, composed: composeGateway({ config, tools, callUpstream, scopeDescriptions, logger }) };
+  const pins: PinReview = {
+    source: await openPinSource({ lockFile: config.pins?.lockFile, store }),
+    onToolChange: config.pins?.onToolChange ?? DEFAULT_ON_TOOL_CHANGE,
+    logger,
   };
-  let current = await offer();
+  // The policy stage and the tool lists read the current offer, whichever composition a server was built with.
+  const lookup: PolicyLookup = {
+    policy: (tool) => current.byName.get(tool)?.policy,
+    withheld: (tool) => current.withheld.get(tool),
+  };
+  const offer = async (before: ReadonlyMap<string, Withheld>): Promise<Offer> => {
+    const exposed = await pool.tools();
+    const withheld = await withheldTools(exposed, pins, before);
+    const tools = gatewayTools(config, manifests, exposed);
+    const composed = composeGateway({
+      config,
+      tools,
+      callUpstream,
+      scopeDescriptions,
+      logger,
+      redactor,
+      policy: lookup,
+    });
+    return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])), withheld, composed };
+  };
+  let current: Offer = await offer(new Map());
   // Servers still connected, with the tools registered on them: told, and given the new tools, when they change.
   const live = new Map<McpServer, LiveServer>();
 
@@ -168,7 +217,8 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     // The removals and registrations of one change of tools reach the client as one notification.
     const mcp = new McpServer({ name, version: VERSION }, { debouncedNotificationMethods: [TOOLS_CHANGED] });
     const server = extendServer(mcp, composed, { store, logger });
-    registerGatewayTools(server, tools, callUpstream);
+    registerGatewayTools(server, tools, callUpstream, { redaction });
+    filterToolList(mcp, lookup);
     live.set(mcp, { server, tools, scopes: declaredScopeNames(tools) });
     mcp.server.onclose = () => live.delete(mcp);
     return mcp;
@@ -176,11 +226,15 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
 
   // Built on first use: a gateway served over stdio needs no way to identify HTTP callers.
   let handler: NotifyingHttpHandler | undefined;
-  pool.onToolsChanged(() => {
-    offer().then(
+  // `recheck`: only the pins may have changed (an operator accepted a tool); nothing to tell clients if not.
+  const refresh = (recheck: boolean) => {
+    offer(current.withheld).then(
       (next) => {
+        if (recheck && sameTools(current, next)) return;
         current = next;
-        const withheld = [...live].map(([mcp, entry]) => retool(mcp, entry, next.tools, { callUpstream, logger }));
+        const withheld = [...live].map(([mcp, entry]) =>
+          retool(mcp, entry, next.tools, { callUpstream, logger, redaction }),
+        );
         reportWithheld(withheld, logger);
         handler?.toolsChanged();
       },
@@ -188,7 +242,14 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
         logger.warn('gateway: could not take up the changed tools of an upstream', { error });
       },
     );
+  };
+  pool.onToolsChanged(() => {
+    refresh(false);
   });
+  const recheck = setInterval(() => {
+    if (current.withheld.size > 0) refresh(true);
+  }, PIN_RECHECK_MS);
+  recheck.unref();
 
   return {
     get tools() {
@@ -204,6 +265,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       return handler;
     },
     close: async () => {
+      clearInterval(recheck);
       await handler?.close();
       await pool.close();
       if (ownsStore) await store.close();

@@ -12,6 +12,8 @@ import type { ResolvedCost, ResolvedToolPolicy } from './policy/resolve.js';
 function confirmationMeta(policy: ResolvedToolPolicy): Record<string, unknown> {
   const confirm = policy.confirm;
   if (confirm === undefined) return { requires_confirmation: false, risk_level: 'safe' };
+  // Asked per call by the gateway's policy stage (`confirm.when`), so not every call declares it (GW-27).
+  if (confirm.when !== undefined) return { requires_confirmation: false, risk_level: 'reversible' };
   return {
     requires_confirmation: true,
     risk_level: confirm.risk,
@@ -63,5 +65,6 @@ export function policyAnnotations(
   annotations: Readonly<Record<string, unknown>> | undefined,
   policy: ResolvedToolPolicy,
 ): Record<string, unknown> {
-  return { ...annotations, destructiveHint: policy.confirm?.risk === 'destructive' };
+  const declared = policy.confirm?.when === undefined ? policy.confirm?.risk : 'reversible';
+  return { ...annotations, destructiveHint: declared === 'destructive' };
 }

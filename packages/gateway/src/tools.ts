@@ -8,6 +8,7 @@ import type { ExtendedServer, ToolResult } from '@ext/core';
 import { cite } from '@ext/provenance/server';
 import { fromJsonSchema, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
+import { redactedResult, type ToolRedaction } from './redact/tool-results.js';
 import { policyAnnotations, policyToolMeta } from './tool-meta.js';
 
 // The 2026-07-28 era registers every tool again for each request: build each schema once per tool.
@@ -27,7 +28,9 @@ export function registerGatewayTools(
   server: ExtendedServer,
   tools: readonly GatewayTool[],
   callUpstream: CallUpstream,
+  options: { readonly redaction: ToolRedaction },
 ): void {
+  const { redaction } = options;
   for (const tool of tools) {
     server.registerTool(
       tool.name,
@@ -39,9 +42,11 @@ export function registerGatewayTools(
         _meta: policyToolMeta(tool.policy),
       },
       async (args, ctx) => {
-        const result = await callUpstream(tool.upstream, tool.upstreamName, args as Record<string, unknown>, {
+        const answer = await callUpstream(tool.upstream, tool.upstreamName, args as Record<string, unknown>, {
           signal: ctx.signal,
         });
+        // Redacted before any stage sees it, so what idempotency records is what the client receives (GW-23).
+        const result = redaction.results ? redactedResult(redaction.redactor, answer) : answer;
         const source = tool.policy.provenance?.source;
         if (source !== undefined && result.isError !== true) {
           cite(ctx, { source, retrievedAt: new Date(), confidence: 'exact' });

@@ -9,6 +9,7 @@ import { ConfigurationError } from '@ext/core';
 import { oauthResource } from '@ext/core/oauth';
 import { isLoopbackAddress } from '@ext/core/sdk-v2/server';
 import { oauthOptions } from '../identity.js';
+import { compileNumber, compilePredicate, ConditionError } from '../policy/conditions.js';
 import { intentPattern } from '../policy/resolve.js';
 import { firstBadExpression } from '../policy/template.js';
 import { BUILTIN_DETECTORS } from '../redact/detectors.js';
@@ -94,12 +95,44 @@ function redactFault(config: GatewayConfig): ConfigFault | undefined {
   return undefined;
 }
 
+/** A CEL expression that does not compile, named by its path and the place of the fault. */
+function conditionFault(
+  path: ConfigFault['path'],
+  source: string | undefined,
+  kind: 'predicate' | 'number',
+): ConfigFault | undefined {
+  if (source === undefined) return undefined;
+  try {
+    if (kind === 'predicate') compilePredicate(source, path.join('.'));
+    else compileNumber(source, path.join('.'));
+    return undefined;
+  } catch (error) {
+    if (!ConditionError.isInstance(error)) throw error;
+    const place =
+      error.line > 1 ? `line ${String(error.line)}, column ${String(error.column)}` : `column ${String(error.column)}`;
+    return { path, problem: `is not a valid condition (${place}): ${error.reason}` };
+  }
+}
+
+/** The conditions of one policy entry (`allow`, `confirm.when`, `cost.units`), checked as they will be compiled. */
+function conditionsFault(key: string, policy: ToolPolicy): ConfigFault | undefined {
+  const at = (...rest: string[]): ConfigFault['path'] => ['policy', key, ...rest];
+  const when = typeof policy.confirm === 'object' ? policy.confirm.when : undefined;
+  const units = typeof policy.cost?.units === 'string' ? policy.cost.units : undefined;
+  return (
+    conditionFault(at('allow'), policy.allow, 'predicate') ??
+    conditionFault(at('confirm', 'when'), when, 'predicate') ??
+    conditionFault(at('cost', 'units'), units, 'number')
+  );
+}
+
 /** The first fault of a config that already conforms to the schema, or `undefined`. */
 export function semanticFault(config: GatewayConfig): ConfigFault | undefined {
   const exposed = exposureFault(config) ?? oauthFault(config);
   if (exposed !== undefined) return exposed;
   for (const [key, policy] of Object.entries(config.policy ?? {})) {
-    const fault = intentFault(key, policy.intent ?? []) ?? compensationFault(key, policy);
+    const fault =
+      intentFault(key, policy.intent ?? []) ?? compensationFault(key, policy) ?? conditionsFault(key, policy);
     if (fault !== undefined) return fault;
   }
   return redactFault(config);

@@ -98,6 +98,9 @@ function withResolvedPaths(config: GatewayConfig, folder: string): GatewayConfig
     ...(config.manifests !== undefined && { manifests: config.manifests.map((file) => resolve(folder, file)) }),
     // `:memory:` is SQLite's name for a database in memory, not a file.
     ...(sqlite !== undefined && sqlite !== ':memory:' && { store: { sqlite: resolve(folder, sqlite) } }),
+    ...(config.pins?.lockFile !== undefined && {
+      pins: { ...config.pins, lockFile: resolve(folder, config.pins.lockFile) },
+    }),
   };
 }
 

@@ -4,6 +4,7 @@
  * document published beside the package (`gateway.schema.json`).
  */
 import Type, { type Static } from 'typebox';
+import { PinsConfigSchema } from '../pins/pins-config.js';
 
 /** Where the JSON Schema document is identified. */
 export const CONFIG_SCHEMA_ID = 'https://mcp-ext.github.io/schemas/gateway/1.0/gateway.schema.json';
@@ -113,6 +114,9 @@ export const UpstreamSchema = Type.Union([StdioUpstreamSchema, HttpUpstreamSchem
   description: 'An MCP server behind the gateway: a `command` (stdio) or a `url` (Streamable HTTP).',
 });
 
+/** A CEL expression (https://cel.dev), compiled and type-checked when the config loads. */
+const Condition = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });
+
 /** A person confirms a call before it runs. */
 export const ConfirmPolicySchema = Type.Union(
   [
@@ -132,6 +136,11 @@ export const ConfirmPolicySchema = Type.Union(
             description: 'Risk level shown with the question.',
           }),
         ),
+        when: Type.Optional(
+          Condition(
+            'Ask only when this CEL expression over `args`, `principal`, `scopes`, `roles` and `claims` is true, e.g. `!args.path.startsWith("docs/")`.',
+          ),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -141,7 +150,13 @@ export const ConfirmPolicySchema = Type.Union(
 
 export const CostPolicySchema = Type.Object(
   {
-    units: Type.Optional(Type.Number({ minimum: 0, default: 1, description: 'Units a call costs.' })),
+    units: Type.Optional(
+      Type.Union([Type.Number({ minimum: 0 }), Condition('A CEL expression over the call, e.g. `args.amount`.')], {
+        default: 1,
+        description:
+          'Units a call costs: a number, or a CEL expression read from the arguments (`args.amount`), so a quota caps spend.',
+      }),
+    ),
     unit: Type.Optional(
       Type.String({ minLength: 1, maxLength: 64, description: 'What a unit is called, e.g. `writes`.' }),
     ),
@@ -229,6 +244,11 @@ export const CompensationSchema = Type.Object(
 /** What applies to the tools a policy key matches. */
 export const ToolPolicySchema = Type.Object(
   {
+    allow: Type.Optional(
+      Condition(
+        'Who may use the tool: a CEL expression over `principal`, `scopes`, `roles`, `claims`, `tool` and `args`, e.g. `"admin" in roles`. Others do not see it listed, and a call is refused naming this rule.',
+      ),
+    ),
     confirm: Type.Optional(ConfirmPolicySchema),
     scopes: Type.Optional(
       Type.Array(Type.String({ pattern: SCOPE_PATTERN }), { description: 'Scopes a caller needs.' }),
@@ -470,7 +490,10 @@ export const RedactSchema = Type.Object(
           },
           { additionalProperties: false },
         ),
-        { description: 'Your own detectors, run after the built-in ones (private keys, cloud and API tokens, JWTs, passwords in URLs and fields).' },
+        {
+          description:
+            'Your own detectors, run after the built-in ones (private keys, cloud and API tokens, JWTs, passwords in URLs and fields).',
+        },
       ),
     ),
   },
@@ -530,6 +553,7 @@ export const GatewayConfigSchema = Type.Object(
     store: Type.Optional(StoreSchema),
     listen: Type.Optional(ListenSchema),
     identity: Type.Optional(IdentitySchema),
+    pins: Type.Optional(PinsConfigSchema),
     redact: Type.Optional(RedactSchema),
   },
   { additionalProperties: false, $id: CONFIG_SCHEMA_ID, title: 'GatewayConfig' },

@@ -7,7 +7,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryStore, silentLogger, type ClientExtensionList, type ExtendedClient, type Store } from '@ext/core';
+import {
+  MemoryStore,
+  silentLogger,
+  type ClientExtensionList,
+  type ExtendedClient,
+  type Logger,
+  type Store,
+} from '@ext/core';
 import { extendClient } from '@ext/core/sdk-v2/client';
 import { listen } from '@ext/core/sdk-v2/server';
 import { confirmationElicitationHandler, type ConfirmationRequest } from '@ext/confirmation/client';
@@ -94,12 +101,14 @@ export interface ServedGateway {
 export interface ServeOptions {
   /** Default: a new in-memory store; `'config'`: the store the config names, opened by the gateway. */
   readonly store?: Store | 'config' | undefined;
+  /** The gateway's logger. Default: silent. */
+  readonly logger?: Logger | undefined;
 }
 
 /** A gateway for `config`, served over Streamable HTTP on a free port; closed after the test. */
 export async function serveGateway(config: GatewayConfig, options: ServeOptions = {}): Promise<ServedGateway> {
   const store = options.store === 'config' ? undefined : (options.store ?? new MemoryStore());
-  const gateway = await createGateway(config, { store, logger: silentLogger });
+  const gateway = await createGateway(config, { store, logger: options.logger ?? silentLogger });
   let opened: () => void = () => undefined;
   const streamOpen = new Promise<void>((resolve) => {
     opened = resolve;

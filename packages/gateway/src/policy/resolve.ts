@@ -12,6 +12,7 @@ import type {
   RiskLevel,
   ToolPolicy,
 } from '../config/schema.js';
+import { compileNumber, compilePredicate, type CompiledCondition } from './conditions.js';
 import { globMatchesAny } from './glob.js';
 import type { ManifestPolicy } from './manifest.js';
 
@@ -40,10 +41,15 @@ export interface ResolvedConfirm {
   readonly risk: RiskLevel;
   /** `undefined`: the confirmation extension's own wording. */
   readonly message: string | undefined;
+  /** Asked only for calls where this holds (`confirm.when`); `undefined`: every call. */
+  readonly when?: CompiledCondition<boolean> | undefined;
 }
 
 export interface ResolvedCost {
+  /** The declared estimate (1 when `unitsFrom` reads the units from each call). */
   readonly units: number;
+  /** `cost.units` as an expression over the call (`args.amount`). */
+  readonly unitsFrom?: CompiledCondition<number> | undefined;
   readonly unit: string | undefined;
   readonly category: 'free' | 'metered' | 'requires_approval';
   readonly latency: 'instant' | 'seconds' | 'minutes' | undefined;
@@ -76,6 +82,8 @@ export interface ResolvedToolPolicy {
   readonly provenance: { readonly source: string } | undefined;
   readonly multimodal: { readonly maxInputBytes?: number; readonly mimeTypes?: readonly string[] } | undefined;
   readonly compensate: Compensation | undefined;
+  /** Who may use the tool (`allow`); `undefined`: every caller. */
+  readonly allow?: CompiledCondition<boolean> | undefined;
   /** Which entries applied, in order: `manifest <server>`, `policy["<key>"]`. */
   readonly sources: readonly string[];
 }
@@ -125,10 +133,30 @@ function matchingEntries(input: ResolveToolPolicyInput, exposedName: string): En
   return [...fromManifests, ...fromConfig];
 }
 
+// Compiled once per expression and field: offers are rebuilt whenever an upstream's tools change.
+const compiled = new Map<string, CompiledCondition<boolean> | CompiledCondition<number>>();
+
+function cachedCompile<T extends boolean | number>(source: string, field: string, kind: 'predicate' | 'number') {
+  const key = `${kind}\u0000${field}\u0000${source}`;
+  let condition = compiled.get(key);
+  if (condition === undefined) {
+    condition = kind === 'predicate' ? compilePredicate(source, field) : compileNumber(source, field);
+    compiled.set(key, condition);
+  }
+  return condition as CompiledCondition<T>;
+}
+
+/** The config path of the last entry that set a field (its value won the merge), e.g. `policy["write_*"].allow`. */
+function fieldOf(entries: readonly Entry[], pick: (policy: ToolPolicy) => unknown, suffix: string): string {
+  const last = [...entries].reverse().find((entry) => pick(entry.policy) !== undefined);
+  return `${last?.source ?? 'policy'}.${suffix}`;
+}
+
 function resolveConfirm(
   confirm: ConfirmPolicy | undefined,
   hints: ToolHints,
   config: GatewayConfig,
+  entries: readonly Entry[] = [],
 ): ResolvedConfirm | undefined {
   if (confirm === undefined) {
     const confirmsDestructive = config.defaults?.confirmDestructive ?? true;
@@ -137,13 +165,35 @@ function resolveConfirm(
   }
   if (confirm === false) return undefined;
   const details = confirm === true ? {} : confirm;
-  return { risk: details.risk ?? 'destructive', message: details.message };
+  const when =
+    details.when === undefined
+      ? undefined
+      : cachedCompile<boolean>(
+          details.when,
+          fieldOf(
+            entries,
+            (policy) => (typeof policy.confirm === 'object' ? policy.confirm.when : undefined),
+            'confirm.when',
+          ),
+          'predicate',
+        );
+  return { risk: details.risk ?? 'destructive', message: details.message, when };
 }
 
-function resolveCost(cost: CostPolicy | undefined): ResolvedCost | undefined {
+function resolveCost(cost: CostPolicy | undefined, entries: readonly Entry[]): ResolvedCost | undefined {
   if (cost === undefined) return undefined;
+  const units = cost.units ?? 1;
+  const unitsFrom =
+    typeof units === 'string'
+      ? cachedCompile<number>(
+          units,
+          fieldOf(entries, (policy) => policy.cost?.units, 'cost.units'),
+          'number',
+        )
+      : undefined;
   return {
-    units: cost.units ?? 1,
+    units: typeof units === 'number' ? units : 1,
+    unitsFrom,
     unit: cost.unit,
     category: cost.category ?? 'metered',
     latency: cost.latency,
@@ -176,14 +226,22 @@ export function resolveToolPolicy(input: ResolveToolPolicyInput): ResolvedToolPo
   return {
     name: tool.name,
     exposedName,
-    confirm: resolveConfirm(policy.confirm, hints, config),
+    confirm: resolveConfirm(policy.confirm, hints, config, entries),
     scopes: policy.scopes ?? [],
-    cost: resolveCost(policy.cost),
+    cost: resolveCost(policy.cost, entries),
     idempotent: policy.idempotent ?? hints.readOnlyHint !== true,
     intent: resolveIntent(policy.intent),
     provenance: policy.provenance,
     multimodal: policy.multimodal,
     compensate: policy.compensate,
+    allow:
+      policy.allow === undefined
+        ? undefined
+        : cachedCompile<boolean>(
+            policy.allow,
+            fieldOf(entries, (entry) => entry.allow, 'allow'),
+            'predicate',
+          ),
     sources: entries.map((entry) => entry.source),
   };
 }
