@@ -12,6 +12,7 @@ import type {
   RiskLevel,
   ToolPolicy,
 } from '../config/schema.js';
+import { fieldName } from '../config/errors.js';
 import { compileNumber, compilePredicate, type CompiledCondition } from './conditions.js';
 import { globMatchesAny } from './glob.js';
 import type { ManifestPolicy } from './manifest.js';
@@ -118,6 +119,8 @@ export function mergeToolPolicies(earlier: ToolPolicy, later: ToolPolicy): ToolP
 
 interface Entry {
   readonly source: string;
+  /** Where the entry is in the config (manifests have none). */
+  readonly path?: readonly string[] | undefined;
   readonly policy: ToolPolicy;
 }
 
@@ -129,7 +132,7 @@ function matchingEntries(input: ResolveToolPolicyInput, exposedName: string): En
   });
   const fromConfig = Object.entries(input.config.policy ?? {})
     .filter(([key]) => globMatchesAny(key, [exposedName, name]))
-    .map(([key, policy]): Entry => ({ source: `policy[${JSON.stringify(key)}]`, policy }));
+    .map(([key, policy]): Entry => ({ source: `policy[${JSON.stringify(key)}]`, path: ['policy', key], policy }));
   return [...fromManifests, ...fromConfig];
 }
 
@@ -146,10 +149,11 @@ function cachedCompile<T extends boolean | number>(source: string, field: string
   return condition as CompiledCondition<T>;
 }
 
-/** The config path of the last entry that set a field (its value won the merge), e.g. `policy["write_*"].allow`. */
+/** The config path of the last entry that set a field (its value won the merge), as config errors name it: `policy.write_file.allow`. */
 function fieldOf(entries: readonly Entry[], pick: (policy: ToolPolicy) => unknown, suffix: string): string {
   const last = [...entries].reverse().find((entry) => pick(entry.policy) !== undefined);
-  return `${last?.source ?? 'policy'}.${suffix}`;
+  const path = [...(last?.path ?? ['policy']), ...suffix.split('.')];
+  return fieldName(path);
 }
 
 function resolveConfirm(
