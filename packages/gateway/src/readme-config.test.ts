@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { parseConfig } from './config/load.js';
 import { createGateway } from './gateway.js';
 import { resolveToolPolicy } from './policy/resolve.js';
@@ -58,6 +59,21 @@ describe("the README's opening config", () => {
       await server.close();
       await gateway.close();
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the README's other configs", () => {
+  it('are each a valid config, or part of one beside an upstream', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+    expect(blocks.length).toBeGreaterThan(4);
+    for (const [index, block] of blocks.entries()) {
+      const part = parse(block) as Record<string, unknown>;
+      const document = { upstreams: { files: { command: 'node' } }, ...part };
+      expect(() =>
+        parseConfig(JSON.stringify(document), { format: 'json', source: `README block ${String(index)}` }),
+      ).not.toThrow();
     }
   });
 });
