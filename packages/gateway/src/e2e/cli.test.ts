@@ -8,39 +8,18 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { serveV2 } from '../upstream/testing/servers.js';
-import { closeAfter, closeAfterEach, memoryUpstream, tempDir, textOf, watchToolList } from './support.js';
+import { closeAfter, closeAfterEach, compiledCli, memoryUpstream, tempDir, textOf, watchToolList } from './support.js';
 
 closeAfterEach();
 
-const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
-let cli = '';
-
-// Inside the package, so the compiled CLI finds the package's dependencies as `dist/cli.js` does.
-beforeAll(async () => {
-  const outDir = await mkdtemp(join(PACKAGE_DIR, 'node_modules', '.e2e-cli-'));
-  const { build } = await import('tsup');
-  await build({
-    config: false,
-    entry: { cli: join(PACKAGE_DIR, 'src', 'cli.ts') },
-    format: ['esm'],
-    target: 'node20',
-    outDir,
-    skipNodeModulesBundle: true,
-    silent: true,
-  });
-  cli = join(outDir, 'cli.js');
-});
-afterAll(async () => {
-  if (cli !== '') await rm(join(cli, '..'), { recursive: true, force: true });
-});
+const cli = compiledCli();
 
 interface Exited {
   readonly code: number | null;
@@ -49,7 +28,7 @@ interface Exited {
 
 /** Runs the CLI with `args` to its end. */
 async function runToEnd(args: readonly string[]): Promise<Exited> {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [cli.path, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const [code] = (await once(child, 'exit')) as [number | null];
@@ -65,7 +44,7 @@ async function yamlConfig(document: Record<string, unknown>): Promise<string> {
 
 /** Starts the CLI serving HTTP; resolves with the URL it prints once it serves. */
 async function serveHttp(config: string): Promise<{ child: ChildProcess; url: URL }> {
-  const child = spawn(process.execPath, [cli, '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [cli.path, '--config', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   closeAfter(async () => {
     if (child.exitCode === null) {
       child.kill('SIGKILL');
@@ -125,7 +104,7 @@ describe('mcp-ext-gateway', () => {
     await sdk.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, '--config', config, '--stdio'],
+        args: [cli.path, '--config', config, '--stdio'],
         stderr: 'pipe',
       }),
     );

@@ -7,45 +7,21 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createSqliteStore } from '@ext/store-sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseCliArgs } from '../cli-args.js';
-import { GatewayConfigSchema } from '../config/schema.js';
 import { definitionDigest, type ToolDefinition } from '../pins/definition.js';
 import { readLockFile, writeLockFile } from '../pins/lock-file.js';
 import { PinStore } from '../pins/pin-store.js';
 import { serveV2, type V2Upstream } from '../upstream/testing/servers.js';
-import { closeAfter, closeAfterEach, memoryUpstream, tempDir } from './support.js';
+import { closeAfter, closeAfterEach, compiledCli, memoryUpstream, tempDir } from './support.js';
 
 closeAfterEach();
 
-const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
-/** Whether the config schema takes `pins` yet; until it does, a config naming a lock file is refused. */
-const PINS_IN_SCHEMA = Object.hasOwn(GatewayConfigSchema.properties, 'pins');
-let cli = '';
-
-// Inside the package, so the compiled CLI finds the package's dependencies as `dist/cli.js` does.
-beforeAll(async () => {
-  const outDir = await mkdtemp(join(PACKAGE_DIR, 'node_modules', '.e2e-pins-cli-'));
-  const { build } = await import('tsup');
-  await build({
-    config: false,
-    entry: { cli: join(PACKAGE_DIR, 'src', 'cli.ts') },
-    format: ['esm'],
-    target: 'node20',
-    outDir,
-    skipNodeModulesBundle: true,
-    silent: true,
-  });
-  cli = join(outDir, 'cli.js');
-});
-afterAll(async () => {
-  if (cli !== '') await rm(join(cli, '..'), { recursive: true, force: true });
-});
+const cli = compiledCli();
 
 interface Exited {
   readonly code: number | null;
@@ -55,7 +31,7 @@ interface Exited {
 
 /** Runs the CLI with `args` (in `cwd`) to its end. */
 async function run(args: readonly string[], cwd?: string): Promise<Exited> {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
+  const child = spawn(process.execPath, [cli.path, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -211,32 +187,27 @@ describe('mcp-ext-gateway tools accept', () => {
     expect(refused.stderr).toContain('No tool named "nope" behind the gateway (its tools: echo, fail, slow)');
   });
 
-  it.skipIf(!PINS_IN_SCHEMA)(
-    `with pins.lockFile, lock writes it and accept rewrites it${PINS_IN_SCHEMA ? '' : ' (skipped: the config schema has no pins yet)'}`,
-    async () => {
-      const upstream = await v2Upstream();
-      const config = await yamlConfig({
-        upstreams: { api: { url: upstream.url, protocol: '2026-07-28' } },
-        store: 'memory',
-        pins: { lockFile: 'pins/gateway.lock.json', onToolChange: 'block' },
-      });
-      const path = join(config, '..', 'pins', 'gateway.lock.json');
-      await mkdir(join(path, '..'));
-      expect((await run(['lock', '--config', config])).code).toBe(0);
-      const locked = await readLockFile(path);
-      const definitions = Object.fromEntries(
-        Object.entries(locked.tools).map(([key, entry]) => [key, entry.definition]),
-      );
-      const echo = definitions['api/echo']!;
-      await writeLockFile(path, { ...definitions, 'api/echo': { ...echo, description: 'Echoes.' } });
+  it('with pins.lockFile, lock writes it and accept rewrites it', async () => {
+    const upstream = await v2Upstream();
+    const config = await yamlConfig({
+      upstreams: { api: { url: upstream.url, protocol: '2026-07-28' } },
+      store: 'memory',
+      pins: { lockFile: 'pins/gateway.lock.json', onToolChange: 'block' },
+    });
+    const path = join(config, '..', 'pins', 'gateway.lock.json');
+    await mkdir(join(path, '..'));
+    expect((await run(['lock', '--config', config])).code).toBe(0);
+    const locked = await readLockFile(path);
+    const definitions = Object.fromEntries(Object.entries(locked.tools).map(([key, entry]) => [key, entry.definition]));
+    const echo = definitions['api/echo']!;
+    await writeLockFile(path, { ...definitions, 'api/echo': { ...echo, description: 'Echoes.' } });
 
-      const accepted = await run(['tools', 'accept', 'echo', '--config', config]);
-      expect(accepted.code).toBe(0);
-      expect(accepted.stdout).toContain(`accepted echo (api/echo) in ${path}`);
-      expect(accepted.stdout).toContain('  changed: description');
-      expect((await readLockFile(path)).tools).toEqual(locked.tools);
-    },
-  );
+    const accepted = await run(['tools', 'accept', 'echo', '--config', config]);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain(`accepted echo (api/echo) in ${path}`);
+    expect(accepted.stdout).toContain('  changed: description');
+    expect((await readLockFile(path)).tools).toEqual(locked.tools);
+  });
 });
 
 describe('mcp-ext-gateway usage errors exit 2 with the usage', () => {

@@ -7,6 +7,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   MemoryStore,
   silentLogger,
@@ -26,7 +27,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { parseConfig } from '../config/load.js';
 import type { GatewayConfig, StdioUpstream } from '../config/schema.js';
 import { createGateway, type Gateway } from '../gateway.js';
@@ -219,4 +220,34 @@ export function errorOf(result: unknown): NonNullable<ReturnType<typeof getStruc
   const error = getStructuredError(result);
   if (error === undefined) throw new Error(`expected a structured error, got ${JSON.stringify(result)}`);
   return error;
+}
+
+const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The `mcp-ext-gateway` command compiled from `src/cli.ts` for this test
+ * file (into a folder of its own inside the package, so it finds the
+ * package's dependencies as `dist/cli.js` does, and `dist/` is left alone);
+ * read the path once the file's tests run.
+ */
+export function compiledCli(): { readonly path: string } {
+  const compiled = { path: '' };
+  beforeAll(async () => {
+    const outDir = await mkdtemp(join(PACKAGE_DIR, 'node_modules', '.e2e-cli-'));
+    const { build } = await import('tsup');
+    await build({
+      config: false,
+      entry: { cli: join(PACKAGE_DIR, 'src', 'cli.ts') },
+      format: ['esm'],
+      target: 'node20',
+      outDir,
+      skipNodeModulesBundle: true,
+      silent: true,
+    });
+    compiled.path = join(outDir, 'cli.js');
+  });
+  afterAll(async () => {
+    if (compiled.path !== '') await rm(join(compiled.path, '..'), { recursive: true, force: true });
+  });
+  return compiled;
 }
