@@ -187,6 +187,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     source: await openPinSource({ lockFile: config.pins?.lockFile, store }),
     onToolChange: config.pins?.onToolChange ?? DEFAULT_ON_TOOL_CHANGE,
     logger,
+    warned: new Map(),
   };
   // The policy stage and the tool lists read the current offer, whichever composition a server was built with.
   const lookup: PolicyLookup = {

@@ -6,7 +6,7 @@
 import type { Logger } from '@ext/core';
 import type { Withheld } from '../policy/stage.js';
 import type { ExposedTool } from '../upstream/index.js';
-import { toolDefinition } from './definition.js';
+import { definitionDigest, toolDefinition } from './definition.js';
 import type { OnToolChange } from './pins-config.js';
 import type { PinSource } from './pin-source.js';
 import { reviewTool } from './review.js';
@@ -15,6 +15,8 @@ export interface PinReview {
   readonly source: PinSource;
   readonly onToolChange: OnToolChange;
   readonly logger: Logger;
+  /** Tools served changed under `warn`, with the digest of the definition warned about: each change is told once. */
+  readonly warned: Map<string, string>;
 }
 
 /** The exposed names of the tools to withhold, with what changed; `before` is the previous offer's, for logging changes once. */
@@ -35,8 +37,14 @@ export async function withheldTools(
           `gateway: ${tool.name} changed upstream (${changes.join(', ')}); withheld until an operator runs: mcp-ext-gateway tools accept ${tool.name}`,
         );
     } else if (review.onToolChange === 'warn') {
-      review.logger.warn(`gateway: ${tool.name} changed upstream (${changes.join(', ')}); served (onToolChange: warn)`);
+      warnOnce(review, tool.name, definitionDigest(toolDefinition(tool)), changes);
     }
   }
   return withheld;
+}
+
+function warnOnce(review: PinReview, tool: string, digest: string, changes: readonly string[]): void {
+  if (review.warned.get(tool) === digest) return;
+  review.warned.set(tool, digest);
+  review.logger.warn(`gateway: ${tool} changed upstream (${changes.join(', ')}); served (onToolChange: warn)`);
 }

@@ -1,7 +1,8 @@
 /**
  * Test support: real upstreams for the upstream tests. An SDK v2 server over
  * Streamable HTTP on both eras (sessions on 2025-11-25, the SDK's
- * per-request handler on 2026-07-28) whose tools can be added while it runs;
+ * per-request handler on 2026-07-28) whose tools can be added or changed
+ * while it runs;
  * an SDK v1 server over HTTP; where the npm servers' bin files are; the
  * child processes of this process; a logger that records.
  */
@@ -15,6 +16,7 @@ import { listen } from '@ext/core/sdk-v2/server';
 import {
   McpServer,
   WebStandardStreamableHTTPServerTransport,
+  type RegisteredTool,
   createMcpHandler,
   isLegacyRequest,
 } from '@modelcontextprotocol/server';
@@ -102,6 +104,10 @@ export interface V2Upstream {
   dropListenStreams(): void;
   /** Registers a tool `name` (echoing `added <name>`) and tells every client the list changed. */
   addTool(name: string): void;
+  /** Changes the description of the tool `name` (on every server, now and later) and tells every client the list changed. */
+  changeTool(name: string, change: { readonly description: string }): void;
+  /** The `text` of every `echo` call the server ran, in order. */
+  readonly echoed: readonly string[];
   /** Lets every `slow` call return (cleanup). */
   releaseAll(): void;
   close(): Promise<void>;
@@ -109,6 +115,9 @@ export interface V2Upstream {
 
 interface V2State {
   readonly added: string[];
+  /** Descriptions `changeTool` gave, by tool name. */
+  readonly descriptions: Map<string, string>;
+  readonly echoed: string[];
   readonly aborted: string[];
   readonly abortWaiters: Map<string, () => void>;
   readonly started: Map<string, { promise: Promise<void>; resolve: () => void }>;
@@ -116,10 +125,20 @@ interface V2State {
   release: { promise: Promise<void>; resolve: () => void };
 }
 
+/** The tools registered on each server built, by name: what `changeTool` updates on a live session. */
+const registeredTools = new WeakMap<McpServer, Map<string, RegisteredTool>>();
+
+function remember(server: McpServer, name: string, tool: RegisteredTool): void {
+  const tools = registeredTools.get(server) ?? new Map<string, RegisteredTool>();
+  tools.set(name, tool);
+  registeredTools.set(server, tools);
+}
+
 function registerAdded(server: McpServer, name: string): void {
-  server.registerTool(name, { description: `added later: ${name}` }, () => ({
+  const tool = server.registerTool(name, { description: `added later: ${name}` }, () => ({
     content: [{ type: 'text', text: `added ${name}` }],
   }));
+  remember(server, name, tool);
 }
 
 /** `slow`: waits until the test releases it or its signal aborts (recording the abort). */
@@ -149,7 +168,7 @@ async function runSlow(state: V2State, label: string, signal: AbortSignal): Prom
 
 function buildV2(state: V2State): McpServer {
   const server = new McpServer({ name: 'v2-upstream', version: '1.0.0' });
-  server.registerTool(
+  const echo = server.registerTool(
     'echo',
     {
       title: 'Echo',
@@ -159,16 +178,28 @@ function buildV2(state: V2State): McpServer {
       annotations: { readOnlyHint: true },
       _meta: { 'example.com/kind': 'echo' },
     },
-    ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { echoed: text } }),
+    ({ text }) => {
+      state.echoed.push(text);
+      return { content: [{ type: 'text', text }], structuredContent: { echoed: text } };
+    },
   );
-  server.registerTool('fail', { description: 'Always fails as a tool.' }, () => ({
+  const fail = server.registerTool('fail', { description: 'Always fails as a tool.' }, () => ({
     content: [{ type: 'text', text: 'the tool failed' }],
     isError: true,
   }));
-  server.registerTool('slow', { inputSchema: z.object({ label: z.string() }) }, async ({ label }, ctx) => ({
-    content: [{ type: 'text', text: await runSlow(state, label, ctx.mcpReq.signal) }],
-  }));
+  const slow = server.registerTool(
+    'slow',
+    { inputSchema: z.object({ label: z.string() }) },
+    async ({ label }, ctx) => ({
+      content: [{ type: 'text', text: await runSlow(state, label, ctx.mcpReq.signal) }],
+    }),
+  );
+  remember(server, 'echo', echo);
+  remember(server, 'fail', fail);
+  remember(server, 'slow', slow);
   for (const name of state.added) registerAdded(server, name);
+  // Not connected yet: updating tells no one.
+  for (const [name, description] of state.descriptions) registeredTools.get(server)?.get(name)?.update({ description });
   return server;
 }
 
@@ -211,7 +242,15 @@ export const REFUSED_CREDENTIALS = 'Bearer refused';
 
 /** A v2 McpServer on both eras, at a free port. */
 export async function serveV2(): Promise<V2Upstream> {
-  const state: V2State = { added: [], aborted: [], abortWaiters: new Map(), started: new Map(), release: deferred() };
+  const state: V2State = {
+    added: [],
+    descriptions: new Map(),
+    echoed: [],
+    aborted: [],
+    abortWaiters: new Map(),
+    started: new Map(),
+    release: deferred(),
+  };
   const authorizations: (string | null)[] = [];
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const legacyServers = new Set<McpServer>();
@@ -287,6 +326,13 @@ export async function serveV2(): Promise<V2Upstream> {
       for (const server of legacyServers) registerAdded(server, name);
       modern.notify.toolsChanged();
     },
+    changeTool(name, { description }) {
+      state.descriptions.set(name, description);
+      // `update` tells the session's client the list changed.
+      for (const server of legacyServers) registeredTools.get(server)?.get(name)?.update({ description });
+      modern.notify.toolsChanged();
+    },
+    echoed: state.echoed,
     releaseAll() {
       state.release.resolve();
       state.release = deferred();
