@@ -17,7 +17,6 @@
  */
 import { brandError, ConfigurationError, isBrandedError } from '@ext/core';
 import {
-  type ASTNode,
   Environment,
   EvaluationError,
   ParseError,
@@ -26,6 +25,8 @@ import {
   TypeError as CelTypeError,
 } from '@marcbachmann/cel-js';
 import { UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { celInput, UnreadableInput } from './cel-input.js';
+import { review } from './cel-review.js';
 
 /** `predicate`: `allow` and `when`, a bool. `number`: `units`, an int, uint or double. */
 export type ConditionKind = 'predicate' | 'number';
@@ -59,10 +60,6 @@ export const MAX_CONDITION_LENGTH = 4096;
 const LIMITS = { maxAstNodes: 1024, maxDepth: 32, maxListElements: 256, maxMapEntries: 256, maxCallArguments: 8 };
 
 // Past these, reading `args` / `claims` fails the condition instead of the process.
-const MAX_INPUT_DEPTH = 64;
-const MAX_INPUT_VALUES = 100_000;
-
-const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
 const ACCEPTED_TYPES: Readonly<Record<ConditionKind, readonly string[]>> = {
   // `dyn` (as `args.flag` is) can only be told at evaluation, where it is checked.
@@ -213,116 +210,6 @@ function compileError(field: string, source: string, error: unknown): ConditionE
   return new ConditionError(field, source, 0, `cannot be compiled: ${reason}`);
 }
 
-interface Problem {
-  readonly at: number;
-  readonly reason: string;
-}
-
-/** Refuses what the type checker lets through but costs too much on hostile input; records the names read. */
-function review(node: ASTNode, inLoop: boolean, names: Set<string>): Problem | undefined {
-  if (node.op === 'id') {
-    names.add(node.args);
-    return undefined;
-  }
-  if (node.op === 'rcall') {
-    const [name, receiver, args] = node.args;
-    if (name === 'matches') {
-      const problem = patternProblem(args[0], node);
-      if (problem !== undefined) return problem;
-    }
-    if (MACROS.has(name) && args[0]?.op === 'id') {
-      // Nested loops cost the product of two input sizes; chained ones (`a.filter(..).map(..)`) only the sum.
-      if (inLoop) return { at: node.start, reason: `${name}() inside the body of another macro is not allowed` };
-      return reviewAll([receiver], inLoop, names) ?? reviewAll(args, true, names);
-    }
-  }
-  return reviewAll(childrenOf(node), inLoop, names);
-}
-
-function reviewAll(nodes: readonly ASTNode[], inLoop: boolean, names: Set<string>): Problem | undefined {
-  for (const node of nodes) {
-    const problem = review(node, inLoop, names);
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
-}
-
-function childrenOf(node: ASTNode): readonly ASTNode[] {
-  switch (node.op) {
-    case 'value':
-    case 'id':
-      return [];
-    case '.':
-    case '.?':
-      return [node.args[0]];
-    case 'call':
-      return node.args[1];
-    case 'rcall':
-      return [node.args[1], ...node.args[2]];
-    case 'map':
-      return node.args.flat();
-    case '!_':
-    case '-_':
-      return [node.args];
-    default:
-      return node.args;
-  }
-}
-
-// The library runs `matches` with JavaScript's backtracking engine, not RE2, on
-// every call: a pattern taken from the input, or one that backtracks
-// exponentially, would let one call stall the gateway.
-function patternProblem(pattern: ASTNode | undefined, call: ASTNode): Problem | undefined {
-  if (pattern?.op !== 'value' || typeof pattern.args !== 'string') {
-    return { at: (pattern ?? call).start, reason: 'matches() takes a string literal as its pattern' };
-  }
-  try {
-    new RegExp(pattern.args);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : 'invalid';
-    return { at: pattern.start, reason: `matches() pattern is not a valid regular expression: ${reason}` };
-  }
-  if (!backtracks(pattern.args)) return undefined;
-  const reason =
-    'matches() pattern can backtrack exponentially (a repeated group that holds a repetition or an alternation, or a back-reference)';
-  return { at: pattern.start, reason };
-}
-
-/**
- * Whether a pattern can backtrack exponentially: a back-reference, or a group
- * repeated by `*`, `+` or `{..}` that itself holds a repetition or an
- * alternation (`(a+)+`, `(a|ab)*`). A heuristic that errs towards refusing
- * (`(\.[a-z]+)*` is safe but refused).
- */
-function backtracks(pattern: string): boolean {
-  if (/\\[1-9]|\\k</.test(pattern)) return true;
-  // Escapes and character classes cannot repeat or alternate: each is one atom.
-  const atoms = pattern.replace(/\\[\s\S]/g, 'x').replace(/\[[^\]]*\]/g, 'x');
-  const groups: boolean[] = []; // per open group: whether it holds a repetition or an alternation
-  let riskyGroupJustClosed = false;
-  for (let index = 0; index < atoms.length; index += 1) {
-    const char = atoms.charAt(index);
-    const repeatsRiskyGroup = riskyGroupJustClosed;
-    riskyGroupJustClosed = false;
-    if (char === '(') {
-      groups.push(false);
-      // `(?:`, `(?=`, `(?<name>`: that `?` repeats nothing.
-      if (atoms.charAt(index + 1) === '?') index += 1;
-    } else if (char === ')') {
-      riskyGroupJustClosed = groups.pop() ?? false;
-      if (riskyGroupJustClosed) markInnermost(groups);
-    } else if ('*+{?|'.includes(char)) {
-      if (repeatsRiskyGroup && '*+{'.includes(char)) return true;
-      markInnermost(groups);
-    }
-  }
-  return false;
-}
-
-function markInnermost(groups: boolean[]): void {
-  if (groups.length > 0) groups[groups.length - 1] = true;
-}
-
 // --- evaluating ---
 
 function context(input: ConditionInput, uses: Uses): Record<string, unknown> {
@@ -335,60 +222,6 @@ function context(input: ConditionInput, uses: Uses): Record<string, unknown> {
     claims: uses.claims ? celInput('claims', input.claims) : new Map(),
     args: uses.args ? celInput('args', input.args) : new Map(),
   };
-}
-
-/** Input the library cannot read: too deep, too large, or not JSON. */
-class UnreadableInput extends Error {}
-
-interface Walk {
-  readonly name: string;
-  left: number;
-}
-
-function celInput(name: string, value: unknown): unknown {
-  return celValue(value, 0, { name, left: MAX_INPUT_VALUES });
-}
-
-/**
- * `value` as CEL reads it, as a fresh copy (nothing an expression does can
- * reach the caller's objects). Objects become `Map`s: a plain object with a
- * key such as `constructor` trips the library's type test, a `Map` key is
- * only data. Numbers stay doubles, as JSON numbers are in CEL (`args.n * 2`
- * is an error, `args.n * 2.0` is not).
- */
-function celValue(value: unknown, depth: number, walk: Walk): unknown {
-  walk.left -= 1;
-  if (walk.left < 0) throw new UnreadableInput(`${walk.name} holds more than ${MAX_INPUT_VALUES} values`);
-  switch (typeof value) {
-    case 'string':
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return value;
-    case 'object':
-      return value === null ? null : celObject(value, depth, walk);
-    default:
-      throw new UnreadableInput(`${walk.name} holds a ${typeof value}, which is not JSON`);
-  }
-}
-
-function celObject(value: object, depth: number, walk: Walk): unknown {
-  if (depth >= MAX_INPUT_DEPTH) throw new UnreadableInput(`${walk.name} nests deeper than ${MAX_INPUT_DEPTH} levels`);
-  if (Array.isArray(value)) {
-    const items: readonly unknown[] = value;
-    // An empty slot is `null`, as JSON.stringify writes it.
-    return Array.from(items, (item) => celValue(item ?? null, depth + 1, walk));
-  }
-  const prototype: unknown = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) {
-    throw new UnreadableInput(`${walk.name} holds an object that is not plain JSON`);
-  }
-  const map = new Map<string, unknown>();
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    // A key holding `undefined` is absent, as in JSON.
-    if (item !== undefined) map.set(key, celValue(item, depth + 1, walk));
-  }
-  return map;
 }
 
 function failureReason(error: unknown, source: string): string {
