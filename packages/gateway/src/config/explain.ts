@@ -7,7 +7,7 @@
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { preview, type ConfigFault, type FieldPath } from './errors.js';
-import { PATTERN_NAMES } from './schema.js';
+import { PATTERN_NAMES } from './patterns.js';
 
 /** A JSON Schema node as TypeBox builds it. */
 type Schema = Readonly<Record<string, unknown>>;

@@ -4,7 +4,8 @@
  * the README carries between its `config-reference` markers. Pure.
  */
 import { describeSchema } from './explain.js';
-import { GatewayConfigSchema, PATTERN_NAMES } from './schema.js';
+import { PATTERN_NAMES } from './patterns.js';
+import { GatewayConfigSchema } from './schema.js';
 
 type Schema = Readonly<Record<string, unknown>>;
 

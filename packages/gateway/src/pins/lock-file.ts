@@ -19,7 +19,7 @@ import Type from 'typebox';
 import { configError, type ConfigFault } from '../config/errors.js';
 import { explain } from '../config/explain.js';
 import { readDocument } from '../config/document.js';
-import { UPSTREAM_NAME_PATTERN } from '../config/schema.js';
+import { UPSTREAM_NAME_PATTERN } from '../config/patterns.js';
 import { definitionDigest, pinnedDefinition, ToolDefinitionSchema, type ToolDefinition } from './definition.js';
 
 /** The only lock file version this gateway reads and writes. */

@@ -3,7 +3,7 @@
  * characters (none included), `?` for exactly one, every other character for
  * itself; a key matches a whole name, never a part. Pure.
  */
-import { TOOL_GLOB_PATTERN } from '../config/schema.js';
+import { TOOL_GLOB_PATTERN } from '../config/patterns.js';
 
 const VALID_GLOB = new RegExp(TOOL_GLOB_PATTERN);
 

@@ -7,7 +7,8 @@ import { MANIFEST_SCHEMAS, type ServiceManifest, type ToolDefinition } from '@ex
 import Type from 'typebox';
 import { configError, type ErrorPlace, type FieldPath } from '../config/errors.js';
 import { explain } from '../config/explain.js';
-import { SCOPE_PATTERN, type CostPolicy, type ToolPolicy } from '../config/schema.js';
+import { SCOPE_PATTERN } from '../config/patterns.js';
+import type { CostPolicy, ToolPolicy } from '../config/schema.js';
 
 /** A scope a manifest declares: what it grants and which tools it unlocks. */
 export interface ScopeDeclaration {
