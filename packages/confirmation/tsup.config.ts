@@ -3,7 +3,7 @@ import { copyFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/server.ts', 'src/client.ts'],
+  entry: { index: 'src/index.ts', server: 'src/server.ts', client: 'src/client.ts', 'approvals/index': 'src/approvals/index.ts' },
   format: ['esm'],
   dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
   clean: true,

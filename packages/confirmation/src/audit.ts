@@ -17,7 +17,17 @@ export type ConfirmationAuditEvent =
   | 'elicitation_declined'
   | 'elicitation_unasked'
   | 'refused_no_channel'
-  | 'replayed_unasked';
+  | 'replayed_unasked'
+  | 'approval_requested'
+  | 'approval_attached'
+  | 'approval_approved'
+  | 'approval_denied'
+  | 'approval_expired'
+  | 'approval_claimed'
+  | 'approval_executed'
+  | 'approval_execution_error'
+  | 'approval_outcome_unknown'
+  | 'approval_not_executed';
 
 /** One audited event (CONF-13), as `readConfirmationAudit` returns it. */
 export interface ConfirmationAuditEntry {
@@ -29,7 +39,7 @@ export interface ConfirmationAuditEntry {
   readonly code?: string | undefined;
   readonly batchId?: string | undefined;
   readonly count?: number | undefined;
-  /** A digest of the token or grant id, never the secret itself. */
+  /** A digest of the token or grant id, never the secret itself; an approval request's id. */
   readonly ref?: string | undefined;
   /** @deprecated Use `riskLevel`; the snake_case spelling goes in the next major. */
   readonly risk_level?: RiskLevel | undefined;
@@ -76,7 +86,11 @@ export async function readConfirmationAudit(
 }
 
 /** Appends one entry, stamped with the server's clock, keeping at most `auditMaxLength` entries. */
-export async function audit(config: ConfirmationConfig, store: Store, entry: Omit<AuditRecord, 'at'>): Promise<void> {
+export async function audit(
+  config: Pick<ConfirmationConfig, 'now' | 'keyPrefix' | 'auditMaxLength'>,
+  store: Store,
+  entry: Omit<AuditRecord, 'at'>,
+): Promise<void> {
   const value = { at: new Date(config.now()).toISOString(), ...entry } as unknown as JsonValue;
   await store.append(auditStream(config.keyPrefix), JSON.parse(JSON.stringify(value)) as JsonValue, {
     maxLength: config.auditMaxLength,

@@ -15,6 +15,7 @@ import {
   type ToolMiddleware,
   type ToolResult,
 } from '@ext/core';
+import { approveOutOfBand } from './approvals/held.js';
 import { audit } from './audit.js';
 import { confirmByElicitation, confirmByInputRound } from './in-band.js';
 import { confirmationMessage, effectiveGate, type ToolGate } from './logic.js';
@@ -146,6 +147,30 @@ async function refuseUnasked(
   );
 }
 
+/**
+ * Whether this call goes to an approver out of band (CONF-27): always for
+ * `operator`; for `either` when the client can be asked neither in-band nor
+ * through this extension's tokens.
+ */
+export function approvedOutOfBand(config: ConfirmationConfig, call: ToolCall, ctx: CallContext): boolean {
+  const approver = config.approver(ctx.tool, call, ctx);
+  if (approver === 'user') return false;
+  if (approver === 'operator') return true;
+  const canAsk = ctx.negotiated(CONFIRMATION_ID) !== undefined || ctx.elicit !== undefined || ctx.inputRound !== undefined;
+  return !canAsk;
+}
+
+function outOfBand(config: ConfirmationConfig, call: ToolCall, ctx: CallContext): NonNullable<ConfirmationConfig['held']> | undefined {
+  if (!approvedOutOfBand(config, call, ctx)) return undefined;
+  if (config.held !== undefined) return config.held;
+  // An approver rule named an operator, but the server has nowhere to hold the call: fail closed.
+  throw new ExtensionError('permanent', 'CONFIRMATION_REQUIRED', `"${call.name}" needs an operator's approval and this server has no approval desk; the call was not executed`, {
+    userActionable: false,
+    suggestion: 'The server operator must configure approvals (an approval desk) for out-of-band approval.',
+    details: { tool: call.name },
+  });
+}
+
 /** The middleware of the `confirmation` stage. */
 export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGates): ToolMiddleware {
   return async (call, ctx, inner) => {
@@ -163,6 +188,9 @@ export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGa
     // Any entry sent must be a valid one (CONF-9a), even on a call answered from a stored result.
     const entry = negotiated === undefined || raw === undefined ? undefined : readEntry(negotiated.id, raw);
     if (await willReplay(ctx, call)) return replayUnasked(config, call, ctx, inner, gate, message);
+    // An operator's approval is not the client's to give: a token or an in-band answer does not stand for it.
+    const held = outOfBand(config, call, ctx);
+    if (held !== undefined) return approveOutOfBand(held, config, call, ctx, gate, message, next);
     if (negotiated !== undefined) {
       // Only an absent entry asks for a token.
       if (entry !== undefined) return runWithEntry(config, call, ctx, next, negotiated.id, entry);

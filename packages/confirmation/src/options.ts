@@ -1,5 +1,14 @@
 /** `confirmationServer` options: what a server author may set, the defaults, and the checks made at construction. */
-import { ConfigurationError, positiveIntegerOption } from '@ext/core';
+import {
+  ConfigurationError,
+  nonNegativeIntegerOption,
+  positiveIntegerOption,
+  type CallContext,
+  type ToolCall,
+  type ToolInfo,
+} from '@ext/core';
+import type { ApprovalDesk } from './approvals/desk.js';
+import type { HeldCallConfig } from './approvals/held.js';
 
 export interface ConfirmationGrantOptions {
   /** Most calls one grant may cover. Default 50. */
@@ -11,7 +20,34 @@ export interface ConfirmationGrantOptions {
 /** Turns a call's arguments into the arguments a person is shown (`displayArguments`). */
 export type DisplayArguments = (args: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>;
 
+/**
+ * Who approves a gated call (CONF-27): `'user'` through the client (a token
+ * or an in-band question), `'operator'` out of band (an approval request on
+ * the desk), `'either'` in-band when the client can ask, else out of band.
+ */
+export type Approver = 'user' | 'operator' | 'either';
+
+/** The approver decided per call. */
+export type ApproverRule = (tool: ToolInfo, call: ToolCall, ctx: CallContext) => Approver;
+
 export interface ConfirmationServerOptions {
+  /** Who approves a gated call, for every tool or per call. Default `'user'`. */
+  readonly approver?: Approver | ApproverRule | undefined;
+  /** Where calls held for an operator wait (`approvalDesk`); required when anything may be approved out of band. */
+  readonly approvals?: ApprovalDesk | undefined;
+  /**
+   * How long a held call that is not a task waits for the decision before it
+   * is answered `CONFIRMATION_PENDING`, in seconds; 0 answers at once. Default 20.
+   */
+  readonly holdSeconds?: number | undefined;
+  /** The version of the policy in force, recorded with each approval request. Default none. */
+  readonly policyVersion?: string | undefined;
+  /**
+   * Checked again once a request is approved and before the call runs (the
+   * deployment's current policy: the tool still offered, the caller still
+   * allowed); throws an `ExtensionError` to refuse. Default none.
+   */
+  readonly recheck?: ((call: ToolCall, ctx: CallContext) => void | Promise<void>) | undefined;
   /** Lifetime of a confirmation token, in seconds. Default 300 (5 minutes). */
   readonly tokenTtlSeconds?: number | undefined;
   /**
@@ -46,6 +82,9 @@ export interface ConfirmationServerOptions {
 
 /** The options as the server uses them: defaults applied, durations in milliseconds. */
 export interface ConfirmationConfig {
+  readonly approver: ApproverRule;
+  /** Set when an approval desk was given. */
+  readonly held: HeldCallConfig | undefined;
   readonly tokenTtlMs: number;
   readonly prefer: 'token' | 'elicitation';
   readonly maxBatchSize: number;
@@ -58,6 +97,40 @@ export interface ConfirmationConfig {
 }
 
 const FACTORY = 'confirmationServer';
+
+const APPROVERS: readonly string[] = ['user', 'operator', 'either'];
+
+function approverRule(option: ConfirmationServerOptions['approver'], desk: ApprovalDesk | undefined): ApproverRule {
+  if (typeof option === 'function') return option;
+  const approver: string = option ?? 'user';
+  if (!APPROVERS.includes(approver)) {
+    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: approver must be "user", "operator", "either" or a function`);
+  }
+  if (approver !== 'user' && desk === undefined) {
+    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: approver "${approver}" needs approvals (an approvalDesk)`);
+  }
+  return () => approver as Approver;
+}
+
+function heldCalls(options: ConfirmationServerOptions): HeldCallConfig | undefined {
+  const desk = options.approvals;
+  if (desk === undefined) return undefined;
+  if (typeof desk !== 'object' || typeof desk.open !== 'function') {
+    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: approvals must be an approvalDesk`);
+  }
+  if (options.recheck !== undefined && typeof options.recheck !== 'function') {
+    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: recheck must be a function`);
+  }
+  if (options.policyVersion !== undefined && typeof options.policyVersion !== 'string') {
+    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: policyVersion must be a string`);
+  }
+  return {
+    desk,
+    holdMs: nonNegativeIntegerOption(FACTORY, 'holdSeconds', options.holdSeconds, 20) * 1000,
+    policyVersion: options.policyVersion,
+    recheck: options.recheck,
+  };
+}
 
 /** Checks `options` and applies the defaults; throws `INVALID_OPTION` naming the option. */
 export function resolveOptions(options: ConfirmationServerOptions): ConfirmationConfig {
@@ -92,6 +165,8 @@ export function resolveOptions(options: ConfirmationServerOptions): Confirmation
           ),
         };
   return {
+    approver: approverRule(options.approver, options.approvals),
+    held: heldCalls(options),
     tokenTtlMs: positiveIntegerOption(FACTORY, 'tokenTtlSeconds', options.tokenTtlSeconds, 300) * 1000,
     prefer,
     maxBatchSize: positiveIntegerOption(FACTORY, 'maxBatchSize', options.maxBatchSize, 100),

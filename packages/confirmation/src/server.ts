@@ -16,7 +16,9 @@ import {
 } from './schema.js';
 import { toolGates } from './tool-gates.js';
 
-export type { ConfirmationGrantOptions, ConfirmationServerOptions } from './options.js';
+export type { Approver, ApproverRule, ConfirmationGrantOptions, ConfirmationServerOptions } from './options.js';
+export { approvedOutOfBand } from './middleware.js';
+export { toolApprovalServer } from './approvals/tool-approval.js';
 export { readConfirmationAudit, type ConfirmationAuditEntry, type ConfirmationAuditEvent } from './audit.js';
 export { CONFIRM_INPUT_KEY, confirmationElicitation } from './logic.js';
 

@@ -1,0 +1,21 @@
+/**
+ * The `@ext/confirmation/approvals` entry: approval requests decided out of
+ * band (the desk), the approver backends, and SEP-2848's identifiers.
+ */
+export { approvalDesk, approvalSummary } from './desk.js';
+export type { ApprovalDesk, ApprovalDeskOptions, ApprovalEvent, ApprovalListOptions, ApproverBackend } from './desk.js';
+export type {
+  ApprovalDecision,
+  ApprovalOutcome,
+  ApprovalRecord,
+  ApprovalRequestInput,
+  ApprovalState,
+  ApprovalTrailEntry,
+} from './record.js';
+export {
+  TOOL_APPROVAL_DISPOSITION_KEY,
+  TOOL_APPROVAL_DISPOSITIONS,
+  TOOL_APPROVAL_ID,
+  TOOL_APPROVAL_OWN_ID,
+  type ToolApprovalDisposition,
+} from './tool-approval.js';
