@@ -12,14 +12,15 @@ import {
   willReplay,
   type CallContext,
   type ToolCall,
+  type ToolInfo,
   type ToolMiddleware,
   type ToolResult,
 } from '@ext/core';
 import { approveOutOfBand } from './approvals/held.js';
 import { audit } from './audit.js';
 import { confirmByElicitation, confirmByInputRound } from './in-band.js';
-import { confirmationMessage, effectiveGate, type ToolGate } from './logic.js';
-import type { ConfirmationConfig } from './options.js';
+import { confirmationMessage, effectiveGate, readToolGate, type ToolGate } from './logic.js';
+import type { Approver, ApproverRule, ConfirmationConfig } from './options.js';
 import { readRequestMeta, type RequestMetaReading } from './request-meta.js';
 import { CONFIRMATION_ID, CONFIRMATION_PACKAGE, type ConfirmationRequiredMeta, type ConfirmedMeta } from './schema.js';
 import { drawGrant, issueToken, redeemToken } from './token-store.js';
@@ -152,23 +153,48 @@ async function refuseUnasked(
  * `operator`; for `either` when the client can be asked neither in-band nor
  * through this extension's tokens.
  */
-export function approvedOutOfBand(config: ConfirmationConfig, call: ToolCall, ctx: CallContext): boolean {
-  const approver = config.approver(ctx.tool, call, ctx);
-  if (approver === 'user') return false;
-  if (approver === 'operator') return true;
-  const canAsk = ctx.negotiated(CONFIRMATION_ID) !== undefined || ctx.elicit !== undefined || ctx.inputRound !== undefined;
+export function approvedOutOfBand(approver: ApproverRule, call: ToolCall, ctx: CallContext): boolean {
+  const who = approver(ctx.tool, call, ctx);
+  if (who === 'user') return false;
+  if (who === 'operator') return true;
+  const canAsk =
+    ctx.negotiated(CONFIRMATION_ID) !== undefined || ctx.elicit !== undefined || ctx.inputRound !== undefined;
   return !canAsk;
 }
 
-function outOfBand(config: ConfirmationConfig, call: ToolCall, ctx: CallContext): NonNullable<ConfirmationConfig['held']> | undefined {
-  if (!approvedOutOfBand(config, call, ctx)) return undefined;
+/**
+ * A task support rule for `tasksServer({ tools })` (CONF-29): a gated call
+ * that waits for an operator becomes a task, for a client that declared the
+ * Tasks extension (SEP-2848); every other call answers its own request.
+ */
+export function approvalTasks(
+  approver: Approver | ApproverRule,
+): (tool: ToolInfo, call: ToolCall, ctx: CallContext) => 'optional' | 'forbidden' {
+  const rule: ApproverRule = typeof approver === 'function' ? approver : () => approver;
+  return (tool, call, ctx) => {
+    const gate = effectiveGate(readToolGate(tool, CONFIRMATION_ID), approvalRequirements(ctx));
+    return gate !== undefined && approvedOutOfBand(rule, call, ctx) ? 'optional' : 'forbidden';
+  };
+}
+
+function outOfBand(
+  config: ConfirmationConfig,
+  call: ToolCall,
+  ctx: CallContext,
+): NonNullable<ConfirmationConfig['held']> | undefined {
+  if (!approvedOutOfBand(config.approver, call, ctx)) return undefined;
   if (config.held !== undefined) return config.held;
   // An approver rule named an operator, but the server has nowhere to hold the call: fail closed.
-  throw new ExtensionError('permanent', 'CONFIRMATION_REQUIRED', `"${call.name}" needs an operator's approval and this server has no approval desk; the call was not executed`, {
-    userActionable: false,
-    suggestion: 'The server operator must configure approvals (an approval desk) for out-of-band approval.',
-    details: { tool: call.name },
-  });
+  throw new ExtensionError(
+    'permanent',
+    'CONFIRMATION_REQUIRED',
+    `"${call.name}" needs an operator's approval and this server has no approval desk; the call was not executed`,
+    {
+      userActionable: false,
+      suggestion: 'The server operator must configure approvals (an approval desk) for out-of-band approval.',
+      details: { tool: call.name },
+    },
+  );
 }
 
 /** The middleware of the `confirmation` stage. */

@@ -104,10 +104,16 @@ function approverRule(option: ConfirmationServerOptions['approver'], desk: Appro
   if (typeof option === 'function') return option;
   const approver: string = option ?? 'user';
   if (!APPROVERS.includes(approver)) {
-    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: approver must be "user", "operator", "either" or a function`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${FACTORY}: approver must be "user", "operator", "either" or a function`,
+    );
   }
   if (approver !== 'user' && desk === undefined) {
-    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: approver "${approver}" needs approvals (an approvalDesk)`);
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${FACTORY}: approver "${approver}" needs approvals (an approvalDesk)`,
+    );
   }
   return () => approver as Approver;
 }

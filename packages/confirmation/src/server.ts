@@ -17,7 +17,7 @@ import {
 import { toolGates } from './tool-gates.js';
 
 export type { Approver, ApproverRule, ConfirmationGrantOptions, ConfirmationServerOptions } from './options.js';
-export { approvedOutOfBand } from './middleware.js';
+export { approvalTasks } from './middleware.js';
 export { toolApprovalServer } from './approvals/tool-approval.js';
 export { readConfirmationAudit, type ConfirmationAuditEntry, type ConfirmationAuditEvent } from './audit.js';
 export { CONFIRM_INPUT_KEY, confirmationElicitation } from './logic.js';

@@ -104,7 +104,11 @@ describe.each(TEST_LINES)('a call held for an operator on %s', (line) => {
     expect(done.isError).not.toBe(true);
     expect(done._meta?.[TOOL_APPROVAL_DISPOSITION_KEY]).toBe('approved-executed');
     expect(ran).toEqual(['a.txt']);
-    expect(await desk.get(id)).toMatchObject({ state: 'approved', outcome: 'executed', decided_by: 'operator@example' });
+    expect(await desk.get(id)).toMatchObject({
+      state: 'approved',
+      outcome: 'executed',
+      decided_by: 'operator@example',
+    });
 
     // The approval was used: the same call again is a new intent, held again.
     const later = structuredError(await client().callTool('delete_file', { path: 'a.txt' }));
@@ -144,9 +148,14 @@ describe.each(TEST_LINES)('a call held for an operator on %s', (line) => {
 
   it('does not let a token or an in-band answer stand for the operator', async () => {
     const { desk, ran } = await heldPair(line, { tokens: true, elicit: true });
-    const result = await callWithConfirmation(client(), 'delete_file', { path: 'd.txt' }, {
-      confirm: () => Promise.resolve(true),
-    });
+    const result = await callWithConfirmation(
+      client(),
+      'delete_file',
+      { path: 'd.txt' },
+      {
+        confirm: () => Promise.resolve(true),
+      },
+    );
     expect(structuredError(result)?.code).toBe('CONFIRMATION_PENDING');
     expect(ran).toEqual([]);
     expect(await desk.list({ state: 'pending' })).toHaveLength(1);

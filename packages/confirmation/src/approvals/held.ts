@@ -83,7 +83,10 @@ function notRunError(record: ApprovalRecord): ExtensionError {
 
 function withDisposition(result: ToolResult, disposition: ToolApprovalDisposition, record: ApprovalRecord): ToolResult {
   const own = { status: 'confirmed', via: 'approver', approval_id: record.id };
-  return { ...result, _meta: { ...(result._meta ?? {}), [TOOL_APPROVAL_DISPOSITION_KEY]: disposition, [CONFIRMATION_ID]: own } };
+  return {
+    ...result,
+    _meta: { ...(result._meta ?? {}), [TOOL_APPROVAL_DISPOSITION_KEY]: disposition, [CONFIRMATION_ID]: own },
+  };
 }
 
 /**
@@ -92,7 +95,8 @@ function withDisposition(result: ToolResult, disposition: ToolApprovalDispositio
  * structured error under this extension's `_meta` entry.
  */
 function taskRefusal(error: ExtensionError, disposition: ToolApprovalDisposition, record: ApprovalRecord): ToolResult {
-  const said = disposition === 'outcome-unknown' ? 'The tool may have run; its outcome is unknown.' : 'The tool did not run.';
+  const said =
+    disposition === 'outcome-unknown' ? 'The tool may have run; its outcome is unknown.' : 'The tool did not run.';
   return {
     content: [{ type: 'text', text: `${error.message}. ${said}` }],
     isError: true,
@@ -111,7 +115,10 @@ async function hold(held: HeldCallConfig, record: ApprovalRecord, ctx: CallConte
   while (current.state === 'pending') {
     const left = held.holdMs - (Date.now() - start);
     if (left <= 0) return current;
-    current = await held.desk.wait(record.id, { timeoutMs: Math.min(left, progressEveryMs(held.holdMs)), signal: ctx.signal });
+    current = await held.desk.wait(record.id, {
+      timeoutMs: Math.min(left, progressEveryMs(held.holdMs)),
+      signal: ctx.signal,
+    });
     if (current.state === 'pending' && ctx.progressToken !== undefined) {
       ticks += 1;
       await ctx.notify('notifications/progress', {
@@ -215,7 +222,11 @@ export async function approveOutOfBand(
   if (run !== undefined && record.claimed_at !== undefined && record.outcome === undefined) {
     // The runner died after the claim: whether the tool ran cannot be known, and it never runs twice.
     await held.desk.finish(record.id, 'outcome_unknown');
-    const error = new ExtensionError('permanent', 'CONFIRMATION_OUTCOME_UNKNOWN', `The server stopped while "${record.tool}" ran`);
+    const error = new ExtensionError(
+      'permanent',
+      'CONFIRMATION_OUTCOME_UNKNOWN',
+      `The server stopped while "${record.tool}" ran`,
+    );
     return taskRefusal(error, 'outcome-unknown', record);
   }
   const decided = run === undefined ? await hold(held, record, ctx) : await awaitInTask(held, record, ctx, run);

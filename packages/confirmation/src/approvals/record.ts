@@ -86,12 +86,7 @@ export const MAX_REASON_LENGTH = 500;
 const MAX_TRAIL = 24;
 
 /** A new pending request. */
-export function newApprovalRecord(
-  id: string,
-  input: ApprovalRequestInput,
-  now: number,
-  ttlMs: number,
-): ApprovalRecord {
+export function newApprovalRecord(id: string, input: ApprovalRequestInput, now: number, ttlMs: number): ApprovalRecord {
   return {
     v: 1,
     id,

@@ -16,7 +16,8 @@ export const TOOL_APPROVAL_OWN_ID = 'io.github.mcp-ext/tool-approval';
 export const TOOL_APPROVAL_DISPOSITION_KEY = 'io.modelcontextprotocol/tool-approval-disposition';
 
 /** What happened to the call an approval task held. */
-export type ToolApprovalDisposition = 'approved-executed' | 'denied-not-executed' | 'execution-error' | 'outcome-unknown';
+export type ToolApprovalDisposition =
+  'approved-executed' | 'denied-not-executed' | 'execution-error' | 'outcome-unknown';
 
 /** Every disposition the draft defines. */
 export const TOOL_APPROVAL_DISPOSITIONS: readonly ToolApprovalDisposition[] = [
