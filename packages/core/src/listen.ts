@@ -24,6 +24,11 @@ export interface ServableHandler extends FetchHandler {
   readonly identifiesCallers?: boolean | undefined;
   /** Documents served beside the endpoint (OAuth protected-resource metadata); asked for every other path. */
   readonly wellKnown?: ((request: Request) => Response | undefined) | undefined;
+  /**
+   * Pages and APIs served beside the endpoint (an approvals page): asked for
+   * every other path before the well-known documents; `undefined` passes.
+   */
+  readonly pages?: ((request: Request) => Promise<Response | undefined>) | undefined;
 }
 
 /**
@@ -84,15 +89,15 @@ function settingsOf(handler: ServableHandler, options: ListenOptions): ListenSet
   return { port, host, path, sources: resolveRequestSource(options, 'listen') };
 }
 
-/** `handler` at `path`, its well-known documents at theirs, and a short JSON-RPC error naming the endpoint everywhere else (SERVE-1). */
+/** `handler` at `path`, its pages and well-known documents at theirs, and a short JSON-RPC error naming the endpoint everywhere else (SERVE-1). */
 function atPath(handler: ServableHandler, path: string): FetchHandler {
+  const beside = async (request: Request) =>
+    (await handler.pages?.(request)) ??
+    handler.wellKnown?.(request) ??
+    jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${path}`);
   return {
     fetch: (request, options) =>
-      new URL(request.url).pathname === path
-        ? handler.fetch(request, options)
-        : Promise.resolve(
-            handler.wellKnown?.(request) ?? jsonRpcError(404, -32000, `Not found: the MCP endpoint is ${path}`),
-          ),
+      new URL(request.url).pathname === path ? handler.fetch(request, options) : beside(request),
   };
 }
 

@@ -44,8 +44,8 @@ export interface ApprovalEvent {
 
 /**
  * A way for approvers to hear of requests (a page, webhooks, a chat bot).
- * `notify` is called once per event on the instance where it happened; a
- * failure is logged and changes nothing for the held call.
+ * `notify` is called once per event on the instance where it happened, in
+ * the background; a failure is logged and changes nothing for the held call.
  */
 export interface ApproverBackend {
   readonly name: string;
@@ -104,6 +104,8 @@ export interface ApprovalDesk {
   watch(listener: (record: ApprovalRecord) => void): Promise<() => Promise<void>>;
   /** Where a person decides request `id`, when the desk has a page. */
   link(id: string): string | undefined;
+  /** Resolves once the backends have been told of every event so far (their deliveries ended), e.g. before shutting down. */
+  drain(): Promise<void>;
   /** The store the requests are kept in: an approvals page keeps its sign-ins there too. */
   readonly store: Store;
   /** Namespace of the desk's store keys (the option `keyPrefix`). */
@@ -165,6 +167,7 @@ export function approvalDesk(options: ApprovalDeskOptions): ApprovalDesk {
     `${keyPrefix}:approval-call:${secretDigest(`${principal}\n${argsDigest}`)}`;
   const indexStream = `${keyPrefix}:approvals`;
   const channel = `${keyPrefix}:approvals`;
+  const telling = new Set<Promise<void>>();
   const ttlFor = (record: ApprovalRecord) => Math.max(1, record.expires_at - config.now()) + retentionMs;
 
   const load = async (id: string) => parseApprovalRecord(await store.get(recordKey(id)));
@@ -182,10 +185,13 @@ export function approvalDesk(options: ApprovalDeskOptions): ApprovalDesk {
   const tell = async (type: ApprovalEvent['type'], record: ApprovalRecord) => {
     await store.publish(channel, { id: record.id, state: record.state });
     const event: ApprovalEvent = { type, record, link: link(record.id) };
+    // Told in the background: a slow or unreachable backend never delays the held call or the decision.
     for (const backend of backends) {
-      await backend.notify(event, desk).catch((error: unknown) => {
+      const told = backend.notify(event, desk).catch((error: unknown) => {
         options.logger?.warn(`confirmation: the ${backend.name} approver backend failed`, { id: record.id, error });
       });
+      telling.add(told);
+      void told.finally(() => telling.delete(told));
     }
   };
 
@@ -321,6 +327,9 @@ export function approvalDesk(options: ApprovalDeskOptions): ApprovalDesk {
     link,
     store,
     keyPrefix,
+    async drain() {
+      while (telling.size > 0) await Promise.all(telling);
+    },
   };
   return desk;
 }

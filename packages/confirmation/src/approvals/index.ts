@@ -19,3 +19,5 @@ export {
   TOOL_APPROVAL_OWN_ID,
   type ToolApprovalDisposition,
 } from './tool-approval.js';
+export { approvalWebhooks, LINK_DECIDER } from './webhooks/index.js';
+export type { ApprovalWebhooks, ApprovalWebhooksOptions, ApprovalWebhookType, DecisionLinks, WebhookEndpoint } from './webhooks/index.js';
