@@ -21,3 +21,5 @@ export {
 } from './tool-approval.js';
 export { approvalWebhooks, LINK_DECIDER } from './webhooks/index.js';
 export type { ApprovalWebhooks, ApprovalWebhooksOptions, ApprovalWebhookType, DecisionLinks, WebhookEndpoint } from './webhooks/index.js';
+export { approvalsPage, type ApprovalsPage } from './page/index.js';
+export type { ApprovalsPageOptions, PageCaller } from './page/index.js';
