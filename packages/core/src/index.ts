@@ -99,7 +99,7 @@ export type {
 } from './host.js';
 export { createRequestContext, createCallContext, readServerIdentity } from './context.js';
 export type { RequestFacts } from './context.js';
-export { ANONYMOUS_PRINCIPAL, LOCAL_PRINCIPAL } from './identity.js';
+export { ANONYMOUS_PRINCIPAL, LOCAL_PRINCIPAL, readIdentifyResult } from './identity.js';
 export type { IdentifyResult } from './identity.js';
 export type { HttpIdentityOptions } from './http-identity.js';
 export {

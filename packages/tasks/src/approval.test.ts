@@ -99,7 +99,7 @@ describe('SEP-2848 tool approval over Tasks, 2026-07-28 era', () => {
     await desk.decide(id, { approve: true, by: 'ops@example' });
     const done = await pollTask(alice, task.taskId);
     expect(done).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'deleted old' }] } });
-    expect(done.result?._meta?.[TOOL_APPROVAL_DISPOSITION_KEY]).toBe('approved-executed');
+    expect(done.result).toMatchObject({ _meta: { [TOOL_APPROVAL_DISPOSITION_KEY]: 'approved-executed' } });
     expect(deleted).toEqual(['old']);
     expect(await desk.get(id)).toMatchObject({ outcome: 'executed' });
   });

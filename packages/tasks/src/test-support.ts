@@ -6,23 +6,16 @@
  * what travels.
  */
 import { composeServer, MemoryStore, WireError, type Store } from '@ext/core';
+import { RpcError, rawClient, type RawClient } from '@ext/core/testing';
 import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+
+export { RpcError, rawClient, type RawClient, type RawClientOptions } from '@ext/core/testing';
 import { getTaskId, requestTaskInput, tasksServer, type TasksServerOptions } from './server.js';
 import { taskKey } from './records.js';
 import { TASKS_ID } from './schema.js';
 import { callTool, type CreateTaskResult, type TaskRequester } from './client.js';
-
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data: unknown,
-  ) {
-    super(message);
-  }
-}
 
 /** The record `store` holds for the task, under the server's default key prefix (`undefined` once expired). */
 export function storedRecord(store: Store, taskId: string): Promise<unknown> {
@@ -147,89 +140,6 @@ export async function serveTasks(store: Store = new MemoryStore(), options: Task
   );
   const listening = await listen(handler, { port: 0 });
   return { url: String(listening.url), aborted, held, close: () => listening.close() };
-}
-
-// A raw client of the 2026-07-28 revision: fetch and JSON only, as the official conformance suite's own
-// client speaks it. Stateless: every request carries the protocol version, the client's identity and its
-// capabilities in `_meta`, and mirrors its method (and name or task id) in HTTP headers.
-
-export interface RawClientOptions {
-  /** Extra HTTP headers on every request (the test servers name the caller by `x-user`). */
-  readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** Sent on every request as `_meta["io.modelcontextprotocol/clientCapabilities"]`. Default `{}`. */
-  readonly capabilities?: Readonly<Record<string, unknown>> | undefined;
-}
-
-export interface RawClient {
-  /** The JSON-RPC result; a JSON-RPC error is thrown as `RpcError`. Entries of `params._meta` replace the client's. */
-  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
-}
-
-interface RpcMessage {
-  readonly id?: unknown;
-  readonly result?: Record<string, unknown>;
-  readonly error?: { code: number; message: string; data?: unknown };
-}
-
-const PROTOCOL_VERSION = '2026-07-28';
-let nextId = 1;
-
-/** The `Mcp-Name` header's value: the tool's name, or the task's id. */
-function nameOf(params: Record<string, unknown>): string | undefined {
-  if (typeof params.name === 'string') return params.name;
-  return typeof params.taskId === 'string' ? params.taskId : undefined;
-}
-
-/** The answer to request `id`: the body itself, or its event among those of an SSE stream. */
-function answerOf(text: string, contentType: string, id: number): RpcMessage {
-  if (!contentType.includes('text/event-stream')) return JSON.parse(text) as RpcMessage;
-  const events = text
-    .split(/\r?\n/)
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => JSON.parse(line.slice('data:'.length)) as RpcMessage);
-  const answer = events.find((event) => event.id === id);
-  if (answer === undefined) throw new Error(`no answer to request ${id} in the event stream: ${text}`);
-  return answer;
-}
-
-/** A 2026-07-28 client over HTTP POST, built on `fetch` alone. */
-export function rawClient(url: string, options: RawClientOptions = {}): RawClient {
-  return {
-    async request(method, params = {}) {
-      const id = nextId++;
-      const { _meta: ownMeta, ...rest } = params;
-      const name = nameOf(rest);
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': PROTOCOL_VERSION,
-          'mcp-method': method,
-          ...(name === undefined ? {} : { 'mcp-name': name }),
-          ...options.headers,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          method,
-          params: {
-            ...rest,
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-              'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {},
-              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0.0.0' },
-              ...(ownMeta as Record<string, unknown> | undefined),
-            },
-          },
-        }),
-      });
-      const answer = answerOf(await response.text(), response.headers.get('content-type') ?? '', id);
-      if (answer.error !== undefined) throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
-      if (answer.result === undefined) throw new Error(`HTTP ${response.status}: no result for ${method}`);
-      return answer.result;
-    },
-  };
 }
 
 const TERMINAL_STATUSES = ['completed', 'failed', 'cancelled'];

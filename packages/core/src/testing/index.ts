@@ -23,3 +23,5 @@ export { SEED_SCHEMAS, seedValidators } from './seed.js';
 export type { SeedCheck, SeedSchemaName, SeedValidators } from './seed.js';
 export { redisServerUnavailable, startRedisServer } from './redis-server.js';
 export type { RedisServerOptions, RedisServerProcess } from './redis-server.js';
+export { RpcError, rawClient } from './raw-client.js';
+export type { RawClient, RawClientOptions } from './raw-client.js';
