@@ -1,7 +1,8 @@
 /**
  * The command line of `mcp-ext-gateway`: serve (which config, and whether
  * over stdio instead of HTTP), `lock` (write the lock file of the
- * upstreams' tools) or `tools accept <tool>` (accept a changed tool).
+ * upstreams' tools), `tools accept <tool>` (accept a changed tool) or
+ * `approvals list | approve | deny` (against a running gateway).
  */
 
 /** Serving the gateway: the default command. */
@@ -25,11 +26,27 @@ export interface AcceptArgs {
   readonly tool: string;
 }
 
-export type CliArgs = ServeArgs | LockArgs | AcceptArgs;
+/** `approvals list | approve <id> | deny <id>` against a running gateway's approvals API. */
+export interface ApprovalsArgs {
+  readonly command: 'approvals';
+  readonly action: 'list' | 'approve' | 'deny';
+  /** The request to decide (`approve`, `deny`). */
+  readonly id: string | undefined;
+  /** The approvals URL (`--url`), or else the config it is read from (`--config`). */
+  readonly url: string | undefined;
+  readonly config: string | undefined;
+  readonly reason: string | undefined;
+  /** `list --state <state>`: only requests in that state. */
+  readonly state: string | undefined;
+}
+
+export type CliArgs = ServeArgs | LockArgs | AcceptArgs | ApprovalsArgs;
 
 export const USAGE = `usage: mcp-ext-gateway --config <gateway.yaml|gateway.json> [--stdio]
        mcp-ext-gateway lock --config <gateway.yaml> [--out <gateway.lock.json>]
        mcp-ext-gateway tools accept <tool> --config <gateway.yaml>
+       mcp-ext-gateway approvals list [--state pending] (--url <approvals url> | --config <gateway.yaml>)
+       mcp-ext-gateway approvals approve|deny <id> [--reason <why>] (--url <url> | --config <gateway.yaml>)
 
 Serves the MCP servers the config lists, behind the @ext extension family:
 over Streamable HTTP (the config's listen: port, host, path; default
@@ -43,6 +60,12 @@ tools accept  connects to the upstreams and accepts the tool's current
               definition (named as the gateway offers it) into the config's
               lock file, or else into the pins in its store; prints what
               changed.
+approvals     lists the requests held for an operator, or decides one, on a
+              running gateway (its approvals API: --url, else the address
+              the config's approvals.publicUrl or listen gives). The
+              operator's API key or access token is read from the
+              environment variable MCP_EXT_GATEWAY_TOKEN, never from the
+              command line; it needs the approver scope.
 
 Exit status: 0 done, 1 failed (the message says why), 2 usage error.`;
 
@@ -50,6 +73,9 @@ Exit status: 0 done, 1 failed (the message says why), 2 usage error.`;
 interface Options {
   config?: string | undefined;
   out?: string | undefined;
+  url?: string | undefined;
+  reason?: string | undefined;
+  state?: string | undefined;
   stdio: boolean;
   readonly positionals: string[];
 }
@@ -66,20 +92,34 @@ function optionAt(
   return argument.startsWith(prefix) ? { value: argument.slice(prefix.length), taken: 1 } : undefined;
 }
 
-/** Reads `argv`, taking `--config` always and `--stdio` or `--out` when the command has them. */
-function readOptions(argv: readonly string[], accepts: { stdio?: boolean; out?: boolean }): Options | string {
+type ValueOption = 'config' | 'out' | 'url' | 'reason' | 'state';
+
+const VALUE_OPTIONS: Readonly<Record<ValueOption, readonly [string, ...string[]]>> = {
+  config: ['--config', '-c'],
+  out: ['--out', '-o'],
+  url: ['--url'],
+  reason: ['--reason'],
+  state: ['--state'],
+};
+
+/** Reads `argv`, taking `--config` always and the other options when the command has them. */
+function readOptions(
+  argv: readonly string[],
+  accepts: { stdio?: boolean; values?: readonly ValueOption[] },
+): Options | string {
   const options: Options = { stdio: false, positionals: [] };
+  const names: readonly ValueOption[] = ['config', ...(accepts.values ?? [])];
   let index = 0;
   while (index < argv.length) {
     const argument = argv[index] ?? '';
-    const config = optionAt(argv, index, ['--config', '-c']);
-    const out = accepts.out === true ? optionAt(argv, index, ['--out', '-o']) : undefined;
-    if (config !== undefined) options.config = config.value;
-    else if (out !== undefined) options.out = out.value;
+    const found = names
+      .map((name) => ({ name, at: optionAt(argv, index, VALUE_OPTIONS[name]) }))
+      .find((candidate) => candidate.at !== undefined);
+    if (found?.at !== undefined) options[found.name] = found.at.value;
     else if (accepts.stdio === true && argument === '--stdio') options.stdio = true;
     else if (argument !== '' && !argument.startsWith('-')) options.positionals.push(argument);
     else return `unknown argument: ${argument}`;
-    index += config?.taken ?? out?.taken ?? 1;
+    index += found?.at?.taken ?? 1;
   }
   return options;
 }
@@ -104,7 +144,7 @@ function parseServe(argv: readonly string[]): CliArgs | string {
 }
 
 function parseLock(argv: readonly string[]): CliArgs | string {
-  const options = readOptions(argv, { out: true });
+  const options = readOptions(argv, { values: ['out'] });
   if (typeof options === 'string') return usageError(options);
   const [stray] = options.positionals;
   if (stray !== undefined) return usageError(`unknown argument: ${stray}`);
@@ -125,10 +165,35 @@ function parseAccept(argv: readonly string[]): CliArgs | string {
   return { command: 'tools accept', config, tool };
 }
 
+const APPROVAL_ACTIONS: readonly string[] = ['list', 'approve', 'deny'];
+
+function parseApprovals(argv: readonly string[]): CliArgs | string {
+  const [action, ...rest] = argv;
+  if (action === undefined || !APPROVAL_ACTIONS.includes(action))
+    return usageError(`unknown approvals command: ${action ?? '(none)'} (known: list, approve, deny)`);
+  const options = readOptions(rest, { values: ['url', 'reason', 'state'] });
+  if (typeof options === 'string') return usageError(options);
+  const [id, stray] = options.positionals;
+  if (action === 'list' ? id !== undefined : id === undefined)
+    return usageError(action === 'list' ? `unknown argument: ${id ?? ''}` : `approvals ${action} needs a request id`);
+  if (stray !== undefined) return usageError(`unknown argument: ${stray}`);
+  if (options.url === undefined && configOf(options) === undefined) return usageError('--url or --config is required');
+  return {
+    command: 'approvals',
+    action: action as ApprovalsArgs['action'],
+    id,
+    url: options.url,
+    config: configOf(options),
+    reason: options.reason,
+    state: options.state,
+  };
+}
+
 /** Reads the arguments; a string is the usage error to print. */
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
   const [command, subcommand] = argv;
   if (command === 'lock') return parseLock(argv.slice(1));
+  if (command === 'approvals') return parseApprovals(argv.slice(1));
   if (command !== 'tools') return parseServe(argv);
   if (subcommand === 'accept') return parseAccept(argv.slice(2));
   return usageError(`unknown tools command: ${subcommand ?? '(none)'} (known: accept)`);

@@ -4,7 +4,8 @@
  * config (an invalid field is named, and the gateway does not start), then
  * serves the gateway over Streamable HTTP or stdio until SIGINT or SIGTERM.
  * `lock` and `tools accept <tool>` pin the upstreams' tool definitions
- * (see `pins/commands.ts`) and exit.
+ * (see `pins/commands.ts`) and exit; `approvals` lists and decides the
+ * calls a running gateway holds for an operator.
  */
 import { ConfigurationError } from '@ext/core';
 import { listen, type ListenOptions } from '@ext/core/sdk-v2/server';
@@ -12,6 +13,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseCliArgs, type ServeArgs } from './cli-args.js';
 import { loadConfig } from './config/load.js';
 import { createGateway, type Gateway } from './gateway.js';
+import { runApprovalsCommand } from './approvals-commands.js';
 import { acceptTool, lockTools, type CommandIo } from './pins/commands.js';
 
 /** Logs go to stderr: on stdio, stdout carries the protocol. */
@@ -51,6 +53,7 @@ async function main(): Promise<void> {
   }
   if (args.command === 'lock') await lockTools(await loadConfig(args.config), args.out, commandIo);
   else if (args.command === 'tools accept') await acceptTool(await loadConfig(args.config), args.tool, commandIo);
+  else if (args.command === 'approvals') await runApprovalsCommand(args, commandIo);
   else await serveUntilStopped(args);
 }
 

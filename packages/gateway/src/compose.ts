@@ -5,7 +5,14 @@
  * from `Tool._meta` is in `tool-meta.ts` instead.
  */
 import { composeServer, type ComposedServer, type Logger } from '@ext/core';
-import { confirmationServer } from '@ext/confirmation/server';
+import {
+  approvalTasks,
+  confirmationServer,
+  toolApprovalServer,
+  type ApproverRule,
+  type ConfirmationServerOptions,
+} from '@ext/confirmation/server';
+import type { ApprovalDesk } from '@ext/confirmation/approvals';
 import { contentNegotiationServer } from '@ext/content-negotiation/server';
 import { costServer } from '@ext/cost/server';
 import { errorsServer } from '@ext/errors/server';
@@ -15,6 +22,7 @@ import { manifestServer } from '@ext/manifest/server';
 import { multimodalServer } from '@ext/multimodal/server';
 import { permissionsServer } from '@ext/permissions/server';
 import { provenanceServer } from '@ext/provenance/server';
+import { tasksServer } from '@ext/tasks/server';
 import { transactionsServer, type Compensation } from '@ext/transactions/server';
 import type { GatewayConfig } from './config/schema.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
@@ -87,11 +95,33 @@ export interface GatewayCompositionOptions {
   readonly redactor?: Redactor | undefined;
   /** The gateway's own rules per tool (access, argument conditions, withheld tools), read at each call. */
   readonly policy?: PolicyLookup | undefined;
+  /** Calls held for an operator (`approvals`): the confirmation options that hold them. */
+  readonly approvals?: HeldCalls | undefined;
+}
+
+/** The confirmation options of calls held for an operator. */
+export interface HeldCalls {
+  readonly approver: ApproverRule;
+  readonly approvals: ApprovalDesk;
+  readonly holdSeconds: number | undefined;
+  readonly policyVersion: string;
+  readonly recheck: NonNullable<ConfirmationServerOptions['recheck']>;
+}
+
+/**
+ * The task half for held calls (SEP-2848): a call waiting for an operator
+ * becomes a task for a client that declared Tasks; a task whose instance
+ * died is taken up again (it finds its approval request and waits on).
+ */
+function approvalTasksServer(held: HeldCalls) {
+  const ttlMs = held.approvals.ttlMs + 3_600_000;
+  // A lease of 10 s: a task whose instance was killed is taken up by another within about that.
+  return tasksServer({ tools: approvalTasks(held.approver), onInterrupt: () => 'resume', ttlMs, leaseMs: 10_000 });
 }
 
 /** The composed stack for the gateway's current tools. */
 export function composeGateway(options: GatewayCompositionOptions): ComposedServer {
-  const { config, tools, callUpstream, logger, redactor, policy } = options;
+  const { config, tools, callUpstream, logger, redactor, policy, approvals } = options;
   const scopes = scopeDeclarations(tools, options.scopeDescriptions);
   return composeServer(
     [
@@ -105,7 +135,12 @@ export function composeGateway(options: GatewayCompositionOptions): ComposedServ
       costServer(),
       intentServer({ rules: intentRules(tools) }),
       multimodalServer(),
-      confirmationServer(redactor === undefined ? {} : { displayArguments: (args) => redactor.value(args).value }),
+      approvals !== undefined && approvalTasksServer(approvals),
+      confirmationServer({
+        ...approvals,
+        ...(redactor === undefined ? {} : { displayArguments: (args) => redactor.value(args).value }),
+      }),
+      approvals !== undefined && toolApprovalServer(),
       idempotencyServer(),
       transactionsServer({ compensations: compensations(tools, callUpstream, redactor) }),
       provenanceServer(),

@@ -18,7 +18,8 @@ import { checkConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { composeGateway } from './compose.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
-import { callerIdentification } from './identity.js';
+import { gatewayApprovals, type GatewayApprovals } from './approvals.js';
+import { callerIdentification, type CallerIdentification } from './identity.js';
 import { declaredScopes, type ManifestPolicy } from './policy/manifest.js';
 import { filterToolList } from './policy/listing.js';
 import { resolveToolPolicy } from './policy/resolve.js';
@@ -64,8 +65,14 @@ export interface Gateway {
   readonly store: Store;
   /** A new downstream server (SDK v2 `McpServer`): one per stdio connection, or per request behind HTTP. */
   createServer(): McpServer;
-  /** The Streamable HTTP handler (both eras), identifying callers as the config says; serve it with core's `listen`. */
-  readonly http: DualEraHttpHandler;
+  /**
+   * The Streamable HTTP handler (both eras), identifying callers as the
+   * config says, with the approvals page beside it (`pages`); serve it with
+   * core's `listen`.
+   */
+  readonly http: DualEraHttpHandler & { readonly pages?: (request: Request) => Promise<Response | undefined> };
+  /** Calls held for an operator (`approvals` in the config): decide them with `approvals.desk.decide`. */
+  readonly approvals: GatewayApprovals | undefined;
   /** Stops serving: closes the upstreams (child processes included) and the store the gateway opened. */
   close(): Promise<void>;
 }
@@ -194,6 +201,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     policy: (tool) => current.byName.get(tool)?.policy,
     withheld: (tool) => current.withheld.get(tool),
   };
+  // Built on first use: a gateway served over stdio needs no way to identify HTTP callers.
+  let identification: CallerIdentification | undefined;
+  const identify = () => (identification ??= callerIdentification(config.identity, { logger }));
+  const approvals = gatewayApprovals({ config, store, lookup, identification: identify, logger });
   const offer = async (before: ReadonlyMap<string, Withheld>): Promise<Offer> => {
     const exposed = await pool.tools();
     const withheld = await withheldTools(exposed, pins, before);
@@ -206,6 +217,7 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       logger,
       redactor,
       policy: lookup,
+      approvals: approvals?.confirmation,
     });
     return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])), withheld, composed };
   };
@@ -225,7 +237,6 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     return mcp;
   };
 
-  // Built on first use: a gateway served over stdio needs no way to identify HTTP callers.
   let handler: NotifyingHttpHandler | undefined;
   // `recheck`: only the pins may have changed (an operator accepted a tool); nothing to tell clients if not.
   const refresh = (recheck: boolean) => {
@@ -262,11 +273,16 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     store,
     createServer,
     get http() {
-      handler ??= createHttpHandler(createServer, { ...callerIdentification(config.identity, { logger }), logger });
-      return handler;
+      handler ??= createHttpHandler(createServer, { ...identify(), logger });
+      return approvals === undefined
+        ? handler
+        : Object.assign(handler, { pages: (request: Request) => approvals.fetch(request) });
     },
+    approvals,
     close: async () => {
       clearInterval(recheck);
+      // Webhooks already under way are delivered before the store they read closes.
+      await approvals?.desk.drain();
       await handler?.close();
       await pool.close();
       if (ownsStore) await store.close();

@@ -126,13 +126,37 @@ function conditionsFault(key: string, policy: ToolPolicy): ConfigFault | undefin
   );
 }
 
+/** An operator approver needs somewhere to hold the call (`approvals`). */
+function approverFault(config: GatewayConfig, key: string, policy: ToolPolicy): ConfigFault | undefined {
+  const approver = typeof policy.confirm === 'object' ? policy.confirm.approver : undefined;
+  if (approver === undefined || approver === 'user' || config.approvals !== undefined) return undefined;
+  return {
+    path: ['policy', key, 'confirm', 'approver'],
+    problem: `is "${approver}", which needs the \`approvals\` section (where operators decide held calls)`,
+  };
+}
+
+/** Webhooks carry signed decision links: the secret that signs them must be named. */
+function approvalsFault(config: GatewayConfig): ConfigFault | undefined {
+  const approvals = config.approvals;
+  if (approvals?.webhooks === undefined || approvals.webhooks.length === 0) return undefined;
+  if (approvals.linkSecretEnv !== undefined) return undefined;
+  return {
+    path: ['approvals', 'linkSecretEnv'],
+    problem: 'is required with `approvals.webhooks`: it names the secret that signs their approve and deny links',
+  };
+}
+
 /** The first fault of a config that already conforms to the schema, or `undefined`. */
 export function semanticFault(config: GatewayConfig): ConfigFault | undefined {
-  const exposed = exposureFault(config) ?? oauthFault(config);
+  const exposed = exposureFault(config) ?? oauthFault(config) ?? approvalsFault(config);
   if (exposed !== undefined) return exposed;
   for (const [key, policy] of Object.entries(config.policy ?? {})) {
     const fault =
-      intentFault(key, policy.intent ?? []) ?? compensationFault(key, policy) ?? conditionsFault(key, policy);
+      intentFault(key, policy.intent ?? []) ??
+      compensationFault(key, policy) ??
+      conditionsFault(key, policy) ??
+      approverFault(config, key, policy);
     if (fault !== undefined) return fault;
   }
   return redactFault(config);

@@ -27,6 +27,13 @@ export const ConfirmPolicySchema = Type.Union(
             description: 'Risk level shown with the question.',
           }),
         ),
+        approver: Type.Optional(
+          Type.Union([Type.Literal('user'), Type.Literal('operator'), Type.Literal('either')], {
+            default: 'user',
+            description:
+              'Who approves: `user` through the client (a token or an in-band question), `operator` out of band (the approvals page, webhooks, the CLI; needs `approvals`), `either` in-band when the client can ask, else out of band.',
+          }),
+        ),
         when: Type.Optional(
           Condition(
             'Ask only when this CEL expression over `args`, `principal`, `scopes`, `roles` and `claims` is true, e.g. `!args.path.startsWith("docs/")`.',
@@ -36,7 +43,7 @@ export const ConfirmPolicySchema = Type.Union(
       { additionalProperties: false },
     ),
   ],
-  { description: '`true`, `false`, or `{ message, risk }`.' },
+  { description: '`true`, `false`, or `{ message, risk, approver, when }`.' },
 );
 
 export const CostPolicySchema = Type.Object(

@@ -3,6 +3,7 @@
  * validates with, the TypeScript types derived from it, and the JSON Schema
  * document published beside the package (`gateway.schema.json`).
  */
+import { ApprovalsSchema } from './approvals-schema.js';
 import Type, { type Static } from 'typebox';
 import { PinsConfigSchema } from '../pins/pins-config.js';
 import { IdentitySchema } from './identity-schema.js';
@@ -183,6 +184,8 @@ export const RedactSchema = Type.Object(
   },
 );
 
+export type ApprovalsConfig = Static<typeof ApprovalsSchema>;
+
 export const GatewayConfigSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String({ description: 'The JSON Schema this file follows (for editors).' })),
@@ -235,6 +238,7 @@ export const GatewayConfigSchema = Type.Object(
     identity: Type.Optional(IdentitySchema),
     pins: Type.Optional(PinsConfigSchema),
     redact: Type.Optional(RedactSchema),
+    approvals: Type.Optional(ApprovalsSchema),
   },
   { additionalProperties: false, $id: CONFIG_SCHEMA_ID, title: 'GatewayConfig' },
 );

@@ -18,7 +18,7 @@ export const FULL_CONFIG = {
   policy: {
     '*': { idempotent: true },
     'write_*': {
-      confirm: { message: 'Write {path}?', risk: 'reversible' },
+      confirm: { message: 'Write {path}?', risk: 'reversible', approver: 'either' },
       scopes: ['files:write'],
       cost: {
         units: 2,
@@ -64,6 +64,16 @@ export const FULL_CONFIG = {
     },
   },
   redact: { results: true, patterns: [{ id: 'acme-token', pattern: 'acme_[a-z0-9]{16}' }] },
+  approvals: {
+    ttlSeconds: 900,
+    holdSeconds: 20,
+    scope: 'approvals:decide',
+    path: '/approvals',
+    publicUrl: 'https://gateway.example',
+    webhooks: [{ url: 'https://hooks.example/approvals', secretEnv: 'APPROVALS_WEBHOOK_SECRET', format: 'slack' }],
+    linkSecretEnv: 'APPROVALS_LINK_SECRET',
+    linkTtlSeconds: 600,
+  },
 } as const;
 
 /** A deep copy of `value` (plain data only). */

@@ -121,6 +121,7 @@ export async function serveGateway(config: GatewayConfig, options: ServeOptions 
   const handler = {
     identifiesCallers: gateway.http.identifiesCallers,
     wellKnown: gateway.http.wellKnown,
+    pages: gateway.http.pages,
     async fetch(request: Request, options?: Parameters<Gateway['http']['fetch']>[1]): Promise<Response> {
       const response = await gateway.http.fetch(request, options);
       if (request.method === 'GET' && response.ok) opened();

@@ -44,6 +44,8 @@ export interface ResolvedConfirm {
   readonly message: string | undefined;
   /** Asked only for calls where this holds (`confirm.when`); `undefined`: every call. */
   readonly when?: CompiledCondition<boolean> | undefined;
+  /** Who approves (`confirm.approver`); `undefined`: the user. */
+  readonly approver?: 'user' | 'operator' | 'either' | undefined;
 }
 
 export interface ResolvedCost {
@@ -181,7 +183,7 @@ function resolveConfirm(
           ),
           'predicate',
         );
-  return { risk: details.risk ?? 'destructive', message: details.message, when };
+  return { risk: details.risk ?? 'destructive', message: details.message, when, approver: details.approver };
 }
 
 function resolveCost(cost: CostPolicy | undefined, entries: readonly Entry[]): ResolvedCost | undefined {

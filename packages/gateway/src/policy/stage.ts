@@ -6,7 +6,14 @@
  * rule fails closed: an `allow` that cannot be evaluated denies, a `when`
  * that cannot be evaluated asks, a `units` that cannot be evaluated refuses.
  */
-import { ExtensionError, requireApproval, type AuthInfo, type ServerExtension } from '@ext/core';
+import {
+  ExtensionError,
+  requireApproval,
+  type AuthInfo,
+  type CallContext,
+  type ServerExtension,
+  type ToolCall,
+} from '@ext/core';
 import { estimateCallUnits } from '@ext/cost';
 import { toolChangedError } from '../pins/errors.js';
 import type { ConditionInput } from './conditions.js';
@@ -97,6 +104,26 @@ function unitsOf(policy: ResolvedToolPolicy, input: ConditionInput): number | un
   }
 }
 
+/**
+ * Whether the gateway offers this call to this caller now: the tool is not
+ * withheld (its upstream changed it) and `allow` lets the caller use it;
+ * throws the refusal. Run on every call, and again when an operator's
+ * approval lets a held call go on (the policy may have changed meanwhile).
+ */
+export function admit(
+  lookup: PolicyLookup,
+  call: ToolCall,
+  ctx: Pick<CallContext, 'principal' | 'authInfo'>,
+): { readonly policy: ResolvedToolPolicy; readonly input: ConditionInput } | undefined {
+  const withheld = lookup.withheld(call.name);
+  if (withheld !== undefined) throw toolChangedError(call.name, withheld.changes);
+  const policy = lookup.policy(call.name);
+  if (policy === undefined) return undefined;
+  const input = callerInput(ctx.principal, ctx.authInfo, call.name, call.arguments);
+  if (!allowed(policy, input)) throw denied(call.name, policy.allow?.field ?? 'allow');
+  return { policy, input };
+}
+
 /** The `policy` stage's half: refuses, gates or prices each call of a gateway tool as its policy says. */
 export function gatewayPolicyServer(lookup: PolicyLookup): ServerExtension {
   return {
@@ -106,12 +133,9 @@ export function gatewayPolicyServer(lookup: PolicyLookup): ServerExtension {
     settings: { version: '1.0' },
     stage: 'policy',
     middleware: (call, ctx, next) => {
-      const withheld = lookup.withheld(call.name);
-      if (withheld !== undefined) throw toolChangedError(call.name, withheld.changes);
-      const policy = lookup.policy(call.name);
-      if (policy === undefined) return next();
-      const input = callerInput(ctx.principal, ctx.authInfo, call.name, call.arguments);
-      if (!allowed(policy, input)) throw denied(call.name, policy.allow?.field ?? 'allow');
+      const admitted = admit(lookup, call, ctx);
+      if (admitted === undefined) return next();
+      const { policy, input } = admitted;
       if (policy.confirm !== undefined && confirmApplies(policy, input))
         requireApproval(ctx, {
           requestedBy: GATEWAY_PACKAGE,
