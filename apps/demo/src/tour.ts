@@ -21,6 +21,7 @@ import { degradation, normalCall, structuredError } from './tour/errors.js';
 import { eventsStep } from './tour/events.js';
 import { exportReport } from './tour/export-report.js';
 import { gatewayStep } from './tour/gateway.js';
+import { operatorApprovalStep } from './tour/operator-approval.js';
 import { intent } from './tour/intent.js';
 import { manifestStep } from './tour/manifest.js';
 import { multimodalStep } from './tour/multimodal.js';
@@ -140,6 +141,12 @@ async function tour(tour: TourTarget, composed: ComposedServer, where: string): 
     'The official filesystem server, unmodified, behind @ext/gateway: gateway.yaml makes write_file ask a person, safe to retry, and limited to 5 writes a minute.',
   );
   await gatewayStep(tour, new URL('../gateway.yaml', import.meta.url));
+
+  section(
+    '21. Approval when nobody is at the client',
+    'gateway.yaml says an operator approves move_file: an unattended agent is told to wait, an operator decides out of band, the retry runs once.',
+  );
+  await operatorApprovalStep(tour, new URL('../gateway.yaml', import.meta.url));
 }
 
 async function main(): Promise<number> {

@@ -47,7 +47,7 @@ export function servingFolder(config: GatewayConfig, appFolder: string, folder: 
 }
 
 /** The config file's settings, comments left out, as the tour prints them. */
-function settingsOf(text: string): string {
+export function settingsOf(text: string): string {
   return text
     .split('\n')
     .filter((line) => line.trim() !== '' && !line.trimStart().startsWith('#'))
