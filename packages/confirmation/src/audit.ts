@@ -23,6 +23,7 @@ export type ConfirmationAuditEvent =
   | 'approval_approved'
   | 'approval_denied'
   | 'approval_expired'
+  | 'approval_cancelled'
   | 'approval_claimed'
   | 'approval_executed'
   | 'approval_execution_error'

@@ -20,7 +20,7 @@ import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server
 import { McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { callTool, getTask, pollTask } from './client.js';
+import { callTool, cancelTask, getTask, pollTask } from './client.js';
 import { tasksServer } from './server.js';
 import { createTask, rpcClient, rpcError, waitFor } from './test-support.js';
 
@@ -118,7 +118,7 @@ describe('SEP-2848 tool approval over Tasks, 2026-07-28 era', () => {
         [CONFIRMATION_ID]: { status: 'denied', error: { code: 'CONFIRMATION_DENIED', category: 'permanent' } },
       },
     });
-    expect(JSON.stringify(done.result?.content)).toContain('The tool did not run');
+    expect(JSON.stringify(done.result?.content)).toContain('the tool did not run');
     expect(deleted).toEqual([]);
   });
 
@@ -134,6 +134,24 @@ describe('SEP-2848 tool approval over Tasks, 2026-07-28 era', () => {
         [CONFIRMATION_ID]: { status: 'expired', error: { code: 'CONFIRMATION_EXPIRED' } },
       },
     });
+    expect(deleted).toEqual([]);
+  });
+
+  it('withdraws the request when its task is cancelled: no later decision runs anything', async () => {
+    const { url, desk, deleted } = await serve();
+    const alice = rpcClient(url, 'alice');
+    const task = await createTask(alice, 'delete_repo', { repo: 'old' });
+    const id = await pendingId(desk);
+    await cancelTask(alice, task.taskId);
+    await waitFor(async () => (await desk.get(id))?.state === 'cancelled');
+    await expect(desk.decide(id, { approve: true, by: 'ops@example' })).rejects.toMatchObject({
+      code: 'APPROVAL_ALREADY_DECIDED',
+    });
+    expect((await getTask(alice, task.taskId)).status).toBe('cancelled');
+    // The same call again is a new intent, with a request of its own.
+    await createTask(alice, 'delete_repo', { repo: 'old' });
+    await waitFor(async () => (await desk.list({ state: 'pending' })).length === 1);
+    expect((await desk.list({ state: 'pending' }))[0]?.id).not.toBe(id);
     expect(deleted).toEqual([]);
   });
 

@@ -27,6 +27,7 @@ import {
   newApprovalRecord,
   parseApprovalRecord,
   settled,
+  withdrawn,
   type ApprovalDecision,
   type ApprovalOutcome,
   type ApprovalRecord,
@@ -94,6 +95,8 @@ export interface ApprovalDesk {
    * `APPROVAL_ALREADY_DECIDED` or `APPROVAL_EXPIRED` (`ExtensionError`).
    */
   decide(id: string, decision: ApprovalDecision): Promise<ApprovalRecord>;
+  /** Withdraws a pending request for its caller (its task was cancelled): nobody can decide it any more, nothing runs. */
+  cancel(id: string): Promise<ApprovalRecord | undefined>;
   /** Claims an approved request for the one execution it allows; `undefined` when it is not approved or was claimed. */
   claim(id: string): Promise<ApprovalRecord | undefined>;
   /** Records what came of the held call: how its execution ended, or that a caller was told it did not run. */
@@ -286,6 +289,18 @@ export function approvalDesk(options: ApprovalDeskOptions): ApprovalDesk {
         await auditTransition(outcome.record, decision.approve ? 'approval_approved' : 'approval_denied', decision.by);
         await tell('decided', outcome.record);
         return outcome.record;
+      }
+    },
+    async cancel(id) {
+      for (;;) {
+        const record = await current(id);
+        const next = record === undefined ? undefined : withdrawn(record, config.now());
+        if (record === undefined || next === undefined) return undefined;
+        if (await replace(record, next)) {
+          await auditTransition(next, 'approval_cancelled');
+          await tell('decided', next);
+          return next;
+        }
       }
     },
     async claim(id) {

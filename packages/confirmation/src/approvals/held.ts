@@ -97,8 +97,10 @@ function withDisposition(result: ToolResult, disposition: ToolApprovalDispositio
 function taskRefusal(error: ExtensionError, disposition: ToolApprovalDisposition, record: ApprovalRecord): ToolResult {
   const said =
     disposition === 'outcome-unknown' ? 'The tool may have run; its outcome is unknown.' : 'The tool did not run.';
+  // The body says whether the tool ran (SEP-2848), once.
+  const text = error.message.endsWith('the tool did not run') ? `${error.message}.` : `${error.message}. ${said}`;
   return {
-    content: [{ type: 'text', text: `${error.message}. ${said}` }],
+    content: [{ type: 'text', text }],
     isError: true,
     _meta: {
       [TOOL_APPROVAL_DISPOSITION_KEY]: disposition,
@@ -135,7 +137,13 @@ async function hold(held: HeldCallConfig, record: ApprovalRecord, ctx: CallConte
 async function awaitInTask(held: HeldCallConfig, record: ApprovalRecord, ctx: CallContext, run: DetachedRun) {
   await run.progress({ message: waitingText(record) });
   let current = record;
-  while (current.state === 'pending') current = await held.desk.wait(record.id, { signal: ctx.signal });
+  try {
+    while (current.state === 'pending') current = await held.desk.wait(record.id, { signal: ctx.signal });
+  } catch (error) {
+    // The task was cancelled: its request is withdrawn, so no later decision stands for a call nobody waits on.
+    if (ctx.signal.aborted) await held.desk.cancel(record.id);
+    throw error;
+  }
   return current;
 }
 

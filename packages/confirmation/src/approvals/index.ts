@@ -20,6 +20,12 @@ export {
   type ToolApprovalDisposition,
 } from './tool-approval.js';
 export { approvalWebhooks, LINK_DECIDER } from './webhooks/index.js';
-export type { ApprovalWebhooks, ApprovalWebhooksOptions, ApprovalWebhookType, DecisionLinks, WebhookEndpoint } from './webhooks/index.js';
+export type {
+  ApprovalWebhooks,
+  ApprovalWebhooksOptions,
+  ApprovalWebhookType,
+  DecisionLinks,
+  WebhookEndpoint,
+} from './webhooks/index.js';
 export { approvalsPage, type ApprovalsPage } from './page/index.js';
 export type { ApprovalsPageOptions, PageCaller } from './page/index.js';

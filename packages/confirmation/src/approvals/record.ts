@@ -12,8 +12,12 @@ import { isRecord, type JsonValue } from '@ext/core';
 import { isRiskLevel } from '../logic.js';
 import type { RiskLevel } from '../schema.js';
 
-/** Where a request stands. Only `pending` changes; `approved` may still be claimed once. */
-export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired';
+/**
+ * Where a request stands. Only `pending` changes; `approved` may still be
+ * claimed once. `cancelled`: the caller withdrew it (its task was cancelled)
+ * before anyone decided.
+ */
+export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired' | 'cancelled';
 
 /**
  * What became of the call a request held: it ran (and succeeded, failed, or
@@ -24,7 +28,8 @@ export type ApprovalOutcome = 'executed' | 'execution_error' | 'outcome_unknown'
 /** One step of a request's life, for its audit trail. Times in epoch milliseconds. */
 export interface ApprovalTrailEntry {
   readonly at: number;
-  readonly event: 'requested' | 'attached' | 'approved' | 'denied' | 'expired' | 'claimed' | ApprovalOutcome;
+  readonly event:
+    'requested' | 'attached' | 'approved' | 'denied' | 'expired' | 'cancelled' | 'claimed' | ApprovalOutcome;
   /** Who decided (`approved`, `denied`), or which principal attached. */
   readonly by?: string | undefined;
   readonly reason?: string | undefined;
@@ -79,7 +84,7 @@ export interface ApprovalDecision {
   readonly reason?: string | undefined;
 }
 
-const STATES: readonly string[] = ['pending', 'approved', 'denied', 'expired'];
+const STATES: readonly string[] = ['pending', 'approved', 'denied', 'expired', 'cancelled'];
 /** Longest reason kept; a longer one is cut. */
 export const MAX_REASON_LENGTH = 500;
 /** Attach events kept in a trail; later ones are counted in the audit stream only. */
@@ -164,6 +169,19 @@ export function decided(
       ...(reason === undefined || reason === '' ? {} : { reason }),
       trail: withTrail(current, { at: now, event, by: decision.by, ...(reason ? { reason } : {}) }),
     },
+  };
+}
+
+/** The pending request withdrawn by its caller (its task was cancelled), or `undefined` when it is no longer pending. */
+export function withdrawn(record: ApprovalRecord, now: number): ApprovalRecord | undefined {
+  const current = settled(record, now);
+  if (current.state !== 'pending') return undefined;
+  return {
+    ...current,
+    state: 'cancelled',
+    decided_at: now,
+    outcome: 'not_executed',
+    trail: withTrail(current, { at: now, event: 'cancelled', by: current.principal }),
   };
 }
 

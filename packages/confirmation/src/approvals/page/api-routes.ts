@@ -13,7 +13,7 @@ import { pageRecord } from './page-record.js';
 import { jsonError, jsonResponse } from './responses.js';
 import { csrfMatches } from './sessions.js';
 
-const STATES: readonly string[] = ['pending', 'approved', 'denied', 'expired'];
+const STATES: readonly string[] = ['pending', 'approved', 'denied', 'expired', 'cancelled'];
 const MAX_LIST = 500;
 
 /** Why a decision was refused, by the desk's code: the HTTP status. */

@@ -19,6 +19,7 @@ const STATE_LABELS: Readonly<Record<string, string>> = {
   approved: 'Approved',
   denied: 'Denied',
   expired: 'Expired',
+  cancelled: 'Withdrawn',
 };
 
 const EVENT_LABELS: Readonly<Record<string, string>> = {
@@ -27,6 +28,7 @@ const EVENT_LABELS: Readonly<Record<string, string>> = {
   approved: 'Approved',
   denied: 'Denied',
   expired: 'Expired',
+  cancelled: 'Withdrawn by the caller',
   claimed: 'Started running',
   executed: 'Ran',
   execution_error: 'Ran and failed',

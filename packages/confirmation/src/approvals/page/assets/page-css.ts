@@ -154,7 +154,7 @@ main.wrap { padding-top: 28px; padding-bottom: 64px; }
 .risk-destructive.badge { background: var(--destr-bg); color: var(--destr-fg); }
 .state-approved.state { background: var(--safe-bg); color: var(--safe-fg); }
 .state-denied.state { background: var(--destr-bg); color: var(--destr-fg); }
-.state-expired.state { background: var(--neutral-bg); color: var(--neutral-fg); }
+.state-expired.state, .state-cancelled.state { background: var(--neutral-bg); color: var(--neutral-fg); }
 .state-pending.state { background: var(--rev-bg); color: var(--rev-fg); }
 
 .message { margin: 6px 0 0; font-size: 15.5px; white-space: pre-line; overflow-wrap: anywhere; }

@@ -85,13 +85,14 @@ export const PAGE_JS = `// The approvals page in the browser: live updates, rela
   const POLL_MS = 5000;
 
   const RISK_LABELS = { safe: 'Safe', reversible: 'Reversible', destructive: 'Destructive' };
-  const STATE_LABELS = { pending: 'Pending', approved: 'Approved', denied: 'Denied', expired: 'Expired' };
+  const STATE_LABELS = { pending: 'Pending', approved: 'Approved', denied: 'Denied', expired: 'Expired', cancelled: 'Withdrawn' };
   const EVENT_LABELS = {
     requested: 'Requested',
     attached: 'Asked again',
     approved: 'Approved',
     denied: 'Denied',
     expired: 'Expired',
+    cancelled: 'Withdrawn by the caller',
     claimed: 'Started running',
     executed: 'Ran',
     execution_error: 'Ran and failed',
