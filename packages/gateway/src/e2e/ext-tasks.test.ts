@@ -9,8 +9,8 @@
  * what happened is read from the disk.
  *
  * The gateway deviates from the Tasks extension on two points the package
- * checks (see the last `describe`, which pins both): the adapter
- * `specAdapter` below compensates for exactly those two in this test, and
+ * checks (the last `describe` pins both): the `Adaptations` below
+ * compensate, on the client's side of this test, for exactly those two and
  * nothing else. When a pinning test fails, the server was fixed: drop the
  * matching adaptation.
  */
@@ -262,7 +262,8 @@ async function callAsTask(session: TaskEnabledSession, root: string, file: strin
   return execution;
 }
 
-const WAITING = /^Waiting for an approver to decide on "write_file" \(destructive\); approval request (\S+) expires at /;
+const WAITING =
+  /^Waiting for an approver to decide on "write_file" \(destructive\); approval request (\S+) expires at /;
 
 describe('@modelcontextprotocol/ext-tasks against the approval tasks of the gateway', () => {
   it('creates the task, sees it wait for an approver, and settles it with the approved result', async () => {
@@ -328,11 +329,17 @@ describe('@modelcontextprotocol/ext-tasks against the approval tasks of the gate
     const controller = session.task(execution.handle.taskId);
     expect((await controller.snapshot()).status).toBe('cancelled');
 
+    // The cancelled task withdrew its request: no later decision stands for it.
+    await expect.poll(async () => (await approvalsApi(served, `/requests/${id}`)).body.request).toMatchObject({
+      state: 'cancelled',
+      outcome: 'not_executed',
+    });
     const late = await decide(served, id, true);
-    // Either refused, or accepted with nothing left to run it.
-    expect([200, 409]).toContain(late.status);
+    expect(late.status).toBe(409);
     await sleep(500);
     expect(await onDisk(served.root, 'cancelled.txt')).toBeUndefined();
+    const { body } = await approvalsApi(served, `/requests/${id}`);
+    expect(body.request).not.toHaveProperty('claimed_at');
     expect((await controller.snapshot()).status).toBe('cancelled');
     expect((await controller.result()).status).toBe('cancelled');
   });
@@ -365,7 +372,7 @@ describe('@modelcontextprotocol/ext-tasks against the approval tasks of the gate
     expect(waiting.status).toBe('working');
     expect(WAITING.exec(waiting.statusMessage ?? '')?.[1]).toBe(id);
 
-    await decide(served, id, true);
+    expect((await decide(served, id, true)).status).toBe(200);
     const { outcome } = await resumed.settle();
     const result = resultFromTaskOutcome(outcome);
     expect(result._meta?.[TOOL_APPROVAL_DISPOSITION_KEY]).toBe('approved-executed');
@@ -394,10 +401,11 @@ describe('where the gateway deviates from the Tasks extension (adapted above; a 
     const served = await heldGateway();
     const { session } = await taskSession(served, { capability: true, resultType: false });
     const execution = await callAsTask(session, served.root, 'unparsed.txt');
-    await decide(served, await pendingRequest(served), true);
+    expect((await decide(served, await pendingRequest(served), true)).status).toBe(200);
     const controller = session.task(execution.handle.taskId);
     let task = await controller.snapshot();
-    while (task.status === 'working') task = await sleep(20).then(() => controller.snapshot());
+    for (let attempt = 0; task.status === 'working' && attempt < 100; attempt++)
+      task = await sleep(20).then(() => controller.snapshot());
     expect(task.status).toBe('completed');
     const wireResult = task.raw.result;
     expect(isRecord(wireResult) && 'resultType' in wireResult).toBe(false);
