@@ -3,7 +3,12 @@ import { copyFile } from 'node:fs/promises';
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', server: 'src/server.ts', client: 'src/client.ts', 'approvals/index': 'src/approvals/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    server: 'src/server.ts',
+    client: 'src/client.ts',
+    'approvals/index': 'src/approvals/index.ts',
+  },
   format: ['esm'],
   dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
   clean: true,

@@ -99,4 +99,3 @@ export function rawClient(url: string, options: RawClientOptions = {}): RawClien
     },
   };
 }
-

@@ -330,10 +330,12 @@ describe('@modelcontextprotocol/ext-tasks against the approval tasks of the gate
     expect((await controller.snapshot()).status).toBe('cancelled');
 
     // The cancelled task withdrew its request: no later decision stands for it.
-    await expect.poll(async () => (await approvalsApi(served, `/requests/${id}`)).body.request).toMatchObject({
-      state: 'cancelled',
-      outcome: 'not_executed',
-    });
+    await expect
+      .poll(async () => (await approvalsApi(served, `/requests/${id}`)).body.request)
+      .toMatchObject({
+        state: 'cancelled',
+        outcome: 'not_executed',
+      });
     const late = await decide(served, id, true);
     expect(late.status).toBe(409);
     await sleep(500);
