@@ -207,14 +207,14 @@ export function claimed(record: ApprovalRecord, now: number): ApprovalRecord | u
 
 /**
  * The request with what came of its call, or `undefined` when that is
- * already known or cannot be so: only a claimed request ran, and only a
- * denied or expired one did not.
+ * already known or cannot be so: only a claimed request ran, and a decided
+ * one never claimed did not.
  */
 export function finished(record: ApprovalRecord, outcome: ApprovalOutcome, now: number): ApprovalRecord | undefined {
   if (record.outcome !== undefined) return undefined;
+  // Only a claimed request ran; one never claimed did not (denied, expired, or refused by the recheck).
   const ran = record.claimed_at !== undefined;
-  const refused = record.state === 'denied' || record.state === 'expired';
-  if (outcome === 'not_executed' ? !refused : !ran) return undefined;
+  if (outcome === 'not_executed' ? ran || record.state === 'pending' : !ran) return undefined;
   return { ...record, outcome, trail: withTrail(record, { at: now, event: outcome }) };
 }
 
