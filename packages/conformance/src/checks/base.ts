@@ -5,9 +5,15 @@ import type { ExtensionSuite } from '../types.js';
 
 /**
  * Official extensions a server may advertise under the reserved prefix
- * (CORE-3 forbids everyone else from claiming it).
+ * (CORE-3 forbids everyone else from claiming it), and the draft
+ * `io.modelcontextprotocol/tool-approval` (SEP-2848), an alias
+ * packages/confirmation/SPEC.md allows beside `io.github.mcp-ext/tool-approval`.
  */
-export const OFFICIAL_EXTENSIONS: readonly string[] = ['io.modelcontextprotocol/ui', 'io.modelcontextprotocol/tasks'];
+export const OFFICIAL_EXTENSIONS: readonly string[] = [
+  'io.modelcontextprotocol/ui',
+  'io.modelcontextprotocol/tasks',
+  'io.modelcontextprotocol/tool-approval',
+];
 
 /** What every server is checked for, whatever it advertises. */
 export const baseSuite: ExtensionSuite = {

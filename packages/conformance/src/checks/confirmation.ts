@@ -39,6 +39,24 @@ function takesKeys(tool: ListedTool): boolean {
   return isRecord(meta) && meta.idempotent_capable === true;
 }
 
+/** A probe speaking the extension under test, and errors when the server offers it (so refusals can be read). */
+function tokenProbe(ctx: CheckContext) {
+  const withErrors = ERRORS_ID in ctx.server.extensions;
+  return ctx.connect({
+    extensions: {
+      [ctx.id ?? CONFIRMATION_ID]: { version: typeof ctx.settings.version === 'string' ? ctx.settings.version : '1.0' },
+      ...(withErrors ? { [ERRORS_ID]: { version: '1.0' } } : {}),
+    },
+  });
+}
+
+/** Ends the check as skipped when the server holds the tool for an operator (CONF-22): neither a token nor a refusal applies. */
+function skipIfOperatorHeld(ctx: CheckContext, result: Record<string, unknown>, tool: ListedTool): void {
+  if (resultMeta(result, ERRORS_ID)?.code === 'CONFIRMATION_PENDING') {
+    ctx.skip(`${tool.name} is held for an operator (CONF-22, the tool-approval suite checks it)`);
+  }
+}
+
 /** `@ext/confirmation` (SPEC: packages/confirmation/SPEC.md). */
 export const confirmationSuite: ExtensionSuite = {
   extension: 'confirmation',
@@ -128,6 +146,7 @@ export const confirmationSuite: ExtensionSuite = {
           result.isError === true,
           `${tool.name} was not refused for a client without confirmation: ${describe(result)}`,
         );
+        skipIfOperatorHeld(ctx, result, tool);
         const structured = withErrors ? resultMeta(result, ERRORS_ID) : undefined;
         if (structured !== undefined) {
           ensure(
@@ -146,8 +165,9 @@ export const confirmationSuite: ExtensionSuite = {
         'the first call of a negotiated client returns status confirmation_required with an unguessable token, not an error',
       async run(ctx) {
         const { tool, args } = gated(ctx);
-        const probe = await ctx.connect();
+        const probe = await tokenProbe(ctx);
         const result = await probe.callTool(tool.name, args);
+        skipIfOperatorHeld(ctx, result, tool);
         ensure(result.isError !== true, `the first call failed: ${describe(result)}`);
         const meta = resultMeta(result, ctx.id);
         ensure(meta?.status === 'confirmation_required', `result._meta is ${describe(result._meta)}`);
@@ -174,8 +194,10 @@ export const confirmationSuite: ExtensionSuite = {
       async run(ctx) {
         ctx.requireEffects();
         const { tool, args } = gated(ctx);
-        const probe = await ctx.connect();
-        const first = resultMeta(await probe.callTool(tool.name, args), ctx.id);
+        const probe = await tokenProbe(ctx);
+        const held = await probe.callTool(tool.name, args);
+        skipIfOperatorHeld(ctx, held, tool);
+        const first = resultMeta(held, ctx.id);
         const token = first?.confirmation_token;
         ensure(typeof token === 'string', `no token: ${describe(first)}`);
         const confirmed = await probe.callTool(tool.name, args, { [ctx.id ?? '']: { confirmation_token: token } });

@@ -17,6 +17,7 @@ import { provenanceSuite } from './provenance.js';
 import { sessionStateSuite } from './session-state.js';
 import { streamingSuite } from './streaming.js';
 import { tasksSuite } from './tasks.js';
+import { toolApprovalSuite } from './tool-approval.js';
 import { transactionsSuite } from './transactions.js';
 
 /**
@@ -44,4 +45,5 @@ export const ALL_SUITES: readonly ExtensionSuite[] = [
   multimodalSuite,
   discoverySuite,
   tasksSuite,
+  toolApprovalSuite,
 ];
