@@ -7,16 +7,10 @@
  * approver backends (a page, webhooks) hear of each request.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  ConfigurationError,
-  ExtensionError,
-  positiveIntegerOption,
-  type JsonValue,
-  type Logger,
-  type Store,
-} from '@ext/core';
+import { ConfigurationError, positiveIntegerOption, type Logger, type Store } from '@ext/core';
 import { audit, type ConfirmationAuditEvent } from '../audit.js';
 import { secretDigest } from '../records.js';
+import { notFound, refused } from './desk-errors.js';
 import {
   approvalJson,
   attached,
@@ -34,6 +28,7 @@ import {
   type ApprovalRequestInput,
   type ApprovalState,
 } from './record.js';
+import { waitForDecision } from './wait.js';
 
 /** What an approver backend hears: a new request, or a decision (expiry included). */
 export interface ApprovalEvent {
@@ -118,8 +113,6 @@ export interface ApprovalDesk {
 const FACTORY = 'approvalDesk';
 const INDEX_LENGTH = 2000;
 const PAGE = 200;
-/** How often a waiting call reads its request again, should a published change be lost. */
-const POLL_MS = 2000;
 
 function linkOf(option: ApprovalDeskOptions['link']): (id: string) => string | undefined {
   if (option === undefined) return () => undefined;
@@ -129,24 +122,6 @@ function linkOf(option: ApprovalDeskOptions['link']): (id: string) => string | u
   }
   const base = option.endsWith('/') ? option : `${option}/`;
   return (id) => `${base}${encodeURIComponent(id)}`;
-}
-
-function notFound(id: string): ExtensionError {
-  return new ExtensionError('invalid_input', 'APPROVAL_NOT_FOUND', `No approval request ${JSON.stringify(id)}`, {
-    userActionable: false,
-    details: { approval_id: id },
-  });
-}
-
-function refused(code: 'APPROVAL_ALREADY_DECIDED' | 'APPROVAL_EXPIRED', record: ApprovalRecord): ExtensionError {
-  const message =
-    code === 'APPROVAL_EXPIRED'
-      ? `Approval request ${record.id} expired before anyone decided it`
-      : `Approval request ${record.id} was already ${record.state}`;
-  return new ExtensionError('permanent', code, message, {
-    userActionable: false,
-    details: { approval_id: record.id, state: record.state },
-  });
 }
 
 /** Creates the desk. Options are checked here; a bad one throws `ConfigurationError` naming it. */
@@ -326,7 +301,8 @@ export function approvalDesk(options: ApprovalDeskOptions): ApprovalDesk {
         }
       }
     },
-    wait: (id, { timeoutMs, signal } = {}) => waitForDecision(desk, store, channel, id, config.now, timeoutMs, signal),
+    wait: (id, { timeoutMs, signal } = {}) =>
+      waitForDecision({ desk, store, channel, now: config.now }, id, timeoutMs, signal),
     async watch(listener) {
       return store.subscribe(channel, (message) => {
         const id = (message as { id?: unknown } | null)?.id;
@@ -347,98 +323,4 @@ export function approvalDesk(options: ApprovalDeskOptions): ApprovalDesk {
     },
   };
   return desk;
-}
-
-/** Resolves when request `id` leaves `pending` (published, polled, or by its expiry), or at `timeoutMs`. */
-async function waitForDecision(
-  desk: ApprovalDesk,
-  store: Store,
-  channel: string,
-  id: string,
-  now: () => number,
-  timeoutMs: number | undefined,
-  signal: AbortSignal | undefined,
-): Promise<ApprovalRecord> {
-  const first = await desk.get(id);
-  if (first === undefined) throw notFound(id);
-  if (first.state !== 'pending') return first;
-  const deadline = Math.min(first.expires_at, timeoutMs === undefined ? Infinity : now() + timeoutMs);
-  return new Promise<ApprovalRecord>((resolve, reject) => {
-    let last = first;
-    let done = false;
-    const timers: NodeJS.Timeout[] = [];
-    let unsubscribe: (() => Promise<void>) | undefined;
-    const finish = (error?: unknown) => {
-      if (done) return;
-      done = true;
-      for (const timer of timers) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      void unsubscribe?.().catch(() => undefined);
-      if (error === undefined) resolve(last);
-      else reject(error instanceof Error ? error : new Error('aborted', { cause: error }));
-    };
-    const check = () => {
-      desk.get(id).then(
-        (record) => {
-          if (record === undefined) {
-            finish(notFound(id));
-            return;
-          }
-          last = record;
-          if (record.state !== 'pending' || now() >= deadline) finish();
-        },
-        (error: unknown) => {
-          finish(error);
-        },
-      );
-    };
-    const onAbort = () => {
-      finish(signal?.reason ?? new Error('aborted'));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const poll = setInterval(check, POLL_MS);
-    poll.unref();
-    timers.push(poll);
-    const end = setTimeout(check, Math.max(0, deadline - now()) + 5);
-    end.unref();
-    timers.push(end);
-    store
-      .subscribe(channel, (message) => {
-        if ((message as { id?: unknown } | null)?.id === id) check();
-      })
-      .then(
-        (stop) => {
-          if (done) void stop().catch(() => undefined);
-          else unsubscribe = stop;
-          // A decision made before the subscription took effect is read here.
-          check();
-        },
-        (error: unknown) => {
-          finish(error);
-        },
-      );
-    if (signal?.aborted === true) onAbort();
-  });
-}
-
-/** Store key digest of a request's link token, so a copy of the store holds no live link. */
-export { secretDigest as linkDigest };
-
-/** The JSON a backend may send about a request: everything a person needs, nothing that authorises. */
-export function approvalSummary(record: ApprovalRecord, link: string | undefined): Record<string, JsonValue> {
-  return {
-    id: record.id,
-    state: record.state,
-    tool: record.tool,
-    principal: record.principal,
-    risk_level: record.risk_level,
-    message: record.message,
-    arguments: record.arguments,
-    created_at: new Date(record.created_at).toISOString(),
-    expires_at: new Date(record.expires_at).toISOString(),
-    ...(record.decided_by === undefined ? {} : { decided_by: record.decided_by }),
-    ...(record.decided_at === undefined ? {} : { decided_at: new Date(record.decided_at).toISOString() }),
-    ...(record.reason === undefined ? {} : { reason: record.reason }),
-    ...(link === undefined ? {} : { link }),
-  };
 }

@@ -2,7 +2,8 @@
  * The `@ext/confirmation/approvals` entry: approval requests decided out of
  * band (the desk), the approver backends, and SEP-2848's identifiers.
  */
-export { approvalDesk, approvalSummary } from './desk.js';
+export { approvalDesk } from './desk.js';
+export { approvalSummary } from './summary.js';
 export type { ApprovalDesk, ApprovalDeskOptions, ApprovalEvent, ApprovalListOptions, ApproverBackend } from './desk.js';
 export type {
   ApprovalDecision,

@@ -4,7 +4,8 @@
  * came of the call, times as ISO 8601.
  */
 import type { JsonValue } from '@ext/core';
-import { approvalSummary, type ApprovalDesk } from '../desk.js';
+import type { ApprovalDesk } from '../desk.js';
+import { approvalSummary } from '../summary.js';
 import type { ApprovalRecord, ApprovalTrailEntry } from '../record.js';
 
 function trailJson(entry: ApprovalTrailEntry): JsonValue {

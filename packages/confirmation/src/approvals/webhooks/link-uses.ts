@@ -5,7 +5,7 @@
  * spends both. Keys hold digests only: a copy of the store opens nothing.
  */
 import type { Store } from '@ext/core';
-import { linkDigest } from '../desk.js';
+import { secretDigest } from '../../records.js';
 import type { LinkClaims } from './link-token.js';
 
 /** Why a link cannot be used: this one was, or another link of its request was. */
@@ -17,8 +17,8 @@ export function linkUseKeys(
   claims: LinkClaims,
 ): { readonly link: string; readonly request: string } {
   return {
-    link: `${keyPrefix}:approval-link:${linkDigest(claims.nonce)}`,
-    request: `${keyPrefix}:approval-link-request:${linkDigest(claims.id)}`,
+    link: `${keyPrefix}:approval-link:${secretDigest(claims.nonce)}`,
+    request: `${keyPrefix}:approval-link-request:${secretDigest(claims.id)}`,
   };
 }
 

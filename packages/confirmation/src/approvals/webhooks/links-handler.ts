@@ -7,7 +7,8 @@
  * already, 404 unknown request.
  */
 import { ExtensionError, type Store } from '@ext/core';
-import { approvalSummary, type ApprovalDesk } from '../desk.js';
+import type { ApprovalDesk } from '../desk.js';
+import { approvalSummary } from '../summary.js';
 import { MAX_REASON_LENGTH, type ApprovalRecord } from '../record.js';
 import { confirmationPage, decidedPage } from './link-pages.js';
 import {

@@ -4,7 +4,8 @@
  * Pure: signing and sending are `delivery.ts`'s.
  */
 import type { JsonValue } from '@ext/core';
-import { approvalSummary, type ApprovalEvent } from '../desk.js';
+import type { ApprovalEvent } from '../desk.js';
+import { approvalSummary } from '../summary.js';
 
 /** A request's two decision links. */
 export interface DecisionLinks {
