@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { canonicalHash, canonicalJson, jsonEqual } from './canonical.js';
+import { CANONICAL_MAX_DEPTH, canonicalHash, canonicalJson, JSON_TOO_DEEP_CODE, jsonEqual } from './canonical.js';
+import { ExtensionError } from './errors.js';
 
 describe('canonicalJson (RFC 8785)', () => {
   it('sorts keys and drops whitespace', () => {
@@ -31,6 +32,85 @@ describe('canonicalJson (RFC 8785)', () => {
   it('hashes the canonical text with SHA-256', () => {
     const value = { b: [1, 'two'], a: { c: null } };
     expect(canonicalHash(value)).toBe(createHash('sha256').update('{"a":{"c":null},"b":[1,"two"]}').digest('hex'));
+  });
+});
+
+/** How many arrays and objects nest in `value` (a scalar is 0). */
+function depthOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+}
+
+/** `inner` wrapped in `levels` arrays or single-member objects, as `shapes` picks for each level. */
+function nest(inner: unknown, levels: number, shapes: readonly boolean[]): unknown {
+  let value = inner;
+  for (let level = 0; level < levels; level++) value = shapes[level % shapes.length] ? [value] : { k: value };
+  return value;
+}
+
+/** An independent canonical form (sorted keys, `JSON.stringify` for scalars), to check the serializer against. */
+function referenceJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(referenceJson).join(',')}]`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  const members = Object.keys(record)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${referenceJson(record[key])}`);
+  return `{${members.join(',')}}`;
+}
+
+/** What `run` threw, or `undefined`. */
+function thrown(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('the depth limit (CORE-48)', () => {
+  const inner = fc.jsonValue({ maxDepth: 3 });
+  const shapes = fc.array(fc.boolean(), { minLength: 1, maxLength: 8 });
+
+  it('a value nested at most CANONICAL_MAX_DEPTH levels hashes as it always did (property)', () => {
+    fc.assert(
+      fc.property(inner, shapes, fc.nat(), (core, kinds, extra) => {
+        const levels = extra % (CANONICAL_MAX_DEPTH - depthOf(core) + 1);
+        const value = nest(core, levels, kinds);
+        expect(depthOf(value)).toBeLessThanOrEqual(CANONICAL_MAX_DEPTH);
+        expect(canonicalJson(value)).toBe(referenceJson(value));
+        expect(canonicalHash(value)).toBe(createHash('sha256').update(referenceJson(value)).digest('hex'));
+      }),
+    );
+  });
+
+  it('a deeper value is refused with the structured invalid_input error, never a RangeError (property)', () => {
+    fc.assert(
+      fc.property(inner, shapes, fc.integer({ min: 1, max: 6000 }), (core, kinds, beyond) => {
+        const value = nest(core, CANONICAL_MAX_DEPTH - depthOf(core) + beyond, kinds);
+        for (const run of [() => canonicalJson(value), () => canonicalHash(value)]) {
+          const error = thrown(run);
+          expect(error).not.toBeInstanceOf(RangeError);
+          expect(ExtensionError.isInstance(error)).toBe(true);
+          expect((error as ExtensionError).toStructured()).toMatchObject({
+            category: 'invalid_input',
+            code: JSON_TOO_DEEP_CODE,
+            details: { max_depth: CANONICAL_MAX_DEPTH },
+          });
+          expect((error as ExtensionError).message).toContain(String(CANONICAL_MAX_DEPTH));
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('counts arrays and objects alike, from 1 at the top', () => {
+    expect(canonicalJson(nest(1, CANONICAL_MAX_DEPTH, [true]))).toBe(
+      `${'['.repeat(CANONICAL_MAX_DEPTH)}1${']'.repeat(CANONICAL_MAX_DEPTH)}`,
+    );
+    expect(() => canonicalJson(nest(1, CANONICAL_MAX_DEPTH + 1, [false]))).toThrow(/deeper than 100 levels/);
+    expect(() => canonicalJson(nest(1, 5000, [true, false]))).toThrow(/deeper than 100 levels/);
   });
 });
 

@@ -1,15 +1,65 @@
 /** Canonical JSON (RFC 8785 JCS): text, SHA-256 digest and equality of JSON values, the same in every process. */
 import * as crypto from 'node:crypto';
+import { ExtensionError } from './errors.js';
 
 /** A JSON value as it travels on the wire. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * How many arrays and objects may nest in a value that {@link canonicalJson}
+ * serializes (core SPEC, CORE-48). The serializer recurses, and tool
+ * arguments are hashed on every idempotent or gated call: without a bound a
+ * peer could overflow the stack with a few kilobytes of brackets. A
+ * top-level object is depth 1; scalars add none.
+ */
+export const CANONICAL_MAX_DEPTH = 100;
+
+/** The code of the `invalid_input` error a value nested deeper than {@link CANONICAL_MAX_DEPTH} is refused with. */
+export const JSON_TOO_DEEP_CODE = 'JSON_TOO_DEEP';
+
+/** The structured refusal of a value nested deeper than {@link CANONICAL_MAX_DEPTH} (CORE-48). */
+export function jsonTooDeepError(): ExtensionError {
+  return new ExtensionError(
+    'invalid_input',
+    JSON_TOO_DEEP_CODE,
+    `The value nests arrays and objects deeper than ${String(CANONICAL_MAX_DEPTH)} levels, the most this server reads.`,
+    {
+      userActionable: true,
+      suggestion: `Send values nested at most ${String(CANONICAL_MAX_DEPTH)} levels deep.`,
+      details: { max_depth: CANONICAL_MAX_DEPTH },
+    },
+  );
+}
+
+/**
+ * Throws {@link jsonTooDeepError} when `value` nests arrays and objects
+ * deeper than {@link CANONICAL_MAX_DEPTH}; looks no deeper than that, so it
+ * never overflows the stack. Cycles are left to the serializer.
+ */
+export function assertJsonDepth(value: unknown): void {
+  if (deeperThanLimit(value, 0, new Set())) throw jsonTooDeepError();
+}
+
+function deeperThanLimit(value: unknown, depth: number, seen: Set<object>): boolean {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return false;
+  if (depth >= CANONICAL_MAX_DEPTH) return true;
+  seen.add(value);
+  try {
+    for (const member of Object.values(value)) if (deeperThanLimit(member, depth + 1, seen)) return true;
+    return false;
+  } finally {
+    seen.delete(value);
+  }
+}
 
 /**
  * Serializes a JSON value canonically (RFC 8785 JCS for the values JSON can
  * carry): object keys sorted by UTF-16 code units, no whitespace, numbers in
  * ECMAScript shortest form. Used to bind tokens to arguments, to compare
  * idempotent calls and to digest results. `undefined` members are dropped
- * as `JSON.stringify` does; non-finite numbers throw.
+ * as `JSON.stringify` does; non-finite numbers throw. A value nested deeper
+ * than {@link CANONICAL_MAX_DEPTH} is refused with the structured
+ * `invalid_input` error {@link jsonTooDeepError} (CORE-48).
  */
 export function canonicalJson(value: unknown): string {
   return serialize(value, new Set());
@@ -31,6 +81,8 @@ function serialize(value: unknown, seen: Set<object>): string {
       return JSON.stringify(value);
     case 'object': {
       if (seen.has(value)) throw new TypeError('canonicalJson: circular structure');
+      // The objects being serialized are exactly the ancestors of this one, so their count is its depth.
+      if (seen.size >= CANONICAL_MAX_DEPTH) throw jsonTooDeepError();
       seen.add(value);
       try {
         // Plain loops and concatenation: this runs on every idempotent call and token check.

@@ -33,6 +33,12 @@ export interface ServerAdapterOptions {
   readonly allowReservedIds?: readonly string[] | undefined;
   /** Also accepted for composition: `false` turns OpenTelemetry spans and metrics off (`ComposeOptions.telemetry`). */
   readonly telemetry?: boolean | undefined;
+  /**
+   * Scopes the caller of a request that did not arrive over HTTP (stdio, an
+   * in-process link: the principal `local`) holds, counted as an OAuth
+   * token's scopes are (IDENT-2). Default: none. Requests over HTTP never get them.
+   */
+  readonly localScopes?: readonly string[] | undefined;
 }
 
 /** A server with extensions attached, whatever the SDK line. */

@@ -11,6 +11,7 @@ import {
   readIdentifyResult,
   resolveCaller,
   stampIdentity,
+  withLocalScopes,
 } from './identity.js';
 import { silentLogger } from './logger.js';
 import type { ServerExtension } from './extension.js';
@@ -87,6 +88,15 @@ describe('resolving the caller (IDENT-2, IDENT-3)', () => {
       source: 'local',
     });
     expect(resolveCaller({ rawAuthInfo: undefined, authInfo: undefined, overHttp: true })).toBeUndefined();
+  });
+
+  it('off HTTP, the local caller holds the scopes the server grants it; over HTTP, or with auth info carried, it does not', () => {
+    expect(withLocalScopes(undefined, false, ['files:write'])).toEqual({ scopes: ['files:write'] });
+    expect(withLocalScopes(undefined, false, undefined)).toBeUndefined();
+    expect(withLocalScopes(undefined, false, [])).toBeUndefined();
+    expect(withLocalScopes(undefined, true, ['files:write'])).toBeUndefined();
+    const carried = { clientId: 'app', scopes: ['read'] };
+    expect(withLocalScopes(carried, false, ['files:write'])).toBe(carried);
   });
 
   it('prefers the identity the HTTP handler stamped, which a token claim cannot forge', () => {

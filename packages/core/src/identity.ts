@@ -103,6 +103,20 @@ export function principalFromAuthInfo(authInfo: AuthInfo): string | undefined {
   return isPrincipalName(client) ? `client:${client}` : undefined;
 }
 
+/**
+ * The auth info a request's handlers see: what its transport carried, else
+ * off HTTP the scopes the server grants its local caller (IDENT-2), as a
+ * token's would be.
+ */
+export function withLocalScopes(
+  authInfo: AuthInfo | undefined,
+  overHttp: boolean,
+  localScopes: readonly string[] | undefined,
+): AuthInfo | undefined {
+  if (authInfo !== undefined || overHttp || localScopes === undefined || localScopes.length === 0) return authInfo;
+  return { scopes: [...localScopes] };
+}
+
 /** What the transport knows about a request's caller. */
 export interface CallerFacts {
   /** The SDK's auth info object, as the transport attached it (may carry a stamped identity). */

@@ -16,7 +16,7 @@ export type { IdentifierCheck } from './identifiers.js';
 export { parseSettingsVersion, parseSettings } from './settings.js';
 export { PROTOCOL_VERSIONS } from './protocol-versions.js';
 export type { SettingsVersion, SettingsSpec, SettingsResult } from './settings.js';
-export { canonicalJson, canonicalHash, jsonEqual } from './canonical.js';
+export { canonicalJson, canonicalHash, jsonEqual, CANONICAL_MAX_DEPTH, JSON_TOO_DEEP_CODE } from './canonical.js';
 export type { JsonValue } from './canonical.js';
 export { consoleLogger, silentLogger, pinoLogger } from './logger.js';
 export type { Logger, ObjectFirstLogger } from './logger.js';

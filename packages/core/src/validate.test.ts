@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { CANONICAL_MAX_DEPTH, JSON_TOO_DEEP_CODE } from './canonical.js';
 import { ExtensionError } from './errors.js';
 import type { ServerExtension } from './extension.js';
 import { silentLogger } from './logger.js';
@@ -98,6 +99,24 @@ describe.each(TEST_LINES)('tool arguments are validated inside the pipeline (%s)
       details: { field: 'title', pointer: '/title' },
     });
     expect(log).toEqual(['structured INVALID_INPUT title']);
+  });
+
+  it('CORE-48: arguments nested deeper than CANONICAL_MAX_DEPTH are refused before any stage with effects', async () => {
+    const log: string[] = [];
+    const { client } = await connect(log, true);
+    let deep: unknown = 'x';
+    for (let level = 1; level < CANONICAL_MAX_DEPTH; level++) deep = { inner: deep };
+    // The arguments object is the first level: `title` at depth 100 is the most allowed, one more is refused.
+    const refused = await client.callTool('create_ticket', { title: 'x', extra: { inner: deep } });
+    expect(refused.isError).toBe(true);
+    expect(refused._meta?.probe).toMatchObject({
+      code: JSON_TOO_DEEP_CODE,
+      category: 'invalid_input',
+      details: { max_depth: CANONICAL_MAX_DEPTH },
+    });
+    expect(log).toEqual([`structured ${JSON_TOO_DEEP_CODE} undefined`]);
+    const allowed = await client.callTool('create_ticket', { title: 'x', extra: deep });
+    expect(allowed.isError).toBeFalsy();
   });
 
   it('valid arguments reach the handler through every stage', async () => {

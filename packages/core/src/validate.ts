@@ -1,4 +1,5 @@
 /** Tool arguments checked against the tool's input schema, a bad one refused as a structured `invalid_input` error (CORE-25). */
+import { assertJsonDepth } from './canonical.js';
 import { ExtensionError } from './errors.js';
 import { jsonPointer } from './kit/pointer.js';
 import { isRecord } from './kit/records.js';
@@ -31,13 +32,16 @@ function issueField(path: Issue['path']): string {
  * Schema, zod v4 included) and returns the parsed value. Runs inside the
  * pipeline, just under the errors stage, so a bad argument becomes a
  * structured `invalid_input` error naming the field instead of the SDK's
- * plain "Input validation error".
+ * plain "Input validation error". Arguments nested deeper than
+ * `CANONICAL_MAX_DEPTH` are refused first (CORE-48): the stages that hash
+ * arguments could not, and no stage with effects should run for them.
  */
 export async function validateArguments(
   toolName: string,
   schema: StandardSchemaV1 | undefined,
   args: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
+  assertJsonDepth(args);
   if (schema === undefined) return args;
   const outcome = (await schema['~standard'].validate(args)) as Outcome;
   if (outcome.issues === undefined) {

@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { createRequestContext } from '../context.js';
 import type { RequestContext } from '../extension.js';
-import { resolveCaller } from '../identity.js';
+import { resolveCaller, withLocalScopes } from '../identity.js';
 import { asRecord } from '../kit/records.js';
 import { closingChannel, coreAuthInfo, progressTokenOf } from '../server-adapter.js';
 import type { ElicitationRequest, ElicitationResponse } from '../types.js';
@@ -51,16 +51,17 @@ export function requestContext(state: ServerState, extra: Extra): RequestContext
   const capabilities = state.server.server.getClientCapabilities();
   const table = state.negotiation();
   const peer = capabilities === undefined ? undefined : (asRecord(capabilities.extensions) ?? {});
-  const authInfo = coreAuthInfo(extra.authInfo);
+  // The SDK's HTTP transports attach `requestInfo` (the request's headers) to every message; stdio and in-memory links do not.
+  const overHttp = extra.requestInfo !== undefined;
+  const carried = coreAuthInfo(extra.authInfo);
   return createRequestContext({
     sdk: 'v1',
     era: 'legacy',
     protocolVersion: state.protocolVersion,
     requestId: extra.requestId,
     sessionId: extra.sessionId,
-    authInfo,
-    // The SDK's HTTP transports attach `requestInfo` (the request's headers) to every message; stdio and in-memory links do not.
-    identity: resolveCaller({ rawAuthInfo: extra.authInfo, authInfo, overHttp: extra.requestInfo !== undefined }),
+    authInfo: withLocalScopes(carried, overHttp, state.options.localScopes),
+    identity: resolveCaller({ rawAuthInfo: extra.authInfo, authInfo: carried, overHttp }),
     peerExtensions: peer,
     negotiation: table,
     signal: extra.signal,

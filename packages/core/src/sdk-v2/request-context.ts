@@ -15,7 +15,7 @@ import {
 import type { RequestFacts } from '../context.js';
 import type { ComposedServer, ServingServer } from '../extension.js';
 import type { ServerAdapterOptions } from '../host.js';
-import { resolveCaller } from '../identity.js';
+import { resolveCaller, withLocalScopes } from '../identity.js';
 import { asRecord } from '../kit/records.js';
 import { coreAuthInfo, progressTokenOf } from '../server-adapter.js';
 import type { Store } from '../store.js';
@@ -114,16 +114,17 @@ export function requestFacts(
 ): RequestFacts {
   const peer = readPeer(inner, ctx);
   const peerExtensions = peer.capabilities === undefined ? undefined : (asRecord(peer.capabilities.extensions) ?? {});
-  const authInfo = coreAuthInfo(ctx.http?.authInfo);
+  // The SDK sets `ctx.http` for every request that came over HTTP, and only for those.
+  const overHttp = ctx.http !== undefined;
+  const carried = coreAuthInfo(ctx.http?.authInfo);
   return {
     sdk: 'v2',
     era: peer.era,
     protocolVersion: peer.protocolVersion,
     requestId: ctx.mcpReq.id,
     sessionId: ctx.sessionId,
-    authInfo,
-    // The SDK sets `ctx.http` for every request that came over HTTP, and only for those.
-    identity: resolveCaller({ rawAuthInfo: ctx.http?.authInfo, authInfo, overHttp: ctx.http !== undefined }),
+    authInfo: withLocalScopes(carried, overHttp, options.localScopes),
+    identity: resolveCaller({ rawAuthInfo: ctx.http?.authInfo, authInfo: carried, overHttp }),
     peerExtensions,
     negotiation: composed.negotiate(peerExtensions),
     signal: ctx.mcpReq.signal,
