@@ -342,14 +342,31 @@ describe.each(TEST_LINES)('idempotency end to end on %s', (line) => {
     expect(getReplayInfo(second)).toBeUndefined();
   });
 
-  it('IDEM-3: a client without the extension gets plain behaviour, even if it sends a key', async () => {
+  it('IDEM-3a: a well-formed key is honoured from a client that did not declare the extension', async () => {
     const fixture = new Fixture();
     const { client } = await pair(line, fixture, { client: false });
-    const meta = idempotencyMeta('ignored-1');
-    await client.callTool('create_item', { name: 'x' }, { meta });
+    const meta = idempotencyMeta('undeclared-1');
+    const first = await client.callTool('create_item', { name: 'x' }, { meta });
     const second = await client.callTool('create_item', { name: 'x' }, { meta });
-    expect(fixture.count('create_item')).toBe(2);
-    expect(second._meta?.[IDEMPOTENCY_ID]).toBeUndefined();
+    expect(fixture.count('create_item')).toBe(1);
+    expect(textOf(second)).toBe(textOf(first));
+    expect(getReplayInfo(second)).toMatchObject({ idempotency_key: 'undeclared-1', was_replay: true });
+    const plain = await client.callTool('create_item', { name: 'y' });
+    expect(textOf(plain)).toBe('created y #2');
+    expect(plain._meta?.[IDEMPOTENCY_ID]).toBeUndefined();
+  });
+
+  it('IDEM-3a: a malformed key from a client that did not declare the extension is refused as IDEM-4 says', async () => {
+    const fixture = new Fixture();
+    const { client } = await pair(line, fixture, { client: false });
+    const result = await client.callTool(
+      'create_item',
+      { name: 'x' },
+      { meta: { [IDEMPOTENCY_ID]: { idempotency_key: 'has spaces' } } },
+    );
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('idempotency_key in params._meta["io.github.mcp-ext/idempotency"]');
+    expect(fixture.count('create_item')).toBe(0);
   });
 
   it('IDEM-3: a server without the extension is called plainly, with no key minted', async () => {

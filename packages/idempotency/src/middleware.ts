@@ -82,15 +82,18 @@ async function runOnce(keyed: KeyedCall): Promise<ToolResult> {
 /** What a call's key names, read as the stage reads it: `undefined` when the call does not take part. */
 type KeyedRequest = Pick<KeyedCall, 'id' | 'request' | 'storeKey' | 'fingerprint'>;
 
-/** Reads the key `call` carries; an entry that is not a valid one is a `fault` (IDEM-4). */
+/**
+ * Reads the key `call` carries; an entry that is not a valid one is a
+ * `fault` (IDEM-4). The entry is read whether or not the client declared
+ * the extension (IDEM-3a): a client that sent a key meant the call to run
+ * once, and ignoring the key would let its retry run the tool again.
+ */
 function readKey(
   config: IdempotencyConfig,
   call: ToolCall,
   ctx: CallContext,
 ): KeyedRequest | { readonly fault: InputFault } | undefined {
-  const negotiated = ctx.negotiated(IDEMPOTENCY_ID);
-  if (negotiated === undefined) return undefined;
-  const id = negotiated.id;
+  const id = ctx.negotiated(IDEMPOTENCY_ID)?.id ?? IDEMPOTENCY_ID;
   const raw = call.meta[id];
   if (raw === undefined || !participates(ctx.tool, config.tools, id)) return undefined;
   const parsed = parseIdempotencyMeta(raw, id, config);

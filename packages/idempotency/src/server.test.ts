@@ -15,6 +15,7 @@ import {
 } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { readResultMeta } from './logic.js';
 import { IDEMPOTENCY_ID, IDEMPOTENCY_PACKAGE } from './schema.js';
 import { idempotencyServer, type IdempotencyServerOptions } from './server.js';
 
@@ -94,16 +95,24 @@ describe('idempotencyServer options', () => {
 });
 
 describe('the middleware', () => {
-  it('IDEM-3: passes through untouched without negotiation or without a key', async () => {
+  it('IDEM-3: passes through untouched without a key, whether or not the client declared the extension', async () => {
     const middleware = middlewareOf();
     const store = new MemoryStore();
     const result = ok('plain');
-    for (const [call, ctx] of [
-      [callWith({ idempotency_key: 'k' }), contextFor(store, { negotiated: false })],
-      [callWith(undefined), contextFor(store)],
-    ] as const) {
-      expect(await middleware(call, ctx, () => Promise.resolve(result))).toBe(result);
+    for (const ctx of [contextFor(store, { negotiated: false }), contextFor(store)]) {
+      expect(await middleware(callWith(undefined), ctx, () => Promise.resolve(result))).toBe(result);
     }
+  });
+
+  it('IDEM-3a: a key from a client that did not declare the extension is honoured', async () => {
+    const middleware = middlewareOf();
+    const ctx = contextFor(new MemoryStore(), { negotiated: false });
+    let runs = 0;
+    const run = () => Promise.resolve(ok(`run ${String(++runs)}`));
+    await middleware(callWith({ idempotency_key: 'k' }), ctx, run);
+    const replayed = await middleware(callWith({ idempotency_key: 'k' }), ctx, run);
+    expect(runs).toBe(1);
+    expect(readResultMeta(replayed, IDEMPOTENCY_ID)).toMatchObject({ idempotency_key: 'k', was_replay: true });
   });
 
   it('IDEM-4: an invalid key throws invalid_input carrying the JSON Pointer of the field, before anything runs', async () => {
