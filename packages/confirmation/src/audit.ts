@@ -16,6 +16,7 @@ export type ConfirmationAuditEvent =
   | 'elicitation_accepted'
   | 'elicitation_declined'
   | 'elicitation_unasked'
+  | 'elicitation_shared'
   | 'refused_no_channel'
   | 'replayed_unasked'
   | 'approval_requested'

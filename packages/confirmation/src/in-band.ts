@@ -2,6 +2,7 @@
  * Path (a): the server asks the person itself, by elicitation on the legacy
  * era or by an `input_required` result on 2026-07-28, and only an explicit
  * "yes" to this very question lets the call run (CONF-6, CONF-6a).
+ * Identical calls in flight at once share one question (CONF-32).
  */
 import {
   elicitationAnswer,
@@ -18,6 +19,13 @@ import { audit } from './audit.js';
 import { callHash, CONFIRM_INPUT_KEY, confirmationElicitation, type ToolGate } from './logic.js';
 import type { ConfirmationConfig } from './options.js';
 import { answersQuestion, parseQuestionRecord, questionKey, recordJson, type QuestionRecord } from './records.js';
+import {
+  awaitOutcome,
+  sharedQuestionKey,
+  sharedResult,
+  type OpenQuestion,
+  type SharedQuestions,
+} from './shared-questions.js';
 import { newSecret } from './token-store.js';
 
 /** Longer echoed states are not ours (ours are 43 characters): refused before any hashing. */
@@ -52,45 +60,122 @@ async function settleAnswer(
   }
 }
 
-/** Asks by elicitation (legacy era); returns once the person said yes, else throws. */
-export async function confirmByElicitation(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  gate: ToolGate,
-  message: string,
+/** A gated call on its way in-band, with what it needs to ask, to run, and to share its question (CONF-32). */
+export interface InBandCall {
+  readonly config: ConfirmationConfig;
+  readonly questions: SharedQuestions;
+  readonly call: ToolCall;
+  readonly ctx: CallContext;
+  readonly gate: ToolGate;
+  readonly message: string;
+  /** Runs the call (the stages inside this one, then the tool). */
+  readonly next: () => Promise<ToolResult>;
+}
+
+/** What the 2026-07-28 path answers with: the question to send, or the result of the call that ran. */
+export type InputRoundOutcome = { readonly asked: ToolResult } | { readonly ran: ToolResult };
+
+/**
+ * Waits for the question an identical call already asked (CONF-32), and
+ * answers as that call came out; `undefined` when nobody answered it, so
+ * this call asks itself.
+ */
+async function follow(inBand: InBandCall, question: OpenQuestion): Promise<ToolResult | undefined> {
+  const { config, ctx, call, gate } = inBand;
+  await audit(config, ctx.store, {
+    event: 'elicitation_shared',
+    principal: ctx.principal,
+    tool: call.name,
+    risk_level: gate.riskLevel,
+  });
+  const outcome = await awaitOutcome(question, ctx.signal);
+  return outcome.kind === 'unanswered' ? undefined : sharedResult(outcome);
+}
+
+/**
+ * Joins the question open for this very call (CONF-32): what came of it, or,
+ * when none is open, the question this call opened and now asks.
+ */
+async function joinQuestion(
+  inBand: InBandCall,
+  key: string,
+  fresh: () => Pick<OpenQuestion, 'id' | 'expiresAt'>,
+): Promise<{ readonly shared: ToolResult } | { readonly asks: OpenQuestion }> {
+  for (;;) {
+    const joined = inBand.questions.join(key, fresh);
+    if (joined.opened) return { asks: joined.question };
+    const shared = await follow(inBand, joined.question);
+    if (shared !== undefined) return { shared };
+  }
+}
+
+/** Runs the call on the person's answer (only a yes runs it), and tells the identical calls waiting what came of it. */
+async function runOnAnswer(
+  inBand: InBandCall,
+  key: string,
+  id: string | undefined,
+  answer: ElicitationResponse,
+): Promise<ToolResult> {
+  const { config, call, ctx, gate, questions } = inBand;
+  try {
+    await settleAnswer(config, call, ctx, gate, answer);
+    const result = await inBand.next();
+    questions.settle(key, id, { kind: 'ran', result });
+    return result;
+  } catch (error) {
+    questions.settle(key, id, { kind: 'failed', error });
+    throw error;
+  }
+}
+
+/**
+ * Asks by elicitation (legacy era) and runs the call on a yes; a "no"
+ * throws. An identical call already asking is followed instead (CONF-32).
+ */
+export async function runByElicitation(
+  inBand: InBandCall,
   elicit: (request: ElicitationRequest) => Promise<ElicitationResponse>,
-): Promise<void> {
-  await settleAnswer(
-    config,
-    call,
-    ctx,
-    gate,
-    await elicit(confirmationElicitation(call.name, message, gate.riskLevel)),
-  );
+): Promise<ToolResult> {
+  const key = sharedQuestionKey(inBand.call, inBand.ctx);
+  // The asker waits for the answer itself, so its question never lapses before it is settled.
+  const joined = await joinQuestion(inBand, key, () => ({ id: newSecret(), expiresAt: undefined }));
+  if ('shared' in joined) return joined.shared;
+  const { id } = joined.asks;
+  let answer: ElicitationResponse;
+  try {
+    answer = await elicit(confirmationElicitation(inBand.call.name, inBand.message, inBand.gate.riskLevel));
+  } catch (error) {
+    // Nobody answered (the request was cancelled, the client failed): a call still waiting asks again.
+    inBand.questions.settle(key, id, { kind: 'unanswered' });
+    throw error;
+  }
+  return runOnAnswer(inBand, key, id, answer);
 }
 
 /**
  * Asks through `input_required` (2026-07-28), with a fresh unguessable
  * `requestState` that names this question in the store, so that only an
- * answer to it, for this caller, tool and arguments, counts (CONF-6a).
+ * answer to it, for this caller, tool and arguments, counts (CONF-6a). The
+ * question stays open for identical calls until answered or expired.
  */
-async function askInBand(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  gate: ToolGate,
-  message: string,
-): Promise<ToolResult> {
-  const requestState = newSecret();
+async function askInBand(inBand: InBandCall, key: string, question: OpenQuestion): Promise<ToolResult> {
+  const { config, call, ctx, gate, message } = inBand;
+  const requestState = question.id;
   const record: QuestionRecord = {
     v: 1,
     tool: call.name,
     args_hash: callHash(ctx.tool, call.arguments),
     principal: ctx.principal,
-    expires_at: config.now() + config.tokenTtlMs,
+    expires_at: question.expiresAt ?? config.now() + config.tokenTtlMs,
   };
-  await ctx.store.set(questionKey(config.keyPrefix, requestState), recordJson(record), { ttlMs: config.tokenTtlMs });
+  try {
+    await ctx.store.set(questionKey(config.keyPrefix, requestState), recordJson(record), {
+      ttlMs: config.tokenTtlMs,
+    });
+  } catch (error) {
+    inBand.questions.settle(key, requestState, { kind: 'unanswered' });
+    throw error;
+  }
   return inputRequiredResult(
     { [CONFIRM_INPUT_KEY]: confirmationElicitation(call.name, message, gate.riskLevel) },
     { requestState },
@@ -119,20 +204,17 @@ async function takeQuestion(
 
 /**
  * Asks by answering `input_required` (2026-07-28); the client retries the
- * same call with the person's answer (CONF-6). Returns the question to send,
- * or `undefined` once the person said yes to it; throws on a "no".
+ * same call with the person's answer (CONF-6), and that retry runs the call
+ * on a yes; a "no" throws. Identical calls arriving while the question is
+ * open wait for what came of it (CONF-32).
  */
-export async function confirmByInputRound(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  gate: ToolGate,
-  message: string,
-  round: InputRound,
-): Promise<ToolResult | undefined> {
+export async function runByInputRound(inBand: InBandCall, round: InputRound): Promise<InputRoundOutcome> {
+  const { config, call, ctx, gate } = inBand;
+  const key = sharedQuestionKey(call, ctx);
   const answer = elicitationAnswer(round, CONFIRM_INPUT_KEY);
-  if (answer === undefined) return askInBand(config, call, ctx, gate, message);
-  if (!(await takeQuestion(config, call, ctx, round.requestState))) {
+  if (answer !== undefined) {
+    if (await takeQuestion(config, call, ctx, round.requestState))
+      return { ran: await runOnAnswer(inBand, key, round.requestState, answer) };
     // An answer to no question of ours (unasked, replayed, expired, or for other arguments) approves nothing: ask.
     await audit(config, ctx.store, {
       event: 'elicitation_unasked',
@@ -140,8 +222,11 @@ export async function confirmByInputRound(
       tool: call.name,
       risk_level: gate.riskLevel,
     });
-    return askInBand(config, call, ctx, gate, message);
   }
-  await settleAnswer(config, call, ctx, gate, answer);
-  return undefined;
+  const joined = await joinQuestion(inBand, key, () => ({
+    id: newSecret(),
+    expiresAt: config.now() + config.tokenTtlMs,
+  }));
+  if ('shared' in joined) return { ran: joined.shared };
+  return { asked: await askInBand(inBand, key, joined.asks) };
 }

@@ -18,10 +18,11 @@ import {
 } from '@ext/core';
 import { approveOutOfBand } from './approvals/held.js';
 import { audit } from './audit.js';
-import { confirmByElicitation, confirmByInputRound } from './in-band.js';
+import { runByElicitation, runByInputRound, type InBandCall } from './in-band.js';
 import { confirmationMessage, effectiveGate, readToolGate, type ToolGate } from './logic.js';
 import type { Approver, ApproverRule, ConfirmationConfig } from './options.js';
 import { readRequestMeta, type RequestMetaReading } from './request-meta.js';
+import { SharedQuestions } from './shared-questions.js';
 import { CONFIRMATION_ID, CONFIRMATION_PACKAGE, type ConfirmationRequiredMeta, type ConfirmedMeta } from './schema.js';
 import { drawGrant, issueToken, redeemToken } from './token-store.js';
 import type { ToolGates } from './tool-gates.js';
@@ -199,6 +200,7 @@ function outOfBand(
 
 /** The middleware of the `confirmation` stage. */
 export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGates): ToolMiddleware {
+  const questions = new SharedQuestions(config.now);
   return async (call, ctx, inner) => {
     const gate = effectiveGate(gates.of(ctx.tool), approvalRequirements(ctx));
     if (gate === undefined) return inner();
@@ -227,13 +229,11 @@ export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGa
       negotiated === undefined
         ? result
         : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' });
-    if (ctx.elicit !== undefined) {
-      await confirmByElicitation(config, call, ctx, gate, message, ctx.elicit);
-      return confirmed(await next());
-    }
+    const inBand: InBandCall = { config, questions, call, ctx, gate, message, next };
+    if (ctx.elicit !== undefined) return confirmed(await runByElicitation(inBand, ctx.elicit));
     if (ctx.inputRound !== undefined) {
-      const question = await confirmByInputRound(config, call, ctx, gate, message, ctx.inputRound);
-      return question ?? confirmed(await next());
+      const outcome = await runByInputRound(inBand, ctx.inputRound);
+      return 'asked' in outcome ? outcome.asked : confirmed(outcome.ran);
     }
     return refuseUnasked(config, call, ctx, gate, message);
   };
