@@ -16,7 +16,7 @@ await sdkClient.connect(
 const result = await client.callTool('export_analytics', { range: 'q1' });
 getCostInfo(result);
 // { units_used: 5, estimated_units: 5, unit_label: 'API calls',
-//   quota: { limit: 12, used: 5, remaining: 7, resets_at: '2026-03-16T00:00:00.000Z', window_seconds: 86400 },
+//   quota: { limit: 12, used: 5, remaining: 7, resets_at: '2026-03-16T09:30:00.000Z', window_seconds: 86400 },
 //   rate_limits: { requests_per_minute: { limit: 2, remaining: 1, resets_at: '…' } } }
 
 await getCostStatus(client, ['export_analytics']); // the caller's standing now, without using anything
@@ -24,7 +24,7 @@ await getCostStatus(client, ['export_analytics']); // the caller's standing now,
 // A budget the host sets: calls it cannot pay are refused before they are sent.
 const guard = costGuard(client, { budget: { 'API calls': 20, credits: 3 } });
 await guard.describe('export_analytics', { subject: 'this export' });
-// "This export takes minutes and uses 5 of your 7 remaining API calls (the quota resets at 2026-03-16T00:00:00.000Z)."
+// "This export takes minutes and uses 5 of your 7 remaining API calls (the quota resets at 2026-03-16T09:30:00.000Z)."
 try {
   await guard.callTool('export_analytics', { range: 'q2' });
 } catch (error) {

@@ -25,7 +25,8 @@ const handler = createHttpHandler(
           [COST_ID]: {
             cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' },
             latency: 'minutes',
-            quota: { limit: 12, window_seconds: 86_400 }, // 12 API calls a day per caller, reset at 00:00 UTC
+            // 12 API calls per caller in any 24 hours (the window slides; window: 'fixed' resets at 00:00 UTC)
+            quota: { limit: 12, window_seconds: 86_400 },
             rate_limits: { requests_per_minute: 2 },
           },
         },

@@ -12,50 +12,71 @@ import {
   roomAfterUndo,
   secondsUntil,
   settledUnits,
+  slidingMeterOf,
   type Meter,
 } from './meters.js';
 import type { CostResultMeta, CostToolMeta, RateLimitStates } from './schema.js';
+import { adjustSliding, reserveSliding } from './sliding-counter.js';
+import type { Standing } from './sliding-log.js';
 
 /** Tries per counter when taking a refused charge back reveals room (others' charges were taken back meanwhile). */
 const RESERVE_ATTEMPTS = 3;
 
-/** A counter this call holds a charge on, and the total right after charging it. */
+/** A counter this call holds a charge on, and its standing right after charging it. */
 export interface Reservation {
   readonly meter: Meter;
   readonly total: number;
+  /** When the standing next improves: the fixed window's end, or when a sliding window's oldest charge leaves. */
+  readonly resetsAtMs: number;
 }
 
 type ReserveOutcome =
-  { readonly admitted: true; readonly total: number } | { readonly admitted: false; readonly used: number };
+  | { readonly admitted: true; readonly total: number; readonly resetsAtMs: number }
+  | { readonly admitted: false; readonly used: number; readonly resetsAtMs: number };
 
 /**
  * Adds the charge, and takes it back when the total passes the limit: the
  * counter never admits more than its limit, whatever the concurrency, and a
- * refused call holds nothing once it is refused.
+ * refused call holds nothing once it is refused. A sliding quota decides on
+ * its log of charges instead, written only when the charge fits (COST-20).
  */
 async function reserve(store: Store, meter: Meter, nowMs: number): Promise<ReserveOutcome> {
+  if (meter.mode === 'sliding') {
+    const outcome = await reserveSliding(store, slidingMeterOf(meter), nowMs);
+    return outcome.admitted
+      ? { admitted: true, total: outcome.standing.used, resetsAtMs: outcome.standing.resetsAtMs }
+      : { admitted: false, used: outcome.used, resetsAtMs: outcome.roomAtMs };
+  }
   const options = { ttlMs: counterTtlMs(meter, nowMs) };
   for (let attempt = 1; ; attempt += 1) {
     const total = await store.increment(meter.key, meter.charge, options);
-    if (admits(total, meter.limit)) return { admitted: true, total };
-    if (meter.charge === 0) return { admitted: false, used: total };
+    if (admits(total, meter.limit)) return { admitted: true, total, resetsAtMs: meter.endMs };
+    if (meter.charge === 0) return { admitted: false, used: total, resetsAtMs: meter.endMs };
     const after = await store.increment(meter.key, -meter.charge, options);
     if (attempt >= RESERVE_ATTEMPTS || !roomAfterUndo(after, meter.charge, meter.limit))
-      return { admitted: false, used: after };
+      return { admitted: false, used: after, resetsAtMs: meter.endMs };
   }
 }
 
-/** Takes one reserved charge back; the counter's total after. */
-async function release(store: Store, reservation: Reservation, nowMs: number): Promise<number> {
-  const { meter } = reservation;
-  if (meter.charge === 0) return reservation.total;
-  return store.increment(meter.key, -meter.charge, { ttlMs: counterTtlMs(meter, nowMs) });
+/** Adds `by` units (negative: takes them back) to the charge this call made at `nowMs`; the standing after. */
+async function addUnits(store: Store, meter: Meter, by: number, nowMs: number): Promise<Standing> {
+  if (meter.mode === 'sliding') return adjustSliding(store, slidingMeterOf(meter), nowMs, by);
+  const used = await store.increment(meter.key, by, { ttlMs: counterTtlMs(meter, nowMs) });
+  return { used, resetsAtMs: meter.endMs };
 }
 
-/** `QUOTA_EXHAUSTED` or `RATE_LIMIT_EXCEEDED` for the counter that refused, with when it resets. */
-function refusal(meter: Meter, used: number, tool: string, meta: CostToolMeta, nowMs: number): ExtensionError {
-  const resetsAt = new Date(meter.endMs).toISOString();
-  const retryAfterSeconds = secondsUntil(meter.endMs, nowMs);
+/** Takes one reserved charge back; the counter's standing after. */
+async function release(store: Store, reservation: Reservation, nowMs: number): Promise<Standing> {
+  const { meter } = reservation;
+  if (meter.charge === 0) return { used: reservation.total, resetsAtMs: reservation.resetsAtMs };
+  return addUnits(store, meter, -meter.charge, nowMs);
+}
+
+/** `QUOTA_EXHAUSTED` or `RATE_LIMIT_EXCEEDED` for the counter that refused, with when the call would fit. */
+function refusal(meter: Meter, standing: Standing, tool: string, meta: CostToolMeta, nowMs: number): ExtensionError {
+  const { used } = standing;
+  const resetsAt = new Date(standing.resetsAtMs).toISOString();
+  const retryAfterSeconds = secondsUntil(standing.resetsAtMs, nowMs);
   if (meter.kind === 'quota') {
     const label = meta.cost.unit_label ?? 'units';
     const details: Record<string, unknown> = {
@@ -120,15 +141,15 @@ function resultEntry(
   return entry;
 }
 
-/** Takes every reserved charge back; the counters' totals after (the charged total where giving back failed). */
+/** Takes every reserved charge back; the counters' standings after (the charged one where giving back failed). */
 async function undoAll(
   store: Store,
   logger: Logger,
   reservations: readonly Reservation[],
   nowMs: number,
   tool: string,
-): Promise<Map<Meter, number>> {
-  const totals = new Map<Meter, number>();
+): Promise<Map<Meter, Standing>> {
+  const totals = new Map<Meter, Standing>();
   for (const reservation of reservations) {
     try {
       totals.set(reservation.meter, await release(store, reservation, nowMs));
@@ -139,10 +160,14 @@ async function undoAll(
         counter: reservation.meter.name,
         error: String(error),
       });
-      totals.set(reservation.meter, reservation.total);
+      totals.set(reservation.meter, standingOf(reservation));
     }
   }
   return totals;
+}
+
+function standingOf(reservation: Reservation): Standing {
+  return { used: reservation.total, resetsAtMs: reservation.resetsAtMs };
 }
 
 /**
@@ -165,8 +190,10 @@ export async function reserveAll(
   outcomes.forEach((outcome, index) => {
     const meter = meters[index] as Meter;
     if (outcome.status === 'rejected') failure ??= outcome.reason as Error;
-    else if (outcome.value.admitted) reservations.push({ meter, total: outcome.value.total });
-    else failure ??= refusal(meter, outcome.value.used, tool, meta, nowMs);
+    else if (outcome.value.admitted)
+      reservations.push({ meter, total: outcome.value.total, resetsAtMs: outcome.value.resetsAtMs });
+    else
+      failure ??= refusal(meter, { used: outcome.value.used, resetsAtMs: outcome.value.resetsAtMs }, tool, meta, nowMs);
   });
   if (failure === undefined) return reservations;
   await undoAll(ctx.store, ctx.logger, reservations, nowMs, tool);
@@ -183,20 +210,17 @@ export async function settle(
   tool: string,
 ): Promise<CostResultMeta> {
   let unitsUsed = 0;
-  let totals: Map<Meter, number>;
+  let totals: Map<Meter, Standing>;
   if (!outcome.ran) {
     totals = await undoAll(ctx.store, ctx.logger, reservations, nowMs, tool);
   } else {
     unitsUsed = settledUnits(meta.cost.estimated_units, outcome.reported, outcome.failed);
-    totals = new Map(reservations.map((reservation) => [reservation.meter, reservation.total]));
+    totals = new Map(reservations.map((reservation) => [reservation.meter, standingOf(reservation)]));
     const quota = reservations.find((reservation) => reservation.meter.kind === 'quota');
     const delta = quota === undefined ? 0 : chargeOf(unitsUsed) - quota.meter.charge;
     if (quota !== undefined && delta !== 0) {
       try {
-        totals.set(
-          quota.meter,
-          await ctx.store.increment(quota.meter.key, delta, { ttlMs: counterTtlMs(quota.meter, nowMs) }),
-        );
+        totals.set(quota.meter, await addUnits(ctx.store, quota.meter, delta, nowMs));
       } catch (error) {
         // The estimate stays charged: the result still reports what the call used.
         ctx.logger.warn('cost: charging the units a call used failed', { tool, error: String(error) });
@@ -205,9 +229,9 @@ export async function settle(
   }
   let quotaEntry: CostResultMeta['quota'];
   const rates: RateLimitStates = {};
-  for (const [meter, total] of totals) {
-    if (meter.kind === 'quota') quotaEntry = quotaState(meter, total);
-    else rates[meter.name as keyof RateLimitStates] = rateState(meter, total);
+  for (const [meter, standing] of totals) {
+    if (meter.kind === 'quota') quotaEntry = quotaState(meter, standing.used, standing.resetsAtMs);
+    else rates[meter.name as keyof RateLimitStates] = rateState(meter, standing.used);
   }
   return resultEntry(meta, unitsUsed, quotaEntry, rates);
 }

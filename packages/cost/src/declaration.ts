@@ -9,12 +9,14 @@ import {
   LATENCY_CLASSES,
   MAX_WINDOW_SECONDS,
   POOL_PATTERN_SOURCE,
+  QUOTA_WINDOW_MODES,
   RATE_LIMIT_WINDOWS,
   type CostCategory,
   type CostInfo,
   type CostToolMeta,
   type LatencyClass,
   type QuotaDeclaration,
+  type QuotaWindowMode,
   type RateLimitWindow,
   type RateLimitsDeclaration,
 } from './schema.js';
@@ -22,13 +24,16 @@ import {
 /** Quota window when the author names none: one day. */
 export const DEFAULT_QUOTA_WINDOW_SECONDS = 86_400;
 
+/** How a quota's window runs when the author names none: it slides (COST-20). */
+export const DEFAULT_QUOTA_WINDOW: QuotaWindowMode = 'sliding';
+
 /** Units a call is expected to use when the author names none: one. */
 export const DEFAULT_ESTIMATED_UNITS = 1;
 
 const POOL_PATTERN = new RegExp(POOL_PATTERN_SOURCE);
 const TOP_LEVEL_FIELDS = ['cost', 'latency', 'quota', 'rate_limits'] as const;
 const COST_FIELDS = ['category', 'estimated_units', 'unit_label'] as const;
-const QUOTA_FIELDS = ['limit', 'window_seconds', 'pool'] as const;
+const QUOTA_FIELDS = ['limit', 'window_seconds', 'window', 'pool'] as const;
 const RATE_FIELDS = Object.keys(RATE_LIMIT_WINDOWS) as RateLimitWindow[];
 
 export type ParseResult<T> =
@@ -105,7 +110,14 @@ function parseQuota(raw: unknown): ParseResult<QuotaDeclaration> {
       `quota.window_seconds must be an integer from 1 to ${MAX_WINDOW_SECONDS}, got ${describeValue(raw.window_seconds)}`,
     );
   }
-  const quota: QuotaDeclaration = { limit: raw.limit, window_seconds: window };
+  const mode = raw.window ?? DEFAULT_QUOTA_WINDOW;
+  if (typeof mode !== 'string' || !(QUOTA_WINDOW_MODES as readonly string[]).includes(mode)) {
+    return fail(
+      'quota.window',
+      `quota.window must be one of ${QUOTA_WINDOW_MODES.join(', ')}, got ${describeValue(raw.window)}`,
+    );
+  }
+  const quota: QuotaDeclaration = { limit: raw.limit, window_seconds: window, window: mode as QuotaWindowMode };
   if (raw.pool !== undefined) {
     if (typeof raw.pool !== 'string' || !POOL_PATTERN.test(raw.pool)) {
       return fail(

@@ -80,7 +80,7 @@ describe.each(TEST_LINES)('cost end to end on %s', (line) => {
     expect(getToolCost(tools.get('export_analytics')!)).toEqual({
       cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' },
       latency: 'minutes',
-      quota: { limit: 12, window_seconds: 86_400 },
+      quota: { limit: 12, window_seconds: 86_400, window: 'fixed' },
     });
     expect(getToolCost(tools.get('search')!)).toEqual({
       cost: { category: 'free', estimated_units: 1 },

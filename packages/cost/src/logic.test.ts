@@ -19,11 +19,14 @@ import { COST_ID, MAX_WINDOW_SECONDS, type CostToolMeta } from './schema.js';
 const NOON = Date.UTC(2026, 2, 15, 12, 0, 20);
 
 describe('parseToolCost (COST-2, COST-3)', () => {
-  it('COST-2: fills the defaults: free, one unit, a daily quota window', () => {
+  it('COST-2 COST-20: fills the defaults: free, one unit, a daily quota window that slides', () => {
     expect(parseToolCost({})).toEqual({ ok: true, value: { cost: { category: 'free', estimated_units: 1 } } });
     expect(parseToolCost({ cost: { category: 'metered' }, quota: { limit: 3 }, rate_limits: {} })).toEqual({
       ok: true,
-      value: { cost: { category: 'metered', estimated_units: 1 }, quota: { limit: 3, window_seconds: 86_400 } },
+      value: {
+        cost: { category: 'metered', estimated_units: 1 },
+        quota: { limit: 3, window_seconds: 86_400, window: 'sliding' },
+      },
     });
   });
 
@@ -134,7 +137,7 @@ describe('fixed windows (COST-5, COST-8)', () => {
 describe('planMeters (COST-5, COST-8)', () => {
   const meta: CostToolMeta = {
     cost: { category: 'metered', estimated_units: 2.5 },
-    quota: { limit: 10, window_seconds: 3600 },
+    quota: { limit: 10, window_seconds: 3600, window: 'fixed' },
     rate_limits: { requests_per_minute: 5, requests_per_day: 100, requests_per_hour: 20 },
   };
 
@@ -154,6 +157,10 @@ describe('planMeters (COST-5, COST-8)', () => {
     expect(keys('render', 'alice')).not.toEqual(keys('render', 'bob'));
     expect(keys('render', 'alice')).not.toEqual(keys('print', 'alice'));
     expect(keys('render', 'alice')[0]).not.toBe(keys('render', 'alice', NOON + 3_600_000)[0]);
+    // A sliding quota keeps one log, whenever the call comes (COST-20).
+    const sliding: CostToolMeta = { ...meta, quota: { limit: 10, window_seconds: 3600, window: 'sliding' } };
+    expect(keys('render', 'alice', NOON, sliding)[0]).toBe(keys('render', 'alice', NOON + 3_600_000, sliding)[0]);
+    expect(keys('render', 'alice', NOON, sliding)[0]).not.toBe(keys('render', 'alice')[0]);
     expect(counterKey('cost', 'quota', 'a:b', 'c', 60, 1)).not.toBe(counterKey('cost', 'quota', 'a', 'b:c', 60, 1));
     const pooled = (tool: string): string | undefined =>
       planMeters(
@@ -238,7 +245,10 @@ describe('the reservation rule (COST-6, COST-9)', () => {
 
   it('COST-12: reports a state that never goes below zero remaining', () => {
     const [meter] = planMeters(
-      { cost: { category: 'metered', estimated_units: 1 }, quota: { limit: 3, window_seconds: 60, pool: 'p' } },
+      {
+        cost: { category: 'metered', estimated_units: 1 },
+        quota: { limit: 3, window_seconds: 60, window: 'fixed', pool: 'p' },
+      },
       't',
       'a',
       NOON,

@@ -6,9 +6,11 @@ import {
   RATE_LIMIT_WINDOWS,
   type CostToolMeta,
   type QuotaState,
+  type QuotaWindowMode,
   type RateLimitState,
   type RateLimitWindow,
 } from './schema.js';
+import type { SlidingMeter } from './sliding-counter.js';
 
 /** Whole units a quota counts for `units`: fractions round up, so a quota is never under-charged. */
 export function chargeOf(units: number): number {
@@ -43,6 +45,9 @@ export interface Meter {
   /** What one call adds: the quota's estimated units (whole), or 1 call. */
   readonly charge: number;
   readonly windowSeconds: number;
+  /** `sliding` for a quota that slides (COST-20); rate limits and `fixed` quotas count per fixed window. */
+  readonly mode: QuotaWindowMode;
+  /** When the fixed window ends; for a sliding window, when a charge made now stops counting. */
   readonly endMs: number;
   /** The quota pool, when the quota is shared by several tools. */
   readonly pool?: string | undefined;
@@ -62,6 +67,16 @@ export function counterKey(
   windowIndex: number,
 ): string {
   return [prefix, kind, keyPart(principal), keyPart(scope), String(windowSeconds), String(windowIndex)].join(':');
+}
+
+/** What the sliding counter needs of a meter (COST-20). */
+export function slidingMeterOf(meter: Meter): SlidingMeter {
+  return { key: meter.key, limit: meter.limit, charge: meter.charge, windowMs: meter.windowSeconds * 1000 };
+}
+
+/** Store key of a sliding quota's log: per principal, per tool (or pool), per window length. */
+export function slidingKey(prefix: string, principal: string, scope: string, windowSeconds: number): string {
+  return [prefix, 'quota-log', keyPart(principal), keyPart(scope), String(windowSeconds)].join(':');
 }
 
 /** The rate windows, longest first: the order meters are reserved in. */
@@ -85,16 +100,22 @@ export function planMeters(
   const meters: Meter[] = [];
   if (meta.quota !== undefined) {
     const { limit, window_seconds: windowSeconds, pool } = meta.quota;
-    const window = fixedWindow(nowMs, windowSeconds);
+    const mode = meta.quota.window ?? 'sliding';
     const scope = pool === undefined ? `tool:${tool}` : `pool:${pool}`;
+    const window = fixedWindow(nowMs, windowSeconds);
     meters.push({
       kind: 'quota',
       name: 'quota',
-      key: counterKey(prefix, 'quota', principal, scope, windowSeconds, window.index),
+      // A sliding counter is one log per window length; a fixed one is a counter per window.
+      key:
+        mode === 'sliding'
+          ? slidingKey(prefix, principal, scope, windowSeconds)
+          : counterKey(prefix, 'quota', principal, scope, windowSeconds, window.index),
       limit,
       charge: chargeOf(meta.cost.estimated_units),
       windowSeconds,
-      endMs: window.endMs,
+      mode,
+      endMs: mode === 'sliding' ? nowMs + windowSeconds * 1000 : window.endMs,
       pool,
     });
   }
@@ -109,6 +130,7 @@ export function planMeters(
       limit,
       charge: 1,
       windowSeconds,
+      mode: 'fixed',
       endMs: window.endMs,
     });
   }
@@ -145,12 +167,13 @@ function resetTime(endMs: number): string {
   return lastReset.iso;
 }
 
-export function quotaState(meter: Meter, used: number): QuotaState {
+/** The standing against a quota; `resetsAtMs` defaults to the end of a fixed window. */
+export function quotaState(meter: Meter, used: number, resetsAtMs: number = meter.endMs): QuotaState {
   const state: QuotaState = {
     limit: meter.limit,
     used: Math.max(0, used),
     remaining: Math.max(0, meter.limit - used),
-    resets_at: resetTime(meter.endMs),
+    resets_at: resetTime(resetsAtMs),
     window_seconds: meter.windowSeconds,
   };
   if (meter.pool !== undefined) state.pool = meter.pool;

@@ -1,8 +1,9 @@
 /** The extension's JSON-RPC method `<id>/status`: the caller's standing for the tools that declare a cost. */
 import { firstViolation, invalidInputError, lazyValidator, type ExtensionError, type MethodHandler } from '@ext/core';
-import { planMeters, quotaState, rateState } from './meters.js';
+import { planMeters, quotaState, rateState, slidingMeterOf } from './meters.js';
 import type { ResolvedOptions } from './options.js';
 import { CostStatusParamsSchema, type CostStatusResult, type CostToolStatus, type RateLimitStates } from './schema.js';
+import { slidingStanding } from './sliding-counter.js';
 import type { ToolCosts } from './tool-costs.js';
 
 const statusParams = lazyValidator(CostStatusParamsSchema);
@@ -34,6 +35,11 @@ export function statusMethod(config: ResolvedOptions, costs: ToolCosts): MethodH
       if (meta.latency !== undefined) entry.latency = meta.latency;
       const rates: RateLimitStates = {};
       for (const meter of planMeters(meta, name, ctx.principal, nowMs, config.keyPrefix)) {
+        if (meter.mode === 'sliding') {
+          const standing = await slidingStanding(ctx.store, slidingMeterOf(meter), nowMs);
+          entry.quota = quotaState(meter, standing.used, standing.resetsAtMs);
+          continue;
+        }
         const stored = await ctx.store.get(meter.key);
         const used = typeof stored === 'number' ? stored : 0;
         if (meter.kind === 'quota') entry.quota = quotaState(meter, used);

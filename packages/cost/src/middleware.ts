@@ -53,7 +53,7 @@ export function costMiddleware(config: ResolvedOptions, costs: ToolCosts): ToolM
       category: meta.cost.category,
       estimatedUnits: meta.cost.estimated_units,
       unitLabel: meta.cost.unit_label,
-      quota: quota === undefined ? undefined : quotaState(quota.meter, quota.total),
+      quota: quota === undefined ? undefined : quotaState(quota.meter, quota.total, quota.resetsAtMs),
     });
     approval();
     let result: ToolResult;

@@ -33,6 +33,14 @@ export type RateLimitWindow = keyof typeof RATE_LIMIT_WINDOWS;
 /** Longest quota window accepted: 366 days. */
 export const MAX_WINDOW_SECONDS = 31_622_400;
 
+/**
+ * How a quota's window runs (COST-20): `sliding` (the default) counts the
+ * charges of the last `window_seconds`, so no span of that length admits
+ * more than the limit; `fixed` counts per window aligned to the Unix epoch.
+ */
+export const QUOTA_WINDOW_MODES = ['sliding', 'fixed'] as const;
+export type QuotaWindowMode = (typeof QUOTA_WINDOW_MODES)[number];
+
 /** Quota pools are named like identifiers: letters, digits, `_`, `-`, `.`. */
 export const POOL_PATTERN_SOURCE = '^[A-Za-z0-9_.-]{1,64}$';
 
@@ -51,11 +59,12 @@ export const CostInfoSchema = Type.Object(
 );
 export type CostInfo = Static<typeof CostInfoSchema>;
 
-/** A declared quota: at most `limit` units per caller in each fixed window of `window_seconds`. */
+/** A declared quota: at most `limit` units per caller in any `window_seconds` (sliding), or in each fixed window. */
 export const QuotaDeclarationSchema = Type.Object(
   {
     limit: Type.Integer({ minimum: 1 }),
     window_seconds: Type.Integer({ minimum: 1, maximum: MAX_WINDOW_SECONDS }),
+    window: Type.Optional(Type.Union([Type.Literal('sliding'), Type.Literal('fixed')])),
     pool: Type.Optional(Type.String({ pattern: POOL_PATTERN_SOURCE })),
   },
   { title: 'QuotaDeclaration' },

@@ -137,7 +137,8 @@ describe('costOf, the handler helper (COST-11)', () => {
         category: 'metered',
         estimatedUnits: 2,
         unitLabel: 'credits',
-        quota: { limit: 10, used: 2, remaining: 8, resets_at: '2026-03-16T00:00:00.000Z', window_seconds: 86_400 },
+        // The quota slides (COST-20): the charge made at 12:00:20 counts until the same time tomorrow.
+        quota: { limit: 10, used: 2, remaining: 8, resets_at: '2026-03-16T12:00:20.000Z', window_seconds: 86_400 },
       },
       undefined,
     ]);
@@ -178,7 +179,7 @@ describe.each(TEST_LINES)('get_cost_status, the status method as a tool, on %s (
     expect(answer.structuredContent).toMatchObject({ tools: [{ tool: 'export', quota: { used: 5, remaining: 7 } }] });
     expect(answer.content[0]).toMatchObject({
       type: 'text',
-      text: '"export" takes minutes and uses 5 of your 7 remaining API calls (the quota resets at 2026-03-16T00:00:00.000Z).',
+      text: '"export" takes minutes and uses 5 of your 7 remaining API calls (the quota resets at 2026-03-16T12:00:20.000Z).',
     });
     // Asking twice changes nothing: the status tool uses no quota.
     expect((await pair.client.callTool(COST_STATUS_TOOL, {})).structuredContent).toEqual(answer.structuredContent);

@@ -1,7 +1,7 @@
 /**
- * COST-6 and COST-9 under load: 100 calls at once never get more successes
- * than the quota allows, and refused calls leave nothing counted, on every
- * store the project ships. The Redis case runs whenever REDIS_URL is set,
+ * COST-6, COST-9 and COST-20 under load: 100 calls at once never get more
+ * successes than the quota allows, and refused calls leave nothing counted,
+ * on every store the project ships, for sliding and fixed windows alike. The Redis case runs whenever REDIS_URL is set,
  * e.g. `redis://127.0.0.1:6390`.
  */
 import { randomUUID } from 'node:crypto';
@@ -16,6 +16,7 @@ import { createRedisStore } from '@ext/store-redis';
 import { createSqliteStore } from '@ext/store-sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { costClient, getCostStatus } from './client.js';
+import { QUOTA_WINDOW_MODES } from './schema.js';
 import { costServer } from './server.js';
 import { Clock, quotaTool } from './test-fixtures.js';
 
@@ -113,57 +114,67 @@ function tally(results: readonly ToolResult[]): { ok: number; exhausted: number;
   return counts;
 }
 
+const LINES_AND_WINDOWS = TEST_LINES.flatMap((line) => QUOTA_WINDOW_MODES.map((window) => ({ line, window }) as const));
+
 function suite(kind: StoreKind): void {
-  describe.each(TEST_LINES)(`quotas on the ${kind.name} store under 100 concurrent calls (%s)`, (line) => {
-    it('COST-6 COST-9: exactly the quota succeeds; the refused calls leave the counter at what the successes used', async () => {
-      const { first } = await kind.open();
-      const runs = { count: 0 };
-      const { client } = await instance(line, first, new Clock(), quotaTool('burst', 10, 1, runs));
-      const results = await Promise.all(Array.from({ length: 100 }, (_, n) => client.callTool('burst', { n })));
-      expect(tally(results)).toEqual({ ok: 10, exhausted: 90, other: 0 });
-      expect(runs.count).toBe(10);
-      expect((await getCostStatus(client, ['burst']))?.tools[0]?.quota).toMatchObject({
-        limit: 10,
-        used: 10,
-        remaining: 0,
+  describe.each(LINES_AND_WINDOWS)(
+    `quotas on the ${kind.name} store under 100 concurrent calls ($line, $window window)`,
+    ({ line, window }) => {
+      it('COST-6 COST-9: exactly the quota succeeds; the refused calls leave the counter at what the successes used', async () => {
+        const { first } = await kind.open();
+        const runs = { count: 0 };
+        const { client } = await instance(line, first, new Clock(), quotaTool('burst', 10, 1, runs, undefined, window));
+        const results = await Promise.all(Array.from({ length: 100 }, (_, n) => client.callTool('burst', { n })));
+        expect(tally(results)).toEqual({ ok: 10, exhausted: 90, other: 0 });
+        expect(runs.count).toBe(10);
+        expect((await getCostStatus(client, ['burst']))?.tools[0]?.quota).toMatchObject({
+          limit: 10,
+          used: 10,
+          remaining: 0,
+        });
       });
-    });
 
-    it('COST-6: a charge of 3 units against 10 admits 3 calls, never a 4th', async () => {
-      const { first } = await kind.open();
-      const runs = { count: 0 };
-      const { client } = await instance(line, first, new Clock(), quotaTool('chunky', 10, 3, runs));
-      const results = await Promise.all(Array.from({ length: 100 }, (_, n) => client.callTool('chunky', { n })));
-      expect(tally(results).ok).toBe(3);
-      expect(runs.count).toBe(3);
-      expect((await getCostStatus(client, ['chunky']))?.tools[0]?.quota).toMatchObject({ used: 9, remaining: 1 });
-    });
+      it('COST-6: a charge of 3 units against 10 admits 3 calls, never a 4th', async () => {
+        const { first } = await kind.open();
+        const runs = { count: 0 };
+        const { client } = await instance(
+          line,
+          first,
+          new Clock(),
+          quotaTool('chunky', 10, 3, runs, undefined, window),
+        );
+        const results = await Promise.all(Array.from({ length: 100 }, (_, n) => client.callTool('chunky', { n })));
+        expect(tally(results).ok).toBe(3);
+        expect(runs.count).toBe(3);
+        expect((await getCostStatus(client, ['chunky']))?.tools[0]?.quota).toMatchObject({ used: 9, remaining: 1 });
+      });
 
-    it('COST-6 COST-9: two server instances on one store admit the quota once between them', async () => {
-      const { first, second } = await kind.open();
-      const runs = { count: 0 };
-      const clock = new Clock();
-      const one = await instance(line, first, clock, quotaTool('shared', 10, 1, runs));
-      const two = await instance(line, second, clock, quotaTool('shared', 10, 1, runs));
-      const results = await Promise.all(
-        Array.from({ length: 100 }, (_, n) => (n % 2 === 0 ? one : two).client.callTool('shared', { n })),
-      );
-      expect(tally(results).ok).toBe(10);
-      expect(runs.count).toBe(10);
-      expect((await getCostStatus(two.client, ['shared']))?.tools[0]?.quota).toMatchObject({ used: 10 });
-    });
+      it('COST-6 COST-9: two server instances on one store admit the quota once between them', async () => {
+        const { first, second } = await kind.open();
+        const runs = { count: 0 };
+        const clock = new Clock();
+        const one = await instance(line, first, clock, quotaTool('shared', 10, 1, runs, undefined, window));
+        const two = await instance(line, second, clock, quotaTool('shared', 10, 1, runs, undefined, window));
+        const results = await Promise.all(
+          Array.from({ length: 100 }, (_, n) => (n % 2 === 0 ? one : two).client.callTool('shared', { n })),
+        );
+        expect(tally(results).ok).toBe(10);
+        expect(runs.count).toBe(10);
+        expect((await getCostStatus(two.client, ['shared']))?.tools[0]?.quota).toMatchObject({ used: 10 });
+      });
 
-    it('COST-9 COST-11: with failures given back during the burst, successes never pass the quota and the counter matches them', async () => {
-      const { first } = await kind.open();
-      const runs = { count: 0 };
-      const { client } = await instance(line, first, new Clock(), quotaTool('flaky', 10, 1, runs, 3));
-      const results = await Promise.all(Array.from({ length: 100 }, (_, n) => client.callTool('flaky', { n })));
-      const successes = results.filter((result) => result.isError !== true).length;
-      expect(successes).toBeGreaterThan(0);
-      expect(successes).toBeLessThanOrEqual(10);
-      expect((await getCostStatus(client, ['flaky']))?.tools[0]?.quota?.used).toBe(successes);
-    });
-  });
+      it('COST-9 COST-11: with failures given back during the burst, successes never pass the quota and the counter matches them', async () => {
+        const { first } = await kind.open();
+        const runs = { count: 0 };
+        const { client } = await instance(line, first, new Clock(), quotaTool('flaky', 10, 1, runs, 3, window));
+        const results = await Promise.all(Array.from({ length: 100 }, (_, n) => client.callTool('flaky', { n })));
+        const successes = results.filter((result) => result.isError !== true).length;
+        expect(successes).toBeGreaterThan(0);
+        expect(successes).toBeLessThanOrEqual(10);
+        expect((await getCostStatus(client, ['flaky']))?.tools[0]?.quota?.used).toBe(successes);
+      });
+    },
+  );
 }
 
 suite(memory);

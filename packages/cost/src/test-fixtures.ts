@@ -2,7 +2,7 @@
 import type { ExtendedServer, ToolResult } from '@ext/core';
 import * as z from 'zod';
 import { costOf } from './locals.js';
-import { COST_ID } from './schema.js';
+import { COST_ID, type QuotaWindowMode } from './schema.js';
 
 /** 2026-03-15T12:00:20Z: 20 s into a minute, 12 h before the daily quota resets. */
 export const START = Date.UTC(2026, 2, 15, 12, 0, 20);
@@ -21,13 +21,14 @@ export const DECLARATIONS = {
   export_analytics: {
     cost: { category: 'metered', estimated_units: 5, unit_label: 'API calls' },
     latency: 'minutes',
-    quota: { limit: 12 },
+    // A calendar quota: 12 a day, reset at 00:00 UTC (the default window slides, COST-20).
+    quota: { limit: 12, window: 'fixed' },
   },
   search: { cost: { category: 'free' }, latency: 'instant', rate_limits: { requests_per_minute: 3 } },
   render: {
     cost: { category: 'metered', estimated_units: 2, unit_label: 'credits' },
     latency: 'seconds',
-    quota: { limit: 10, window_seconds: 3600 },
+    quota: { limit: 10, window_seconds: 3600, window: 'fixed' },
   },
   wire_funds: {
     cost: { category: 'requires_approval', estimated_units: 1, unit_label: 'transfers' },
@@ -138,11 +139,19 @@ export class Fixture {
 }
 
 /**
- * A tool charging `units` of a quota of `limit` per minute, whose handler
- * yields before answering; with `failEvery`, every call whose `n` is a
- * multiple of it fails (an `isError` result, so it is charged nothing).
+ * A tool charging `units` of a quota of `limit` per minute (a window that
+ * slides unless `window` says `fixed`), whose handler yields before
+ * answering; with `failEvery`, every call whose `n` is a multiple of it
+ * fails (an `isError` result, so it is charged nothing).
  */
-export function quotaTool(name: string, limit: number, units: number, runs: { count: number }, failEvery?: number) {
+export function quotaTool(
+  name: string,
+  limit: number,
+  units: number,
+  runs: { count: number },
+  failEvery?: number,
+  window: QuotaWindowMode = 'sliding',
+) {
   return (server: ExtendedServer): void => {
     server.registerTool(
       name,
@@ -150,7 +159,10 @@ export function quotaTool(name: string, limit: number, units: number, runs: { co
         description: `Uses ${units} of ${limit} units a minute`,
         inputSchema: z.object({ n: z.number() }),
         _meta: {
-          [COST_ID]: { cost: { category: 'metered', estimated_units: units }, quota: { limit, window_seconds: 60 } },
+          [COST_ID]: {
+            cost: { category: 'metered', estimated_units: units },
+            quota: { limit, window_seconds: 60, window },
+          },
         },
       },
       async (args) => {

@@ -10,7 +10,7 @@ import { COST_ID, type CostToolMeta } from './schema.js';
 export class ToolCosts {
   readonly #metas = new WeakMap<ToolInfo, CostToolMeta | null>();
   readonly #declared = new Map<string, CostToolMeta>();
-  readonly #pools = new Map<string, { tool: string; limit: number; windowSeconds: number }>();
+  readonly #pools = new Map<string, { tool: string; limit: number; windowSeconds: number; window: string }>();
 
   /** The declaration of `tool`, read and checked on first sight; `undefined` when it declares no cost. */
   metaOf(tool: ToolInfo): CostToolMeta | undefined {
@@ -56,14 +56,15 @@ export class ToolCosts {
     const quota = meta.quota;
     if (quota?.pool === undefined) return;
     const known = this.#pools.get(quota.pool);
+    const window = quota.window ?? 'sliding';
     if (known === undefined || known.tool === tool) {
-      this.#pools.set(quota.pool, { tool, limit: quota.limit, windowSeconds: quota.window_seconds });
+      this.#pools.set(quota.pool, { tool, limit: quota.limit, windowSeconds: quota.window_seconds, window });
       return;
     }
-    if (known.limit !== quota.limit || known.windowSeconds !== quota.window_seconds) {
+    if (known.limit !== quota.limit || known.windowSeconds !== quota.window_seconds || known.window !== window) {
       throw new ConfigurationError(
         'INVALID_TOOL_META',
-        `costServer: tool "${tool}": _meta["${COST_ID}"].quota: pool "${quota.pool}" is declared by "${known.tool}" with limit ${known.limit} per ${known.windowSeconds} s; every tool of a pool must declare the same limit and window_seconds`,
+        `costServer: tool "${tool}": _meta["${COST_ID}"].quota: pool "${quota.pool}" is declared by "${known.tool}" with limit ${known.limit} per ${known.windowSeconds} s (${known.window}); every tool of a pool must declare the same limit, window_seconds and window`,
       );
     }
   }
