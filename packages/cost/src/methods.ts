@@ -1,6 +1,6 @@
 /** The extension's JSON-RPC method `<id>/status`: the caller's standing for the tools that declare a cost. */
 import { firstViolation, invalidInputError, lazyValidator, type ExtensionError, type MethodHandler } from '@ext/core';
-import { planMeters, quotaState, rateState, slidingMeterOf } from './meters.js';
+import { fixedWindow, planMeters, quotaState, rateState, slidingMeterOf } from './meters.js';
 import type { ResolvedOptions } from './options.js';
 import { CostStatusParamsSchema, type CostStatusResult, type CostToolStatus, type RateLimitStates } from './schema.js';
 import { slidingStanding } from './sliding-counter.js';
@@ -37,7 +37,12 @@ export function statusMethod(config: ResolvedOptions, costs: ToolCosts): MethodH
       for (const meter of planMeters(meta, name, ctx.principal, nowMs, config.keyPrefix)) {
         if (meter.mode === 'sliding') {
           const standing = await slidingStanding(ctx.store, slidingMeterOf(meter), nowMs);
-          entry.quota = quotaState(meter, standing.used, standing.resetsAtMs);
+          // Nothing counted, nothing to reset: the clock window's end keeps asking twice answering the same (COST-20).
+          entry.quota = quotaState(
+            meter,
+            standing.used,
+            standing.used === 0 ? fixedWindow(nowMs, meter.windowSeconds).endMs : standing.resetsAtMs,
+          );
           continue;
         }
         const stored = await ctx.store.get(meter.key);
