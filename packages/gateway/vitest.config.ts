@@ -1,4 +1,7 @@
 import { defineProject } from 'vitest/config';
 import { sharedTestOptions } from '../../vitest.shared.js';
 
-export default defineProject({ test: sharedTestOptions });
+// The Python MCP servers some end-to-end tests start are installed once, before any test file runs.
+export default defineProject({
+  test: { ...sharedTestOptions, globalSetup: ['./src/upstream/testing/python-setup.ts'] },
+});

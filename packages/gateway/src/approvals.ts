@@ -83,6 +83,8 @@ export interface GatewayApprovalsContext {
   readonly identification: () => CallerIdentification;
   readonly logger: Logger;
   readonly env?: NodeJS.ProcessEnv | undefined;
+  /** More backends told of each request and decision (the metrics count them). */
+  readonly backends?: readonly ApproverBackend[] | undefined;
 }
 
 /** Where people reach the approvals page: `approvals.publicUrl`, else the listen address, then `approvals.path`. */
@@ -127,7 +129,7 @@ export function gatewayApprovals(context: GatewayApprovalsContext): GatewayAppro
   const base = approvalsUrl(config);
   // The links decide on the desk, which tells the webhooks of requests: the links read it once both exist.
   const hooks = webhooks(approvals, context, base, () => desk);
-  const backends: ApproverBackend[] = hooks === undefined ? [] : [hooks.backend];
+  const backends: ApproverBackend[] = [...(hooks === undefined ? [] : [hooks.backend]), ...(context.backends ?? [])];
   const desk = approvalDesk({
     store,
     ttlSeconds: approvals.ttlSeconds,

@@ -1,8 +1,8 @@
 /**
  * The command line of `mcp-ext-gateway`: serve (which config, and whether
  * over stdio instead of HTTP), `lock` (write the lock file of the
- * upstreams' tools), `tools accept <tool>` (accept a changed tool) or
- * `approvals list | approve | deny` (against a running gateway).
+ * upstreams' tools), `tools accept <tool>` (accept a changed tool),
+ * `approvals list | approve | deny` (against a running gateway) or `--help`.
  */
 
 /** Serving the gateway: the default command. */
@@ -40,17 +40,30 @@ export interface ApprovalsArgs {
   readonly state: string | undefined;
 }
 
-export type CliArgs = ServeArgs | LockArgs | AcceptArgs | ApprovalsArgs;
+/** `--help`, `-h` or `help`: print `HELP` on stdout. */
+export interface HelpArgs {
+  readonly command: 'help';
+}
 
+export type CliArgs = ServeArgs | LockArgs | AcceptArgs | ApprovalsArgs | HelpArgs;
+
+/** Every command with its arguments: shown with a usage error, and first in the help. */
 export const USAGE = `usage: mcp-ext-gateway --config <gateway.yaml|gateway.json> [--stdio]
        mcp-ext-gateway lock --config <gateway.yaml> [--out <gateway.lock.json>]
        mcp-ext-gateway tools accept <tool> --config <gateway.yaml>
        mcp-ext-gateway approvals list [--state pending] (--url <approvals url> | --config <gateway.yaml>)
-       mcp-ext-gateway approvals approve|deny <id> [--reason <why>] (--url <url> | --config <gateway.yaml>)
+       mcp-ext-gateway approvals approve <id> [--reason <why>] (--url <url> | --config <gateway.yaml>)
+       mcp-ext-gateway approvals deny <id> [--reason <why>] (--url <url> | --config <gateway.yaml>)
+       mcp-ext-gateway --help`;
+
+/** What `--help` prints: the usage, what each command does, every flag and the exit status. */
+export const HELP = `${USAGE}
 
 Serves the MCP servers the config lists, behind the @ext extension family:
 over Streamable HTTP (the config's listen: port, host, path; default
-http://127.0.0.1:8080/mcp), or over stdio with --stdio.
+http://127.0.0.1:8080/mcp), or over stdio with --stdio. A config naming no
+store keeps its state in a SQLite file beside it, named after it
+(gateway.yaml: gateway.db).
 
 lock          connects to every upstream and writes each tool's definition
               to a lock file (--out, else the config's pins.lockFile, else
@@ -66,6 +79,17 @@ approvals     lists the requests held for an operator, or decides one, on a
               operator's API key or access token is read from the
               environment variable MCP_EXT_GATEWAY_TOKEN, never from the
               command line; it needs the approver scope.
+
+Options:
+  -c, --config <file>   the gateway's config, a .yaml, .yml or .json file (every
+                        command; approvals reads the address from it)
+      --stdio           serve one client over stdio instead of Streamable HTTP
+  -o, --out <file>      lock: where to write the lock file
+      --url <url>       approvals: the running gateway's approvals API
+      --state <state>   approvals list: only the requests in that state (pending,
+                        approved, denied, ...)
+      --reason <why>    approvals approve, deny: recorded with the decision
+  -h, --help            print this help on stdout and exit
 
 Exit status: 0 done, 1 failed (the message says why), 2 usage error.`;
 
@@ -125,7 +149,16 @@ function readOptions(
 }
 
 function usageError(problem: string): string {
-  return `${problem}\n\n${USAGE}`;
+  return `${problem}\n\n${USAGE}\n\nmcp-ext-gateway --help says what each command and flag does.`;
+}
+
+const HELP_FLAGS: readonly string[] = ['--help', '-h'];
+const VALUE_FLAGS: ReadonlySet<string> = new Set(Object.values(VALUE_OPTIONS).flat());
+
+/** `help` as the command, or `--help` / `-h` anywhere but as the value of an option (`--reason -h`). */
+function asksForHelp(argv: readonly string[]): boolean {
+  if (argv[0] === 'help') return true;
+  return argv.some((argument, index) => HELP_FLAGS.includes(argument) && !VALUE_FLAGS.has(argv[index - 1] ?? ''));
 }
 
 /** The config option, or the usage error of its absence. */
@@ -191,6 +224,7 @@ function parseApprovals(argv: readonly string[]): CliArgs | string {
 
 /** Reads the arguments; a string is the usage error to print. */
 export function parseCliArgs(argv: readonly string[]): CliArgs | string {
+  if (asksForHelp(argv)) return { command: 'help' };
   const [command, subcommand] = argv;
   if (command === 'lock') return parseLock(argv.slice(1));
   if (command === 'approvals') return parseApprovals(argv.slice(1));

@@ -26,6 +26,7 @@ import { tasksServer } from '@ext/tasks/server';
 import { transactionsServer, type Compensation } from '@ext/transactions/server';
 import type { GatewayConfig } from './config/schema.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
+import { rememberCallError } from './metrics/outcome.js';
 import { gatewayPolicyServer, type PolicyLookup } from './policy/stage.js';
 import { compensationArguments } from './policy/template.js';
 import type { Redactor } from './redact/redactor.js';
@@ -125,7 +126,8 @@ export function composeGateway(options: GatewayCompositionOptions): ComposedServ
   const scopes = scopeDeclarations(tools, options.scopeDescriptions);
   return composeServer(
     [
-      errorsServer(),
+      // The structured error of a failed call, which a client without the errors extension is not sent, for the metrics.
+      errorsServer({ onError: rememberCallError }),
       contentNegotiationServer({
         defaultFormat: config.defaults?.format,
         defaultVerbosity: config.defaults?.verbosity,

@@ -1,4 +1,5 @@
 /** An upstream tool as the gateway offers it: its exposed name, where it lives, and the policy that applies. */
+import type { CallRetry } from './call-safety.js';
 import type { ResolvedToolPolicy } from './policy/resolve.js';
 
 export interface GatewayTool {
@@ -15,10 +16,10 @@ export interface GatewayTool {
   readonly policy: ResolvedToolPolicy;
 }
 
-/** Calls a tool on an upstream by its name there. */
+/** Calls a tool on an upstream by its name there; `retry` says how it may be tried again (default: only unsent). */
 export type CallUpstream = (
   upstream: string,
   tool: string,
   args: Record<string, unknown>,
-  options: { readonly signal: AbortSignal },
+  options: { readonly signal: AbortSignal; readonly retry?: CallRetry | undefined },
 ) => Promise<Record<string, unknown>>;

@@ -15,14 +15,16 @@ import {
 } from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { checkConfig } from './config/load.js';
+import { GatewayConfigError } from './config/errors.js';
 import type { GatewayConfig } from './config/schema.js';
 import { composeGateway } from './compose.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
+import { offeredTools } from './offered-tools.js';
 import { gatewayApprovals, type GatewayApprovals } from './approvals.js';
 import { callerIdentification, type CallerIdentification } from './identity.js';
+import { localScopes } from './local-caller.js';
 import { declaredScopes, type ManifestPolicy } from './policy/manifest.js';
 import { filterToolList } from './policy/listing.js';
-import { resolveToolPolicy } from './policy/resolve.js';
 import type { PolicyLookup, Withheld } from './policy/stage.js';
 import { openPinSource } from './pins/pin-source.js';
 import { DEFAULT_ON_TOOL_CHANGE } from './pins/pins-config.js';
@@ -32,7 +34,10 @@ import { createRedactor } from './redact/redactor.js';
 import { redactedError, type ToolRedaction } from './redact/tool-results.js';
 import { openStore } from './store.js';
 import { registerGatewayTools } from './tools.js';
-import { UpstreamPool, type ExposedTool } from './upstream/index.js';
+import { UpstreamPool } from './upstream/index.js';
+import { gatewayOperations } from './metrics/operations.js';
+import { policyVersion, reloadPlan, type ReloadPlan } from './reload/plan.js';
+import { retireConnections, upstreamsAfterReload } from './reload/upstreams.js';
 
 /** The gateway's name and version as servers (downstream) and as a client (upstream). */
 const DEFAULT_NAME = 'mcp-ext-gateway';
@@ -53,6 +58,14 @@ interface Offer {
   /** Tools whose upstream changed them since they were pinned: registered, never listed, every call refused (GW-28). */
   readonly withheld: ReadonlyMap<string, Withheld>;
   readonly composed: ComposedServer;
+  /** The version of the policy it was resolved under (GW-50). */
+  readonly version: string;
+}
+
+/** What a reload took up: the new policy version and what became of the upstreams. */
+export interface ReloadOutcome {
+  readonly version: string;
+  readonly plan: ReloadPlan;
 }
 
 /** How often the pins of withheld tools are read again, so an operator's `tools accept` takes effect without a restart. */
@@ -67,41 +80,26 @@ export interface Gateway {
   createServer(): McpServer;
   /**
    * The Streamable HTTP handler (both eras), identifying callers as the
-   * config says, with the approvals page beside it (`pages`); serve it with
+   * config says, with the probes, the metrics and the approvals page beside it (`pages`); serve it with
    * core's `listen`.
    */
   readonly http: DualEraHttpHandler & { readonly pages?: (request: Request) => Promise<Response | undefined> };
   /** Calls held for an operator (`approvals` in the config): decide them with `approvals.desk.decide`. */
   readonly approvals: GatewayApprovals | undefined;
+  /** Where the metrics, `/healthz` and `/readyz` are served apart from the MCP endpoint (`metrics.listen`). */
+  readonly metricsUrl: URL | undefined;
+  /** The version of the policy in force (GW-50). */
+  readonly policyVersion: string;
+  /**
+   * Takes up a new config while serving (GW-49): checks it and builds
+   * everything it needs first, then swaps it in at once; calls under way
+   * finish under the policy that admitted them. Throws, changing nothing,
+   * when the config is invalid, changes a field only a restart can, or its
+   * tools cannot be offered. Reloads run one at a time.
+   */
+  reload(config: GatewayConfig, manifests?: readonly ManifestPolicy[]): Promise<ReloadOutcome>;
   /** Stops serving: closes the upstreams (child processes included) and the store the gateway opened. */
   close(): Promise<void>;
-}
-
-function gatewayTools(
-  config: GatewayConfig,
-  manifests: readonly ManifestPolicy[],
-  exposed: readonly ExposedTool[],
-): GatewayTool[] {
-  const tools: GatewayTool[] = [];
-  for (const tool of exposed) {
-    const policy = resolveToolPolicy({
-      config,
-      manifests,
-      tool: { name: tool.originalName, exposedName: tool.name, annotations: tool.annotations },
-    });
-    if (policy === undefined) continue;
-    tools.push({
-      name: tool.name,
-      upstream: tool.upstream,
-      upstreamName: tool.originalName,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      annotations: tool.annotations,
-      policy,
-    });
-  }
-  return tools;
 }
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
@@ -141,12 +139,17 @@ function retool(
   mcp: McpServer,
   entry: LiveServer,
   tools: readonly GatewayTool[],
-  context: { readonly callUpstream: CallUpstream; readonly logger: Logger; readonly redaction: ToolRedaction },
+  context: {
+    readonly callUpstream: CallUpstream;
+    readonly logger: Logger;
+    readonly redaction: ToolRedaction;
+    readonly policyVersion: string;
+  },
 ): string[] {
   const usable = tools.filter((tool) => tool.policy.scopes.every((scope) => entry.scopes.has(scope)));
   try {
     removeTools(mcp, entry.tools);
-    registerGatewayTools(entry.server, usable, context.callUpstream, { redaction: context.redaction });
+    registerGatewayTools(entry.server, usable, context.callUpstream, context);
     entry.tools = usable;
     mcp.sendToolListChanged();
   } catch (error) {
@@ -165,31 +168,73 @@ function reportWithheld(withheld: readonly string[][], logger: Logger): void {
   );
 }
 
-/** Checks the config (GW-1), connects the upstreams and starts offering their tools under the config's policy. */
-export async function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
-  checkConfig(config);
+/** A restart-only field changed: the reload is refused as a whole, naming it. */
+function restartNeeded(fields: readonly string[]): GatewayConfigError {
+  const [field = ''] = fields;
+  return new GatewayConfigError(
+    `${fields.join(', ')} changed: a running gateway cannot take that up; restart it to apply this config (nothing was reloaded)`,
+    { field, pointer: `/${field}` },
+  );
+}
+
+/**
+ * Checks the config (GW-1), connects the upstreams and starts offering their
+ * tools under the config's policy. A start that fails closes what it had
+ * opened (upstream processes, the store) before it throws (GW-34).
+ */
+export async function createGateway(initial: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const opened: (() => Promise<void>)[] = [];
+  try {
+    return await startGateway(initial, options, opened);
+  } catch (error) {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** `createGateway`'s start; registers in `opened` how to close what it opens, for a start that fails. */
+async function startGateway(
+  initial: GatewayConfig,
+  options: GatewayOptions,
+  opened: (() => Promise<void>)[],
+): Promise<Gateway> {
+  checkConfig(initial);
+  // What a reload may replace; everything else is read from the config the gateway started with.
+  let config = initial;
+  let manifests = options.manifests ?? [];
   // The config check refused any pattern the redactor would (GW-26); every part gets the redacting logger (GW-24).
   const redactor = createRedactor({ patterns: config.redact?.patterns });
   const redaction: ToolRedaction = { redactor, results: config.redact?.results !== false };
   const logger = redactingLogger(options.logger ?? consoleLogger, redactor);
-  const manifests = options.manifests ?? [];
   const name = config.name ?? DEFAULT_NAME;
-  const pool = await UpstreamPool.connect(config.upstreams, { logger, clientInfo: { name, version: VERSION } });
-  const store = options.store ?? (await openStore(config.store, logger));
+  // Calls, upstreams and the store told to the metrics; health and readiness are served whatever the config says.
+  const operations = gatewayOperations(config.metrics, logger);
+  const connectOptions = { logger, clientInfo: { name, version: VERSION }, recorder: operations.recorder };
+  let pool = await UpstreamPool.connect(config.upstreams, connectOptions);
+  opened.push(() => pool.close());
+  // Calls under way per upstream connection: a connection a reload replaced closes once they are done.
+  const inFlight = new Map<object, Set<Promise<unknown>>>();
+  const store = operations.observedStore(options.store ?? (await openStore(config.store, logger)));
   const ownsStore = options.store === undefined;
-  const callUpstream: CallUpstream = async (upstream, tool, args, { signal }) => {
+  if (ownsStore) opened.push(() => store.close());
+  const callUpstream: CallUpstream = async (upstream, tool, args, { signal, retry }) => {
     const connection = pool.connection(upstream);
     if (connection === undefined) throw new Error(`no upstream named ${upstream}`);
+    const calls = inFlight.get(connection) ?? new Set();
+    inFlight.set(connection, calls);
+    const call = connection.callTool(tool, args, { signal, ...retry });
+    calls.add(call);
     try {
-      return await connection.callTool(tool, args, { signal });
+      return await call;
     } catch (error) {
       // Its error reaches the client, the log and the trace alike: redacted whatever `redact.results` says (GW-24).
       throw redactedError(redactor, error);
+    } finally {
+      calls.delete(call);
     }
   };
-  const scopeDescriptions = Object.fromEntries(
-    declaredScopes(manifests).map((scope) => [scope.name, scope.description]),
-  );
+  const scopeDescriptions = () =>
+    Object.fromEntries(declaredScopes(manifests).map((scope) => [scope.name, scope.description]));
   const pins: PinReview = {
     source: await openPinSource({ lockFile: config.pins?.lockFile, store }),
     onToolChange: config.pins?.onToolChange ?? DEFAULT_ON_TOOL_CHANGE,
@@ -199,29 +244,47 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
   // The policy stage and the tool lists read the current offer, whichever composition a server was built with.
   const lookup: PolicyLookup = {
     policy: (tool) => current.byName.get(tool)?.policy,
-    withheld: (tool) => current.withheld.get(tool),
+    // Withheld under the upstream's exposed name, which `as` may have changed (GW-51).
+    withheld: (tool) => current.withheld.get(current.byName.get(tool)?.policy.exposedName ?? tool),
+    get version() {
+      return current.version;
+    },
   };
   // Built on first use: a gateway served over stdio needs no way to identify HTTP callers.
   let identification: CallerIdentification | undefined;
   const identify = () => (identification ??= callerIdentification(config.identity, { logger }));
-  const approvals = gatewayApprovals({ config, store, lookup, identification: identify, logger });
-  const offer = async (before: ReadonlyMap<string, Withheld>): Promise<Offer> => {
-    const exposed = await pool.tools();
+  const approvals = gatewayApprovals({
+    config,
+    store,
+    lookup,
+    identification: identify,
+    logger,
+    backends: operations.approvalBackends,
+  });
+  // Built from the config, manifests and pool given, so a reload can build the next offer before it takes effect.
+  const offer = async (before: ReadonlyMap<string, Withheld>, from = { config, manifests, pool }): Promise<Offer> => {
+    const exposed = await from.pool.tools();
     const withheld = await withheldTools(exposed, pins, before);
-    const tools = gatewayTools(config, manifests, exposed);
-    const composed = composeGateway({
-      config,
-      tools,
-      callUpstream,
-      scopeDescriptions,
-      logger,
-      redactor,
-      policy: lookup,
-      approvals: approvals?.confirmation,
-    });
-    return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])), withheld, composed };
+    const tools = offeredTools(from.config, from.manifests, exposed);
+    const version = policyVersion(from.config, from.manifests);
+    const composed = operations.observeCalls(
+      composeGateway({
+        config: from.config,
+        tools,
+        callUpstream,
+        scopeDescriptions: scopeDescriptions(),
+        logger,
+        redactor,
+        policy: lookup,
+        approvals: approvals && { ...approvals.confirmation, policyVersion: version },
+      }),
+      (tool) => current.byName.get(tool),
+    );
+    return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])), withheld, composed, version };
   };
   let current: Offer = await offer(new Map());
+  opened.push(() => operations.close());
+  await operations.start({ store, upstreams: () => pool.upstreams, identification: identify, desk: approvals?.desk });
   // Servers still connected, with the tools registered on them: told, and given the new tools, when they change.
   const live = new Map<McpServer, LiveServer>();
 
@@ -229,9 +292,10 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     const { tools, composed } = current;
     // The removals and registrations of one change of tools reach the client as one notification.
     const mcp = new McpServer({ name, version: VERSION }, { debouncedNotificationMethods: [TOOLS_CHANGED] });
-    const server = extendServer(mcp, composed, { store, logger });
-    registerGatewayTools(server, tools, callUpstream, { redaction });
-    filterToolList(mcp, lookup);
+    // Over stdio the one client holds the scopes identity.stdio grants (GW-35); HTTP callers hold their own.
+    const server = extendServer(mcp, composed, { store, logger, localScopes: localScopes(config.identity) });
+    registerGatewayTools(server, tools, callUpstream, { redaction, policyVersion: current.version });
+    filterToolList(mcp, lookup, localScopes(config.identity));
     live.set(mcp, { server, tools, scopes: declaredScopeNames(tools) });
     mcp.server.onclose = () => live.delete(mcp);
     return mcp;
@@ -244,20 +308,53 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
       (next) => {
         if (recheck && sameTools(current, next)) return;
         current = next;
-        const withheld = [...live].map(([mcp, entry]) =>
-          retool(mcp, entry, next.tools, { callUpstream, logger, redaction }),
-        );
-        reportWithheld(withheld, logger);
-        handler?.toolsChanged();
+        takeUp(next);
       },
       (error: unknown) => {
         logger.warn('gateway: could not take up the changed tools of an upstream', { error });
       },
     );
   };
-  pool.onToolsChanged(() => {
+  // Gives connected servers the tools of `next`, which becomes the current offer.
+  const takeUp = (next: Offer) => {
+    current = next;
+    const withheld = [...live].map(([mcp, entry]) =>
+      retool(mcp, entry, next.tools, { callUpstream, logger, redaction, policyVersion: next.version }),
+    );
+    reportWithheld(withheld, logger);
+    handler?.toolsChanged();
+  };
+  const onToolsChanged = () => {
     refresh(false);
-  });
+  };
+  let stopToolWatch = pool.onToolsChanged(onToolsChanged);
+
+  const applyReload = async (next: GatewayConfig, nextManifests: readonly ManifestPolicy[]): Promise<ReloadOutcome> => {
+    checkConfig(next);
+    const plan = reloadPlan(config, next);
+    if (plan.restartFields.length > 0) throw restartNeeded(plan.restartFields);
+    const upstreams = await upstreamsAfterReload(pool, next.upstreams, plan, connectOptions);
+    let nextOffer: Offer;
+    try {
+      nextOffer = await offer(current.withheld, { config: next, manifests: nextManifests, pool: upstreams.pool });
+    } catch (error) {
+      await upstreams.discard();
+      throw error;
+    }
+    // Nothing above changed what is served; from here on, in one turn, the new config is in force.
+    const retired = plan.removed.concat(plan.changed).flatMap((upstream) => pool.connection(upstream) ?? []);
+    stopToolWatch();
+    pool = upstreams.pool;
+    config = next;
+    manifests = nextManifests;
+    stopToolWatch = pool.onToolsChanged(onToolsChanged);
+    takeUp(nextOffer);
+    retiring.add(retireConnections(retired, inFlight, logger));
+    return { version: nextOffer.version, plan };
+  };
+  let reloads: Promise<unknown> = Promise.resolve();
+  // Connections a reload replaced, closing once their calls are done: close waits for them.
+  const retiring = new Set<Promise<void>>();
   const recheck = setInterval(() => {
     if (current.withheld.size > 0) refresh(true);
   }, PIN_RECHECK_MS);
@@ -274,15 +371,30 @@ export async function createGateway(config: GatewayConfig, options: GatewayOptio
     createServer,
     get http() {
       handler ??= createHttpHandler(createServer, { ...identify(), logger });
-      return approvals === undefined
-        ? handler
-        : Object.assign(handler, { pages: (request: Request) => approvals.fetch(request) });
+      // Health, readiness and the metrics beside the MCP endpoint, then the approvals page.
+      const pages = async (request: Request) => (await operations.pages(request)) ?? approvals?.fetch(request);
+      return Object.assign(handler, { pages });
+    },
+    get metricsUrl() {
+      return operations.url;
     },
     approvals,
+    get policyVersion() {
+      return current.version;
+    },
+    reload: (next, nextManifests = []) => {
+      const outcome = reloads.then(() => applyReload(next, nextManifests));
+      reloads = outcome.catch(() => undefined);
+      return outcome;
+    },
     close: async () => {
       clearInterval(recheck);
+      await reloads;
+      stopToolWatch();
+      await Promise.all(retiring);
       // Webhooks already under way are delivered before the store they read closes.
       await approvals?.desk.drain();
+      await operations.close();
       await handler?.close();
       await pool.close();
       if (ownsStore) await store.close();

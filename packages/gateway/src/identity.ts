@@ -7,6 +7,7 @@
  */
 import { ConfigurationError, type IdentifyResult, type Logger } from '@ext/core';
 import { oauthResource, type OAuthResource, type OAuthResourceOptions } from '@ext/core/oauth';
+import type { ConfigFault } from './config/errors.js';
 import type { GatewayConfig } from './config/schema.js';
 
 type Identity = NonNullable<GatewayConfig['identity']>;
@@ -53,21 +54,33 @@ export function oauthOptions(oauth: NonNullable<Identity['oauth']>, env: NodeJS.
   return { ...rest, introspection: { ...client, clientSecret: introspectionSecret(clientSecretEnv, env) } };
 }
 
+/**
+ * Why `identity` cannot serve HTTP: it names no way to tell callers apart
+ * (GW-12). The CLI asks before it starts anything, so such a config starts
+ * no upstream.
+ */
+export function httpIdentityFault(identity: GatewayConfig['identity']): ConfigFault | undefined {
+  const keys = Object.keys(identity?.apiKeys ?? {}).length;
+  if (keys > 0 || identity?.oauth !== undefined || identity?.anonymous === true) return undefined;
+  return {
+    path: ['identity'],
+    problem:
+      'must say how callers are identified to serve HTTP: identity.apiKeys (a key per caller), identity.oauth (tokens from your identity provider) or identity.anonymous: true (one shared caller, local use only)',
+  };
+}
+
 export function callerIdentification(
   identity: GatewayConfig['identity'],
   context: { readonly logger: Logger; readonly env?: NodeJS.ProcessEnv },
 ): CallerIdentification {
+  const fault = httpIdentityFault(identity);
+  if (fault !== undefined) throw new ConfigurationError('CALLERS_NOT_IDENTIFIED', `identity ${fault.problem}`);
   const keys = apiKeys(identity);
   const oauth =
     identity?.oauth === undefined
       ? undefined
       : oauthResource(oauthOptions(identity.oauth, context.env ?? process.env), { logger: context.logger });
   const shared = identity?.anonymous === true ? { anonymous: 'shared' as const } : {};
-  if (keys.identify === undefined && oauth === undefined && shared.anonymous === undefined)
-    throw new ConfigurationError(
-      'CALLERS_NOT_IDENTIFIED',
-      'identity: serving over HTTP needs identity.apiKeys (a key per caller), identity.oauth (tokens from your identity provider) or identity.anonymous: true (one shared caller, local use only)',
-    );
   return {
     ...keys,
     ...(oauth === undefined ? {} : { authenticate: oauth.authenticate, wellKnown: oauth.wellKnown }),

@@ -25,3 +25,5 @@ export { resolveToolPolicy } from './policy/resolve.js';
 export type { ResolvedToolPolicy } from './policy/resolve.js';
 export { manifestPolicy } from './policy/manifest.js';
 export type { ManifestPolicy } from './policy/manifest.js';
+export { READY_POLICIES, READY_POLICY_NAMES } from './policies/index.js';
+export type { PolicyMap, ReadyPolicyName } from './policies/index.js';

@@ -1,5 +1,5 @@
 /** openStore against a real redis-server of this file's own: the config's `commandTimeoutMs` reaches the store. */
-import { StoreUnavailableError, type Logger } from '@ext/core';
+import { MemoryStore, StoreUnavailableError, type Logger } from '@ext/core';
 import { redisServerUnavailable, startRedisServer } from '@ext/core/testing';
 import { describe, expect, it } from 'vitest';
 import { closeAfter, closeAfterEach } from './e2e/support.js';
@@ -24,6 +24,22 @@ async function settledWithin(pending: Promise<unknown>, ms: number): Promise<'pe
     timer,
   ]);
 }
+
+describe('openStore without a store', () => {
+  it('keeps state in memory, and says so on the gateway logger', async () => {
+    const warnings: string[] = [];
+    const store = await openStore(undefined, {
+      warn: (message) => {
+        warnings.push(message);
+      },
+    });
+    closeAfter(() => store.close());
+    expect(store).toBeInstanceOf(MemoryStore);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('kept in memory');
+    expect(warnings[0]).toContain('store.sqlite');
+  });
+});
 
 describe.skipIf(missing !== undefined)(
   `openStore with a Redis${missing === undefined ? '' : ` (skipped: ${missing})`}`,

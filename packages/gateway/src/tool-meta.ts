@@ -29,6 +29,15 @@ function rateLimits(limits: NonNullable<ResolvedCost['rateLimit']>): Record<stri
   };
 }
 
+function quotaMeta(quota: NonNullable<ResolvedCost['quota']>): Record<string, unknown> {
+  // Without `window` the cost extension's default applies: the window slides.
+  return {
+    limit: quota.limit,
+    window_seconds: quota.windowSeconds,
+    ...(quota.window === undefined ? {} : { window: quota.window }),
+  };
+}
+
 function costMeta(cost: ResolvedCost): Record<string, unknown> {
   return {
     cost: {
@@ -37,9 +46,7 @@ function costMeta(cost: ResolvedCost): Record<string, unknown> {
       ...(cost.unit === undefined ? {} : { unit_label: cost.unit }),
     },
     ...(cost.latency === undefined ? {} : { latency: cost.latency }),
-    ...(cost.quota === undefined
-      ? {}
-      : { quota: { limit: cost.quota.limit, window_seconds: cost.quota.windowSeconds } }),
+    ...(cost.quota === undefined ? {} : { quota: quotaMeta(cost.quota) }),
     ...(cost.rateLimit === undefined ? {} : { rate_limits: rateLimits(cost.rateLimit) }),
   };
 }

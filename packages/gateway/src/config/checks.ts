@@ -7,6 +7,8 @@
  */
 import { ConfigurationError } from '@ext/core';
 import { oauthResource } from '@ext/core/oauth';
+import { DEFAULT_APPROVALS_PATH } from '../approvals.js';
+import { HEALTH_PATH, READY_PATH } from '../metrics/serve.js';
 import { isLoopbackAddress } from '@ext/core/sdk-v2/server';
 import { oauthOptions } from '../identity.js';
 import { compileNumber, compilePredicate, ConditionError } from '../policy/conditions.js';
@@ -15,6 +17,7 @@ import { firstBadExpression } from '../policy/template.js';
 import { BUILTIN_DETECTORS } from '../redact/detectors.js';
 import { createRedactor } from '../redact/redactor.js';
 import type { ConfigFault } from './errors.js';
+import { DEFAULT_METRICS_PATH } from './metrics-schema.js';
 import type { GatewayConfig, ToolPolicy } from './schema.js';
 
 function intentFault(key: string, rules: NonNullable<ToolPolicy['intent']>): ConfigFault | undefined {
@@ -147,9 +150,48 @@ function approvalsFault(config: GatewayConfig): ConfigFault | undefined {
   };
 }
 
+/** `listen.port` when the config leaves it out (its schema default). */
+const DEFAULT_LISTEN_PORT = 8080;
+
+/** The paths served beside the MCP endpoint, by what serves them. */
+function pathsBeside(config: GatewayConfig): readonly (readonly [string, string])[] {
+  return [
+    [config.listen?.path ?? '/mcp', 'the MCP endpoint'],
+    ...(config.approvals === undefined
+      ? []
+      : [[config.approvals.path ?? DEFAULT_APPROVALS_PATH, 'the approvals page'] as const]),
+    [HEALTH_PATH, 'the liveness probe'],
+    [READY_PATH, 'the readiness probe'],
+  ];
+}
+
+/**
+ * Metrics beside the MCP endpoint need a path of their own and an operator to
+ * read them (an API key or a token with the scope); apart, a port of their own.
+ */
+function metricsFault(config: GatewayConfig): ConfigFault | undefined {
+  const metrics = config.metrics;
+  if (metrics?.listen !== undefined) {
+    const port = metrics.listen.port;
+    if (port === 0 || port !== (config.listen?.port ?? DEFAULT_LISTEN_PORT)) return undefined;
+    return { path: ['metrics', 'listen', 'port'], problem: `is ${String(port)}, the MCP endpoint's port` };
+  }
+  if (metrics === undefined) return undefined;
+  const path = metrics.path ?? DEFAULT_METRICS_PATH;
+  const owner = pathsBeside(config).find(([taken]) => taken === path)?.[1];
+  if (owner !== undefined) return { path: ['metrics', 'path'], problem: `is ${path}, where ${owner} is served` };
+  const identity = config.identity;
+  if (Object.keys(identity?.apiKeys ?? {}).length > 0 || identity?.oauth !== undefined) return undefined;
+  return {
+    path: ['metrics'],
+    problem:
+      'is served beside the MCP endpoint, where only an operator (an API key or access token with `metrics.scope`) may read it: configure identity.apiKeys or identity.oauth, or serve it apart with metrics.listen',
+  };
+}
+
 /** The first fault of a config that already conforms to the schema, or `undefined`. */
 export function semanticFault(config: GatewayConfig): ConfigFault | undefined {
-  const exposed = exposureFault(config) ?? oauthFault(config) ?? approvalsFault(config);
+  const exposed = exposureFault(config) ?? oauthFault(config) ?? approvalsFault(config) ?? metricsFault(config);
   if (exposed !== undefined) return exposed;
   for (const [key, policy] of Object.entries(config.policy ?? {})) {
     const fault =

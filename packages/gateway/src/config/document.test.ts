@@ -47,6 +47,37 @@ describe('readDocument', () => {
     expect(error.message).toMatch(/^x\.yaml line \d: the document is not valid YAML/);
   });
 
+  it('names a key given twice in YAML, with the lines of both', () => {
+    const text = ['name: gw', 'upstreams:', '  fs: { command: npx }', '  web: { url: x }', '  fs: { command: node }'];
+    const error = failure(() => readDocument(text.join('\n'), 'yaml', { source: 'g.yaml' }));
+    expect(error.field).toBe('upstreams.fs');
+    expect(error.pointer).toBe('/upstreams/fs');
+    expect(error.line).toBe(5);
+    expect(error.message).toBe(
+      'g.yaml line 5: upstreams.fs appears twice in one map (lines 3 and 5): give each key once',
+    );
+    const inList = failure(() =>
+      readDocument('policy:\n  "*":\n    intent:\n      - { pattern: a, pattern: b }\n', 'yaml'),
+    );
+    expect(inList.field).toBe('policy["*"].intent[0].pattern');
+    expect(inList.message).toContain('(lines 4 and 4)');
+    expect(failure(() => readDocument('name: a\nname: b\n', 'yaml')).message).toBe(
+      'line 2: name appears twice in one map (lines 1 and 2): give each key once',
+    );
+  });
+
+  it('names a key given twice in JSON, which JSON.parse lets pass, with the lines of both', () => {
+    const text = '{\n  "upstreams": {\n    "fs": { "command": "npx" },\n    "fs": { "command": "node" }\n  }\n}';
+    const error = failure(() => readDocument(text, 'json', { source: 'g.json' }));
+    expect(error.field).toBe('upstreams.fs');
+    expect(error.line).toBe(4);
+    expect(error.message).toBe(
+      'g.json line 4: upstreams.fs appears twice in one object (lines 3 and 4): give each key once',
+    );
+    const nested = failure(() => readDocument('{"a": [{"b": {"c": 1, "c": 2}}]}', 'json'));
+    expect(nested.field).toBe('a[0].b.c');
+  });
+
   it('refuses aliases to anchors that do not exist, and alias bombs', () => {
     expect(failure(() => readDocument('a: *nowhere\n', 'yaml')).message).toContain('the document');
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]'];

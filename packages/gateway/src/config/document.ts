@@ -4,7 +4,7 @@
  * Pure.
  */
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { configError, type ErrorPlace, type FieldPath } from './errors.js';
+import { configError, type ErrorPlace, type FieldPath, type GatewayConfigError } from './errors.js';
 
 export type ConfigFormat = 'yaml' | 'json';
 
@@ -54,6 +54,60 @@ function lineLocator(document: Document, lines: LineCounter): (path: FieldPath) 
   };
 }
 
+/** Where a key that appears twice is: its path (the second one's), and the lines of both. */
+interface Repeated {
+  readonly path: FieldPath;
+  readonly first: number | undefined;
+  readonly again: number;
+}
+
+type Pair = { readonly key: unknown; readonly value: unknown };
+
+/**
+ * The key the YAML parser refused as a repeat, found by where its second
+ * occurrence starts (`offset`), walked without recursion (a document may
+ * nest deep). `undefined` when no map key starts there.
+ */
+function repeatedKey(document: Document, lines: LineCounter, offset: number): Repeated | undefined {
+  const pending: { node: unknown; path: FieldPath }[] = [{ node: document.contents, path: [] }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { node, path } = next;
+    if (isSeq(node)) node.items.forEach((item, index) => pending.push({ node: item, path: [...path, index] }));
+    if (!isMap(node)) continue;
+    const pairs = node.items as readonly Pair[];
+    const again = pairs.find((pair) => (pair.key as Node | null)?.range?.[0] === offset);
+    if (again !== undefined) {
+      const name = keyText(again.key);
+      const first = pairs.find((pair) => keyText(pair.key) === name);
+      const start = (first?.key as Node | null)?.range?.[0];
+      return {
+        path: [...path, name],
+        first: start === undefined ? undefined : lines.linePos(start).line,
+        again: lines.linePos(offset).line,
+      };
+    }
+    for (const pair of pairs) pending.push({ node: pair.value, path: [...path, keyText(pair.key)] });
+  }
+  return undefined;
+}
+
+/** The error of a key given twice in one map (`object`, in JSON): it names the key and both lines. */
+function repeatedKeyError(
+  document: Document,
+  lines: LineCounter,
+  offset: number,
+  context: { readonly place: ErrorPlace; readonly container: string },
+): GatewayConfigError | undefined {
+  const repeated = repeatedKey(document, lines, offset);
+  if (repeated === undefined) return undefined;
+  const where =
+    repeated.first === undefined ? `line ${repeated.again}` : `lines ${repeated.first} and ${repeated.again}`;
+  return configError(
+    { path: repeated.path, problem: `appears twice in one ${context.container} (${where}): give each key once` },
+    { ...context.place, line: repeated.again },
+  );
+}
+
 function yamlDocument(text: string): { document: Document; lines: LineCounter } {
   const lines = new LineCounter();
   const document = parseDocument(text, { ...YAML_OPTIONS, lineCounter: lines });
@@ -63,6 +117,10 @@ function yamlDocument(text: string): { document: Document; lines: LineCounter } 
 function readYaml(text: string, place: ErrorPlace): ParsedDocument {
   const { document, lines } = yamlDocument(text);
   const [problem] = [...document.errors, ...document.warnings];
+  if (problem?.code === 'DUPLICATE_KEY') {
+    const repeated = repeatedKeyError(document, lines, problem.pos[0], { place, container: 'map' });
+    if (repeated !== undefined) throw repeated;
+  }
   if (problem !== undefined) {
     const line = lines.linePos(problem.pos[0]).line;
     throw configError({ path: [], problem: `is not valid YAML: ${problem.message}` }, { ...place, line });
@@ -95,6 +153,8 @@ function readJson(text: string, place: ErrorPlace): ParsedDocument {
   const { document, lines } = yamlDocument(text);
   const repeated = document.errors.find((problem) => problem.code === 'DUPLICATE_KEY');
   if (repeated !== undefined) {
+    const named = repeatedKeyError(document, lines, repeated.pos[0], { place, container: 'object' });
+    if (named !== undefined) throw named;
     const line = lines.linePos(repeated.pos[0]).line;
     throw configError({ path: [], problem: 'is not valid: a key appears twice in one object' }, { ...place, line });
   }

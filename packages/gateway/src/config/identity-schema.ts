@@ -1,4 +1,8 @@
-/** The schema of `identity`: who is calling over HTTP (API keys, OAuth tokens, or one shared caller). */
+/**
+ * The schema of `identity`: who is calling over HTTP (API keys, OAuth
+ * tokens, or one shared caller), and what the one local client served over
+ * stdio holds.
+ */
 import Type from 'typebox';
 import {
   SCOPE_PATTERN,
@@ -112,6 +116,20 @@ export const OAuthSchema = Type.Object(
   },
 );
 
+/** The one client of a gateway served over stdio: core's principal `local`, holding the scopes granted here. */
+export const StdioCallerSchema = Type.Object(
+  {
+    scopes: Type.Array(Type.String({ pattern: SCOPE_PATTERN }), {
+      description: 'Scopes the local client holds, as an API key’s or a token’s would: the `scopes` a policy requires.',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The one local client served over `--stdio` (principal `local`; it holds no scope unless granted here).',
+  },
+);
+
 export const IdentitySchema = Type.Object(
   {
     apiKeys: Type.Optional(
@@ -127,6 +145,10 @@ export const IdentitySchema = Type.Object(
       }),
     ),
     oauth: Type.Optional(OAuthSchema),
+    stdio: Type.Optional(StdioCallerSchema),
   },
-  { additionalProperties: false, description: 'Who is calling, over HTTP (stdio is one local caller).' },
+  {
+    additionalProperties: false,
+    description: 'Who is calling over HTTP, and what the one local client served over `--stdio` holds.',
+  },
 );

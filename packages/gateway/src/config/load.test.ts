@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { resolveToolPolicy } from '../policy/resolve.js';
 import { GatewayConfigError } from './errors.js';
-import { loadConfig, parseConfig } from './load.js';
+import { defaultStorePath, loadConfig, parseConfig } from './load.js';
 import { FULL_CONFIG, MANIFEST_FOLDER } from './test-configs.js';
 
 async function rejection(promise: Promise<unknown>): Promise<GatewayConfigError> {
@@ -73,7 +73,8 @@ describe('parseConfig', () => {
     expect(failure('upstreams:\n  fs: { command: a }\n  fs: { command: b }\n').line).toBe(3);
     const json = failure('{\n  "upstreams": { "fs": { "command": "a" } },\n  "upstreams": {}\n}', { format: 'json' });
     expect(json.line).toBe(3);
-    expect(json.message).toContain('a key appears twice');
+    expect(json.field).toBe('upstreams');
+    expect(json.message).toContain('upstreams appears twice in one object (lines 2 and 3)');
   });
 
   it('a JSON syntax error names its line', () => {
@@ -158,6 +159,14 @@ describe('loadConfig', () => {
     expect(loaded.manifests[0]?.source).toBe('manifests/github.json');
     const policy = resolveToolPolicy({ ...loaded, tool: { name: 'delete_repo' } });
     expect(policy?.scopes).toEqual(['admin:repo']);
+  });
+
+  it('without a store, keeps state in a SQLite file beside the config, named after it (GW-33)', async () => {
+    const yaml = await write('team.yaml', 'upstreams: { gh: { command: npx } }\n');
+    expect((await loadConfig(yaml)).config.store).toEqual({ sqlite: join(folder, 'team.db') });
+    const json = await write('other.json', JSON.stringify({ upstreams: { gh: { command: 'npx' } } }));
+    expect((await loadConfig(json)).config.store).toEqual({ sqlite: join(folder, 'other.db') });
+    expect(defaultStorePath(join(folder, 'sub', 'gateway.yml'))).toBe(join(folder, 'sub', 'gateway.db'));
   });
 
   it('keeps absolute paths, SQLite’s `:memory:` and other stores as they are', async () => {

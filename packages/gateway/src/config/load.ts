@@ -5,7 +5,7 @@
  * Every failure is a `GatewayConfigError` naming the field.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, extname, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { firstViolation, lazyValidator } from '@ext/core';
 import { manifestPolicy, type ManifestPolicy } from '../policy/manifest.js';
 import { semanticFault } from './checks.js';
@@ -25,7 +25,7 @@ export interface ParseConfigOptions {
 export interface LoadedConfig {
   /** The absolute path of the config file. */
   readonly path: string;
-  /** `manifests` and `store.sqlite` as absolute paths. */
+  /** `manifests` and `store.sqlite` as absolute paths; `store` set (see `defaultStorePath`). */
   readonly config: GatewayConfig;
   /** The manifests `config.manifests` names, in order. */
   readonly manifests: readonly ManifestPolicy[];
@@ -89,12 +89,25 @@ function withResolvedCwd(upstreams: GatewayConfig['upstreams'], folder: string):
   );
 }
 
-function withResolvedPaths(config: GatewayConfig, folder: string): GatewayConfig {
+/**
+ * The SQLite file a config file that names no `store` keeps its state in:
+ * beside it, named after it (`gateway.yaml` → `gateway.db`), so that two
+ * configs in one folder never share tokens, quotas or idempotency records,
+ * whatever folder the gateway is started from.
+ */
+export function defaultStorePath(configFile: string): string {
+  const absolute = resolve(configFile);
+  return join(dirname(absolute), `${basename(absolute, extname(absolute))}.db`);
+}
+
+function withResolvedPaths(config: GatewayConfig, file: string): GatewayConfig {
+  const folder = dirname(file);
   const store = config.store;
   const sqlite = typeof store === 'object' && 'sqlite' in store ? store.sqlite : undefined;
   return {
     ...config,
     upstreams: withResolvedCwd(config.upstreams, folder),
+    ...(store === undefined && { store: { sqlite: defaultStorePath(file) } }),
     ...(config.manifests !== undefined && { manifests: config.manifests.map((file) => resolve(folder, file)) }),
     // `:memory:` is SQLite's name for a database in memory, not a file.
     ...(sqlite !== undefined && sqlite !== ':memory:' && { store: { sqlite: resolve(folder, sqlite) } }),
@@ -130,7 +143,8 @@ async function loadManifest(
 /**
  * Reads the config file at `path` (`.json` as JSON, `.yaml`/`.yml` as
  * YAML), resolves `manifests`, `store.sqlite` and each stdio upstream's
- * `cwd` (default: the config's folder) against its folder and loads the
+ * `cwd` (default: the config's folder) against its folder, names the
+ * default store (`defaultStorePath`) when it names none, and loads the
  * manifests. Throws a `GatewayConfigError` for the file or a
  * manifest at fault (its `source` says which).
  */
@@ -149,7 +163,7 @@ export async function loadConfig(path: string): Promise<LoadedConfig> {
   );
   const document = readDocument(text, formatOf(path), { source: path });
   const written = parseDocumentConfig(document, { source: path });
-  const config = withResolvedPaths(written, dirname(absolute));
+  const config = withResolvedPaths(written, absolute);
   const manifests = await Promise.all(
     (config.manifests ?? []).map((file, index) =>
       loadManifest({ path, document }, { file, written: written.manifests?.[index] ?? file, index }),

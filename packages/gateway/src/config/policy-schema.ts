@@ -1,6 +1,7 @@
 /** The schema of a policy entry: what applies to the tools a policy key matches (`policy.<glob>`). */
 import Type from 'typebox';
 import { TOOL_NAME_PATTERN, SCOPE_PATTERN } from './patterns.js';
+import { RetryPolicySchema } from './resilience-schema.js';
 
 const positiveInteger = (description: string) =>
   Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
@@ -74,6 +75,13 @@ export const CostPolicySchema = Type.Object(
         {
           limit: positiveInteger('Units allowed.'),
           windowSeconds: Type.Integer({ minimum: 1, maximum: 31_536_000, description: 'The window, in seconds.' }),
+          window: Type.Optional(
+            Type.Union([Type.Literal('sliding'), Type.Literal('fixed')], {
+              default: 'sliding',
+              description:
+                '`sliding`: no span of `windowSeconds` admits more than `limit`, wherever it starts; `fixed`: windows aligned to the clock (a day resets at 00:00 UTC), which admit up to twice the limit across a boundary.',
+            }),
+          ),
         },
         { additionalProperties: false, description: 'At most `limit` units per caller in each window.' },
       ),
@@ -140,6 +148,22 @@ export const CompensationSchema = Type.Object(
 );
 
 /** What applies to the tools a policy key matches. */
+/** Tool annotations an operator asserts over the upstream's (field by field); the defaults read the result. */
+export const ToolAnnotationsSchema = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A human-readable title.' })),
+    readOnlyHint: Type.Optional(Type.Boolean({ description: 'The tool changes nothing.' })),
+    destructiveHint: Type.Optional(Type.Boolean({ description: 'The tool may destroy data (a person confirms).' })),
+    idempotentHint: Type.Optional(Type.Boolean({ description: 'Repeating a call changes nothing more.' })),
+    openWorldHint: Type.Optional(Type.Boolean({ description: 'The tool reaches outside systems.' })),
+  },
+  {
+    additionalProperties: false,
+    title: 'ToolAnnotations',
+    description: 'Overrides the upstream’s annotations, field by field.',
+  },
+);
+
 export const ToolPolicySchema = Type.Object(
   {
     allow: Type.Optional(
@@ -155,6 +179,7 @@ export const ToolPolicySchema = Type.Object(
     idempotent: Type.Optional(
       Type.Boolean({ description: 'Honour idempotency keys (default: every tool not marked read-only).' }),
     ),
+    retry: Type.Optional(RetryPolicySchema),
     intent: Type.Optional(Type.Array(IntentRuleSchema, { description: 'Intent routing rules for this tool.' })),
     provenance: Type.Optional(
       Type.Object(
@@ -175,6 +200,17 @@ export const ToolPolicySchema = Type.Object(
     hidden: Type.Optional(
       Type.Boolean({ default: false, description: '`true` leaves the tool out of the gateway entirely.' }),
     ),
+    as: Type.Optional(
+      Type.String({
+        pattern: TOOL_NAME_PATTERN,
+        description:
+          'The name clients call the tool by, instead of the upstream’s (or `<upstream>__<tool>`). Entries still match the upstream’s names.',
+      }),
+    ),
+    description: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 10_000, description: 'Replaces the upstream’s description of the tool.' }),
+    ),
+    annotations: Type.Optional(ToolAnnotationsSchema),
   },
   { additionalProperties: false, title: 'ToolPolicy' },
 );

@@ -4,8 +4,10 @@
  * document published beside the package (`gateway.schema.json`).
  */
 import { ApprovalsSchema } from './approvals-schema.js';
+import { MetricsSchema } from './metrics-schema.js';
 import Type, { type Static } from 'typebox';
 import { PinsConfigSchema } from '../pins/pins-config.js';
+import { ReadyPoliciesSchema } from './ready-policies-schema.js';
 import { IdentitySchema } from './identity-schema.js';
 import {
   ALLOWED_HOST_PATTERN,
@@ -23,6 +25,7 @@ import {
   IntentRuleSchema,
   ToolPolicySchema,
 } from './policy-schema.js';
+import { BreakerSchema, UpstreamRetrySchema } from './resilience-schema.js';
 
 /** Where the JSON Schema document is identified. */
 export const CONFIG_SCHEMA_ID = 'https://mcp-ext.github.io/schemas/gateway/1.0/gateway.schema.json';
@@ -51,6 +54,8 @@ export const StdioUpstreamSchema = Type.Object(
     ),
     cwd: Type.Optional(Type.String({ minLength: 1, description: 'Working directory of the child.' })),
     timeoutMs: Type.Optional(TimeoutMs),
+    retry: Type.Optional(UpstreamRetrySchema),
+    breaker: Type.Optional(BreakerSchema),
   },
   { additionalProperties: false, title: 'StdioUpstream' },
 );
@@ -76,6 +81,8 @@ export const HttpUpstreamSchema = Type.Object(
       }),
     ),
     timeoutMs: Type.Optional(TimeoutMs),
+    retry: Type.Optional(UpstreamRetrySchema),
+    breaker: Type.Optional(BreakerSchema),
   },
   { additionalProperties: false, title: 'HttpUpstream' },
 );
@@ -118,7 +125,8 @@ export const StoreSchema = Type.Union(
   ],
   {
     default: { sqlite: 'gateway.db' },
-    description: 'Where state lives: `{ sqlite: path }`, `{ redis: url }`, or `memory`.',
+    description:
+      'Where state lives: `{ sqlite: path }`, `{ redis: url }`, or `memory`. Default: a SQLite file beside the config file, named after it (`gateway.yaml` keeps `gateway.db`).',
   },
 );
 
@@ -204,6 +212,7 @@ export const GatewayConfigSchema = Type.Object(
           'Policy by tool name or glob (`*`, `?`; with several upstreams, `<name>__<tool>`); every matching entry applies, later ones winning field by field.',
       }),
     ),
+    policies: Type.Optional(ReadyPoliciesSchema),
     manifests: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         description:
@@ -239,6 +248,7 @@ export const GatewayConfigSchema = Type.Object(
     pins: Type.Optional(PinsConfigSchema),
     redact: Type.Optional(RedactSchema),
     approvals: Type.Optional(ApprovalsSchema),
+    metrics: Type.Optional(MetricsSchema),
   },
   { additionalProperties: false, $id: CONFIG_SCHEMA_ID, title: 'GatewayConfig' },
 );

@@ -13,6 +13,8 @@ export const FULL_CONFIG = {
       headers: { Authorization: 'Bearer token' },
       protocol: 'auto',
       timeoutMs: 5000,
+      retry: { attempts: 4, initialDelayMs: 200, maxDelayMs: 1000 },
+      breaker: { failures: 3, halfOpenAfterMs: 20_000 },
     },
   },
   policy: {
@@ -25,10 +27,11 @@ export const FULL_CONFIG = {
         unit: 'writes',
         category: 'metered',
         latency: 'seconds',
-        quota: { limit: 100, windowSeconds: 3600 },
+        quota: { limit: 100, windowSeconds: 3600, window: 'sliding' },
         rateLimit: { perMinute: 10, perHour: 100, perDay: 1000 },
       },
       idempotent: true,
+      retry: { attempts: 2 },
       intent: [{ keywords: ['save'], pattern: '^write', reason: 'It writes files.', from: ['read_file'] }],
       provenance: { source: 'filesystem' },
       multimodal: { maxInputBytes: 1_000_000, mimeTypes: ['image/png'] },
@@ -39,6 +42,7 @@ export const FULL_CONFIG = {
       hidden: false,
     },
   },
+  policies: ['filesystem', 'git'],
   manifests: ['manifests/github.json'],
   defaults: { confirmDestructive: true, format: 'markdown', verbosity: 'standard' },
   store: { sqlite: 'gateway.db' },
@@ -62,6 +66,7 @@ export const FULL_CONFIG = {
       },
       claims: { principal: 'sub', scopes: 'scope', roles: 'realm_access.roles' },
     },
+    stdio: { scopes: ['files:write'] },
   },
   redact: { results: true, patterns: [{ id: 'acme-token', pattern: 'acme_[a-z0-9]{16}' }] },
   approvals: {
@@ -74,6 +79,7 @@ export const FULL_CONFIG = {
     linkSecretEnv: 'APPROVALS_LINK_SECRET',
     linkTtlSeconds: 600,
   },
+  metrics: { path: '/metrics', scope: 'gateway:metrics', listen: { port: 9464, host: '127.0.0.1' } },
 } as const;
 
 /** A deep copy of `value` (plain data only). */

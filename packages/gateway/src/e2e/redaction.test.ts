@@ -226,6 +226,7 @@ describe.each(ERAS)('secrets behind the gateway (%s)', (era) => {
     // The file's text is in the result twice: as text content and as structured content.
     expect(result._meta?.[GATEWAY_META_KEY]).toEqual({
       redaction: { count: 2 * expected.count, detectors: DETECTOR_IDS },
+      policyVersion: expect.stringMatching(/^[0-9a-f]{16}$/) as unknown,
     });
     expectNoSecret('the result', JSON.stringify(result));
 
@@ -284,7 +285,10 @@ describe('redact.results: false', () => {
     const served = await secretsGateway({ results: false });
     const result = await read(served, 'legacy', join(served.root, 'credentials.txt'));
     expect(textOf(result)).toBe(FILE);
-    expect(result._meta?.[GATEWAY_META_KEY]).toBeUndefined();
+    // Only the policy version: nothing was redacted, so nothing is counted.
+    expect(result._meta?.[GATEWAY_META_KEY]).toEqual({
+      policyVersion: expect.stringMatching(/^[0-9a-f]{16}$/) as unknown,
+    });
     await expectLogRedacted(served);
   });
 });

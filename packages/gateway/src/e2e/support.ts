@@ -55,6 +55,17 @@ export function closeAfterEach(): void {
   });
 }
 
+/**
+ * Closes what the tests of the calling file opened once they have all run:
+ * for a file whose tests share what a `beforeAll` opened. Call it instead of
+ * `closeAfterEach`, once at the top of the file.
+ */
+export function closeAfterAll(): void {
+  afterAll(async () => {
+    for (const close of opened.splice(0).reverse()) await close();
+  });
+}
+
 /** A new empty folder, removed after the test. */
 export async function tempDir(prefix: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `gateway-e2e-${prefix}-`));

@@ -43,7 +43,8 @@ async function withUpstreamTools<T>(
   use: (tools: readonly ExposedTool[]) => Promise<T>,
 ): Promise<T> {
   const clientInfo = { name: config.name ?? DEFAULT_NAME, version: VERSION };
-  const pool = await UpstreamPool.connect(config.upstreams, { logger, clientInfo });
+  // Pinning needs every upstream's tools now: one that is down fails the command rather than pinning nothing.
+  const pool = await UpstreamPool.connect(config.upstreams, { logger, clientInfo, servesWhileDown: false });
   try {
     return await use(await pool.tools());
   } finally {

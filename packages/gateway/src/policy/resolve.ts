@@ -1,8 +1,10 @@
 /**
- * The policy one upstream tool gets: the manifests' entries for its name,
- * then every config policy entry whose key matches it, in file order, later
- * ones winning field by field, then the safe defaults where all are silent
- * (upstream annotations decide confirmation and idempotency). Pure.
+ * The policy one upstream tool gets: the entries for its name of the ready
+ * policies the config chooses (`policies`, in their order), then the
+ * manifests' entries for its name, then every config policy entry whose key
+ * matches it, in file order, later ones winning field by field, then the
+ * safe defaults where all are silent (upstream annotations decide
+ * confirmation and idempotency). Pure.
  */
 import type {
   Compensation,
@@ -16,6 +18,7 @@ import { fieldName } from '../config/errors.js';
 import { compileNumber, compilePredicate, type CompiledCondition } from './conditions.js';
 import { globMatchesAny } from './glob.js';
 import type { ManifestPolicy } from './manifest.js';
+import { READY_POLICIES } from '../policies/index.js';
 
 /** The MCP tool annotations the defaults read (hints, as the upstream reports them). */
 export interface ToolHints {
@@ -56,7 +59,9 @@ export interface ResolvedCost {
   readonly unit: string | undefined;
   readonly category: 'free' | 'metered' | 'requires_approval';
   readonly latency: 'instant' | 'seconds' | 'minutes' | undefined;
-  readonly quota: { readonly limit: number; readonly windowSeconds: number } | undefined;
+  readonly quota:
+    | { readonly limit: number; readonly windowSeconds: number; readonly window?: 'sliding' | 'fixed' | undefined }
+    | undefined;
   readonly rateLimit:
     | {
         readonly perMinute?: number | undefined;
@@ -81,14 +86,26 @@ export interface ResolvedToolPolicy {
   readonly scopes: readonly string[];
   readonly cost: ResolvedCost | undefined;
   readonly idempotent: boolean;
+  /** Whether its calls are safe to repeat (`retry`): `undefined` leaves it to read-only hints and idempotency keys. */
+  readonly retry?: ToolPolicy['retry'];
   readonly intent: readonly ResolvedIntentRule[];
   readonly provenance: { readonly source: string } | undefined;
   readonly multimodal: { readonly maxInputBytes?: number; readonly mimeTypes?: readonly string[] } | undefined;
   readonly compensate: Compensation | undefined;
   /** Who may use the tool (`allow`); `undefined`: every caller. */
   readonly allow?: CompiledCondition<boolean> | undefined;
-  /** Which entries applied, in order: `manifest <server>`, `policy["<key>"]`. */
+  /** Which entries applied, in order: `policies <name>["<tool>"]`, `manifest <server>`, `policy["<key>"]`. */
   readonly sources: readonly string[];
+  /** How the tool is offered (`as`, `description`, `annotations`); `undefined` fields: as the upstream has it. */
+  readonly shape?: ToolShape | undefined;
+}
+
+/** What an operator changes of how a tool is offered (GW-51). */
+export interface ToolShape {
+  /** The name clients call it by, and the config field that gave it (`policy.read_file.as`). */
+  readonly as?: { readonly name: string; readonly path: readonly string[] } | undefined;
+  readonly description?: string | undefined;
+  readonly annotations?: ToolPolicy['annotations'];
 }
 
 /** An intent rule's `pattern` as the gateway matches it: ignoring case, Unicode. Throws `SyntaxError` when invalid. */
@@ -116,6 +133,7 @@ export function mergeToolPolicies(earlier: ToolPolicy, later: ToolPolicy): ToolP
   if (later.confirm !== undefined) merged.confirm = mergeConfirm(earlier.confirm, later.confirm);
   if (later.cost !== undefined) merged.cost = mergeCost(earlier.cost, later.cost);
   if (later.multimodal !== undefined) merged.multimodal = { ...earlier.multimodal, ...later.multimodal };
+  if (later.annotations !== undefined) merged.annotations = { ...earlier.annotations, ...later.annotations };
   return merged;
 }
 
@@ -128,6 +146,14 @@ interface Entry {
 
 function matchingEntries(input: ResolveToolPolicyInput, exposedName: string): Entry[] {
   const { name } = input.tool;
+  // Keyed by the upstream's own names: whatever the operator calls the upstream, its tools are found.
+  const fromReady = (input.config.policies ?? []).flatMap((ready): Entry[] => {
+    const map = READY_POLICIES[ready];
+    // An upstream names its tools as it likes (`constructor`, `__proto__`): only the map's own keys count.
+    const policy = Object.hasOwn(map, name) ? map[name] : undefined;
+    if (policy === undefined) return [];
+    return [{ source: `policies ${ready}[${JSON.stringify(name)}]`, path: ['policies', ready, name], policy }];
+  });
   const fromManifests = (input.manifests ?? []).flatMap((manifest): Entry[] => {
     const policy = manifest.tools.get(name);
     return policy === undefined ? [] : [{ source: `manifest ${manifest.server}`, policy }];
@@ -135,7 +161,7 @@ function matchingEntries(input: ResolveToolPolicyInput, exposedName: string): En
   const fromConfig = Object.entries(input.config.policy ?? {})
     .filter(([key]) => globMatchesAny(key, [exposedName, name]))
     .map(([key, policy]): Entry => ({ source: `policy[${JSON.stringify(key)}]`, path: ['policy', key], policy }));
-  return [...fromManifests, ...fromConfig];
+  return [...fromReady, ...fromManifests, ...fromConfig];
 }
 
 // Compiled once per expression and field: offers are rebuilt whenever an upstream's tools change.
@@ -151,11 +177,15 @@ function cachedCompile<T extends boolean | number>(source: string, field: string
   return condition as CompiledCondition<T>;
 }
 
-/** The config path of the last entry that set a field (its value won the merge), as config errors name it: `policy.write_file.allow`. */
-function fieldOf(entries: readonly Entry[], pick: (policy: ToolPolicy) => unknown, suffix: string): string {
+/** The config path of the last entry that set a field (its value won the merge). */
+function pathOf(entries: readonly Entry[], pick: (policy: ToolPolicy) => unknown, suffix: string): string[] {
   const last = [...entries].reverse().find((entry) => pick(entry.policy) !== undefined);
-  const path = [...(last?.path ?? ['policy']), ...suffix.split('.')];
-  return fieldName(path);
+  return [...(last?.path ?? ['policy']), ...suffix.split('.')];
+}
+
+/** That path as config errors name it: `policy.write_file.allow`. */
+function fieldOf(entries: readonly Entry[], pick: (policy: ToolPolicy) => unknown, suffix: string): string {
+  return fieldName(pathOf(entries, pick, suffix));
 }
 
 function resolveConfirm(
@@ -228,7 +258,8 @@ export function resolveToolPolicy(input: ResolveToolPolicyInput): ResolvedToolPo
   const entries = matchingEntries(input, exposedName);
   const policy = entries.reduce<ToolPolicy>((merged, entry) => mergeToolPolicies(merged, entry.policy), {});
   if (policy.hidden === true) return undefined;
-  const hints = tool.annotations ?? {};
+  // What the operator asserts of the tool outweighs what its upstream says (GW-51).
+  const hints = { ...tool.annotations, ...policy.annotations };
   return {
     name: tool.name,
     exposedName,
@@ -236,6 +267,7 @@ export function resolveToolPolicy(input: ResolveToolPolicyInput): ResolvedToolPo
     scopes: policy.scopes ?? [],
     cost: resolveCost(policy.cost, entries),
     idempotent: policy.idempotent ?? hints.readOnlyHint !== true,
+    retry: policy.retry,
     intent: resolveIntent(policy.intent),
     provenance: policy.provenance,
     multimodal: policy.multimodal,
@@ -249,5 +281,16 @@ export function resolveToolPolicy(input: ResolveToolPolicyInput): ResolvedToolPo
             'predicate',
           ),
     sources: entries.map((entry) => entry.source),
+    shape: shapeOf(policy, entries),
+  };
+}
+
+function shapeOf(policy: ToolPolicy, entries: readonly Entry[]): ToolShape | undefined {
+  const { as, description, annotations } = policy;
+  if (as === undefined && description === undefined && annotations === undefined) return undefined;
+  return {
+    as: as === undefined ? undefined : { name: as, path: pathOf(entries, (entry) => entry.as, 'as') },
+    description,
+    annotations,
   };
 }

@@ -32,6 +32,21 @@ export interface Withheld {
 export interface PolicyLookup {
   policy(tool: string): ResolvedToolPolicy | undefined;
   withheld(tool: string): Withheld | undefined;
+  /** The version of the policy `policy` reads now (it changes when the config is reloaded). */
+  readonly version?: string | undefined;
+}
+
+/** The policy that admitted a call, and its version: the rest of the call runs under it, whatever a reload changes meanwhile. */
+export interface AdmittedPolicy {
+  readonly policy: ResolvedToolPolicy;
+  readonly version: string | undefined;
+}
+
+const ADMITTED = Symbol('gateway admitted policy');
+
+/** The policy the stage admitted this call under, when it did. */
+export function admittedPolicy(ctx: Pick<CallContext, 'locals'>): AdmittedPolicy | undefined {
+  return ctx.locals.get(ADMITTED) as AdmittedPolicy | undefined;
 }
 
 function strings(value: unknown): string[] {
@@ -136,6 +151,8 @@ export function gatewayPolicyServer(lookup: PolicyLookup): ServerExtension {
       const admitted = admit(lookup, call, ctx);
       if (admitted === undefined) return next();
       const { policy, input } = admitted;
+      // Read in the same turn as the policy: the version that admitted the call is the one it runs under (GW-50).
+      ctx.locals.set(ADMITTED, { policy, version: lookup.version } satisfies AdmittedPolicy);
       if (policy.confirm !== undefined && confirmApplies(policy, input))
         requireApproval(ctx, {
           requestedBy: GATEWAY_PACKAGE,

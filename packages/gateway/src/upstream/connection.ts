@@ -2,19 +2,33 @@
  * `connectUpstream`: one upstream MCP server behind the gateway, spoken to
  * with the SDK v2 client over stdio or Streamable HTTP. Its tool list is
  * cached until it says the list changed; a dropped connection is made again
- * once before a request fails; every fault reaches the caller as an
- * `ExtensionError` and the log once per outage.
+ * by the next request; a call is retried and guarded by a circuit breaker
+ * (`resilience.ts`); an HTTP upstream down at start may be served as
+ * unavailable and connected in the background; every fault reaches the
+ * caller as an `ExtensionError` and the log once per outage.
  */
 import { ExtensionError } from '@ext/core';
-import type { CallToolResult, Client, McpSubscription, Tool } from '@modelcontextprotocol/client';
+import {
+  SdkError,
+  SdkErrorCode,
+  type CallToolResult,
+  type Client,
+  type McpSubscription,
+  type Tool,
+} from '@modelcontextprotocol/client';
+import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
 import type { Upstream } from '../config/schema.js';
-import { classifyFault, unavailable, type FaultContext } from './faults.js';
+import { atStage, classifyFault, stageOf, unavailable, type FaultContext } from './faults.js';
 import { UpstreamHealth } from './health.js';
+import { UpstreamResilience, resilienceSettings, type BreakerState, type UpstreamObserver } from './resilience.js';
+import { callThrough, leanCallerFor, type LeanHttpCaller } from './lean-http.js';
+import { UNSAFE_CALL } from './retry-decision.js';
 import {
   createUpstreamClient,
   createUpstreamTransport,
   isStdio,
   timeoutOf,
+  watchingResponses,
   type UpstreamTransport,
 } from './transport.js';
 import type {
@@ -35,11 +49,19 @@ const TERMINATE_WAIT_MS = 1000;
  */
 const RELISTEN_AFTER_MS = 1000;
 
+/** The first and the longest wait between background connects to an upstream down at start. */
+const RECONNECT_INITIAL_DELAY_MS = 1000;
+const RECONNECT_MAX_DELAY_MS = 30_000;
+
+type CallParams = Parameters<Client['callTool']>[0];
+
 interface Session {
   readonly client: Client;
   readonly link: UpstreamTransport;
   /** Set once the gateway lets go of it: its close is then no outage. */
   released: boolean;
+  /** Makes the calls the SDK client need not make (a 2026-07-28 HTTP upstream, see `lean-http.ts`). */
+  lean?: LeanHttpCaller | undefined;
 }
 
 /** The fields of a listed tool the gateway passes on. */
@@ -74,6 +96,7 @@ function wait(ms: number): Promise<void> {
 async function closeSession(session: Session): Promise<void> {
   await session.client.close().catch(() => undefined);
   session.link.dispose();
+  session.lean?.close();
 }
 
 class Connection implements UpstreamConnection {
@@ -83,11 +106,16 @@ class Connection implements UpstreamConnection {
   readonly #health: UpstreamHealth;
   readonly #timeoutMs: number;
   readonly #listeners = new Set<ToolsChangedListener>();
+  /** Each registration apart, so one observer registered twice is removed once per registration. */
+  readonly #observers = new Set<{ readonly observer: UpstreamObserver }>();
+  readonly #resilience: UpstreamResilience;
   #live: Session | undefined;
   #connecting: Promise<Session> | undefined;
-  #lastConnectError: ExtensionError | undefined;
   #everConnected = false;
   #closed = false;
+  /** Set once `start` resolved: a change of tools after it that nobody heard is told to the next listener. */
+  #started = false;
+  #unheardChange = false;
   /** Bumped whenever the tool list may have changed. */
   #generation = 0;
   #tools: { readonly generation: number; readonly list: readonly UpstreamTool[] } | undefined;
@@ -97,8 +125,28 @@ class Connection implements UpstreamConnection {
     this.name = name;
     this.#upstream = upstream;
     this.#options = options;
-    this.#health = new UpstreamHealth(name, options.logger);
+    this.#health = new UpstreamHealth(name, options.logger, Date.now, (up) => {
+      options.recorder?.upstreamState(name, up);
+    });
     this.#timeoutMs = timeoutOf(upstream);
+    this.#resilience = new UpstreamResilience(name, resilienceSettings(upstream), this.#observer());
+  }
+
+  /** What the resilience tells: passed on to the recorder and every observer. */
+  #observer(): Required<UpstreamObserver> {
+    const each = (tell: (observer: UpstreamObserver) => void) => {
+      for (const { observer } of this.#observers) tell(observer);
+    };
+    return {
+      breakerState: (upstream: string, state: BreakerState) => {
+        this.#options.recorder?.breakerState(upstream, state);
+        each((observer) => observer.breakerState?.(upstream, state));
+      },
+      retried: (upstream: string) => {
+        this.#options.recorder?.retried(upstream);
+        each((observer) => observer.retried?.(upstream));
+      },
+    };
   }
 
   #context(operation: string): FaultContext {
@@ -117,6 +165,9 @@ class Connection implements UpstreamConnection {
     client.onerror = (error) => this.#options.logger.debug?.(`upstream ${this.name}: ${error.message}`);
     try {
       await client.connect(link.transport, { timeout: this.#timeoutMs });
+      session.lean = leanCallerFor(this.#upstream, client, this.#options.clientInfo, () => {
+        this.#toolsChanged();
+      });
       return session;
     } catch (error) {
       session.released = true;
@@ -146,35 +197,24 @@ class Connection implements UpstreamConnection {
     void closeSession(session);
   }
 
-  /** The live session, or a new one (at most one connect at a time; none while a failed one's wait runs). */
+  /**
+   * The live session, or a new one (at most one connect at a time). While
+   * the upstream stays down, its breaker, not this, keeps calls from
+   * connecting again and again.
+   */
   #session(): Promise<Session> {
     if (this.#closed) return Promise.reject(unavailable(this.#context('connect'), 'the gateway closed it').error);
     if (this.#live !== undefined) return Promise.resolve(this.#live);
     if (this.#connecting !== undefined) return this.#connecting;
-    const waitSeconds = this.#health.waitSeconds();
-    const last = this.#lastConnectError;
-    if (waitSeconds > 0 && last !== undefined) return Promise.reject(this.#stillFailing(last, waitSeconds));
     const connecting = this.#connect().then(
       (session) => this.#connected(session),
       (error: unknown) => {
         this.#connecting = undefined;
-        this.#health.connectFailed();
-        this.#lastConnectError = error as ExtensionError;
         throw this.#health.failed(error as ExtensionError);
       },
     );
     this.#connecting = connecting;
     return connecting;
-  }
-
-  /** The last connect's failure again, telling the caller how long is left before the next connect. */
-  #stillFailing(last: ExtensionError, waitSeconds: number): ExtensionError {
-    if (last.category !== 'transient') return last;
-    return new ExtensionError(last.category, last.code, last.message, {
-      retryAfterSeconds: waitSeconds,
-      ...(last.details === undefined ? {} : { details: last.details }),
-      cause: last.cause,
-    });
   }
 
   async #connected(session: Session): Promise<Session> {
@@ -186,23 +226,19 @@ class Connection implements UpstreamConnection {
     this.#live = session;
     this.#watchChanges(session, session.client.autoOpenedSubscription);
     this.#health.recovered();
-    // A new process or session may offer other tools than the last one did.
-    if (this.#everConnected) this.#toolsChanged();
+    if (this.#everConnected) this.#options.recorder?.reconnected(this.name);
+    // A new process or session may offer other tools than the last one did; an upstream down at start offers its first.
+    this.#toolsChanged();
     this.#everConnected = true;
     return session;
   }
 
   /**
-   * Runs `request` on the live session. When the connection turns out to be
-   * gone, connects again once and repeats it, if it cannot have reached the
-   * upstream or `repeatable` says running it twice is harmless.
+   * Runs `request`, which is harmless to repeat (a listing), on the live
+   * session. When the connection turns out to be gone, connects again once
+   * and repeats it.
    */
-  async #run<T>(
-    operation: string,
-    signal: AbortSignal | undefined,
-    repeatable: boolean,
-    request: (client: Client) => Promise<T>,
-  ): Promise<T> {
+  async #run<T>(operation: string, request: (client: Client) => Promise<T>): Promise<T> {
     const context = this.#context(operation);
     let session = await this.#session();
     for (let attempt = 0; ; attempt += 1) {
@@ -211,13 +247,49 @@ class Connection implements UpstreamConnection {
         this.#health.recovered();
         return result;
       } catch (error) {
-        if (signal?.aborted === true) throw signal.reason;
         const fault = classifyFault(error, context);
         if (fault.dropped) this.#discard(session);
-        const again = fault.dropped && attempt === 0 && (!fault.delivered || repeatable) && !this.#closed;
-        if (!again) throw this.#report(fault.error);
+        if (!fault.dropped || attempt > 0 || this.#closed) throw this.#report(fault.error);
         session = await this.#session();
       }
+    }
+  }
+
+  /**
+   * One try of a call, on the live session or a new one, within `timeoutMs`.
+   * Its fault is thrown marked with how far the request got (what a retry
+   * may do about it); an answer that breaks off mid-stream (the upstream
+   * died) fails it at once, not at its timeout.
+   */
+  async #tryCall(params: CallParams, signal: AbortSignal | undefined, timeoutMs: number): Promise<CallToolResult> {
+    // Not marked: nothing to retry, and no fault of the upstream's for its breaker.
+    if (this.#closed) throw unavailable(this.#context('tools/call'), 'the gateway closed it').error;
+    // Aborted by the caller, or by the answer breaking off.
+    const stop = new AbortController();
+    const broken = (error: Error) => {
+      stop.abort(new SdkError(SdkErrorCode.ConnectionClosed, `its answer broke off: ${error.message}`));
+    };
+    const cancel = () => {
+      stop.abort(signal?.reason);
+    };
+    signal?.addEventListener('abort', cancel, { once: true });
+    let session: Session | undefined;
+    try {
+      session = await this.#session();
+      const { client } = session;
+      const options = { timeout: timeoutMs, signal: stop.signal };
+      const result = await watchingResponses(broken, () =>
+        callThrough(session?.lean, this.#tools?.list, client, params, options),
+      );
+      this.#health.recovered();
+      return result;
+    } catch (error) {
+      if (signal?.aborted === true) throw signal.reason;
+      const fault = classifyFault(error, this.#context('tools/call'));
+      if (fault.dropped && session !== undefined) this.#discard(session);
+      throw atStage(fault.error, fault.delivered ? 'sent' : 'unsent');
+    } finally {
+      signal?.removeEventListener('abort', cancel);
     }
   }
 
@@ -254,6 +326,8 @@ class Connection implements UpstreamConnection {
 
   #toolsChanged(): void {
     this.#generation += 1;
+    // An upstream down at start may come up before anyone listens (the gateway is still building its offer).
+    if (this.#listeners.size === 0 && this.#started) this.#unheardChange = true;
     for (const listener of this.#listeners) {
       try {
         listener();
@@ -279,7 +353,7 @@ class Connection implements UpstreamConnection {
 
   async #list(generation: number): Promise<readonly UpstreamTool[]> {
     try {
-      const { tools } = await this.#run('tools/list', undefined, true, (client) =>
+      const { tools } = await this.#run('tools/list', (client) =>
         client.listTools(undefined, { timeout: this.#timeoutMs, cacheMode: 'refresh' }),
       );
       const list = tools.map(toUpstreamTool);
@@ -297,6 +371,10 @@ class Connection implements UpstreamConnection {
       listener();
     };
     this.#listeners.add(registered);
+    if (this.#unheardChange) {
+      this.#unheardChange = false;
+      queueMicrotask(registered);
+    }
     return () => {
       this.#listeners.delete(registered);
     };
@@ -305,10 +383,35 @@ class Connection implements UpstreamConnection {
   callTool(name: string, args: Record<string, unknown>, options: UpstreamCallOptions = {}): Promise<CallToolResult> {
     const { signal, meta } = options;
     if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
-    const params = { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) };
-    return this.#run('tools/call', signal, false, (client) =>
-      client.callTool(params, { timeout: this.#timeoutMs, ...(signal === undefined ? {} : { signal }) }),
-    );
+    const params: CallParams = { name, arguments: args, ...(meta === undefined ? {} : { _meta: meta }) };
+    const call = {
+      safety: options.safety ?? UNSAFE_CALL,
+      attempts: options.attempts,
+      signal,
+      timeoutMs: this.#timeoutMs,
+    };
+    // Only the call's last fault counts for the outage log: one its retry mended is none.
+    return this.#resilience
+      .run(call, (timeoutMs) => this.#tryCall(params, signal, timeoutMs))
+      .catch((error: unknown) => {
+        throw stageOf(error) === undefined ? error : this.#report(error as ExtensionError);
+      });
+  }
+
+  breakerState(): BreakerState {
+    return this.#resilience.state;
+  }
+
+  isConnected(): boolean {
+    return this.#live !== undefined;
+  }
+
+  observe(observer: UpstreamObserver): () => void {
+    const registered = { observer };
+    this.#observers.add(registered);
+    return () => {
+      this.#observers.delete(registered);
+    };
   }
 
   async #release(session: Session): Promise<void> {
@@ -329,15 +432,58 @@ class Connection implements UpstreamConnection {
     await connecting;
   }
 
-  /** The first connect: a failure closes everything and is thrown. */
+  /** Connects and lists the tools; resolves once both are done. */
+  async #open(): Promise<void> {
+    await this.#session();
+    await this.tools();
+  }
+
+  /**
+   * The first connect. A failure closes everything and is thrown, unless
+   * `servesWhileDown` and the upstream is an HTTP one that could not be
+   * reached (a transient fault): then it is served as unavailable and
+   * connected again in the background. A stdio upstream that cannot start
+   * is a fault of the gateway's own setup, as is a refusal of its
+   * credentials: waiting would not mend either.
+   */
   async start(): Promise<void> {
     try {
-      await this.#session();
-      await this.tools();
+      await this.#open();
+      this.#started = true;
     } catch (error) {
+      const servable = ExtensionError.isInstance(error) && error.category === 'transient' && !isStdio(this.#upstream);
+      if (this.#options.servesWhileDown === true && servable) {
+        this.#options.logger.warn(
+          `Upstream "${this.name}" is down at start: served without its tools, which appear once it answers`,
+          { upstream: this.name, code: error.code },
+        );
+        this.#started = true;
+        this.#openInBackground();
+        return;
+      }
       await this.close();
       throw error;
     }
+  }
+
+  /** Connects again and again, with exponential backoff and jitter, until connected and listed or closed. */
+  #openInBackground(): void {
+    const attempts = retry(
+      handleWhen(() => !this.#closed),
+      {
+        maxAttempts: Number.POSITIVE_INFINITY,
+        backoff: new ExponentialBackoff({ initialDelay: RECONNECT_INITIAL_DELAY_MS, maxDelay: RECONNECT_MAX_DELAY_MS }),
+      },
+    ).dangerouslyUnref();
+    const generation = this.#generation;
+    attempts
+      .execute(async () => {
+        if (this.#closed) return;
+        await this.#open();
+        // Connected at start but not listed: no connect since told anyone, so the listing does.
+        if (this.#generation === generation) this.#toolsChanged();
+      })
+      .catch(() => undefined);
   }
 }
 

@@ -12,6 +12,7 @@ import {
   SdkErrorCode,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
+import type { FaultStage } from './retry-decision.js';
 
 /** The upstream cannot be reached, its process exited, or its connection dropped (transient). */
 export const UPSTREAM_UNAVAILABLE = 'UPSTREAM_UNAVAILABLE';
@@ -28,6 +29,46 @@ export const UPSTREAM_INCOMPATIBLE = 'UPSTREAM_INCOMPATIBLE';
 
 /** Seconds a caller is told to wait after a transient fault. */
 export const RETRY_AFTER_SECONDS = 5;
+
+/** How far each fault a request met got (kept beside the error, not in what callers see). */
+const stages = new WeakMap<ExtensionError, FaultStage>();
+
+/** `error`, remembered as the fault of a request that got as far as `stage`. */
+export function atStage(error: ExtensionError, stage: FaultStage): ExtensionError {
+  stages.set(error, stage);
+  return error;
+}
+
+/** How far the request whose fault `error` is got; `undefined` when it is no fault of an upstream request. */
+export function stageOf(error: unknown): FaultStage | undefined {
+  return ExtensionError.isInstance(error) ? stages.get(error) : undefined;
+}
+
+/**
+ * The upstream's breaker is open: it failed too often in a row, and calls
+ * are refused without reaching it until `retryAfterSeconds` have passed
+ * (then one is let through to try it).
+ */
+export function circuitOpen(
+  upstream: string,
+  retryAfterSeconds: number,
+  last: ExtensionError | undefined,
+): ExtensionError {
+  return new ExtensionError(
+    'transient',
+    UPSTREAM_UNAVAILABLE,
+    `Upstream "${upstream}" is unavailable: it failed too often in a row; calls are refused for ${retryAfterSeconds} s, then one is let through to try it again`,
+    {
+      retryAfterSeconds,
+      details: {
+        upstream,
+        operation: 'tools/call',
+        breaker: 'open',
+        ...(last === undefined ? {} : { last_error: last.message }),
+      },
+    },
+  );
+}
 
 /** Which request failed, for the message. */
 export interface FaultContext {

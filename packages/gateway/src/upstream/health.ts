@@ -1,11 +1,10 @@
 /**
  * `UpstreamHealth`: an upstream's outage logged once when it starts and once
- * when it ends, however many calls fail in between; and, after a failed
- * connect, how long calls fail at once instead of starting the upstream
- * again. Pure bookkeeping: the connection decides what a failure is.
+ * when it ends, however many calls fail in between. Pure bookkeeping: the
+ * connection decides what a failure is (and its breaker when calls stop
+ * reaching the upstream for a while).
  */
 import type { ExtensionError, Logger } from '@ext/core';
-import { RETRY_AFTER_SECONDS } from './faults.js';
 
 interface Outage {
   readonly code: string;
@@ -16,13 +15,23 @@ export class UpstreamHealth {
   readonly #upstream: string;
   readonly #logger: Logger;
   readonly #now: () => number;
+  readonly #onChange: ((up: boolean) => void) | undefined;
   #outage: Outage | undefined;
-  #waitUntil = 0;
+  /** Whether it answers, as `onChange` was last told; `undefined` before its first answer or fault. */
+  #up: boolean | undefined;
 
-  constructor(upstream: string, logger: Logger, now: () => number = Date.now) {
+  /** `onChange` hears when the upstream starts answering and when an outage starts (the metrics' up gauge). */
+  constructor(upstream: string, logger: Logger, now: () => number = Date.now, onChange?: (up: boolean) => void) {
     this.#upstream = upstream;
     this.#logger = logger;
     this.#now = now;
+    this.#onChange = onChange;
+  }
+
+  #tell(up: boolean): void {
+    if (this.#up === up) return;
+    this.#up = up;
+    this.#onChange?.(up);
   }
 
   /** Records a fault; logs only the first of an outage. Returns `error`, to throw. */
@@ -35,11 +44,13 @@ export class UpstreamHealth {
         ...(error.cause === undefined ? {} : { error: describe(error.cause) }),
       });
     }
+    this.#tell(false);
     return error;
   }
 
   /** Records an answer; logs the end of an outage, if there was one. */
   recovered(): void {
+    this.#tell(true);
     const outage = this.#outage;
     if (outage === undefined) return;
     this.#outage = undefined;
@@ -48,17 +59,6 @@ export class UpstreamHealth {
       code: outage.code,
       unavailable_ms: this.#now() - outage.since,
     });
-  }
-
-  /** A connect failed: calls fail at once for the next {@link RETRY_AFTER_SECONDS}. */
-  connectFailed(): void {
-    this.#waitUntil = this.#now() + RETRY_AFTER_SECONDS * 1000;
-  }
-
-  /** Seconds left before connecting again is worth trying; 0 when it is. */
-  waitSeconds(): number {
-    const left = this.#waitUntil - this.#now();
-    return left > 0 ? Math.ceil(left / 1000) : 0;
   }
 }
 

@@ -12,6 +12,9 @@ export {
   RETRY_AFTER_SECONDS,
 } from './faults.js';
 export { DEFAULT_TIMEOUT_MS } from './transport.js';
+export { isRepeatable, mayRetry, UNSAFE_CALL } from './retry-decision.js';
+export type { CallSafety, FaultStage } from './retry-decision.js';
+export type { BreakerState, UpstreamObserver } from './resilience.js';
 export type {
   UpstreamTool,
   UpstreamConnection,

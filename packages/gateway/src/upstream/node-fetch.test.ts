@@ -1,13 +1,14 @@
 /**
  * The gateway's own fetch against a real HTTP server: what the SDK's
  * transport relies on from a fetch (headers, JSON, an event stream read as
- * it comes, the errors of a refused or aborted request, redirects), and
+ * it comes, the errors of a refused or aborted request, a stream that
+ * breaks off, redirects), and
  * what it is for: one keep-alive connection for many requests.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { keepAliveFetch, type KeepAliveFetch } from './node-fetch.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -133,6 +134,50 @@ describe('keepAliveFetch', () => {
       rest.push(new TextDecoder().decode(value));
     }
     expect(rest.join('')).toBe('data: last\n\n');
+  });
+
+  it('tells the listener of a request when its event stream breaks off, not when it ends or the caller aborts it', async () => {
+    let cut: (() => void) | undefined;
+    const served = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      if (req.url === '/mcp?end') res.end('data: last\n\n');
+      if (req.url === '/mcp?cut') cut = () => res.socket?.destroy();
+    });
+    const broken: string[] = [];
+    const fetcher = keepAliveFetch({ onBrokenResponse: () => (error) => broken.push(error.message) });
+    cleanups.push(() => {
+      fetcher.close();
+    });
+    const post = (query: string, signal?: AbortSignal) =>
+      fetcher.fetch(`${served.url}?${query}`, {
+        method: 'POST',
+        body: '{}',
+        ...(signal === undefined ? {} : { signal }),
+      });
+    const rest = (reader: ReadableStreamDefaultReader<Uint8Array>) =>
+      reader.read().then(
+        (chunk) => (chunk.done ? 'ended' : 'more'),
+        (error: unknown) => String(error),
+      );
+
+    expect(await (await post('end')).text()).toBe('data: first\n\ndata: last\n\n');
+    const aborter = new AbortController();
+    const aborted = (await post('hold', aborter.signal)).body?.getReader();
+    await aborted?.read();
+    aborter.abort();
+    await (aborted === undefined ? undefined : rest(aborted));
+    expect(broken).toEqual([]);
+
+    const reader = (await post('cut')).body?.getReader();
+    const first = (await reader?.read())?.value as Uint8Array | undefined;
+    expect(new TextDecoder().decode(first)).toBe('data: first\n\n');
+    cut?.();
+    // The reader sees the error too; the listener hears of it whoever reads.
+    await (reader === undefined ? undefined : rest(reader));
+    await vi.waitFor(() => {
+      expect(broken).toEqual(['the connection closed before the response ended']);
+    });
   });
 
   it('answers 202 and 204 with no body', async () => {

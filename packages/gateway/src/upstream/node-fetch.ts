@@ -49,7 +49,20 @@ async function readWhole(res: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-async function toResponse(res: IncomingMessage, method: string): Promise<Response> {
+/** Called when a response breaks off before its end (the server died or the connection dropped mid-stream). */
+export type BrokenResponseListener = (error: Error) => void;
+
+/**
+ * `res` as a `Response`. A body read as it comes (an event stream) that
+ * breaks off before its end, without the request being aborted, is reported
+ * to `broken`: whoever reads it sees the error too, but may not pass it on.
+ */
+async function toResponse(
+  res: IncomingMessage,
+  method: string,
+  signal: AbortSignal | undefined,
+  broken: BrokenResponseListener | undefined,
+): Promise<Response> {
   const status = res.statusCode ?? 502;
   const init = { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res) };
   if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
@@ -57,6 +70,12 @@ async function toResponse(res: IncomingMessage, method: string): Promise<Respons
     return new Response(null, init);
   }
   if (isWholeJson(res)) return new Response(await readWhole(res), init);
+  if (broken !== undefined) {
+    res.once('close', () => {
+      if (!res.complete && signal?.aborted !== true)
+        broken(new Error('the connection closed before the response ended'));
+    });
+  }
   return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, init);
 }
 
@@ -87,8 +106,18 @@ function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined 
  */
 export const IDLE_SOCKET_MS = 4000;
 
+export interface KeepAliveFetchOptions {
+  /** How long a socket may sit idle; default {@link IDLE_SOCKET_MS}. */
+  readonly idleSocketMs?: number | undefined;
+  /**
+   * Asked as each request is made: the listener it returns, if any, hears
+   * of that request's streamed response breaking off before its end.
+   */
+  readonly onBrokenResponse?: (() => BrokenResponseListener | undefined) | undefined;
+}
+
 /** A fetch over keep-alive sockets of its own (one agent for `http:`, one for `https:`). */
-export function keepAliveFetch(options: { readonly idleSocketMs?: number } = {}): KeepAliveFetch {
+export function keepAliveFetch(options: KeepAliveFetchOptions = {}): KeepAliveFetch {
   // With a timeout set, Node's agent also honours the server's Keep-Alive hint, which it ignores without one.
   const agentOptions = { keepAlive: true, timeout: options.idleSocketMs ?? IDLE_SOCKET_MS };
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
@@ -99,20 +128,21 @@ export function keepAliveFetch(options: { readonly idleSocketMs?: number } = {})
     if (body === null || (!secure && url.protocol !== 'http:')) return globalThis.fetch(input, init);
     const method = (init?.method ?? 'GET').toUpperCase();
     const signal = init?.signal ?? undefined;
+    const broken = options.onBrokenResponse?.();
     return new Promise<Response>((resolve, reject) => {
-      const options = {
+      const requestOptions = {
         method,
         headers: outgoingHeaders(init, body),
         agent: secure ? agents.https : agents.http,
         ...(signal === undefined ? {} : { signal }),
       };
-      const req = (secure ? httpsRequest : httpRequest)(url, options, (res) => {
+      const req = (secure ? httpsRequest : httpRequest)(url, requestOptions, (res) => {
         if (REDIRECT_STATUSES.has(res.statusCode ?? 0) && res.headers.location !== undefined) {
           res.resume();
           resolve(globalThis.fetch(input, init));
           return;
         }
-        toResponse(res, method).then(resolve, (error: unknown) => {
+        toResponse(res, method, signal, broken).then(resolve, (error: unknown) => {
           reject(fetchFailed(error, signal));
         });
       });

@@ -6,7 +6,14 @@ import { ExtensionError } from '@ext/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StdioUpstream } from '../config/schema.js';
 import { splitExposedName, UpstreamPool } from './pool.js';
-import { binOf, childProcesses, recordingLogger, serveV2, type V2Upstream } from './testing/servers.js';
+import {
+  binOf,
+  childProcesses,
+  recordingLogger,
+  REFUSED_CREDENTIALS,
+  serveV2,
+  type V2Upstream,
+} from './testing/servers.js';
 
 const options = { logger: recordingLogger(), clientInfo: { name: 'gateway-test', version: '0.0.0' } };
 const MEMORY = binOf('@modelcontextprotocol/server-memory');
@@ -130,6 +137,36 @@ describe('connecting a pool where one upstream fails', () => {
     });
     await vi.waitFor(() => {
       expect(childProcesses(marker)).toEqual([]);
+    });
+  });
+});
+
+describe('connecting a pool where an HTTP upstream is down or refuses the gateway', () => {
+  it('serves one that cannot be reached, without its tools, and calls to it fail as transient', async () => {
+    const gone = await serveV2();
+    await gone.close();
+    const pool = await UpstreamPool.connect({ api: { url: api.url }, gone: { url: gone.url } }, options);
+    try {
+      expect(new Set((await pool.tools()).map((tool) => tool.upstream))).toEqual(new Set(['api']));
+      expect([pool.isConnected('api'), pool.isConnected('gone')]).toEqual([true, false]);
+      const error: unknown = await pool.call('gone__echo', { text: 'x' }).catch((reason: unknown) => reason);
+      expect(ExtensionError.isInstance(error) && error.toStructured()).toMatchObject({
+        category: 'transient',
+        code: 'UPSTREAM_UNAVAILABLE',
+      });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('still refuses to start when an upstream refuses the gateway’s credentials: waiting would not mend that', async () => {
+    const headers = { authorization: REFUSED_CREDENTIALS };
+    const error: unknown = await UpstreamPool.connect({ api: { url: api.url, headers } }, options).catch(
+      (reason: unknown) => reason,
+    );
+    expect(ExtensionError.isInstance(error) && error.toStructured()).toMatchObject({
+      category: 'permanent',
+      code: 'UPSTREAM_REJECTED',
     });
   });
 });

@@ -8,6 +8,7 @@ import { ExtensionError } from '@ext/core';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { Upstream } from '../config/schema.js';
 import { connectUpstream } from './connection.js';
+import type { BreakerState, UpstreamObserver } from './resilience.js';
 import type {
   ConnectUpstreamOptions,
   ToolsChangedListener,
@@ -46,6 +47,11 @@ export function splitExposedName(
     .filter(({ tool }) => tool !== '');
 }
 
+/** `connection`'s tools; none when it was never listed (its failure is logged as its outage). */
+function listedTools(connection: UpstreamConnection): Promise<readonly UpstreamTool[]> {
+  return connection.tools().catch(() => []);
+}
+
 function unknownTool(name: string): ExtensionError {
   return new ExtensionError('invalid_input', 'UNKNOWN_TOOL', `No tool named "${name}" behind the gateway`, {
     details: { tool: name },
@@ -61,8 +67,10 @@ export class UpstreamPool {
   }
 
   /**
-   * Connects to every upstream at once; when one fails, closes the others
-   * and throws its error (an `ExtensionError` naming it).
+   * Connects to every upstream at once. An HTTP upstream that cannot be
+   * reached is served as unavailable (no tools until it answers, connected
+   * again in the background); any other failure closes the others and is
+   * thrown (an `ExtensionError` naming the upstream).
    */
   static async connect(
     upstreams: Readonly<Record<string, Upstream>>,
@@ -70,7 +78,7 @@ export class UpstreamPool {
   ): Promise<UpstreamPool> {
     const entries = Object.entries(upstreams);
     const settled = await Promise.allSettled(
-      entries.map(([name, upstream]) => connectUpstream(name, upstream, options)),
+      entries.map(([name, upstream]) => connectUpstream(name, upstream, { servesWhileDown: true, ...options })),
     );
     const connected = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     const failure = settled.find((outcome) => outcome.status === 'rejected');
@@ -95,11 +103,11 @@ export class UpstreamPool {
     return this.#connections.size > 1;
   }
 
-  /** Every upstream's tools, as the gateway offers them. */
+  /** Every upstream's tools, as the gateway offers them; none of an upstream never listed (down since the start). */
   async tools(): Promise<readonly ExposedTool[]> {
     const lists = await Promise.all(
       [...this.#connections].map(async ([upstream, connection]) =>
-        (await connection.tools()).map((tool): ExposedTool => ({
+        (await listedTools(connection)).map((tool): ExposedTool => ({
           ...tool,
           name: exposedName(upstream, tool.name, this.#namespaced),
           upstream,
@@ -117,7 +125,7 @@ export class UpstreamPool {
       const connection = this.#connections.get(upstream);
       if (connection === undefined) continue;
       if (candidates.length === 1) return { connection, tool };
-      if ((await connection.tools()).some((listed) => listed.name === tool)) return { connection, tool };
+      if ((await listedTools(connection)).some((listed) => listed.name === tool)) return { connection, tool };
     }
     throw unknownTool(name);
   }
@@ -131,6 +139,24 @@ export class UpstreamPool {
   /** Registers `listener` for changes of any upstream's tools; returns the function that removes it. */
   onToolsChanged(listener: ToolsChangedListener): () => void {
     const removers = [...this.#connections.values()].map((connection) => connection.onToolsChanged(listener));
+    return () => {
+      for (const remove of removers) remove();
+    };
+  }
+
+  /** The circuit breaker's state of the upstream `name` (`undefined`: no such upstream). */
+  breakerState(name: string): BreakerState | undefined {
+    return this.#connections.get(name)?.breakerState();
+  }
+
+  /** Whether a connection to the upstream `name` is open now. */
+  isConnected(name: string): boolean {
+    return this.#connections.get(name)?.isConnected() === true;
+  }
+
+  /** Registers `observer` for every upstream's breaker changes and retries; returns the function that removes it. */
+  observe(observer: UpstreamObserver): () => void {
+    const removers = [...this.#connections.values()].map((connection) => connection.observe(observer));
     return () => {
       for (const remove of removers) remove();
     };

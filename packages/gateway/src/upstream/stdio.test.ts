@@ -136,9 +136,13 @@ describe('server-memory over stdio', () => {
         await rejection(connection.callTool('read_graph', {})),
         await rejection(connection.tools().then(() => connection.callTool('read_graph', {}))),
       ];
+      expect(errors[0]?.message).toMatch(/^Upstream "memory" is unavailable: it cannot be started/);
       for (const error of errors) {
         expect(error).toMatchObject({ category: 'transient', code: 'UPSTREAM_UNAVAILABLE' });
-        expect(error.message).toMatch(/^Upstream "memory" is unavailable: it cannot be started/);
+        // Once its breaker opens (every failed start counts), calls fail at once, naming the last failure.
+        expect(error.details?.last_error ?? error.message).toMatch(
+          /^Upstream "memory" is unavailable: it cannot be started/,
+        );
         expect(error.toStructured().retry_after_seconds).toBeGreaterThan(0);
       }
       // One warning for the outage (the exit), not one per failed call.

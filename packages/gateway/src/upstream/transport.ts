@@ -3,6 +3,7 @@
  * protocol era, tool-list changes) and its transport, a child process over
  * stdio or Streamable HTTP, from the upstream's config entry.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '@ext/core';
 import {
   Client,
@@ -15,7 +16,7 @@ import {
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
-import { keepAliveFetch } from './node-fetch.js';
+import { keepAliveFetch, type BrokenResponseListener } from './node-fetch.js';
 import type { HttpUpstream, StdioUpstream, Upstream } from '../config/schema.js';
 
 /** How long an upstream may take to answer, when its config does not say. */
@@ -107,8 +108,21 @@ function stdioTransport(name: string, upstream: StdioUpstream, logger: Logger): 
   return { transport, stderrTail: () => tail.trim(), terminate: () => Promise.resolve(), dispose: () => undefined };
 }
 
+/** Who hears of a broken response to the HTTP requests made in the current async context. */
+const brokenResponses = new AsyncLocalStorage<BrokenResponseListener>();
+
+/**
+ * Runs `request`; a response to an HTTP request it makes that breaks off
+ * before its end (the upstream died mid-call) is reported to `onBroken`.
+ * The SDK's transport only logs such a stream's error and leaves the
+ * request waiting for its timeout; the caller can fail it at once.
+ */
+export function watchingResponses<T>(onBroken: BrokenResponseListener, request: () => T): T {
+  return brokenResponses.run(onBroken, request);
+}
+
 function httpTransport(upstream: HttpUpstream): UpstreamTransport {
-  const sockets = keepAliveFetch();
+  const sockets = keepAliveFetch({ onBrokenResponse: () => brokenResponses.getStore() });
   const transport = new StreamableHTTPClientTransport(new URL(upstream.url), {
     requestInit: { headers: { ...upstream.headers } },
     fetch: sockets.fetch,

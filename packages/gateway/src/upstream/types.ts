@@ -4,6 +4,9 @@
  */
 import type { Logger } from '@ext/core';
 import type { CallToolResult, Implementation, Tool, ToolAnnotations } from '@modelcontextprotocol/client';
+import type { UpstreamRecorder } from '../metrics/recorder.js';
+import type { BreakerState, UpstreamObserver } from './resilience.js';
+import type { CallSafety } from './retry-decision.js';
 
 /** A tool as its upstream lists it (the fields the gateway passes on, unchanged). */
 export interface UpstreamTool {
@@ -22,6 +25,14 @@ export interface UpstreamCallOptions {
   readonly signal?: AbortSignal | undefined;
   /** Sent as the request's `_meta`. */
   readonly meta?: Record<string, unknown> | undefined;
+  /**
+   * What makes the call safe to send again after it may have reached the
+   * upstream. Default: nothing, so it is retried only after faults before
+   * it was sent.
+   */
+  readonly safety?: CallSafety | undefined;
+  /** Tries in all, the first included, instead of the upstream's `retry.attempts`. */
+  readonly attempts?: number | undefined;
 }
 
 /** Called when an upstream's tool list may have changed; read the new one with `tools()`. */
@@ -43,9 +54,17 @@ export interface UpstreamConnection {
    * Calls a tool. A tool error (`isError: true`) is returned as it is; a
    * fault of the upstream (unreachable, exited, too slow, a JSON-RPC error)
    * is thrown as an `ExtensionError`; an aborted `signal` rejects with its
-   * reason.
+   * reason. Transient faults are retried within the upstream's `timeoutMs`
+   * as `options.safety` allows; while the upstream's breaker is open the
+   * call fails at once (transient, with `retry_after_seconds`).
    */
   callTool(name: string, args: Record<string, unknown>, options?: UpstreamCallOptions): Promise<CallToolResult>;
+  /** Its circuit breaker's state now. */
+  breakerState(): BreakerState;
+  /** Whether a connection to it is open now (`false` while it is down, or before it first answered). */
+  isConnected(): boolean;
+  /** Registers `observer` for its breaker changes and retries; returns the function that removes it. */
+  observe(observer: UpstreamObserver): () => void;
   /** Closes the connection (a stdio upstream's process ends). */
   close(): Promise<void>;
 }
@@ -55,4 +74,13 @@ export interface ConnectUpstreamOptions {
   readonly logger: Logger;
   /** The client the gateway presents itself as to the upstream. */
   readonly clientInfo: Implementation;
+  /**
+   * An HTTP upstream that cannot be reached at first (a transient fault) is
+   * served as unavailable, with no tools, and connected again in the
+   * background with backoff, instead of failing: its tools appear (tools
+   * changed) once it answers. Default `false`.
+   */
+  readonly servesWhileDown?: boolean | undefined;
+  /** Told when the upstream starts and stops answering and when it is connected again. Default: nobody. */
+  readonly recorder?: UpstreamRecorder | undefined;
 }
