@@ -10,6 +10,8 @@ export default defineProject({
     // The checks install and run whole projects: one file at a time keeps
     // them from starving each other (and the rest of `pnpm test`) of CPU.
     fileParallelism: false,
+    // Inside a file, at most two `it.concurrent` tests at a time (the SDK matrix's nested runs): one per core.
+    maxConcurrency: 2,
     // Installs, type checks and nested test runs on a loaded two-core CI machine.
     testTimeout: 300_000,
     hookTimeout: 600_000,

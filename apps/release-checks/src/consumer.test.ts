@@ -78,6 +78,14 @@ function writeTsconfig(
   writeFileSync(join(dir, file), `${JSON.stringify({ compilerOptions: options, include }, null, 2)}\n`);
 }
 
+/** Every packed package installed into `dir`, without peers. */
+async function installEveryTarball(dir: string): Promise<void> {
+  const dependencies: Record<string, string> = {};
+  for (const pkg of packed) dependencies[pkg.name] = `file:${pkg.tarball}`;
+  writeProject(dir, 'package-sizes', { dependencies });
+  await npmInstall(dir, ['--omit=peer']);
+}
+
 describe('packed tarballs', () => {
   it('every publishable package was packed, with its dist and without sources or tests', () => {
     const names = workspacePackages(ROOT)
@@ -123,8 +131,15 @@ describe('a fresh consumer installing @ext/core and @ext/errors from the tarball
   const project = tempDir('consumer');
   const dir = project.path;
   const sdkVersion = installedVersion(APP_DIR, '@modelcontextprotocol/server');
+  // A second project, every tarball installed without peers, measures each package with what it pulls in.
+  const sizesProject = tempDir('sizes');
+  let sizesInstalled: Promise<void> | undefined;
 
   beforeAll(async () => {
+    // Installed beside the consumer's project (both wait on the registry and the disk more than on the CPU);
+    // the sizes check awaits it, so that a failure is reported there.
+    sizesInstalled = installEveryTarball(sizesProject.path);
+    sizesInstalled.catch(() => undefined);
     const dependencies: Record<string, string> = {};
     for (const name of INSTALLED) dependencies[name] = `file:${packOf(name).tarball}`;
     for (const name of SDK_V2) dependencies[name] = installedVersion(APP_DIR, name);
@@ -143,8 +158,10 @@ describe('a fresh consumer installing @ext/core and @ext/errors from the tarball
     writeTsconfig(dir, 'tsconfig.bundler.json', 'Bundler', ['src/server.ts', 'src/client.ts'], false);
   }, 600_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    await Promise.allSettled([sizesInstalled]);
     project.remove();
+    sizesProject.remove();
   });
 
   it('installs nothing else of ours: no other @ext/* package anywhere in node_modules', () => {
@@ -289,59 +306,50 @@ describe('a fresh consumer installing @ext/core and @ext/errors from the tarball
   );
 
   it('renders every package size into the sizes section of BENCHMARKS.md, leaving the other sections alone', async () => {
-    // A second project, every tarball installed without peers, measures each package with what it pulls in.
-    const sizesProject = tempDir('sizes');
-    try {
-      const dependencies: Record<string, string> = {};
-      for (const pkg of packed) dependencies[pkg.name] = `file:${pkg.tarball}`;
-      writeProject(sizesProject.path, 'package-sizes', { dependencies });
-      await npmInstall(sizesProject.path, ['--omit=peer']);
-      const rows: SizeRow[] = packed.map((pkg) => {
-        const installedDir = join(sizesProject.path, 'node_modules', ...pkg.name.split('/'));
-        return {
-          name: pkg.name,
-          version: pkg.version,
-          files: pkg.files.length,
-          packedBytes: pkg.packedBytes,
-          unpackedBytes: pkg.unpackedBytes,
-          withDependenciesBytes: closureBytes(dependencyClosure(installedDir)),
-          dependencies: Object.keys(pkg.manifest.dependencies ?? {}).sort(),
-        };
-      });
-      for (const row of rows)
-        expect(directoryBytes(join(sizesProject.path, 'node_modules', ...row.name.split('/'))), row.name).toBe(
-          row.unpackedBytes,
-        );
-
-      const extDirs = new Set<string>();
-      for (const name of INSTALLED)
-        for (const found of dependencyClosure(join(dir, 'node_modules', ...name.split('/')))) extDirs.add(found);
-      const body = renderSizes(
-        rows,
-        {
-          installed: [
-            ...INSTALLED,
-            ...SDK_V2.map((name) => `${name}@${sdkVersion}`),
-            `zod@${installedVersion(APP_DIR, 'zod')}`,
-          ],
-          extBytes: closureBytes(extDirs),
-          totalBytes: directoryBytes(join(dir, 'node_modules'), true),
-        },
-        new Date().toISOString().slice(0, 10),
+    await sizesInstalled;
+    const rows: SizeRow[] = packed.map((pkg) => {
+      const installedDir = join(sizesProject.path, 'node_modules', ...pkg.name.split('/'));
+      return {
+        name: pkg.name,
+        version: pkg.version,
+        files: pkg.files.length,
+        packedBytes: pkg.packedBytes,
+        unpackedBytes: pkg.unpackedBytes,
+        withDependenciesBytes: closureBytes(dependencyClosure(installedDir)),
+        dependencies: Object.keys(pkg.manifest.dependencies ?? {}).sort(),
+      };
+    });
+    for (const row of rows)
+      expect(directoryBytes(join(sizesProject.path, 'node_modules', ...row.name.split('/'))), row.name).toBe(
+        row.unpackedBytes,
       );
-      // `pnpm sizes` records them in the tracked BENCHMARKS.md; a test run writes a copy, so it never dirties the tree.
-      const tracked = join(ROOT, 'BENCHMARKS.md');
-      const file = process.env.RECORD_SIZES === '1' ? tracked : join(sizesProject.path, 'BENCHMARKS.md');
-      const before = existsSync(tracked) ? readFileSync(tracked, 'utf8') : '';
-      const after = replaceMarkedSection(before, SIZES_SECTION, body);
-      writeFileSync(file, after);
-      const written = readFileSync(file, 'utf8');
-      for (const pkg of packed) expect(written).toContain(`| \`${pkg.name}\` | ${pkg.version} |`);
-      const outside = (text: string): string => text.replace(/<!-- sizes:start -->[\s\S]*<!-- sizes:end -->/, '');
-      if (before.includes('<!-- sizes:start -->')) expect(outside(written)).toBe(outside(before));
-      else expect(written.startsWith(before.trimEnd())).toBe(true);
-    } finally {
-      sizesProject.remove();
-    }
+
+    const extDirs = new Set<string>();
+    for (const name of INSTALLED)
+      for (const found of dependencyClosure(join(dir, 'node_modules', ...name.split('/')))) extDirs.add(found);
+    const body = renderSizes(
+      rows,
+      {
+        installed: [
+          ...INSTALLED,
+          ...SDK_V2.map((name) => `${name}@${sdkVersion}`),
+          `zod@${installedVersion(APP_DIR, 'zod')}`,
+        ],
+        extBytes: closureBytes(extDirs),
+        totalBytes: directoryBytes(join(dir, 'node_modules'), true),
+      },
+      new Date().toISOString().slice(0, 10),
+    );
+    // `pnpm sizes` records them in the tracked BENCHMARKS.md; a test run writes a copy, so it never dirties the tree.
+    const tracked = join(ROOT, 'BENCHMARKS.md');
+    const file = process.env.RECORD_SIZES === '1' ? tracked : join(sizesProject.path, 'BENCHMARKS.md');
+    const before = existsSync(tracked) ? readFileSync(tracked, 'utf8') : '';
+    const after = replaceMarkedSection(before, SIZES_SECTION, body);
+    writeFileSync(file, after);
+    const written = readFileSync(file, 'utf8');
+    for (const pkg of packed) expect(written).toContain(`| \`${pkg.name}\` | ${pkg.version} |`);
+    const outside = (text: string): string => text.replace(/<!-- sizes:start -->[\s\S]*<!-- sizes:end -->/, '');
+    if (before.includes('<!-- sizes:start -->')) expect(outside(written)).toBe(outside(before));
+    else expect(written.startsWith(before.trimEnd())).toBe(true);
   }, 600_000);
 });

@@ -97,14 +97,20 @@ const IMPORTS = [
   /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
 ];
 
+/** The specifiers a source file imports (static, type-only, dynamic and side-effect imports, and re-exports). */
+export function importSpecifiers(source: string): Set<string> {
+  const found = new Set<string>();
+  for (const pattern of IMPORTS) for (const match of source.matchAll(pattern)) found.add(match[1] ?? '');
+  found.delete('');
+  return found;
+}
+
 /** The packages a source file imports (static, dynamic and side-effect imports). */
 export function importedPackages(source: string): Set<string> {
   const found = new Set<string>();
-  for (const pattern of IMPORTS) {
-    for (const match of source.matchAll(pattern)) {
-      const name = packageOfSpecifier(match[1] ?? '');
-      if (name !== undefined) found.add(name);
-    }
+  for (const specifier of importSpecifiers(source)) {
+    const name = packageOfSpecifier(specifier);
+    if (name !== undefined) found.add(name);
   }
   return found;
 }

@@ -81,33 +81,67 @@ it('the root README shows a server and a client for each SDK line, each under it
   }
 });
 
+type Line = (typeof LINES)[number];
+
+/** Installs the quick start's packages with `setup`'s SDK into `dir`, and pastes the README's blocks into `src/`. */
+async function prepareProject(setup: Line, dir: string): Promise<void> {
+  const dependencies: Record<string, string> = {};
+  for (const name of OURS) dependencies[name] = `file:${tarballOf(name)}`;
+  for (const name of setup.sdk) dependencies[name] = installedVersion(CORE_DIR, name);
+  dependencies.zod = installedVersion(APP_DIR, 'zod');
+  writeProject(dir, `new-user-${setup.line}`, {
+    dependencies,
+    devDependencies: {
+      typescript: installedVersion(ROOT, 'typescript'),
+      '@types/node': installedVersion(ROOT, '@types/node'),
+    },
+  });
+  await npmInstall(dir);
+  mkdirSync(join(dir, 'src'));
+  writeFileSync(join(dir, 'src', 'server.ts'), exampleBlock(README, setup.server));
+  writeFileSync(join(dir, 'src', 'client.ts'), exampleBlock(README, setup.client));
+  writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
+}
+
+const projects = new Map(LINES.map((setup) => [setup.line, tempDir(`new-user-${setup.line}`)]));
+const prepared = new Map<string, Promise<void>>();
+
+function projectDir(setup: Line): string {
+  const project = projects.get(setup.line);
+  if (project === undefined) throw new Error(`no project for SDK ${setup.line}`);
+  return project.path;
+}
+
+/**
+ * The project of `setup`'s line, once installed. The first call starts the
+ * installs of every line side by side (they wait on the registry and the
+ * disk more than on the CPU); each line's tests wait for their own.
+ */
+function preparedProject(setup: Line): Promise<void> {
+  if (prepared.size === 0) {
+    for (const line of LINES) {
+      const install = prepareProject(line, projectDir(line));
+      // Awaited by that line's tests; until then its failure must not count as unhandled.
+      install.catch(() => undefined);
+      prepared.set(line.line, install);
+    }
+  }
+  return prepared.get(setup.line) ?? Promise.reject(new Error(`no project for SDK ${setup.line}`));
+}
+
+afterAll(async () => {
+  await Promise.allSettled(prepared.values());
+  for (const project of projects.values()) project.remove();
+});
+
 describe.each(LINES)('a new user on SDK $line, pasting the root README into a fresh project', (setup) => {
-  const project = tempDir(`new-user-${setup.line}`);
-  const dir = project.path;
+  const dir = projectDir(setup);
   let server: Started | undefined;
 
-  beforeAll(async () => {
-    const dependencies: Record<string, string> = {};
-    for (const name of OURS) dependencies[name] = `file:${tarballOf(name)}`;
-    for (const name of setup.sdk) dependencies[name] = installedVersion(CORE_DIR, name);
-    dependencies.zod = installedVersion(APP_DIR, 'zod');
-    writeProject(dir, `new-user-${setup.line}`, {
-      dependencies,
-      devDependencies: {
-        typescript: installedVersion(ROOT, 'typescript'),
-        '@types/node': installedVersion(ROOT, '@types/node'),
-      },
-    });
-    await npmInstall(dir);
-    mkdirSync(join(dir, 'src'));
-    writeFileSync(join(dir, 'src', 'server.ts'), exampleBlock(README, setup.server));
-    writeFileSync(join(dir, 'src', 'client.ts'), exampleBlock(README, setup.client));
-    writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
-  }, 600_000);
+  beforeAll(() => preparedProject(setup), 600_000);
 
   afterAll(async () => {
     await server?.stop();
-    project.remove();
   });
 
   it('type-checks strictly (NodeNext, noUncheckedIndexedAccess, exactOptionalPropertyTypes, declarations included) and compiles', async () => {

@@ -5,6 +5,23 @@
  * proven. Each run is a fresh npm project outside the workspace: the
  * packages' sources and tests are copied in, sibling packages come from
  * their packed tarballs, the SDKs at the versions under test.
+ *
+ * Two entries: "lowest" installs every SDK package at the first version
+ * its range accepts (`@modelcontextprotocol/sdk` for the v1 adapter, `server`
+ * and `client` for the v2 one), "newest" at the last one published. In each,
+ * the core and errors sources (tests included) type-check against that
+ * version's declarations, and the selected tests of every package pass.
+ *
+ * Which test files run: those whose outcome can depend on the SDK version,
+ * i.e. whose static imports reach an SDK package (`@modelcontextprotocol/*`),
+ * type-only imports included: directly, through the package's own files, or
+ * through a workspace entry point whose source does, which today means the
+ * core's adapters (`@ext/core/sdk-v1`, `@ext/core/sdk-v2`, its `/server` and
+ * `/client`) and its testing kit (`@ext/core/testing`), or their files inside
+ * the core. A file that starts another program (a child process, a worker)
+ * counts too: the scan cannot see what that program loads. `src/sdk-reach.ts`
+ * does the scan. Every other test file loads no SDK code, so its result is the
+ * same on every SDK version; it runs in the workspace's own tests.
  */
 import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +38,7 @@ import {
 } from './matrix.js';
 import { npmInstall, publishedVersionsIn, writeProject } from './npm.js';
 import { childEnv, run, tempDir } from './run.js';
+import { entrySources, SdkReach } from './sdk-reach.js';
 import { installedVersion, publishablePackages, workspaceRoot, type WorkspacePackage } from './workspace.js';
 
 const ROOT = workspaceRoot();
@@ -67,6 +85,19 @@ const available = new Set(MATRIX_PACKAGES);
 const plans = new Map<string, SourcePlan>(
   MATRIX_PACKAGES.map((name) => [name, planSources(packageNamed(name).dir, available)]),
 );
+
+const reach = new SdkReach(entrySources(publishable));
+/** The test files of each package whose imports reach an SDK (see the top of this file): the ones the matrix runs. */
+const selected = new Map<string, readonly string[]>(
+  MATRIX_PACKAGES.map((name) => [
+    name,
+    (plans.get(name)?.tests ?? []).filter((file) => reach.route(join(packageNamed(name).dir, file)) !== undefined),
+  ]),
+);
+/** Test files that exercise an SDK end to end, which the selection must keep: every `e2e.test.ts`, and the core's adapter tests. */
+const KNOWN_SDK_TESTS: Readonly<Record<string, readonly string[]>> = {
+  '@ext/core': ['src/sdk-v1/adapter.test.ts', 'src/sdk-v2/adapter.test.ts', 'src/sdk-v2/http.test.ts'],
+};
 
 /** The published versions inside each declared range, resolved once for the whole file. */
 let published: Record<string, string[]> | undefined;
@@ -131,19 +162,51 @@ describe('declared SDK peer ranges', () => {
   });
 });
 
+describe('the test files the matrix runs', () => {
+  it.each(MATRIX_PACKAGES)('of %s are some, its end-to-end tests among them', (name) => {
+    const tests = plans.get(name)?.tests ?? [];
+    const kept = selected.get(name) ?? [];
+    const known = [...(KNOWN_SDK_TESTS[name] ?? []), ...tests.filter((file) => /(^|\/)e2e\.test\.ts$/.test(file))];
+    expect(known.length, `${name} has no known test of its SDK-facing halves`).toBeGreaterThan(0);
+    expect(kept.length).toBeGreaterThan(0);
+    for (const file of known) expect(kept, name).toContain(file);
+    console.info(`SDK matrix, ${name}: ${kept.length} of ${tests.length} test files reach an SDK`);
+  });
+});
+
+/** The SDK versions the workspace's own suites run against (the core's development dependencies). */
+function workspaceSdkVersions(): Record<string, string> {
+  const core = packageNamed('@ext/core');
+  return Object.fromEntries(SDK_PACKAGES.map((sdk) => [sdk, installedVersion(core.dir, sdk)]));
+}
+
+function describeVersions(versions: Readonly<Record<string, string>>): string {
+  return Object.entries(versions)
+    .map(([name, version]) => `${name}@${version}`)
+    .join(', ');
+}
+
 describe.each(['lowest', 'newest'] as const)('the %s supported SDK versions', (label) => {
   const project = tempDir(`sdk-${label}`);
   const dir = project.path;
   let entry: MatrixEntry | undefined;
+  /**
+   * True when this entry's versions are exactly those the workspace tests
+   * with: its own suites (twice, on two Node lines) already ran every test
+   * against them, so the entry installs and runs nothing again. A release of
+   * any SDK inside the ranges makes "newest" differ, and it runs in full.
+   */
+  let coveredByWorkspace = false;
 
   beforeAll(async () => {
     entry = matrixEntries(await publishedVersions()).find((candidate) => candidate.label === label);
     if (entry === undefined) throw new Error(`no ${label} matrix entry`);
+    const versions = entry.versions;
+    coveredByWorkspace = SDK_PACKAGES.every((sdk) => versions[sdk] === workspaceSdkVersions()[sdk]);
     console.info(
-      `SDK matrix, ${label}: ${Object.entries(entry.versions)
-        .map(([name, version]) => `${name}@${version}`)
-        .join(', ')}`,
+      `SDK matrix, ${label}: ${describeVersions(versions)}${coveredByWorkspace ? ': the versions the workspace tests with, covered by its own suites' : ''}`,
     );
+    if (coveredByWorkspace) return;
     copyFileSync(join(ROOT, 'tsconfig.base.json'), join(dir, 'tsconfig.base.json'));
     copyFileSync(join(ROOT, 'vitest.shared.ts'), join(dir, 'vitest.shared.ts'));
     for (const name of MATRIX_PACKAGES) {
@@ -169,13 +232,17 @@ describe.each(['lowest', 'newest'] as const)('the %s supported SDK versions', (l
     project.remove();
   });
 
-  it('installed exactly the SDK versions under test, once each', () => {
+  it('installed exactly the SDK versions under test, once each', ({ skip }) => {
+    skip(coveredByWorkspace, 'the versions the workspace tests with');
     for (const [name, version] of Object.entries(entry?.versions ?? {}))
       expect(installedVersion(dir, name), name).toBe(version);
     expect(Object.keys(entry?.versions ?? {}).sort()).toEqual([...SDK_PACKAGES].sort());
   });
 
-  it.each(TYPECHECKED)('%s type-checks against these SDK declarations', async (name) => {
+  // The type checks and the packages' test runs go two at a time (`maxConcurrency` in vitest.config.ts): a
+  // nested vitest uses one worker on a two-core machine, and end-to-end tests wait on sockets and child processes.
+  it.concurrent.for(TYPECHECKED)('%s type-checks against these SDK declarations', async (name, { expect, skip }) => {
+    skip(coveredByWorkspace, 'the versions the workspace type-checks with');
     const cwd = join(dir, packageNamed(name).path);
     const result = await run(
       process.execPath,
@@ -190,11 +257,14 @@ describe.each(['lowest', 'newest'] as const)('the %s supported SDK versions', (l
   });
 
   const tested = MATRIX_PACKAGES.filter((name) => label === 'newest' || !(name in NEWER_SDK_ONLY));
-  it.each(tested)('the tests of %s pass', async (name) => {
-    const plan = plans.get(name);
-    if (plan === undefined) throw new Error(`no plan for ${name}`);
+  // A minute past the nested run's own deadline, so that a hung run is killed and its output shown.
+  it.concurrent.for(tested)('the tests of %s pass', { timeout: 660_000 }, async (name, { expect, skip }) => {
+    skip(coveredByWorkspace, 'the versions the workspace tests with');
+    const tests = selected.get(name) ?? [];
+    // With no file named, vitest would run them all.
+    expect(tests.length).toBeGreaterThan(0);
     const cwd = join(dir, packageNamed(name).path);
-    const result = await run(join(dir, 'node_modules', '.bin', 'vitest'), ['run', ...plan.tests], {
+    const result = await run(join(dir, 'node_modules', '.bin', 'vitest'), ['run', ...tests], {
       cwd,
       env: childEnv({ CI: 'true' }),
       timeoutMs: 600_000,
@@ -202,6 +272,6 @@ describe.each(['lowest', 'newest'] as const)('the %s supported SDK versions', (l
     });
     const output = `${result.stdout}\n${result.stderr}`;
     expect(result.code, output.split('\n').slice(-60).join('\n')).toBe(0);
-    expect(output).toMatch(new RegExp(`Test Files\\s+${plan.tests.length} passed`));
+    expect(output).toMatch(new RegExp(`Test Files\\s+${tests.length} passed`));
   });
 });
