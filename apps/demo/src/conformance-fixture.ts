@@ -1,6 +1,6 @@
 /**
  * The tools, resources and prompts the official MCP conformance suite calls
- * (`@modelcontextprotocol/conformance` 0.1.13 for the 2025 era, and the
+ * (`@modelcontextprotocol/conformance` 0.1.16 for the 2025 era, and the
  * 2026-07-28 line's own fixtures from `conformance-fixtures-*.ts`, the Tasks
  * extension's included), added to a tracker server so the suite runs
  * against the composed extension stack.

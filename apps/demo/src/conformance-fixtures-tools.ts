@@ -259,7 +259,7 @@ function registerSchemaAndSamplingTools(extended: ExtendedServer): void {
     { description: 'Asks the client to sample an LLM with the prompt.', inputSchema: z.object({ prompt: z.string() }) },
     async ({ prompt }, ctx) => {
       const sdk = ctx.sdkContext as ServerContext;
-      // The 0.1.13 suite speaks the legacy era, where a server asks the client to sample with a request of its own.
+      // The 0.1.16 suite speaks the legacy era, where a server asks the client to sample with a request of its own.
       // Related to the call, so the question travels on the call's own stream (the SDK would otherwise use the
       // optional standalone stream, and drop it when the client has not opened that one yet).
       // eslint-disable-next-line @typescript-eslint/no-deprecated

@@ -6,9 +6,7 @@
  * unknown-method check (HTTP 404 with -32601, whatever is composed) and the
  * diagnostic tools.
  *
- * The suite's 2026 line needs Node 22 or newer; it runs on the Node 24
- * binary of `@ext/node24` (tools/node24), while this test and the server
- * run on whatever Node runs the tests.
+ * The suite's 2026 line needs Node 22 or newer (`nodeForConformance`).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,26 +15,21 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { silentLogger } from '@ext/core';
-import { node24Binary } from '@ext/node24';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerConformanceFixtures } from './conformance-fixture.js';
+import { nodeForConformance } from './conformance-node.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 
 const run = promisify(execFile);
 
-/** The suite's CLI, and a Node it runs on: this one from 22 on, else the Node 24 of `@ext/node24`. */
+/** The suite's CLI, and a Node it runs on. */
 function suite(): { node: string; cli: string } {
   const cli = join(
     dirname(createRequire(import.meta.url).resolve('mcp-conformance-2026/package.json')),
     'dist',
     'index.js',
   );
-  const modern = Number(process.versions.node.split('.')[0]) >= 22;
-  if (!modern && node24Binary === undefined)
-    throw new Error(
-      'The 2026-07-28 suite needs Node 22 or newer: run the tests on it, or on linux-x64 where @ext/node24 provides it',
-    );
-  return { node: modern ? process.execPath : node24Binary!, cli };
+  return { node: nodeForConformance(), cli };
 }
 
 interface Check {

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { silentLogger } from '@ext/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerConformanceFixtures } from './conformance-fixture.js';
+import { nodeForConformance } from './conformance-node.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 
 /** The official suite's CLI, as installed for this package. */
@@ -17,7 +18,7 @@ function conformanceBin(): string {
 
 function runSuite(url: string, cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [conformanceBin(), 'server', '--url', url, '--output-dir', cwd], {
+    const child = spawn(nodeForConformance(), [conformanceBin(), 'server', '--url', url, '--output-dir', cwd], {
       cwd,
       env: { ...process.env, NO_COLOR: '1' },
     });
@@ -40,7 +41,7 @@ function failedChecks(dir: string): string {
   return JSON.stringify(failed, null, 1).slice(0, 6000);
 }
 
-describe('the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.13) against the composed stack', () => {
+describe('the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16) against the composed stack', () => {
   let running: RunningHttpServer;
   let results: string;
 
