@@ -2,6 +2,7 @@
 import type { ClientExtension, OutgoingCall, StructuredError } from '@ext/core';
 import { resolveErrorsIdentifiers, type ErrorsIdentifier } from './identifiers.js';
 import { checkFunctionOptions, optionRecord } from './option-checks.js';
+import { readDraftFailure } from './read.js';
 import { getStructuredError } from './retry.js';
 import { ERRORS_PACKAGE_NAME, ERRORS_WIRE_VERSION, ErrorsSettingsSchema } from './schema.js';
 
@@ -40,12 +41,14 @@ export function errorsClient(options?: ErrorsClientOptions): ClientExtension {
       onToolError === undefined
         ? undefined
         : (result, call, negotiated) => {
-            if (negotiated === undefined) return;
-            const structured = getStructuredError(result);
+            // Without our extension, a server may still send the SEP-3313 key alone (ERR-34).
+            const structured =
+              negotiated === undefined ? readDraftFailure(result, Date.now())?.structured : getStructuredError(result);
             if (structured !== undefined) onToolError(structured, call);
           },
   };
 }
 
 export { getStructuredError, isRetryable, withRetry } from './retry.js';
+export { readToolFailure } from './read.js';
 export type { RetryPolicy, RetryEvent } from './retry.js';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import {
   ERROR_CATEGORIES,
   WireError,
@@ -13,8 +14,10 @@ import { z } from 'zod';
 import { ERROR_CLASSES } from './classes.js';
 import { errorsClient, getStructuredError, isRetryable, withRetry } from './client.js';
 import { seedValidators } from '@ext/core/testing';
-import { ERRORS_ID, isStructuredError } from './schema.js';
+import { readToolFailure } from './read.js';
+import { ERRORS_ID, ERRORS_V2_ID, isStructuredError } from './schema.js';
 import { errorsServer } from './server.js';
+import { isToolFailure, TOOL_FAILURE_KEY } from './tool-failure.js';
 
 const seed = seedValidators().check('error');
 const noWait = (): Promise<void> => Promise.resolve();
@@ -270,5 +273,177 @@ describe.each(TEST_LINES)('end to end on %s', (line) => {
       expect(getStructuredError(result)).toBeUndefined();
       expect(counters.flaky).toBe(1);
     });
+  });
+});
+
+/** Which of the error keys a result carries (the 2026-07-28 line adds keys of its own to `_meta`). */
+function errorKeys(result: { _meta?: Record<string, unknown> | undefined }): string[] {
+  return [ERRORS_ID, ERRORS_V2_ID, TOOL_FAILURE_KEY].filter((key) => key in (result._meta ?? {}));
+}
+
+/** The draft's published example (SEP-3313 / PR #3312), see test-fixtures/sep-3313/README.md. */
+const POLICY_BLOCKED: unknown = JSON.parse(
+  readFileSync(new URL('./test-fixtures/sep-3313/policy-blocked.json', import.meta.url), 'utf8'),
+);
+
+describe.each(TEST_LINES)('SEP-3313 toolFailure end to end on %s', (line) => {
+  let pair: TestPair | undefined;
+  let counters: Counters;
+
+  async function open(options: Omit<TestPairOptions, 'line'>): Promise<TestPair> {
+    counters = { flaky: 0, permanent: 0 };
+    pair = await createTestPair({ line, ...options });
+    return pair;
+  }
+
+  /** The failing tools, plus tools of a server that sends the draft key alone (no @ext/errors on it). */
+  function withTools(server: ExtendedServer): void {
+    registerTools(server, counters);
+    server.registerTool('draft_policy_blocked', {}, () => ({
+      content: [{ type: 'text', text: 'Your account is disconnected.' }],
+      isError: true,
+      _meta: { [TOOL_FAILURE_KEY]: POLICY_BLOCKED },
+    }));
+    server.registerTool('draft_flaky', { annotations: { idempotentHint: true } }, () => {
+      counters.flaky += 1;
+      if (counters.flaky > 2) return { content: [{ type: 'text', text: `succeeded on call ${counters.flaky}` }] };
+      const failure = {
+        class: 'reliability',
+        code: 'retryable_transient_error',
+        correlationId: `c${counters.flaky}`,
+        retryable: true,
+      };
+      return { content: [{ type: 'text', text: 'Busy.' }], isError: true, _meta: { [TOOL_FAILURE_KEY]: failure } };
+    });
+  }
+
+  afterEach(async () => {
+    await pair?.close();
+    pair = undefined;
+  });
+
+  it.each(ERROR_CATEGORIES)(
+    'a client that speaks only the draft gets the draft key alone for %s (ERR-31, ERR-32)',
+    async (category: ErrorCategory) => {
+      const { client } = await open({
+        serverExtensions: [errorsServer({ toolFailure: true })],
+        clientExtensions: [],
+        setup: withTools,
+      });
+      const result = await client.callTool(`fail_${category}`);
+      expect(result.isError).toBe(true);
+      expect(String(result.content[0]?.text)).toMatch(new RegExp(`^The ${category} tool failed\\.`));
+      expect(errorKeys(result)).toEqual([TOOL_FAILURE_KEY]);
+      const failure = readToolFailure(result);
+      expect(isToolFailure(failure)).toBe(true);
+      expect(failure?.code).toBe(`${category}_failure`);
+      expect(failure?.correlationId).toMatch(/^[0-9a-f]{16}$/);
+      expect(failure?.class).toBe(
+        {
+          transient: 'reliability',
+          rate_limited: 'reliability',
+          invalid_input: 'capability',
+          permanent: 'capability',
+          auth_required: 'governance',
+        }[category],
+      );
+      const waits = category === 'transient' || category === 'rate_limited';
+      expect(failure?.retryable).toBe(waits ? true : undefined);
+      if (waits) expect(failure?.retryNotBefore).toBeGreaterThan(Date.now() - 60_000);
+      if (category === 'invalid_input') expect(failure?.agentGuidance).toBe('Pass a shorter date range.');
+      // Read back into our model from the draft key alone (ERR-34).
+      // A custom code of an invalid_input error reads back as permanent: the class cannot tell them apart (ERR-34).
+      const readBack = category === 'invalid_input' ? 'permanent' : category;
+      expect(getStructuredError(result)).toMatchObject({
+        category: readBack,
+        code: `${category.toUpperCase()}_FAILURE`,
+      });
+    },
+  );
+
+  it('a client that speaks both gets both keys in one result, one id for an internal error (ERR-33, ERR-35)', async () => {
+    const reports: (string | undefined)[] = [];
+    const { client } = await open({
+      serverExtensions: [
+        errorsServer({ toolFailure: true, onError: (report) => void reports.push(report.correlationId) }),
+      ],
+      clientExtensions: [errorsClient()],
+      setup: withTools,
+    });
+    const result = await client.callTool('fail_foreign');
+    const ours = result._meta?.[ERRORS_ID];
+    expectSeedValid(ours);
+    const failure = readToolFailure(result);
+    expect(failure).toMatchObject({ class: 'capability', code: 'internal_error' });
+    expect(failure?.correlationId).toBe(getStructuredError(result)?.details?.correlation_id);
+    expect(reports).toEqual([failure?.correlationId]);
+    expect(getStructuredError(result)).toEqual(ours);
+    expect(JSON.stringify(result)).not.toContain('ENOENT');
+
+    const limited = await client.callTool('fail_rate_limited');
+    expect(limited._meta?.[ERRORS_ID]).toMatchObject({ category: 'rate_limited' });
+    // Only an internal error carries a correlation id in our object (ERR-29); the draft's is always there.
+    expect(getStructuredError(limited)?.details).toEqual({ category: 'rate_limited' });
+    expect(readToolFailure(limited)?.correlationId).toBe(reports[1]);
+  });
+
+  it('without the option nothing changes: no draft key for either client (ERR-31)', async () => {
+    const { client } = await open({
+      serverExtensions: [errorsServer()],
+      clientExtensions: [errorsClient()],
+      setup: withTools,
+    });
+    const result = await client.callTool('fail_transient');
+    expect(errorKeys(result)).toEqual([ERRORS_ID]);
+  });
+
+  it('a draft-only client retries through withRetry only what the draft allows (ERR-35)', async () => {
+    const { client } = await open({
+      serverExtensions: [errorsServer({ toolFailure: true })],
+      clientExtensions: [],
+      setup: withTools,
+    });
+    const flaky = await withRetry(() => client.callTool('flaky'), { sleep: noWait, idempotent: true });
+    expect(flaky.isError).toBeUndefined();
+    expect(counters.flaky).toBe(3);
+    const permanent = await withRetry(() => client.callTool('permanent'), {
+      sleep: noWait,
+      idempotent: true,
+      maxAttempts: 5,
+    });
+    expect(counters.permanent).toBe(1);
+    expect(isRetryable(permanent)).toBe(false);
+  });
+
+  it('reads the draft example from a server that sends only the draft key (ERR-34)', async () => {
+    const seen: StructuredError[] = [];
+    const { client } = await open({
+      serverExtensions: [],
+      clientExtensions: [errorsClient({ onToolError: (error) => seen.push(error) })],
+      setup: withTools,
+    });
+    expect(client.negotiated(ERRORS_ID)).toBeUndefined();
+    const result = await client.callTool('draft_policy_blocked');
+    expect(readToolFailure(result)).toEqual(POLICY_BLOCKED);
+    const expected = {
+      code: 'AUTH_REQUIRED',
+      message: 'Your account is disconnected.',
+      category: 'auth_required',
+      suggestion: 'Ask the user to reconnect their account, then retry the same call.',
+      details: { correlation_id: 'req_8f2c1a-attempt-3' },
+    };
+    expect(getStructuredError(result)).toEqual(expected);
+    expect(seen).toEqual([expected]);
+    expectSeedValid(seen[0]);
+  });
+
+  it("retries a draft-only server's retryable failure on an idempotent tool, and not otherwise (ERR-35)", async () => {
+    const { client } = await open({ serverExtensions: [], clientExtensions: [errorsClient()], setup: withTools });
+    const once = await withRetry(() => client.callTool('draft_flaky'), { sleep: noWait });
+    expect(once.isError).toBe(true);
+    expect(counters.flaky).toBe(1);
+    const result = await withRetry(() => client.callTool('draft_flaky'), { sleep: noWait, idempotent: true });
+    expect(result.content).toEqual([{ type: 'text', text: 'succeeded on call 3' }]);
+    expect(counters.flaky).toBe(3);
   });
 });

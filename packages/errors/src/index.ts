@@ -26,6 +26,15 @@ export {
 } from './classes.js';
 export type { CategoryErrorOptions, ToolErrorInit } from './classes.js';
 export { mapError } from './map.js';
+export {
+  TOOL_FAILURE_KEY,
+  TOOL_FAILURE_CLASSES,
+  ToolFailureSchema,
+  isToolFailure,
+  toToolFailure,
+  fromToolFailure,
+} from './tool-failure.js';
+export type { ToolFailure, ToolFailureClass } from './tool-failure.js';
 export type { MapErrorOptions } from './map.js';
 export { ExtensionError, ERROR_CATEGORIES } from '@ext/core';
 export type { StructuredError, ErrorCategory } from '@ext/core';

@@ -1,17 +1,39 @@
 /** Reading a structured error off a result or an error, and the client's retry policy that acts on it. */
 import { ExtensionError, type ConfigurationError, type StructuredError } from '@ext/core';
 import { invalidOption } from './option-checks.js';
-import { readProperty } from './read.js';
+import { readDraftFailure, readProperty } from './read.js';
 import { ERRORS_IDS, isStructuredError } from './schema.js';
+import type { ToolFailure } from './tool-failure.js';
+
+/** A structured error, and the SEP-3313 object it was read from when it came from there alone. */
+interface ReadFailure {
+  readonly structured: StructuredError;
+  readonly draft?: ToolFailure | undefined;
+}
 
 /**
  * The structured error carried by a failed tool result (`_meta[id]` of a
- * result with `isError: true`), by a JSON-RPC error (`data` of core's
+ * result with `isError: true`, or else the SEP-3313 `toolFailure` key read
+ * back into our model, ERR-34), by a JSON-RPC error (`data` of core's
  * `WireError` or of any error object with a `data` field), or by a local
  * `ExtensionError`. `undefined` when there is none or it does not validate
  * against the schema. Never throws.
  */
 export function getStructuredError(resultOrError: unknown): StructuredError | undefined {
+  return readFailure(resultOrError, Date.now())?.structured;
+}
+
+function readFailure(resultOrError: unknown, nowMs: number): ReadFailure | undefined {
+  const own = ownStructuredError(resultOrError);
+  if (own !== undefined) return { structured: own };
+  // Ours wins when both keys are present (ERR-35); the draft's is read only without it.
+  const draft = readDraftFailure(resultOrError, nowMs);
+  if (draft !== undefined) return { structured: draft.structured, draft: draft.failure };
+  const data = readProperty(resultOrError, 'data');
+  return isStructuredError(data) ? { structured: data } : undefined;
+}
+
+function ownStructuredError(resultOrError: unknown): StructuredError | undefined {
   if (typeof resultOrError !== 'object' || resultOrError === null) return undefined;
   if (ExtensionError.isInstance(resultOrError)) {
     const toStructured = readProperty(resultOrError, 'toStructured');
@@ -33,14 +55,29 @@ export function getStructuredError(resultOrError: unknown): StructuredError | un
       if (isStructuredError(candidate)) return candidate;
     }
   }
-  const data = readProperty(resultOrError, 'data');
-  return isStructuredError(data) ? data : undefined;
+  return undefined;
 }
 
-/** Whether retrying as-is may succeed: the structured error is `transient` or `rate_limited`. */
+/**
+ * Whether retrying as-is may succeed: the structured error is `transient` or
+ * `rate_limited`; for a failure read from the SEP-3313 key alone, its
+ * `retryable` must also be `true` (ERR-35). The tool's `idempotentHint`,
+ * which the draft also requires for an automatic retry, is the caller's to
+ * know (`RetryPolicy.idempotent`).
+ */
 export function isRetryable(resultOrError: unknown): boolean {
-  const category = getStructuredError(resultOrError)?.category;
-  return category === 'transient' || category === 'rate_limited';
+  const read = readFailure(resultOrError, Date.now());
+  if (read === undefined) return false;
+  const { category } = read.structured;
+  return (
+    (category === 'transient' || category === 'rate_limited') &&
+    (read.draft === undefined || read.draft.retryable === true)
+  );
+}
+
+/** Whether the draft lets a client retry this failure automatically: `retryable` and an idempotent tool (ERR-35). */
+function draftAllowsRetry(draft: ToolFailure | undefined, policy: RetryPolicy): boolean {
+  return draft === undefined || (draft.retryable === true && policy.idempotent === true);
 }
 
 /** One scheduled retry, for logging. */
@@ -74,6 +111,13 @@ export interface RetryPolicy {
   readonly sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   /** A number in [0, 1) for jitter (tests pass a fixed one). Default `Math.random`. */
   readonly random?: (() => number) | undefined;
+  /**
+   * Whether the called tool declared `idempotentHint: true`. Consulted only
+   * for failures that carry the SEP-3313 key and not ours: the draft
+   * forbids retrying a non-idempotent tool automatically, and MCP's default
+   * for the hint is `false` (ERR-35). Default `false`.
+   */
+  readonly idempotent?: boolean | undefined;
 }
 
 /** A policy with every default filled in. */
@@ -100,6 +144,8 @@ export function resolveRetryPolicy(policy: RetryPolicy = {}): ResolvedRetryPolic
   for (const name of ['onAuthRequired', 'onRetry', 'sleep', 'random'] as const) {
     if (policy[name] !== undefined && typeof policy[name] !== 'function') throw invalid(name, 'must be a function');
   }
+  if (policy.idempotent !== undefined && typeof policy.idempotent !== 'boolean')
+    throw invalid('idempotent', 'must be a boolean');
   return { maxAttempts, baseDelayMs, maxDelayMs };
 }
 
@@ -174,14 +220,16 @@ export async function withRetry<R>(fn: (attempt: number) => R | Promise<R>, poli
     } catch (error) {
       outcome = { ok: false, error };
     }
-    const structured = getStructuredError(outcome.ok ? outcome.value : outcome.error);
-    if (structured === undefined || attempt >= resolved.maxAttempts) return settle(outcome);
+    const read = readFailure(outcome.ok ? outcome.value : outcome.error, Date.now());
+    if (read === undefined || attempt >= resolved.maxAttempts) return settle(outcome);
+    const { structured } = read;
     if (structured.category === 'auth_required') {
       if (authRetried || policy.onAuthRequired === undefined) return settle(outcome);
       authRetried = true;
       if (!(await policy.onAuthRequired(structured, attempt))) return settle(outcome);
       continue;
     }
+    if (!draftAllowsRetry(read.draft, policy)) return settle(outcome);
     const delayMs = retryDelayMs(attempt, structured, resolved, random());
     if (delayMs === undefined) return settle(outcome);
     policy.onRetry?.({ attempt, delayMs, error: structured });

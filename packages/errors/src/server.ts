@@ -3,6 +3,7 @@ import {
   ExtensionError,
   WireError,
   getCallPresentation,
+  newCorrelationId,
   type CallContext,
   type CallPresentation,
   type ServerExtension,
@@ -18,6 +19,7 @@ import { checkFunctionOptions, invalidOption, optionRecord } from './option-chec
 import { plainErrorText, renderErrorText } from './render.js';
 import { ERRORS_ID, ERRORS_IDS, ERRORS_PACKAGE_NAME, ERRORS_WIRE_VERSION, ErrorsSettingsSchema } from './schema.js';
 import { httpsUrl } from './sanitize.js';
+import { TOOL_FAILURE_KEY, toToolFailure, type ToolFailure } from './tool-failure.js';
 
 /** What the `onError` hook receives for each failed tool call. */
 export interface ErrorReport {
@@ -28,7 +30,9 @@ export interface ErrorReport {
   /**
    * For an internal error (`INTERNAL_ERROR`), the id it is known by: in
    * `structured.details.correlation_id` and in the line the server logged
-   * (ERR-29). `undefined` for every other error.
+   * (ERR-29). With the `toolFailure` option, every error has one: the
+   * `correlationId` the client received in the SEP-3313 key (ERR-33), so
+   * this hook can log it. Otherwise `undefined` for every other error.
    */
   readonly correlationId?: string | undefined;
   readonly call: ToolCall;
@@ -61,14 +65,30 @@ export interface ErrorsServerOptions {
    * newest one it advertises too. Default `['v1']`.
    */
   readonly identifiers?: readonly ErrorsIdentifier[] | undefined;
+  /**
+   * Also write the draft official classification (SEP-3313,
+   * `_meta["io.modelcontextprotocol/toolFailure"]`) on every failure this
+   * middleware answers, for every client: the draft has no negotiation
+   * (SPEC.md section 7). Default `false`, so results stay as they were.
+   */
+  readonly toolFailure?: boolean | undefined;
 }
 
-const OPTION_NAMES = new Set(['exposeMessages', 'documentationBaseUrl', 'onError', 'map', 'identifiers']);
+const OPTION_NAMES = new Set([
+  'exposeMessages',
+  'documentationBaseUrl',
+  'onError',
+  'map',
+  'identifiers',
+  'toolFailure',
+]);
 
 function validateOptions(options: unknown): ErrorsServerOptions {
   const record = optionRecord(options, 'errorsServer', OPTION_NAMES);
-  if (record.exposeMessages !== undefined && typeof record.exposeMessages !== 'boolean') {
-    throw invalidOption('option "exposeMessages" must be a boolean');
+  for (const name of ['exposeMessages', 'toolFailure']) {
+    if (record[name] !== undefined && typeof record[name] !== 'boolean') {
+      throw invalidOption(`option "${name}" must be a boolean`);
+    }
   }
   if (record.documentationBaseUrl !== undefined && httpsUrl(record.documentationBaseUrl) === undefined) {
     throw invalidOption('option "documentationBaseUrl" must be an https URL without credentials');
@@ -89,16 +109,20 @@ export function errorText(error: StructuredError): string {
  * their failures build their results with this. With a negotiated
  * `presentation` (core's `getCallPresentation(ctx)`), the text follows its
  * format and verbosity and the result carries its `resultMeta` (ERR-24).
+ * With `toolFailure`, the result also carries it under the SEP-3313 key
+ * (ERR-31).
  */
 export function errorResult(
   error: StructuredError,
   withMeta: boolean,
   id: string = ERRORS_ID,
   presentation?: CallPresentation,
+  toolFailure?: ToolFailure,
 ): ToolResult {
   const result: ToolResult = { content: [{ type: 'text', text: renderErrorText(error, presentation) }], isError: true };
   const meta: Record<string, unknown> = { ...(presentation?.resultMeta ?? {}) };
   if (withMeta) meta[id] = error;
+  if (toolFailure !== undefined) meta[TOOL_FAILURE_KEY] = toolFailure;
   if (Object.keys(meta).length > 0) result._meta = meta;
   return result;
 }
@@ -149,7 +173,11 @@ export function errorsServer(options?: ErrorsServerOptions): ServerExtension {
       result = await next();
     } catch (error) {
       if (WireError.isInstance(error)) throw error;
-      const { structured, correlationId } = traceableError(error, toStructured(error, ctx), ctx);
+      const traced = traceableError(error, toStructured(error, ctx), ctx);
+      const { structured } = traced;
+      // One id per failure: an internal error's logged id, or a new one for the draft key (ERR-33).
+      const correlationId =
+        resolved.toolFailure === true ? (traced.correlationId ?? newCorrelationId()) : traced.correlationId;
       if (resolved.onError) {
         try {
           await resolved.onError({ error, structured, correlationId, call, ctx });
@@ -160,7 +188,11 @@ export function errorsServer(options?: ErrorsServerOptions): ServerExtension {
           });
         }
       }
-      return errorResult(structured, negotiated !== undefined, negotiated?.id, getCallPresentation(ctx));
+      const toolFailure =
+        correlationId !== undefined && resolved.toolFailure === true
+          ? toToolFailure(structured, correlationId, Date.now())
+          : undefined;
+      return errorResult(structured, negotiated !== undefined, negotiated?.id, getCallPresentation(ctx), toolFailure);
     }
     // Nothing of this extension reaches a client that did not advertise it.
     return negotiated === undefined ? withoutOwnMeta(result) : result;

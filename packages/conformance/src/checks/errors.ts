@@ -4,6 +4,7 @@ import { describe, ensure } from '../assert.js';
 import { firstText, invalidArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
 import { ERRORS_ID } from './methods.js';
+import { CLASS_OF_CATEGORY, TOOL_FAILURE_KEY, toolFailureViolations } from './tool-failure.js';
 
 export const ERRORS_IDS = [ERRORS_ID, 'io.github.mcp-ext/errors-v2'] as const;
 
@@ -103,6 +104,52 @@ export const errorsSuite: ExtensionSuite = {
         const meta = isRecord(result._meta) ? result._meta : {};
         const leaked = ERRORS_IDS.filter((id) => id in meta);
         ensure(leaked.length === 0, `result._meta carries ${leaked.join(', ')} for a client that never advertised it`);
+      },
+    },
+    {
+      id: 'errors/tool-failure-shape',
+      requirement: 'ERR-31',
+      level: 'MUST',
+      title: 'a SEP-3313 toolFailure key, when sent, has the draft shape and classes a wrong argument as capability',
+      async run(ctx) {
+        // The draft has no negotiation: a client that declares nothing is the draft-only client.
+        const result = await failingCall(ctx, false);
+        if ('jsonRpcError' in result) return ctx.skip('the SDK refused the arguments before the tool ran (-32602)');
+        const failure = isRecord(result._meta) ? result._meta[TOOL_FAILURE_KEY] : undefined;
+        if (failure === undefined)
+          return ctx.skip(`the server does not send ${TOOL_FAILURE_KEY} (SEP-3313 is optional)`);
+        const problems = toolFailureViolations(failure);
+        ensure(problems.length === 0, `${TOOL_FAILURE_KEY}: ${problems.join('; ')}`);
+        ensure(
+          isRecord(failure) && failure.class === 'capability',
+          `a wrong argument type must be class capability, got ${describe(isRecord(failure) ? failure.class : failure)}`,
+        );
+      },
+    },
+    {
+      id: 'errors/tool-failure-agrees',
+      requirement: 'ERR-35',
+      level: 'MUST',
+      title: 'a result carrying both the structured error and the SEP-3313 key gives one answer',
+      async run(ctx) {
+        const result = await failingCall(ctx, true);
+        if ('jsonRpcError' in result) return ctx.skip('the SDK refused the arguments before the tool ran (-32602)');
+        const meta = isRecord(result._meta) ? result._meta : {};
+        const ours = meta[ctx.id ?? ''];
+        const failure = meta[TOOL_FAILURE_KEY];
+        if (failure === undefined || !isRecord(ours))
+          return ctx.skip(`the result does not carry both ${ctx.id ?? 'the structured error'} and ${TOOL_FAILURE_KEY}`);
+        ensure(isRecord(failure), `${TOOL_FAILURE_KEY} must be a JSON object, got ${describe(failure)}`);
+        const expected = CLASS_OF_CATEGORY[String(ours.category)];
+        ensure(
+          failure.class === expected,
+          `category ${describe(ours.category)} is class ${describe(expected)}, but ${TOOL_FAILURE_KEY} says ${describe(failure.class)}`,
+        );
+        const id = isRecord(ours.details) ? ours.details.correlation_id : undefined;
+        ensure(
+          id === undefined || failure.correlationId === id,
+          `details.correlation_id ${describe(id)} differs from correlationId ${describe(failure.correlationId)}`,
+        );
       },
     },
     {
