@@ -10,6 +10,7 @@ export default defineConfig({
     'src/sessions-main.ts',
     'src/sessions-server.ts',
     'src/gateway-main.ts',
+    'src/profile-main.ts',
     'src/gateway-server.ts',
     'src/gateway-upstream.ts',
     'src/gateway-relay.ts',

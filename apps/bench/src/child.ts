@@ -40,14 +40,17 @@ function nextMessage<Answer extends Message>(child: ChildProcess): Promise<Answe
 
 /**
  * Starts `entry` (a built script next to this one) with `--expose-gc` so it
- * can collect garbage before reporting memory, and waits for its first
- * message. Commands are answered in order, one at a time.
+ * can collect garbage before reporting memory, and Node's other `flags`
+ * (say, `--cpu-prof`), and waits for its first message. Commands are
+ * answered in order, one at a time.
  */
 export async function startChild<Command extends Message, Answer extends Message>(
   entry: URL,
   args: readonly string[],
+  flags: readonly string[] = [],
 ): Promise<ChildServer<Command, Answer>> {
-  const child = fork(entry, [...args], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const execArgv = ['--expose-gc', ...flags];
+  const child = fork(entry, [...args], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let ready: Answer;
   try {
     ready = await nextMessage<Answer>(child);

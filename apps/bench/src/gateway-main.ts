@@ -2,12 +2,15 @@
  * `pnpm --filter @ext/bench bench:gateway`: the gateway benchmark alone,
  * its section printed as markdown (BENCHMARKS.md is left alone; `pnpm bench`
  * writes it there with everything else). `--quick` or `BENCH_QUICK=1` for a
- * shorter run.
+ * shorter run; `BENCH_GATEWAY_PROFILE=<dir>` has each gateway process write
+ * a CPU profile there (`node --cpu-prof`), which `bench:profile` summarises;
+ * `BENCH_CONTEXTFORGE=0` leaves ContextForge out (see `gateway-contextforge.ts`).
  */
 import { setMaxListeners } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { gatewayBenchOptions, runGateway } from './gateway.js';
 import { renderGateway } from './gateway-report.js';
+import { contextForgeStep } from './gateway-contextforge.js';
 import type { RunOptions } from './measure.js';
 
 /** Calls in flight, as in `pnpm bench`. */
@@ -28,7 +31,12 @@ async function main(): Promise<void> {
   const progress = (text: string): void => {
     console.error(text);
   };
-  const section = renderGateway(await runGateway(gatewayBenchOptions(run, quick, CONCURRENCY, progress)));
+  const profileDir = process.env.BENCH_GATEWAY_PROFILE === '' ? undefined : process.env.BENCH_GATEWAY_PROFILE;
+  const options = gatewayBenchOptions(run, quick, CONCURRENCY, progress, {
+    profileDir,
+    contextForge: contextForgeStep(process.env, progress),
+  });
+  const section = renderGateway(await runGateway(options));
   console.log(`## ${section.title}\n\n${section.markdown}\n`);
   console.log(
     `Load average: ${loadAtStart} at the start, ${loadAverage()} at the end (${String(cpus().length)} cores).`,

@@ -1,10 +1,22 @@
 /**
  * The gateway section of BENCHMARKS.md: direct calls against the two
- * gateways and the two reference relays, the deltas, the two targets, and
- * where the relays put the floor under them.
+ * gateways and the two reference relays, and, in front of a stdio upstream,
+ * the two gateways against `mcp-proxy` (and ContextForge); the deltas, the
+ * targets (see `gateway-targets.ts`), and where the references put the
+ * floor under them.
  */
 import type { GatewayResult } from './gateway.js';
-import { GATEWAY_PATHS, PATH_LABELS, type GatewayPath } from './gateway-setup.js';
+import { HTTP_PATHS, PATH_LABELS, STDIO_PATHS, type GatewayPath } from './gateway-setup.js';
+import {
+  addedMs,
+  find,
+  gatewayTargets,
+  levels,
+  percent,
+  rateRatio,
+  times,
+  PLAIN_ADDED_VS_RELAY,
+} from './gateway-targets.js';
 import {
   formatDuration,
   formatOverhead,
@@ -13,54 +25,26 @@ import {
   type BenchSection,
   type BenchTarget,
 } from './markdown.js';
-import type { Measurement } from './measure.js';
 
-/** The full-policy gateway adds at most this many milliseconds to the direct median, one call in flight. */
-export const GATEWAY_LATENCY_TARGET_MS = 1;
-/** The full-policy gateway keeps at least this share of direct calls/s at the most calls in flight. */
-export const GATEWAY_THROUGHPUT_SHARE = 0.5;
+const RIGHT = ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'] as const;
 
-function percent(share: number): string {
-  return Number.isFinite(share) ? `${(share * 100).toFixed(0)}%` : 'n/a';
-}
-
-function find(result: GatewayResult, path: GatewayPath, inFlight: number): Measurement | undefined {
-  return result.rows.find((row) => row.path === path && row.inFlight === inFlight)?.measurement;
-}
-
-/** The level the latency target reads (the fewest calls in flight) and the one the throughput target reads (the most). */
-function levels(result: GatewayResult): { low: number; high: number } {
-  return { low: Math.min(...result.concurrency), high: Math.max(...result.concurrency) };
-}
-
-/** What `path` adds to the direct median at `inFlight` calls in flight, in ms (NaN if either is missing). */
-function addedMs(result: GatewayResult, path: GatewayPath, inFlight: number): number {
-  return (
-    (find(result, path, inFlight)?.medianMs ?? Number.NaN) - (find(result, 'direct', inFlight)?.medianMs ?? Number.NaN)
-  );
-}
-
-/** The share of direct calls/s `path` keeps at `inFlight` calls in flight (NaN if either is missing). */
-function keptShare(result: GatewayResult, path: GatewayPath, inFlight: number): number {
-  return (
-    (find(result, path, inFlight)?.opsPerSec ?? Number.NaN) /
-    (find(result, 'direct', inFlight)?.opsPerSec ?? Number.NaN)
-  );
-}
-
-function table(result: GatewayResult): string {
+/** One table: each of `paths` measured, against `base` (its own row says `baseline`). */
+function table(result: GatewayResult, paths: readonly GatewayPath[], base: GatewayPath, baseName: string): string {
   const { low, high } = levels(result);
-  const cells = GATEWAY_PATHS.map((path) => {
+  const measured = paths.filter(
+    (path) => find(result, path, low) !== undefined || find(result, path, high) !== undefined,
+  );
+  const cells = measured.map((path) => {
     const atLow = find(result, path, low);
     const atHigh = find(result, path, high);
-    const direct = path === 'direct';
+    const isBase = path === base;
     return [
       PATH_LABELS[path],
       formatDuration(atLow?.medianMs ?? Number.NaN),
       formatDuration(atLow?.p99Ms ?? Number.NaN),
-      direct ? 'baseline' : formatOverhead(addedMs(result, path, low)),
+      isBase ? 'baseline' : formatOverhead(addedMs(result, path, base, low)),
       formatRate(atHigh?.opsPerSec ?? Number.NaN),
-      direct ? 'baseline' : percent(keptShare(result, path, high)),
+      isBase ? 'baseline' : percent(rateRatio(result, path, base, high)),
       formatDuration(atHigh?.medianMs ?? Number.NaN),
       formatDuration(atHigh?.p99Ms ?? Number.NaN),
     ];
@@ -71,34 +55,15 @@ function table(result: GatewayResult): string {
       'path',
       `median, ${at(low)}`,
       `p99, ${at(low)}`,
-      'added vs direct, median',
+      `added vs ${baseName}, median`,
       `calls/s, ${at(high)}`,
-      'vs direct, calls/s',
+      `vs ${baseName}, calls/s`,
       `median, ${at(high)}`,
       `p99, ${at(high)}`,
     ],
     cells,
-    ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    RIGHT,
   );
-}
-
-/** The two targets, read from the full-policy rows. */
-export function gatewayTargets(result: GatewayResult): BenchTarget[] {
-  const { low, high } = levels(result);
-  const added = addedMs(result, 'policy', low);
-  const share = keptShare(result, 'policy', high);
-  return [
-    {
-      name: `gateway with the full policy, ${String(low)} in flight: adds at most ${formatDuration(GATEWAY_LATENCY_TARGET_MS)} median per call over calling the upstream directly`,
-      met: added <= GATEWAY_LATENCY_TARGET_MS,
-      detail: Number.isFinite(added) ? formatOverhead(added) : 'not measured',
-    },
-    {
-      name: `gateway with the full policy, ${String(high)} in flight: keeps at least ${percent(GATEWAY_THROUGHPUT_SHARE)} of direct calls/s`,
-      met: share >= GATEWAY_THROUGHPUT_SHARE,
-      detail: percent(share),
-    },
-  ];
 }
 
 function targetLines(targets: readonly BenchTarget[]): string {
@@ -110,9 +75,22 @@ function targetLines(targets: readonly BenchTarget[]): string {
 /** What the two reference relays measured, against the same direct rows as the targets. */
 function referenceLine(result: GatewayResult): string {
   const { low, high } = levels(result);
-  const added = (path: GatewayPath): string => formatOverhead(addedMs(result, path, low));
-  const kept = (path: GatewayPath): string => percent(keptShare(result, path, high));
-  return `For reference, the bare SDK relay adds ${added('sdk-relay')} median at ${String(low)} in flight and keeps ${kept('sdk-relay')} of direct calls/s at ${String(high)} in flight; the raw HTTP relay adds ${added('relay')} and keeps ${kept('relay')}.`;
+  const added = (path: GatewayPath): string => formatOverhead(addedMs(result, path, 'direct', low));
+  const kept = (path: GatewayPath): string => percent(rateRatio(result, path, 'direct', high));
+  return `For reference, the bare SDK relay adds ${added('sdk-relay')} median at ${String(low)} in flight and keeps ${kept('sdk-relay')} of direct calls/s at ${String(high)} in flight; the raw HTTP relay adds ${added('relay')} and keeps ${kept('relay')}, so the no-policy gateway may add up to ${formatOverhead(PLAIN_ADDED_VS_RELAY * addedMs(result, 'relay', 'direct', low))} in this run.`;
+}
+
+/** What ContextForge measured against `mcp-proxy`, or why it is not in the table. */
+function contextForgeLine(result: GatewayResult): string {
+  const reason = result.skipped?.contextforge;
+  if (reason !== undefined) return `ContextForge is not measured: ${reason}.`;
+  const { high } = levels(result);
+  if (find(result, 'contextforge', high) === undefined) return 'ContextForge is not measured in this run.';
+  const gateway = `ContextForge completes ${times(rateRatio(result, 'contextforge', 'proxy', high))} the calls/s of \`mcp-proxy\` at ${String(high)} in flight, and ${times(rateRatio(result, 'contextforge', 'stdio-policy', high))} those of the gateway with the full policy.`;
+  const bridgeReason = result.skipped?.['contextforge-bridge'];
+  if (bridgeReason !== undefined) return `${gateway} Its stdio bridge alone is not measured: ${bridgeReason}.`;
+  if (find(result, 'contextforge-bridge', high) === undefined) return gateway;
+  return `${gateway} Its stdio bridge alone completes ${times(rateRatio(result, 'contextforge-bridge', 'proxy', high))} the calls/s of \`mcp-proxy\`.`;
 }
 
 /** The section of BENCHMARKS.md for `@ext/gateway`. */
@@ -124,7 +102,9 @@ export function renderGateway(result: GatewayResult): BenchSection {
     result.rounds === 1
       ? 'once'
       : `${String(result.rounds)} rounds alternating the order of the paths, the round with the most calls/s of each kept`;
-  const markdown = `An upstream MCP server that knows no extension (SDK v2 \`McpServer\` behind
+  const markdown = `### In front of an HTTP upstream
+
+An upstream MCP server that knows no extension (SDK v2 \`McpServer\` behind
 core's \`createHttpHandler\`, a \`write\` tool that says its text back) called
 over Streamable HTTP on 127.0.0.1 in the 2026-07-28 era, three ways, and
 two more that are not gateways but floors under them:
@@ -146,7 +126,7 @@ two more that are not gateways but floors under them:
   \`node:http\` server that reads each request whole and sends it on to the
   upstream over keep-alive sockets (the host rewritten), then sends back
   the upstream's answer, read whole. No MCP at all: what one more HTTP hop
-  costs.
+  costs, the physical floor under any gateway.
 - **(e) bare SDK relay, for reference**: the client of (a) calls the
   smallest MCP gateway the SDK allows, a bare \`McpServer\` (built per
   request, one \`write\` tool) behind core's \`createHttpHandler\`, whose tool
@@ -155,36 +135,70 @@ two more that are not gateways but floors under them:
   \`@ext/gateway\`: what a gateway built as an SDK server in front of an SDK
   client costs before any policy or extension work.
 
-Both gateways keep their state in a SQLite file in a temporary directory.
-Client (this process), upstream and each gateway and relay run in separate
-processes on this machine. A call through a gateway is two MCP calls over
-HTTP: the gateway serves one (its own server, built per request in this
-era, and the pipeline, its JSON answer written in one write) and makes the
-other (an SDK client to the upstream, over keep-alive sockets of Node's
-\`http\` rather than the global fetch), so even with no policy it adds about
-as much work per call as the direct call takes. (e) is that floor with
-nothing else on it, and (d) the part of it that is only the extra hop: what
-(b) and (c) add beyond (e) is the gateway's own work. The full policy
-adds the extensions' work and, per call, six writes to the SQLite store
-(the quota and two rate-limit counters, reserved together, the idempotency
-budget, claim and record), which commits the writes issued in one turn of
-the event loop as one transaction. At ${String(high)} in flight the processes of a
-path share the machine's cores, so the gateway's work is taken from the
-upstream's and the client's. Each client checks its first result before it
-is timed (on (c) the idempotency record, the cost and the provenance must
-be there, or the run fails); each path first takes
-${result.warmupCalls.toLocaleString('en-US')} calls at ${String(high)} in flight, so that every process's code is
-optimised; then ${levelsText} calls in flight on one client, a fresh client for
-each measurement, ${rounds}. Median and p99 at ${String(low)} in flight are one call's
-latency; at ${String(high)} in flight they include queueing behind the others.
-The machine is shared and its load changes during a run: compare rows of
-this table with each other, and read the targets as this run's outcome on
-this machine, not as a guarantee.
+A call through a gateway is two MCP calls over HTTP: the gateway serves one
+(its own SDK server, built per request in this era, and the pipeline, its
+JSON answer written in one write) and makes the other. To a 2026-07-28
+upstream whose first answer allows it, the gateway makes that one as a
+single JSON-RPC POST on a kept-alive socket of Node's \`http\`, its answer
+read as JSON or as an event stream, without the SDK client (which still
+connects, lists the tools and listens for changes; an upstream it cannot
+serve that way keeps the SDK client for calls too). (d) is what the extra
+hop costs; what (b) adds beyond it is the gateway's own work, and what (c)
+adds beyond (b) is the policy's: the extensions' work and, per call, six
+writes to the SQLite store (the quota and two rate-limit counters, reserved
+together, the idempotency budget, claim and record), which commits the
+writes issued in one turn of the event loop as one transaction.
 
-${table(result)}
+${table(result, HTTP_PATHS, 'direct', 'direct')}
+
+### In front of a stdio upstream
+
+\`@modelcontextprotocol/server-everything\` (SDK v1, the 2025-11-25 era),
+started over stdio, its \`echo\` tool called by the plain SDK client of (a)
+(2026-07-28 era) through what serves it over Streamable HTTP:
+
+- **(f) \`mcp-proxy\`, for reference**: the npm package most people put in
+  front of a stdio server to serve it over HTTP (pinned in this package's
+  devDependencies), its Streamable HTTP endpoint only, its defaults
+  otherwise: one connection to the upstream that every caller's calls share.
+- **(g) gateway, no policy** and **(h) gateway, full policy** on \`echo\`:
+  as (b) and (c), each gateway starting the upstream itself (one process,
+  the 2025 handshake, every call on it).
+- **(i) ContextForge, for reference**, where it installs and runs here
+  (\`mcp-contextforge-gateway\` from PyPI, pinned, in a Python virtual
+  environment of its own), set up as its quick start does: its stdio bridge
+  (\`mcpgateway.translate\`, Streamable HTTP) starts the upstream, its
+  gateway (\`mcpgateway\`, one process, SQLite, no Redis, its rate limit on
+  MCP calls raised above what a run reaches, its defaults otherwise: no
+  plugins, its own caches) registers the bridge as a gateway
+  and exposes its \`echo\` as a virtual server, whose endpoint the client
+  of (a) calls with a token signed by its \`create_jwt_token\`. Its gateway
+  speaks the 2026-07-28 era to the client and opens a session with the
+  bridge for each such call. **(j)** is the bridge alone, which serves only
+  the 2025 handshake (the client negotiates 2025-11-25 there). See the line
+  after the targets.
+
+${table(result, STDIO_PATHS, 'proxy', '(f)')}
+
+### How it was measured
+
+Both gateways of each upstream keep their state in a SQLite file of their
+own in a temporary directory. Client (this process), upstreams and each
+gateway, relay and bridge run in separate processes on this machine. At
+${String(high)} in flight the processes of a path share the machine's cores, so the
+gateway's work is taken from the upstream's and the client's. Each client
+checks its first result before it is timed (on (c) and (h) the idempotency
+record, the cost and the provenance must be there, or the run fails); each
+path first takes ${result.warmupCalls.toLocaleString('en-US')} calls at ${String(high)} in flight, so that every
+process's code is optimised; then ${levelsText} calls in flight on one client, a
+fresh client for each measurement, ${rounds}. Median and p99 at ${String(low)} in flight
+are one call's latency; at ${String(high)} in flight they include queueing behind the
+others. The machine is shared and its load changes during a run, so every
+target is a ratio to a reference measured in the same run: rows of these
+tables compare with each other, not with another run.
 
 ${targetLines(targets)}
 
-${referenceLine(result)}`;
+${referenceLine(result)} ${contextForgeLine(result)}`;
   return { title: 'Gateway: `tools/call` direct and through `@ext/gateway`', markdown, targets };
 }

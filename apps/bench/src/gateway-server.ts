@@ -1,7 +1,8 @@
 /**
  * A gateway of the benchmark in its own process: `@ext/gateway` with the
  * config of one mode (`plain`: no policy, `policy`: the full policy, see
- * `gateway-setup.ts`) in front of the upstream at the URL it is given,
+ * `gateway-setup.ts`) in front of the upstream at the URL it is given (or
+ * of the stdio upstream, which it starts, when told `stdio:everything`),
  * state in the SQLite file it is given, served with core's `listen` on
  * 127.0.0.1. In front of the full-policy gateway sits what an OAuth layer
  * would be: a bearer token names the caller and grants the tool's scope
@@ -11,7 +12,8 @@ import { consoleLogger, type Logger } from '@ext/core';
 import { listen, type ServableHandler } from '@ext/core/sdk-v2/server';
 import { createGateway, parseConfig, type Gateway } from '@ext/gateway';
 import { failStart, serveCommands, tell } from './child.js';
-import { callerAuthInfo, gatewayConfig, isGatewayMode, type GatewayMode } from './gateway-setup.js';
+import { callerAuthInfo, gatewayConfig, isGatewayMode, STDIO_UPSTREAM, type GatewayMode } from './gateway-setup.js';
+import { everythingCommand } from './gateway-stdio.js';
 
 /** Child -> parent, once it serves. */
 export interface GatewayReady {
@@ -36,7 +38,8 @@ function servable(gateway: Gateway, mode: GatewayMode): ServableHandler {
 }
 
 async function serve(mode: GatewayMode, upstreamUrl: string, sqlitePath: string): Promise<void> {
-  const config = parseConfig(JSON.stringify(gatewayConfig(mode, upstreamUrl, sqlitePath)));
+  const upstream = upstreamUrl === STDIO_UPSTREAM ? everythingCommand() : upstreamUrl;
+  const config = parseConfig(JSON.stringify(gatewayConfig(mode, upstream, sqlitePath)));
   const gateway = await createGateway(config, { logger });
   const listening = await listen(servable(gateway, mode), { port: 0 });
   serveCommands(
@@ -53,6 +56,8 @@ const [mode, upstreamUrl, sqlitePath] = process.argv.slice(2);
 if (isGatewayMode(mode) && upstreamUrl !== undefined && sqlitePath !== undefined) {
   serve(mode, upstreamUrl, sqlitePath).catch(failStart);
 } else {
-  console.error('gateway-server: expected plain or policy, the upstream URL and the SQLite path');
+  console.error(
+    `gateway-server: expected plain or policy, the upstream URL (or ${STDIO_UPSTREAM}) and the SQLite path`,
+  );
   process.exitCode = 2;
 }

@@ -1,9 +1,9 @@
 /**
- * What the gateway benchmark runs, as data: the upstream's tools, the paths
- * to it and their labels, the two gateway configs (no policy, full policy),
- * the caller the full-policy gateway is told about, the client halves of an
- * extension-aware host, and the checks a result must pass before a path is
- * timed. No I/O.
+ * What the gateway benchmark runs, as data: the two upstreams' timed tools,
+ * the paths to them and their labels, the gateway configs (no policy, full
+ * policy, in front of either upstream), the caller the full-policy gateway
+ * is told about, the client halves of an extension-aware host, and the
+ * checks a result must pass before a path is timed. No I/O.
  */
 import type { ClientExtension, ToolResult } from '@ext/core';
 import { confirmationClient } from '@ext/confirmation/client';
@@ -24,6 +24,32 @@ export const WRITE_TOOL = 'write';
 export const READ_TOOL = 'read';
 export const WRITE_ARGS = { text: 'hello' };
 
+/** A tool a path times: its name, the arguments of each call, and the text its result must say. */
+export interface TimedTool {
+  readonly name: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly answer: string;
+  /** Another tool of the same upstream: the target of the full policy's intent rule. */
+  readonly other: string;
+}
+
+/** The HTTP upstream's `write`. */
+export const WRITE: TimedTool = { name: WRITE_TOOL, args: WRITE_ARGS, answer: WRITE_ARGS.text, other: READ_TOOL };
+
+/** `@modelcontextprotocol/server-everything`'s `echo`, over stdio, which answers `Echo: <message>`. */
+export const ECHO: TimedTool = {
+  name: 'echo',
+  args: { message: 'hello' },
+  answer: 'Echo: hello',
+  other: 'get-sum',
+};
+
+/** `echo` through ContextForge's virtual server, which names each tool it federates `<gateway>-<tool>`. */
+export const CONTEXTFORGE_ECHO: TimedTool = { ...ECHO, name: 'everything-echo', other: 'everything-get-sum' };
+
+/** What a gateway of the benchmark is told its upstream is: an HTTP URL, or this word for the stdio one. */
+export const STDIO_UPSTREAM = 'stdio:everything';
+
 /** The scope the full policy requires for `write`, which the caller in front of the gateway holds. */
 export const WRITE_SCOPE = 'notes:write';
 /** The provenance source the full policy cites on every result. */
@@ -35,16 +61,31 @@ export const STATED_INTENT = 'store the benchmark note';
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /**
- * The ways the benchmark reaches the upstream's tool: directly, through the
- * two gateways, and through two reference relays (see `gateway-relay.ts`).
+ * The ways the benchmark reaches the HTTP upstream's tool: directly, through
+ * the two gateways, and through two reference relays (see `gateway-relay.ts`).
  */
-export type GatewayPath = 'direct' | 'plain' | 'policy' | 'relay' | 'sdk-relay';
-/** The two gateways, each in a process of its own. */
-export type GatewayMode = Extract<GatewayPath, 'plain' | 'policy'>;
+export type HttpPath = 'direct' | 'plain' | 'policy' | 'relay' | 'sdk-relay';
+/**
+ * The ways it reaches the stdio upstream's tool: through `mcp-proxy`, through
+ * the two gateways, and, where it could be installed, through ContextForge's
+ * gateway and through its stdio bridge alone (the gateway's upstream).
+ */
+export type StdioPath = 'proxy' | 'stdio-plain' | 'stdio-policy' | 'contextforge' | 'contextforge-bridge';
+export type GatewayPath = HttpPath | StdioPath;
+/** The two gateways, each in a process of its own (one pair per upstream). */
+export type GatewayMode = 'plain' | 'policy';
 /** The two reference relays, each in a process of its own. */
 export type RelayKind = Extract<GatewayPath, 'relay' | 'sdk-relay'>;
 
-export const GATEWAY_PATHS: readonly GatewayPath[] = ['direct', 'plain', 'policy', 'relay', 'sdk-relay'];
+export const HTTP_PATHS: readonly HttpPath[] = ['direct', 'plain', 'policy', 'relay', 'sdk-relay'];
+export const STDIO_PATHS: readonly StdioPath[] = [
+  'proxy',
+  'stdio-plain',
+  'stdio-policy',
+  'contextforge',
+  'contextforge-bridge',
+];
+export const GATEWAY_PATHS: readonly GatewayPath[] = [...HTTP_PATHS, ...STDIO_PATHS];
 
 export const PATH_LABELS: Readonly<Record<GatewayPath, string>> = {
   direct: '(a) direct to the upstream',
@@ -52,7 +93,43 @@ export const PATH_LABELS: Readonly<Record<GatewayPath, string>> = {
   policy: '(c) through the gateway, full policy',
   relay: '(d) raw HTTP relay, no MCP (reference)',
   'sdk-relay': '(e) bare SDK relay, no extensions (reference)',
+  proxy: '(f) `mcp-proxy` (reference)',
+  'stdio-plain': '(g) through the gateway, no policy',
+  'stdio-policy': '(h) through the gateway, full policy',
+  contextforge: '(i) ContextForge (reference)',
+  'contextforge-bridge': "(j) ContextForge's stdio bridge alone (reference)",
 };
+
+/** The paths whose failure during a run leaves them out, with the reason, rather than failing the run. */
+export function isOptionalPath(path: GatewayPath): boolean {
+  return path === 'contextforge' || path === 'contextforge-bridge';
+}
+
+export function isStdioPath(path: GatewayPath): path is StdioPath {
+  return (STDIO_PATHS as readonly string[]).includes(path);
+}
+
+/** The tool `path` times. */
+export function timedTool(path: GatewayPath): TimedTool {
+  if (path === 'contextforge') return CONTEXTFORGE_ECHO;
+  return isStdioPath(path) ? ECHO : WRITE;
+}
+
+/**
+ * Whether the plain client of `path` pins the 2026-07-28 era: all do but
+ * the one of ContextForge's bridge, which serves only the 2025 handshake
+ * (its client negotiates 2025-11-25 there).
+ */
+export function pinsModernEra(path: GatewayPath): boolean {
+  return path !== 'contextforge-bridge';
+}
+
+/** The gateways' mode of a path through one, `undefined` for a path through no gateway of ours. */
+export function modeOf(path: GatewayPath): GatewayMode | undefined {
+  if (path === 'plain' || path === 'stdio-plain') return 'plain';
+  if (path === 'policy' || path === 'stdio-policy') return 'policy';
+  return undefined;
+}
 
 export function isGatewayMode(text: string | undefined): text is GatewayMode {
   return text === 'plain' || text === 'policy';
@@ -74,11 +151,12 @@ function plainPolicy(): Record<string, unknown> {
  * Everything a write would get, with nothing that refuses or waits: a
  * metered cost with a quota and rate limits no run reaches, a scope, keys
  * honoured, provenance cited; confirmation is not required. The intent rule
- * recommends `read` for calls of `write` whose stated intent says "look up".
+ * recommends the upstream's other tool for calls of the timed one whose
+ * stated intent says "look up".
  */
-function fullPolicy(): Record<string, unknown> {
+function fullPolicy(tool: TimedTool): Record<string, unknown> {
   return {
-    [WRITE_TOOL]: {
+    [tool.name]: {
       confirm: false,
       scopes: [WRITE_SCOPE],
       cost: {
@@ -92,24 +170,40 @@ function fullPolicy(): Record<string, unknown> {
       idempotent: true,
       provenance: { source: PROVENANCE_SOURCE },
     },
-    [READ_TOOL]: {
-      intent: [{ keywords: ['look up', 'read back'], reason: 'Reads without writing.', from: [WRITE_TOOL] }],
+    [tool.other]: {
+      intent: [{ keywords: ['look up', 'read back'], reason: 'Reads without writing.', from: [tool.name] }],
     },
   };
 }
 
+/** How a gateway starts the stdio upstream: `node <server-everything's bin> stdio`. */
+export interface StdioCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
 /**
- * The gateway config of `mode` (what `parseConfig` reads): one HTTP
- * upstream spoken to in the 2026-07-28 era, state in the SQLite file at
- * `sqlitePath`. Every caller is the one anonymous principal unless
- * something in front of the gateway says who it is (the full-policy
- * gateway's callers are, see {@link callerAuthInfo}).
+ * The gateway config of `mode` (what `parseConfig` reads): one upstream,
+ * the HTTP one spoken to in the 2026-07-28 era or the stdio one started by
+ * `stdio` (the 2025 handshake), state in the SQLite file at `sqlitePath`.
+ * Every caller is the one anonymous principal unless something in front of
+ * the gateway says who it is (the full-policy gateway's callers are, see
+ * {@link callerAuthInfo}).
  */
-export function gatewayConfig(mode: GatewayMode, upstreamUrl: string, sqlitePath: string): Record<string, unknown> {
+export function gatewayConfig(
+  mode: GatewayMode,
+  upstream: string | StdioCommand,
+  sqlitePath: string,
+): Record<string, unknown> {
+  const stdio = typeof upstream !== 'string';
   return {
-    name: `bench-gateway-${mode}`,
-    upstreams: { notes: { url: upstreamUrl, protocol: '2026-07-28' } },
-    policy: mode === 'plain' ? plainPolicy() : fullPolicy(),
+    name: `bench-gateway-${mode}${stdio ? '-stdio' : ''}`,
+    upstreams: {
+      notes: stdio
+        ? { command: upstream.command, args: [...upstream.args] }
+        : { url: upstream, protocol: '2026-07-28' },
+    },
+    policy: mode === 'plain' ? plainPolicy() : fullPolicy(stdio ? ECHO : WRITE),
     store: { sqlite: sqlitePath },
     identity: { anonymous: true },
   };
@@ -155,10 +249,10 @@ export function policyCallMeta(): Record<string, unknown> {
   return intentMeta(STATED_INTENT);
 }
 
-/** Throws unless `result` says the text back: not an error, not a refusal. */
-export function checkWritten(result: unknown): void {
+/** Throws unless `result` says `tool`'s answer: not an error, not a refusal. */
+export function checkAnswered(result: unknown, tool: TimedTool = WRITE): void {
   const record = result as ToolResult;
-  if (record.isError === true || record.content[0]?.text !== WRITE_ARGS.text)
+  if (record.isError === true || record.content[0]?.text !== tool.answer)
     throw new Error(`gateway bench: unexpected result ${JSON.stringify(result).slice(0, 500)}`);
 }
 
@@ -167,8 +261,8 @@ export function checkWritten(result: unknown): void {
  * back, a fresh idempotency key was recorded (not replayed), the cost layer
  * counted the call and the result cites the provenance source.
  */
-export function checkPolicyApplied(result: unknown): void {
-  checkWritten(result);
+export function checkPolicyApplied(result: unknown, tool: TimedTool = WRITE): void {
+  checkAnswered(result, tool);
   const record = result as ToolResult;
   const missing: string[] = [];
   if (getReplayInfo(record)?.was_replay !== false) missing.push('idempotency record');

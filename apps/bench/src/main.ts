@@ -17,6 +17,7 @@ import { runFullStack } from './full-stack.js';
 import { renderFullStack } from './full-stack-report.js';
 import { gatewayBenchOptions, runGateway } from './gateway.js';
 import { renderGateway } from './gateway-report.js';
+import { contextForgeStep } from './gateway-contextforge.js';
 import { withMarkedSection, type BenchSection } from './markdown.js';
 import type { RunOptions } from './measure.js';
 import { runMiddleware } from './middleware.js';
@@ -146,7 +147,10 @@ async function main(): Promise<void> {
       progress,
     );
     sections.push(renderEvents(eventRows, redis));
-    sections.push(renderGateway(await runGateway(gatewayBenchOptions(options, quick, HTTP_CONCURRENCY, progress))));
+    const gatewayOptions = gatewayBenchOptions(options, quick, HTTP_CONCURRENCY, progress, {
+      contextForge: contextForgeStep(process.env, progress),
+    });
+    sections.push(renderGateway(await runGateway(gatewayOptions)));
     const contention = await benchContention({
       redisUrl,
       calls: CONTENTION_CALLS,
