@@ -254,6 +254,22 @@ describe('composeServer', () => {
     );
   });
 
+  it('advertises an alias with the settings the official extension defines, its own identifier with a version (CORE-5)', () => {
+    const official = 'io.modelcontextprotocol/tasks';
+    const own = 'io.github.mcp-ext/tasks';
+    const tasks = half('tasks', {
+      ids: [own, official],
+      reservedAliases: [official],
+      aliasSettings: { [official]: {} },
+    });
+    const composed = composeServer([tasks], { logger: silentLogger });
+    expect(composed.capabilities()).toEqual({ [own]: { version: '1.0' }, [official]: {} });
+    // Settings for an identifier that is not one of its aliases: refused at composition.
+    expect(() => composeServer([half('a', { aliasSettings: { 'io.github.mcp-ext/a': {} } })])).toThrow(
+      /not one of its reservedAliases/,
+    );
+  });
+
   it('runs every beginCall before the pipeline, in pipeline order, and ignores one that throws', async () => {
     const trace: string[] = [];
     const warnings: string[] = [];

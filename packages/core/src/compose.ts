@@ -34,10 +34,10 @@ export interface ComposeOptions {
   readonly telemetry?: boolean | undefined;
 }
 
-/** `capabilities.extensions` to advertise: each half's settings under each of its identifiers. */
+/** `capabilities.extensions` to advertise: each half's settings under each of its identifiers (an alias's own, CORE-5). */
 function advertised(halves: readonly (ServerExtension | ClientExtension)[]): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
-  for (const half of halves) for (const id of half.ids) out[id] = { ...half.settings };
+  for (const half of halves) for (const id of half.ids) out[id] = { ...(half.aliasSettings?.[id] ?? half.settings) };
   return out;
 }
 

@@ -185,6 +185,13 @@ interface ExtensionHalf {
   readonly reservedAliases?: readonly string[] | undefined;
   /** What this side advertises in `capabilities.extensions[id]`. */
   readonly settings: AdvertisedSettings;
+  /**
+   * What this side advertises under one of its `reservedAliases` instead of
+   * `settings`, when the official extension defines its settings otherwise
+   * (the Tasks extension's are the empty object, and its clients refuse
+   * anything else; CORE-5). Default: `settings`.
+   */
+  readonly aliasSettings?: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
   /** Schema of the settings the peer advertises (validated on receipt). */
   readonly peerSettings?: TSchema | undefined;
   /** Wire majors of the peer settings this half understands. Default: the major of `settings.version`. */
@@ -231,6 +238,13 @@ export interface ServerExtension extends ExtensionHalf {
   readonly toolMeta?: ((tool: ToolInfo) => Record<string, unknown> | undefined) | undefined;
   /** Annotations to set on a tool, e.g. `destructiveHint` from a risk level. */
   readonly toolAnnotations?: ((tool: ToolInfo) => Record<string, unknown> | undefined) | undefined;
+  /**
+   * Top-level members it adds to a tool's `tools/list` entry (a protocol
+   * draft's new `Tool` field, such as `outputVariants`), or `undefined` for
+   * none. Members the SDK already lists (`name`, `inputSchema`, `_meta`...)
+   * are never replaced.
+   */
+  readonly toolFields?: ((tool: ToolInfo) => Record<string, unknown> | undefined) | undefined;
   /** New methods, by verb: served as `<id>/<verb>` for every identifier in `ids`. */
   readonly methods?: Readonly<Record<string, MethodHandler>> | undefined;
   /**
@@ -313,7 +327,12 @@ export interface ComposedServer {
   /** `capabilities.extensions` to advertise. */
   capabilities(): Record<string, Record<string, unknown>>;
   /** `Tool._meta` and annotations for a tool, with every extension's contribution merged in. */
-  decorateTool(tool: ToolInfo): { _meta: Record<string, unknown>; annotations: Record<string, unknown> | undefined };
+  decorateTool(tool: ToolInfo): {
+    _meta: Record<string, unknown>;
+    annotations: Record<string, unknown> | undefined;
+    /** Top-level `tools/list` members the extensions add (`toolFields`), in pipeline order. */
+    fields?: Record<string, unknown> | undefined;
+  };
   readonly methods: readonly ComposedMethod[];
   /** Package names of the composed extensions that key records by the caller (`keepsCallerState`). */
   readonly callerState: readonly string[];

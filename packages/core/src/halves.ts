@@ -42,6 +42,13 @@ function declaredAliases(half: ServerExtension | ClientExtension): readonly stri
       );
     }
   }
+  const stray = Object.keys(half.aliasSettings ?? {}).find((id) => !aliases.includes(id));
+  if (stray !== undefined) {
+    throw new ConfigurationError(
+      'INVALID_IDENTIFIER',
+      `${half.name}: aliasSettings names "${stray}", which is not one of its reservedAliases; its own identifiers advertise settings`,
+    );
+  }
   return aliases;
 }
 

@@ -122,3 +122,33 @@ export function rawRegistration(what: string): ConfigurationError {
     `${what} on an extended McpServer would serve a tool past every extension (no confirmation, no permissions): register tools on the server extendServer returned (extended.registerTool)`,
   );
 }
+
+// `tools/call` params the core already models; every other member is handed to extensions as sent.
+const MODELLED_CALL_PARAMS = new Set(['name', 'arguments', '_meta', 'task']);
+
+/** A `tools/call` request's params beyond those the core models (`ToolCall.params`), or `undefined` when none. */
+export function extraCallParams(params: unknown): Record<string, unknown> | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const extra = Object.entries(params).filter(([key]) => !MODELLED_CALL_PARAMS.has(key));
+  return extra.length > 0 ? Object.fromEntries(extra) : undefined;
+}
+
+/**
+ * A `tools/list` result with each listed tool of the composition given the
+ * top-level members its extensions add (`toolFields`); a member the entry
+ * already has is kept as the SDK listed it.
+ */
+export function withToolFields(composed: ComposedServer, result: unknown): unknown {
+  if (typeof result !== 'object' || result === null) return result;
+  const { tools } = result as { tools?: unknown };
+  if (!Array.isArray(tools)) return result;
+  const listed = tools.map((entry: unknown) => {
+    if (typeof entry !== 'object' || entry === null) return entry;
+    const name = (entry as { name?: unknown }).name;
+    const info = typeof name === 'string' ? composed.tools.get(name) : undefined;
+    const fields = info === undefined ? undefined : composed.decorateTool(info).fields;
+    if (fields === undefined || Object.keys(fields).length === 0) return entry;
+    return { ...fields, ...(entry as Record<string, unknown>) };
+  });
+  return { ...result, tools: listed };
+}

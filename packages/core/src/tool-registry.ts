@@ -11,6 +11,8 @@ import type { ToolInfo } from './types.js';
 interface ToolDecoration {
   readonly _meta: Record<string, unknown>;
   readonly annotations: Record<string, unknown> | undefined;
+  /** Absent when no extension adds a top-level member (the decoration then reads as before `toolFields`). */
+  readonly fields?: Record<string, unknown> | undefined;
 }
 
 /** The members of a composed server that keep its tools. */
@@ -35,25 +37,29 @@ function sameTool(a: ToolInfo, b: ToolInfo): boolean {
   );
 }
 
-/** Every extension's contribution to a tool's `_meta` and annotations, in pipeline order. */
+/** Every extension's contribution to a tool's `_meta`, annotations and top-level fields, in pipeline order. */
 function decorate(halves: readonly ServerExtension[], tool: ToolInfo): ToolDecoration {
   const meta: Record<string, unknown> = { ...(tool._meta ?? {}) };
   let annotations: Record<string, unknown> | undefined = tool.annotations ? { ...tool.annotations } : undefined;
+  let fields: Record<string, unknown> | undefined;
   for (const half of halves) {
     const contribution = half.toolMeta?.(tool);
     if (contribution !== undefined) for (const id of half.ids) meta[id] = contribution;
     const extra = half.toolAnnotations?.(tool);
     if (extra !== undefined) annotations = { ...(annotations ?? {}), ...extra };
+    const added = half.toolFields?.(tool);
+    if (added !== undefined) fields = { ...(fields ?? {}), ...added };
   }
-  return { _meta: meta, annotations };
+  return fields === undefined ? { _meta: meta, annotations } : { _meta: meta, annotations, fields };
 }
 
 /** A copy the caller may change without touching the decoration kept. */
 function copied(decoration: ToolDecoration): ToolDecoration {
-  return {
+  const copy: ToolDecoration = {
     _meta: { ...decoration._meta },
     annotations: decoration.annotations === undefined ? undefined : { ...decoration.annotations },
   };
+  return decoration.fields === undefined ? copy : { ...copy, fields: { ...decoration.fields } };
 }
 
 /** The tool registry of a composition of `halves` (in pipeline order). */

@@ -60,6 +60,12 @@ export interface ToolCall {
   readonly arguments: Record<string, unknown>;
   /** `params._meta` of the request (minus the protocol's reserved envelope keys). */
   readonly meta: Readonly<Record<string, unknown>>;
+  /**
+   * The request's other `params` members (beyond `name`, `arguments`,
+   * `_meta` and `task`) as the client sent them, such as a field a protocol
+   * draft adds to `tools/call`; absent when there are none.
+   */
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
 }
 
 export type ProtocolEra = 'legacy' | 'modern';

@@ -32,7 +32,10 @@ export interface ServerState {
   /** What `RequestContext.server` carries for this server. */
   readonly serving: ServingServer;
   /** Tools registered through the extended server: their calls bypass McpServer's own argument check. */
-  readonly tools: Map<string, (args: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>>;
+  readonly tools: Map<
+    string,
+    (args: Record<string, unknown>, extra: Extra, params?: Record<string, unknown>) => Promise<CallToolResult>
+  >;
   /** The raw McpServer's registration, which only the adapter may use. */
   readonly raw: RawRegistration;
 }

@@ -4,7 +4,13 @@
  * `WireError` the pipeline raised sent as the JSON-RPC error it is.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ListToolsResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { createCallContext } from '../context.js';
 import { WireError } from '../errors.js';
@@ -12,7 +18,7 @@ import type { ToolHandler } from '../extension.js';
 import type { ToolConfig } from '../host.js';
 import { asRecord } from '../kit/records.js';
 import type { Logger } from '../logger.js';
-import { perObject, toolInfoOf } from '../server-adapter.js';
+import { extraCallParams, perObject, toolInfoOf, withToolFields } from '../server-adapter.js';
 import type { StandardSchemaV1, ToolCall, ToolInfo, ToolResult } from '../types.js';
 import { validateArguments } from '../validate.js';
 import { installedHandler } from './raw-registration.js';
@@ -41,6 +47,11 @@ const parked = new WeakMap<AbortSignal, WireError>();
 const PARKED_RESULT: CallToolResult = { content: [], isError: true };
 const toolsWrapped = new WeakSet<McpServer>();
 
+// The SDK's schema drops params it does not know; a draft's new `tools/call` field must reach extensions.
+const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.loose(),
+});
+
 /**
  * Wraps McpServer's `tools/call`: calls of our tools go straight to the
  * pipeline, which validates arguments itself under the errors stage (so a
@@ -50,9 +61,11 @@ const toolsWrapped = new WeakSet<McpServer>();
  */
 function wrapToolsCall(state: ServerState): void {
   const original = installedHandler(state.server.server, 'tools/call');
-  state.server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  state.server.server.setRequestHandler(LooseCallToolRequestSchema, async (request, extra) => {
     const ours = state.tools.get(request.params.name);
-    const result = ours ? await ours(asRecord(request.params.arguments) ?? {}, extra) : await original(request, extra);
+    const result = ours
+      ? await ours(asRecord(request.params.arguments) ?? {}, extra, extraCallParams(request.params))
+      : await original(request, extra);
     const wire = parked.get(extra.signal);
     if (wire) {
       parked.delete(extra.signal);
@@ -60,6 +73,11 @@ function wrapToolsCall(state: ServerState): void {
     }
     return result as CallToolResult;
   });
+  const listed = installedHandler(state.server.server, 'tools/list');
+  state.server.server.setRequestHandler(
+    ListToolsRequestSchema,
+    async (request, extra) => withToolFields(state.composed, await listed(request, extra)) as ListToolsResult,
+  );
 }
 
 function toolRunner(
@@ -68,9 +86,13 @@ function toolRunner(
   handler: ToolHandler,
   inputSchema: StandardSchemaV1 | undefined,
 ) {
-  return async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+  return async (
+    args: Record<string, unknown>,
+    extra: Extra,
+    params?: Record<string, unknown>,
+  ): Promise<CallToolResult> => {
     const ctx = createCallContext(requestContext(state, extra), info);
-    const call: ToolCall = { name: info.name, arguments: args, meta: callMeta(extra._meta) };
+    const call: ToolCall = { name: info.name, arguments: args, meta: callMeta(extra._meta), params };
     const validate = (input: Record<string, unknown>) => validateArguments(info.name, inputSchema, input);
     try {
       const result: ToolResult = await state.composed.runToolCall(call, ctx, handler, validate);

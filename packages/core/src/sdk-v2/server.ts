@@ -21,6 +21,7 @@ import { serveMethods, serveNamedMethods } from './methods.js';
 import { guardRawRegistration, routeWireErrors } from './registration.js';
 import { requestFacts } from './request-context.js';
 import { serveExtensionResources } from './resources.js';
+import { passToolExtras } from './tool-extras.js';
 import { registerTool, type ToolHost } from './tools.js';
 
 // Made once per composition and shared by every server built from it (the
@@ -62,6 +63,7 @@ export function extendServer(
   inner.registerCapabilities({ extensions: advertised(composed) });
   const raw = guardRawRegistration(server);
   const parked: WeakMap<ServerContext, WireError> = routeWireErrors(inner, raw.allowed);
+  const callParams = passToolExtras(inner, composed);
   rememberComposition(server, composed);
   const connection = trackConnection(inner);
   // The SDK keeps the identity private; the manifest needs it.
@@ -72,7 +74,7 @@ export function extendServer(
   serveMethods(inner, composed, contextFor, () => connection.dispatching());
   serveNamedMethods(inner, composed, contextFor);
   serveExtensionResources(server, composed, contextFor);
-  const host: ToolHost = { composed, register: raw.register, parked, contextFor };
+  const host: ToolHost = { composed, register: raw.register, parked, callParams, contextFor };
 
   return {
     sdk: 'v2',

@@ -22,6 +22,8 @@ export interface ToolHost {
   readonly register: McpServer['registerTool'];
   /** Where a `WireError` from the pipeline waits for the `tools/call` wrapper, by request. */
   readonly parked: WeakMap<ServerContext, WireError>;
+  /** The `tools/call` params the core does not model, by request (`ToolCall.params`). */
+  readonly callParams: WeakMap<ServerContext, Record<string, unknown>>;
   readonly contextFor: (ctx: ServerContext) => RequestContext;
 }
 
@@ -76,7 +78,7 @@ async function runTool(
   inputSchema: StandardSchemaV1 | undefined,
 ): Promise<CallToolResult> {
   const request = host.contextFor(ctx);
-  const call = { name: tool.name, arguments: args, meta: ctx.mcpReq._meta ?? {} };
+  const call = { name: tool.name, arguments: args, meta: ctx.mcpReq._meta ?? {}, params: host.callParams.get(ctx) };
   try {
     const validate = (input: Record<string, unknown>) => validateArguments(tool.name, inputSchema, input);
     return (await host.composed.runToolCall(
