@@ -13,6 +13,7 @@ import {
   TASKS_ID,
   TASKS_METHODS,
   TASKS_PACKAGE,
+  TASKS_OFFICIAL_SETTINGS,
   TASKS_WIRE_VERSION,
   TasksSettingsSchema,
   type CreateTaskResult,
@@ -42,7 +43,11 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const createResult = lazyValidator(CreateTaskResultSchema);
 const detailed = lazyValidator(DetailedTaskSchema);
 
-/** The client half: declares `io.modelcontextprotocol/tasks` in the client's capabilities (per request on 2026-07-28). */
+/**
+ * The client half: declares `io.modelcontextprotocol/tasks` (the empty object
+ * the extension defines) in the client's capabilities, per request on
+ * 2026-07-28. A server's settings for it are accepted empty or versioned.
+ */
 export function tasksClient(): ClientExtension {
   return {
     side: 'client',
@@ -50,6 +55,7 @@ export function tasksClient(): ClientExtension {
     ids: [TASKS_ALIAS_ID, TASKS_ID],
     reservedAliases: [TASKS_ID],
     settings: { version: TASKS_WIRE_VERSION },
+    aliasSettings: TASKS_OFFICIAL_SETTINGS,
     peerSettings: TasksSettingsSchema,
   };
 }
@@ -70,11 +76,21 @@ export async function callTool(
   return { kind: 'task', task: answer };
 }
 
-/** The task as it stands (`tasks/get`). */
+/**
+ * A completed task's `result` with its `resultType`: servers of this package
+ * before 0.2 sent none, and a result without one is read as `"complete"`
+ * (2026-07-28 `Result`), so callers see one shape whichever server answered.
+ */
+function withResultType(task: DetailedTask): DetailedTask {
+  if (task.result === undefined || task.result.resultType !== undefined) return task;
+  return { ...task, result: { ...task.result, resultType: 'complete' } };
+}
+
+/** The task as it stands (`tasks/get`); a completed task's `result` always carries `resultType`. */
 export async function getTask(requester: TaskRequester, taskId: string): Promise<DetailedTask> {
   const answer = await requester.request(TASKS_METHODS.get, { taskId });
   if (!detailed().Check(answer)) throw invalid('task', answer);
-  return answer;
+  return withResultType(answer);
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

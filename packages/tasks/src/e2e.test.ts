@@ -2,7 +2,16 @@ import { MemoryStore } from '@ext/core';
 import { extendClient } from '@ext/core/sdk-v2/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callTool, cancelTask, getTask, pollTask, tasksClient, updateTask, type DetailedTask } from './client.js';
+import {
+  callTool,
+  cancelTask,
+  getTask,
+  pollTask,
+  tasksClient,
+  updateTask,
+  type DetailedTask,
+  type TaskRequester,
+} from './client.js';
 import { RpcError, rpcClient, serveTasks, type Served } from './test-support.js';
 
 const servers: Served[] = [];
@@ -49,7 +58,7 @@ describe('tasks over HTTP, 2026-07-28 era', () => {
     expect(await getTask(alice, task.taskId)).toMatchObject({ taskId: task.taskId, status: 'working' });
     const done = await pollTask(alice, task.taskId);
     expect(done.status).toBe('completed');
-    expect(done.result).toEqual({ content: [{ type: 'text', text: 'computed in 600 ms' }] });
+    expect(done.result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'computed in 600 ms' }] });
     expect(await alice.request('tasks/get', { taskId: task.taskId })).toMatchObject({ resultType: 'complete' });
   });
 
@@ -71,6 +80,8 @@ describe('tasks over HTTP, 2026-07-28 era', () => {
     const failed = await pollTask(alice, (await createTask(url, 'alice', 'protocol_error_job')).taskId);
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatchObject({ code: -32603, message: 'job crashed' });
+    // The extension asks for a diagnostic statusMessage on a failed task.
+    expect(failed.statusMessage).toBe('job crashed');
     expect(failed).not.toHaveProperty('result');
   });
 
@@ -212,19 +223,56 @@ describe('the SDK v2 client, 2026-07-28, as requester of the tasks methods', () 
       { versionNegotiation: { mode: { pin: '2026-07-28' } } },
     );
     const extended = extendClient(client, [tasksClient()]);
+    const sent: Record<string, unknown>[] = [];
+    const recording: typeof fetch = (input, init) => {
+      if (typeof init?.body === 'string') sent.push(JSON.parse(init.body) as Record<string, unknown>);
+      return fetch(input, init);
+    };
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { 'x-user': 'alice' } } }),
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { 'x-user': 'alice' } },
+        fetch: recording,
+      }),
     );
     try {
       const short = await createTask(url, 'alice', 'slow_compute', { ms: 10 });
       expect((await pollTask(extended, short.taskId)).result).toEqual({
+        resultType: 'complete',
         content: [{ type: 'text', text: 'computed in 10 ms' }],
       });
       const long = await createTask(url, 'alice', 'slow_compute', { ms: 60_000 });
       await cancelTask(extended, long.taskId);
       expect((await getTask(extended, long.taskId)).status).toBe('cancelled');
+      // TASK-15: the official identifier declared as the empty object the extension defines, ours with its version.
+      const get = sent.find((message) => message.method === 'tasks/get') as { params: { _meta: unknown } };
+      expect(get.params._meta).toMatchObject({
+        'io.modelcontextprotocol/clientCapabilities': {
+          extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.github.mcp-ext/tasks': { version: '1.0' } },
+        },
+      });
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('the client helpers against a server of the earlier shape', () => {
+  it('TASK-15: a completed result without resultType (servers before 0.2) is read as "complete"', async () => {
+    const { url } = await serve();
+    const alice = rpcClient(url, 'alice');
+    // What this package's servers answered before 0.2: the result without its resultType.
+    const earlier: TaskRequester = {
+      async request(method, params) {
+        const answer = await alice.request(method, params);
+        const result = answer.result as Record<string, unknown> | undefined;
+        if (method !== 'tasks/get' || result === undefined) return answer;
+        const { resultType: _dropped, ...rest } = result;
+        return { ...answer, result: rest };
+      },
+    };
+    const task = await createTask(url, 'alice', 'slow_compute', { ms: 10 });
+    const done = await pollTask(earlier, task.taskId);
+    expect(done.result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'computed in 10 ms' }] });
+    expect(await getTask(alice, task.taskId)).toEqual(done);
   });
 });

@@ -170,7 +170,14 @@ export function transition(record: TaskRecord, event: TaskEvent, now: number): T
     case 'complete':
       return { ...withoutInput(record), status: 'completed', result: event.result, lastUpdatedAt: now };
     case 'fail':
-      return { ...withoutInput(record), status: 'failed', error: event.error, lastUpdatedAt: now };
+      // The extension asks a failed task for a diagnostic statusMessage: the error's own words, not the last progress.
+      return {
+        ...withoutInput(record),
+        status: 'failed',
+        statusMessage: event.error.message,
+        error: event.error,
+        lastUpdatedAt: now,
+      };
     case 'cancel':
       return { ...withoutInput(record), status: 'cancelled', statusMessage: event.message, lastUpdatedAt: now };
     case 'progress':
@@ -254,7 +261,7 @@ export function detailedTask(record: TaskRecord): DetailedTask {
     case 'input_required':
       return { ...base, inputRequests: record.inputRequests ?? {} };
     case 'completed':
-      return { ...base, result: record.result ?? {} };
+      return { ...base, result: completedResult(record.result ?? {}) };
     case 'failed':
       return { ...base, error: record.error ?? { code: -32603, message: 'Internal error' } };
     default:
@@ -262,8 +269,16 @@ export function detailedTask(record: TaskRecord): DetailedTask {
   }
 }
 
-/** The tool result as a completed task inlines it: the `resultType` discriminator belongs to the envelope. */
+/** The tool result as a task record keeps it: without the answer's `resultType` (records stored before carry none either). */
 export function storedResult(result: Record<string, unknown>): Record<string, unknown> {
   const { resultType: _resultType, ...rest } = result;
   return rest;
+}
+
+/**
+ * A completed task's `result` on the wire: the `CallToolResult` as a
+ * 2026-07-28 server answers it, whose `resultType` is required (TASK-6).
+ */
+export function completedResult(stored: Record<string, unknown>): Record<string, unknown> {
+  return { ...storedResult(stored), resultType: 'complete' };
 }

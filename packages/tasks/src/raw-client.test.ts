@@ -21,7 +21,11 @@ describe('a raw 2026-07-28 client, fetch only, speaking Tasks as SEP-2663 says',
   it('TASK-1 TASK-3 TASK-6: discovers the extension, gets a CreateTaskResult, polls at pollIntervalMs to the result', async () => {
     const client = rawClient(await serve(), { headers: { 'x-user': 'alice' }, capabilities: DECLARES_TASKS });
     const discovered = await client.request('server/discover');
-    expect(discovered.capabilities).toMatchObject({ extensions: { [TASKS]: expect.any(Object) as unknown } });
+    // TASK-1: the empty object the extension defines; the package's own identifier keeps its versioned settings.
+    expect(discovered.capabilities).toMatchObject({
+      extensions: { [TASKS]: {}, 'io.github.mcp-ext/tasks': { version: '1.0' } },
+    });
+    expect((discovered.capabilities as { extensions: Record<string, unknown> }).extensions[TASKS]).toEqual({});
 
     const created = await client.request('tools/call', { name: 'slow_compute', arguments: { ms: 300 } });
     expect(created).toMatchObject({ resultType: 'task', status: 'working', ttlMs: 3_600_000, pollIntervalMs: 100 });
@@ -41,9 +45,9 @@ describe('a raw 2026-07-28 client, fetch only, speaking Tasks as SEP-2663 says',
       createdAt: created.createdAt,
       ttlMs: 3_600_000,
       pollIntervalMs: 100,
-      result: { content: [{ type: 'text', text: 'computed in 300 ms' }] },
+      // TASK-6: the CallToolResult as a 2026-07-28 server answers it, resultType included.
+      result: { resultType: 'complete', content: [{ type: 'text', text: 'computed in 300 ms' }] },
     });
-    expect(done?.result).not.toHaveProperty('resultType');
     for (const before of answers.slice(0, -1)) {
       expect(before).toMatchObject({ status: 'working', pollIntervalMs: 100 });
       expect(before).not.toHaveProperty('result');

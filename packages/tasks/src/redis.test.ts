@@ -80,7 +80,7 @@ if (missing !== undefined) {
       a.held.release('report');
       const done = await pollTask(viaB, task.taskId);
       expect(done).toMatchObject({ status: 'completed', createdAt: task.createdAt });
-      expect(done.result).toEqual({ content: [{ type: 'text', text: 'released report' }] });
+      expect(done.result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'released report' }] });
       expect(await getTask(rpcClient(a.url, 'alice'), task.taskId)).toEqual(done);
     });
 

@@ -20,8 +20,18 @@ export const TASKS_ALIAS_ID = extensionId('tasks');
 /** npm package name. */
 export const TASKS_PACKAGE = '@ext/tasks';
 
-/** The settings version advertised (the SEP defines no settings; the core requires a version). */
+/**
+ * The settings version advertised under {@link TASKS_ALIAS_ID} (the core
+ * requires one on the package's own identifier).
+ */
 export const TASKS_WIRE_VERSION = '1.0';
+
+/**
+ * What both halves advertise under {@link TASKS_ID}: the extension defines no
+ * settings and its `TasksExtensionCapability` is the empty object; the
+ * official client package treats anything else as no Tasks support (TASK-1).
+ */
+export const TASKS_OFFICIAL_SETTINGS = { [TASKS_ID]: {} } as const;
 
 /** The request methods of the extension. */
 export const TASKS_METHODS = { get: 'tasks/get', update: 'tasks/update', cancel: 'tasks/cancel' } as const;

@@ -8,7 +8,14 @@ import { taskMethods } from './methods.js';
 import { scopeOf, tasksMiddleware } from './middleware.js';
 import { scanForOrphans, type TaskRunners } from './recovery.js';
 import { resolveOptions, type TasksServerOptions } from './options.js';
-import { TASKS_ALIAS_ID, TASKS_ID, TASKS_PACKAGE, TASKS_WIRE_VERSION, TasksSettingsSchema } from './schema.js';
+import {
+  TASKS_ALIAS_ID,
+  TASKS_ID,
+  TASKS_OFFICIAL_SETTINGS,
+  TASKS_PACKAGE,
+  TASKS_WIRE_VERSION,
+  TasksSettingsSchema,
+} from './schema.js';
 
 export type { InterruptPolicy, TaskSupport, TaskSupportRule, TasksServerOptions } from './options.js';
 export { requestTaskInput, type TaskInputRequest } from './input.js';
@@ -31,6 +38,7 @@ export function tasksServer(options: TasksServerOptions = {}): ServerExtension {
     ids: [TASKS_ALIAS_ID, TASKS_ID],
     reservedAliases: [TASKS_ID],
     settings: { version: TASKS_WIRE_VERSION },
+    aliasSettings: TASKS_OFFICIAL_SETTINGS,
     peerSettings: TasksSettingsSchema,
     stage: 'tasks',
     middleware: tasksMiddleware(config),

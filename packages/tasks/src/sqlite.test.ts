@@ -51,7 +51,7 @@ describe('tasks in a SQLite file, across a server restart', () => {
     const first = await open(path);
     const task = await createTask(rpcClient(first.url, 'alice'), 'slow_compute', { ms: 10 });
     const before = await pollTask(rpcClient(first.url, 'alice'), task.taskId);
-    expect(before.result).toEqual({ content: [{ type: 'text', text: 'computed in 10 ms' }] });
+    expect(before.result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'computed in 10 ms' }] });
     await first.stop();
 
     const second = await open(path);

@@ -67,12 +67,13 @@ export function createTaskProblems(value: Record<string, unknown>): string[] {
   return problems;
 }
 
-/** Why `result` (a completed task's `result`) is not a `CallToolResult` as answered synchronously. */
+/** Why `result` (a completed task's `result`) is not a `CallToolResult` as a 2026-07-28 server answers it. */
 function inlinedResultProblems(result: unknown): string[] {
   if (!isRecord(result)) return [`result is ${describe(result)}, not an object`];
   const problems: string[] = [];
   if (!Array.isArray(result.content)) problems.push(`result.content is ${describe(result.content)}, not an array`);
-  if ('resultType' in result) problems.push('result carries resultType');
+  if (result.resultType !== 'complete')
+    problems.push(`result.resultType is ${describe(result.resultType)}, not "complete"`);
   return problems;
 }
 

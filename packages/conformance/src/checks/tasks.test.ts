@@ -1,4 +1,4 @@
-import { composeServer, MemoryStore, WireError, type MethodHandler, type ServerExtension } from '@ext/core';
+import { composeServer, isRecord, MemoryStore, WireError, type MethodHandler, type ServerExtension } from '@ext/core';
 import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server';
 import { tasksServer } from '@ext/tasks/server';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -148,6 +148,20 @@ const FAULTS: Record<string, { fault?: Fault; front?: (handler: FetchHandler) =>
         tasks,
       ),
     fails: ['tasks/undeclared-refused'],
+  },
+  'advertises versioned settings under the official identifier (before 0.2)': {
+    fault: (tasks) => ({ ...tasks, aliasSettings: undefined }),
+    fails: ['tasks/capability'],
+  },
+  "inlines a completed task's result without its resultType (before 0.2)": {
+    fault: (tasks) =>
+      wrapMethod(tasks, 'tasks/get', (inner) => async (params, ctx) => {
+        const task = await inner(params, ctx);
+        if (!isRecord(task.result)) return task;
+        const { resultType: _dropped, ...result } = task.result;
+        return { ...task, result };
+      }),
+    fails: ['tasks/completed-result'],
   },
   'drops the inlined result of a completed task': {
     fault: (tasks) =>

@@ -40,10 +40,14 @@ const capability = {
   id: 'tasks/capability',
   requirement: 'TASK-1',
   level: 'MUST',
-  title: `the server advertises ${TASKS_ID} with an object as its settings`,
+  title: `the server advertises ${TASKS_ID} with the empty object the extension defines as its settings`,
   run(ctx) {
     const settings = ctx.server.extensions[TASKS_ID];
-    ensure(isRecord(settings), `capabilities.extensions["${TASKS_ID}"] is ${describe(settings)}`);
+    // The official client package reads anything else (a version included) as no Tasks support.
+    ensure(
+      isRecord(settings) && Object.keys(settings).length === 0,
+      `capabilities.extensions["${TASKS_ID}"] is ${describe(settings)}, not {}`,
+    );
     return Promise.resolve();
   },
 } satisfies ExtensionSuite['checks'][number];

@@ -3,26 +3,27 @@
  * against the gateway's approval tasks (SEP-2848 over Tasks), end to end:
  * the unmodified filesystem server behind the gateway, `write_file` held for
  * an operator, a 2026-07-28 SDK client adapted by the package's own
- * `createTaskSessionFromClient`. The package's session creates the task,
- * polls it, settles it, cancels it and resumes it from a serialized
+ * `createTaskSessionFromClient`, unadapted. The package's session creates the
+ * task, polls it, settles it, cancels it and resumes it from a serialized
  * reference in a new session; the operator decides on the approvals API;
- * what happened is read from the disk.
- *
- * The gateway deviates from the Tasks extension on two points the package
- * checks (the last `describe` pins both): the `Adaptations` below
- * compensate, on the client's side of this test, for exactly those two and
- * nothing else. When a pinning test fails, the server was fixed: drop the
- * matching adaptation.
+ * what happened is read from the disk. The last `describe` reads the wire
+ * with the package's own schemas. The gateway's tasks never ask the client
+ * for input (an operator decides), so there is no `input_required` here.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TOOL_APPROVAL_DISPOSITION_KEY } from '@ext/confirmation/approvals';
-import { ProtocolDecodeError, type JsonValue } from '@modelcontextprotocol/ext-tasks/core';
-import { CallToolResultV2Schema, TasksExtensionCapabilityV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
+import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
+import {
+  CallToolResultV2Schema,
+  CancelTaskResultV2Schema,
+  CreateTaskResultV2Schema,
+  GetTaskResultV2Schema,
+  TasksExtensionCapabilityV2Schema,
+} from '@modelcontextprotocol/ext-tasks/core/v2';
 import {
   DispatchError,
   TaskCancelledError,
-  TaskFailedError,
   createTaskSessionFromClient,
   resultFromTaskOutcome,
   type JsonRpcResponse,
@@ -181,54 +182,6 @@ function rawDispatchTo(url: URL, key: string): RawClientDispatch {
 }
 
 // ---------------------------------------------------------------------------
-// Compensation for the gateway's two deviations from the Tasks extension,
-// each pinned by a test in the last `describe`.
-
-interface Adaptations {
-  /**
-   * The gateway advertises `io.modelcontextprotocol/tasks` as `{ version: "1.0" }`;
-   * the extension's `TasksExtensionCapability` is `Record<string, never>` (the
-   * empty object). The package requires exactly that and otherwise treats the
-   * server as Tasks-unaware. Adapted: the client reports the empty object.
-   */
-  readonly capability: boolean;
-  /**
-   * A completed task's `result` is the tool's `CallToolResult` without
-   * `resultType`; on 2026-07-28 `Result.resultType` is required ("Servers
-   * implementing this protocol version MUST include this field") and the
-   * package's `CallToolResultV2Schema` requires `"complete"`. Adapted: a
-   * `tasks/get` answer's missing `result.resultType` is set to `"complete"`.
-   */
-  readonly resultType: boolean;
-}
-
-const ADAPTED: Adaptations = { capability: true, resultType: true };
-
-/** The client's view of the server's capabilities with the Tasks entry as the extension defines it. */
-function specCapabilities(sdk: Client): void {
-  const advertised = sdk.getServerCapabilities.bind(sdk);
-  sdk.getServerCapabilities = () => {
-    const capabilities = advertised();
-    if (capabilities?.extensions?.[TASKS] === undefined) return capabilities;
-    return { ...capabilities, extensions: { ...capabilities.extensions, [TASKS]: {} } };
-  };
-}
-
-/** A completed task's `result` with the `resultType` a 2026-07-28 `CallToolResult` carries. */
-function withResultType(request: JsonValue, response: JsonRpcResponse): JsonRpcResponse {
-  if (!isRecord(request) || request.method !== 'tasks/get' || response.kind !== 'result') return response;
-  const task = response.result;
-  if (!isRecord(task) || task.status !== 'completed' || !isRecord(task.result) || 'resultType' in task.result)
-    return response;
-  return { kind: 'result', result: { ...task, result: { ...task.result, resultType: 'complete' } } };
-}
-
-function specAdapter(dispatch: RawClientDispatch, adapt: Adaptations): RawClientDispatch {
-  if (!adapt.resultType) return dispatch;
-  return async (request, options) => withResultType(request, await dispatch(request, options));
-}
-
-// ---------------------------------------------------------------------------
 
 interface TaskSession {
   readonly session: TaskEnabledSession;
@@ -236,15 +189,14 @@ interface TaskSession {
 }
 
 /** An SDK v2 client on 2026-07-28, adapted by the package into a task session; closed after the test. */
-async function taskSession(served: HeldGateway, adapt: Adaptations = ADAPTED): Promise<TaskSession> {
+async function taskSession(served: HeldGateway): Promise<TaskSession> {
   const { sdk } = await connectClient(served.url, {
     era: 'modern',
     headers: { authorization: `Bearer ${AGENT_KEY}` },
   });
-  if (adapt.capability) specCapabilities(sdk);
   const session = createTaskSessionFromClient(sdk, {
     endpointId: ENDPOINT_ID,
-    rawDispatch: specAdapter(rawDispatchTo(served.url, AGENT_KEY), adapt),
+    rawDispatch: rawDispatchTo(served.url, AGENT_KEY),
     v2RequestFraming: FRAMING,
   });
   closeAfter(() => session.close());
@@ -382,45 +334,81 @@ describe('@modelcontextprotocol/ext-tasks against the approval tasks of the gate
   });
 });
 
-describe('where the gateway deviates from the Tasks extension (adapted above; a failure here means it was fixed)', () => {
-  it('advertises the Tasks capability with a `version`, so the package alone sees no Tasks and gets no task', async () => {
+/** A 2026-07-28 request as the package frames it, sent on the package's dispatch path: its result or error as answered. */
+async function wire(served: HeldGateway, method: string, params: Record<string, JsonValue>): Promise<JsonRpcResponse> {
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': FRAMING.protocolVersion,
+    'io.modelcontextprotocol/clientInfo': FRAMING.clientInfo,
+    'io.modelcontextprotocol/clientCapabilities': FRAMING.clientCapabilities,
+  } as JsonValue;
+  return rawDispatchTo(served.url, AGENT_KEY)({ method, params: { ...params, _meta } });
+}
+
+function resultOf(response: JsonRpcResponse): JsonValue {
+  if (response.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(response)}`);
+  return response.result;
+}
+
+describe("the gateway's Tasks wire, read with the package's own schemas", () => {
+  it('advertises the empty object the extension defines, so the package alone sees a Tasks server', async () => {
     const served = await heldGateway();
-    const { sdk, session } = await taskSession(served, { capability: false, resultType: false });
-    const advertised = sdk.getServerCapabilities()?.extensions?.[TASKS];
-    expect(advertised).toEqual({ version: '1.0' });
-    expect(TasksExtensionCapabilityV2Schema.safeParse(advertised).success).toBe(false);
-    expect(session.capabilities).toMatchObject({ execution: false, cancellation: false });
-    // The package then calls through the SDK client, which declares no Tasks: the call is held, unexecuted.
-    const execution = await session.callTool('write_file', write(served.root, 'plain.txt'));
-    expect(execution.kind).toBe('immediate');
-    const result = resultFromTaskOutcome((await execution.settle()).outcome);
-    expect(result).toMatchObject({ isError: true });
-    expect(JSON.stringify(result.content)).toContain('waits for an approver');
-    expect(await onDisk(served.root, 'plain.txt')).toBeUndefined();
+    const { sdk, session } = await taskSession(served);
+    const extensions = sdk.getServerCapabilities()?.extensions ?? {};
+    expect(extensions[TASKS]).toEqual({});
+    expect(TasksExtensionCapabilityV2Schema.safeParse(extensions[TASKS]).success).toBe(true);
+    // Our own identifier keeps its versioned settings.
+    expect(extensions['io.github.mcp-ext/tasks']).toEqual({ version: '1.0' });
+    expect(session.capabilities).toMatchObject({ execution: true, cancellation: true });
   });
 
-  it("completes a task with a `result` lacking `resultType`, which the package's settlement refuses", async () => {
+  it('answers tools/call, tasks/get and tasks/cancel as the schemas say, a completed result included', async () => {
     const served = await heldGateway();
-    const { session } = await taskSession(served, { capability: true, resultType: false });
-    const execution = await callAsTask(session, served.root, 'unparsed.txt');
+    const created = resultOf(
+      await wire(served, 'tools/call', { name: 'write_file', arguments: write(served.root, 'wire.txt') }),
+    );
+    expect(CreateTaskResultV2Schema.safeParse(created).success).toBe(true);
+    const taskId = (created as { taskId: string }).taskId;
+    const working = resultOf(await wire(served, 'tasks/get', { taskId }));
+    expect(GetTaskResultV2Schema.parse(working)).toMatchObject({ resultType: 'complete', status: 'working' });
+
+    expect((await decide(served, await pendingRequest(served), true)).status).toBe(200);
+    let completed = working;
+    for (let attempt = 0; (completed as { status?: unknown }).status === 'working' && attempt < 250; attempt++)
+      completed = await sleep(20).then(async () => resultOf(await wire(served, 'tasks/get', { taskId })));
+    const parsed = GetTaskResultV2Schema.parse(completed);
+    expect(parsed.status).toBe('completed');
+    const result = parsed.status === 'completed' ? parsed.result : undefined;
+    // The tool's CallToolResult as a 2026-07-28 server answers it: with its resultType.
+    expect(CallToolResultV2Schema.parse(result)).toMatchObject({ resultType: 'complete' });
+    expect(await onDisk(served.root, 'wire.txt')).toBe('hello');
+
+    const second = resultOf(
+      await wire(served, 'tools/call', { name: 'write_file', arguments: write(served.root, 'never.txt') }),
+    );
+    const secondId = (second as { taskId: string }).taskId;
+    const ack = resultOf(await wire(served, 'tasks/cancel', { taskId: secondId }));
+    expect(CancelTaskResultV2Schema.parse(ack)).toMatchObject({ resultType: 'complete' });
+    const cancelled = GetTaskResultV2Schema.parse(resultOf(await wire(served, 'tasks/get', { taskId: secondId })));
+    expect(cancelled.status).toBe('cancelled');
+    // An unknown task: -32602, as the extension requires for tasks/get.
+    const unknown = await wire(served, 'tasks/get', { taskId: 'no-such-task' });
+    expect(unknown).toMatchObject({ kind: 'error', error: { code: -32602 } });
+    expect(await onDisk(served.root, 'never.txt')).toBeUndefined();
+  });
+
+  it("settles the package's own session with the completed result, through the same calls", async () => {
+    const served = await heldGateway();
+    const { session } = await taskSession(served);
+    const execution = await callAsTask(session, served.root, 'settled.txt');
     expect((await decide(served, await pendingRequest(served), true)).status).toBe(200);
     const controller = session.task(execution.handle.taskId);
-    let task = await controller.snapshot();
-    for (let attempt = 0; task.status === 'working' && attempt < 100; attempt++)
-      task = await sleep(20).then(() => controller.snapshot());
-    expect(task.status).toBe('completed');
-    const wireResult = task.raw.result;
-    expect(isRecord(wireResult) && 'resultType' in wireResult).toBe(false);
-    // That, and nothing else, is what the package's schema refuses.
-    expect(CallToolResultV2Schema.safeParse(wireResult).success).toBe(false);
-    expect(CallToolResultV2Schema.safeParse({ ...(wireResult as object), resultType: 'complete' }).success).toBe(true);
-    // The call did run: the package reports a failure for a task the server completed.
-    expect(await onDisk(served.root, 'unparsed.txt')).toBe('hello');
     const outcome = await controller.result();
-    expect(outcome.status).toBe('failed');
-    const error = outcome.status === 'failed' ? outcome.error : undefined;
-    expect(error).toBeInstanceOf(TaskFailedError);
-    expect(error?.cause).toBeInstanceOf(ProtocolDecodeError);
+    expect(outcome.status).toBe('completed');
+    const result = resultFromTaskOutcome(outcome);
+    expect(result.isError).toBeFalsy();
+    expect(result._meta?.[TOOL_APPROVAL_DISPOSITION_KEY]).toBe('approved-executed');
+    expect((await controller.snapshot()).status).toBe('completed');
+    expect(await onDisk(served.root, 'settled.txt')).toBe('hello');
     await execution.close();
   });
 });
