@@ -12,6 +12,8 @@ import { MAX_FEATURES } from './schema.js';
 /** The presentation resolved for the current call. */
 export const presentationSlot = defineLocal<Presentation>('content-negotiation/presentation');
 const appliedSlot = defineLocal<string[]>('content-negotiation/applied');
+/** What the handler gave `render`, so result variants are rendered from the same data and renderers. */
+export const renderedSlot = defineLocal<RenderOptions<Record<string, unknown>>>('content-negotiation/rendered');
 
 /**
  * The presentation of the current tool call: what format and verbosity to
@@ -70,5 +72,6 @@ export function render<T extends Record<string, unknown>>(
   const presentation = getPresentation(ctx);
   const result = renderResult(presentation, options, ctx.tool.outputJsonSchema !== undefined);
   markApplied(ctx, `format=${presentation.format}`, `verbosity=${presentation.verbosity}`);
+  renderedSlot.set(ctx, options as unknown as RenderOptions<Record<string, unknown>>);
   return result;
 }

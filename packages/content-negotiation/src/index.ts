@@ -1,7 +1,7 @@
 /**
  * `@ext/content-negotiation`: the extension's identifiers, its wire schemas
  * (through `CONTENT_NEGOTIATION_SCHEMAS`) and types, the feature-tag parser,
- * and core's presentation enumerations.
+ * core's presentation enumerations, and the SEP-3279 result-variant shapes.
  */
 export {
   CONTENT_NEGOTIATION_ID,
@@ -30,5 +30,22 @@ export {
   excludedValues,
 } from './grammar.js';
 export type { FeatureOperator, FeatureTag, FeatureWarning, ParsedFeatures, TagCheck } from './grammar.js';
+export {
+  CORE_AUDIENCES,
+  VARIANT_FORMATS,
+  REQUESTED_OUTPUTS_PARAM,
+  OUTPUT_VARIANTS_FIELD,
+  OUTPUTS_FIELD,
+  RESULT_VARIANT_SCHEMAS,
+} from './variants-schema.js';
+export type {
+  CoreAudience,
+  VariantFormat,
+  OutputSelector,
+  OutputVariant,
+  ToolResultOutput,
+} from './variants-schema.js';
+export { declaredVariants, checkRequestedOutputs } from './variants.js';
+export type { SelectionCheck } from './variants.js';
 export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES } from '@ext/core';
 export type { PresentationFormat, PresentationVerbosity } from '@ext/core';

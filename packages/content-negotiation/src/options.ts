@@ -17,9 +17,15 @@ export interface ContentNegotiationServerOptions {
    * from clients, and answer under it. Default `false`.
    */
   readonly acceptDraftIdentifier?: boolean | undefined;
+  /**
+   * Also answer SEP-3279 (draft) result variants: list `outputVariants` on
+   * every tool and answer a call's `requestedOutputs` with `outputs`, rendered
+   * from the same data (SPEC.md CN-19..CN-24). Default `false`.
+   */
+  readonly resultVariants?: boolean | undefined;
 }
 
-const OPTION_NAMES = new Set(['defaultFormat', 'defaultVerbosity', 'acceptDraftIdentifier']);
+const OPTION_NAMES = new Set(['defaultFormat', 'defaultVerbosity', 'acceptDraftIdentifier', 'resultVariants']);
 
 /** `options` checked; a `ConfigurationError` (`INVALID_OPTION`) names the first bad one. */
 export function validateOptions(options: unknown): ContentNegotiationServerOptions {
@@ -39,6 +45,9 @@ export function validateOptions(options: unknown): ContentNegotiationServerOptio
   }
   if (record.acceptDraftIdentifier !== undefined && typeof record.acceptDraftIdentifier !== 'boolean') {
     fail('option "acceptDraftIdentifier" must be a boolean');
+  }
+  if (record.resultVariants !== undefined && typeof record.resultVariants !== 'boolean') {
+    fail('option "resultVariants" must be a boolean');
   }
   return record;
 }

@@ -11,9 +11,12 @@ import {
   CONTENT_NEGOTIATION_WIRE_VERSION,
   ContentNegotiationClientSettingsSchema,
 } from './schema.js';
+import { declaredVariants } from './variants.js';
+import { OUTPUT_VARIANTS_FIELD } from './variants-schema.js';
 
 export type { ContentNegotiationServerOptions } from './options.js';
 export { appliedFeatures, getPresentation, markApplied, render } from './call.js';
+export { INVALID_REQUESTED_OUTPUTS } from './middleware.js';
 
 /** The server half, plus a way to resolve a presentation outside tool calls. */
 export interface ContentNegotiationServerExtension extends ServerExtension {
@@ -47,6 +50,7 @@ export function contentNegotiationServer(options?: ContentNegotiationServerOptio
     ? [CONTENT_NEGOTIATION_ID, CONTENT_NEGOTIATION_DRAFT_ID]
     : [CONTENT_NEGOTIATION_ID];
   const resolver = presentationResolver(ids, defaults);
+  const variants = resolved.resultVariants === true;
   return {
     side: 'server',
     name: CONTENT_NEGOTIATION_PACKAGE_NAME,
@@ -58,7 +62,8 @@ export function contentNegotiationServer(options?: ContentNegotiationServerOptio
     beginCall: (call, ctx) => {
       prepareCall(resolver, call, ctx);
     },
-    middleware: contentNegotiationMiddleware(resolver, ids),
+    middleware: contentNegotiationMiddleware(resolver, ids, variants ? { defaults } : undefined),
+    toolFields: variants ? (tool) => ({ [OUTPUT_VARIANTS_FIELD]: declaredVariants(tool) }) : undefined,
     presentationFor: (request) => resolver.presentationFor(request),
   };
 }

@@ -4,6 +4,7 @@ import { describe, ensure } from '../assert.js';
 import { firstText } from '../tools.js';
 import type { CheckContext, ExtensionSuite } from '../types.js';
 import { readOnlyCall, resultMeta } from './methods.js';
+import { resultVariantChecks } from './result-variants.js';
 
 export const CONTENT_NEGOTIATION_ID = 'io.github.mcp-ext/content-negotiation';
 
@@ -92,5 +93,7 @@ export const contentNegotiationSuite: ExtensionSuite = {
         );
       },
     },
+    // SEP-3279 result variants (draft), served with the server's `resultVariants` option.
+    ...resultVariantChecks,
   ],
 };
