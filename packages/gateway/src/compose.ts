@@ -23,7 +23,7 @@ import { multimodalServer } from '@ext/multimodal/server';
 import { permissionsServer } from '@ext/permissions/server';
 import { provenanceServer } from '@ext/provenance/server';
 import { tasksServer } from '@ext/tasks/server';
-import { transactionsServer, type Compensation } from '@ext/transactions/server';
+import { readRecovery, recoveryCompensation, transactionsServer, type Compensation } from '@ext/transactions/server';
 import type { GatewayConfig } from './config/schema.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
 import { rememberCallError } from './metrics/outcome.js';
@@ -57,7 +57,10 @@ export function intentRules(tools: readonly GatewayTool[]) {
   );
 }
 
-/** Saga compensations: a completed step is undone by calling the named tool on the same upstream. */
+/**
+ * Saga compensations: a completed step is undone by calling the named tool on the same upstream, as the
+ * policy's `compensate` says or, without one, as the upstream's own `annotations.recovery` does (GW-52).
+ */
 export function compensations(
   tools: readonly GatewayTool[],
   callUpstream: CallUpstream,
@@ -66,7 +69,11 @@ export function compensations(
   const out: Record<string, Compensation> = {};
   for (const tool of tools) {
     const undo = tool.policy.compensate;
-    if (undo === undefined) continue;
+    if (undo === undefined) {
+      const declared = upstreamRecovery(tool, callUpstream, redactor);
+      if (declared !== undefined) out[tool.name] = declared;
+      continue;
+    }
     out[tool.name] = {
       tool: undo.tool,
       description: `Undo with ${undo.tool}`,
@@ -81,6 +88,28 @@ export function compensations(
     };
   }
   return out;
+}
+
+/** The compensation the upstream declares in the tool's annotations (SEP-3172), run on that upstream. */
+function upstreamRecovery(
+  tool: GatewayTool,
+  callUpstream: CallUpstream,
+  redactor: Redactor | undefined,
+): Compensation | undefined {
+  const reading = readRecovery(tool.annotations);
+  if (reading.kind !== 'declared') return undefined;
+  return recoveryCompensation(
+    tool.name,
+    reading.recovery,
+    (name, args, ctx) => callUpstream(tool.upstream, name, args, { signal: ctx.signal }),
+    {
+      // The upstream's words go to the saga's record, the log and the trace: redacted as its errors are (GW-24).
+      failure: (answer) => {
+        const said = JSON.stringify(answer.content ?? []);
+        return redactor === undefined ? said : redactor.text(said).value;
+      },
+    },
+  );
 }
 
 export interface GatewayCompositionOptions {

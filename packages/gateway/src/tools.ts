@@ -9,6 +9,7 @@ import { cite } from '@ext/provenance/server';
 import { fromJsonSchema, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { callRetry } from './call-safety.js';
 import type { CallUpstream, GatewayTool } from './gateway-tool.js';
+import { offeredNames, withOfferedRecovery } from './offered-recovery.js';
 import { admittedPolicy } from './policy/stage.js';
 import { GATEWAY_META_KEY, redactedResult, type ToolRedaction } from './redact/tool-results.js';
 import { policyAnnotations, policyToolMeta } from './tool-meta.js';
@@ -55,6 +56,7 @@ export function registerGatewayTools(
   options: GatewayToolsOptions,
 ): void {
   const { redaction, policyVersion } = options;
+  const names = offeredNames(tools);
   for (const tool of tools) {
     server.registerTool(
       tool.name,
@@ -62,7 +64,7 @@ export function registerGatewayTools(
         title: tool.title,
         description: tool.description,
         inputSchema: inputSchemaOf(tool),
-        annotations: policyAnnotations(tool.annotations, tool.policy),
+        annotations: withOfferedRecovery(policyAnnotations(tool.annotations, tool.policy), tool, names),
         _meta: policyToolMeta(tool.policy),
       },
       async (args, ctx) => {

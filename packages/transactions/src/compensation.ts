@@ -5,6 +5,7 @@
 import { ExtensionError, type Logger, type StructuredError, type Store, type ToolResult } from '@ext/core';
 import { compensationKey, type CompensationOutcome } from './machine.js';
 import type { RollbackTrigger, StepRecord, TransactionRecord } from './record.js';
+import { bindRecoveryParameters, recoveryAnnotation, RECOVERY_ANNOTATION } from './recovery-annotation.js';
 import type { CompensationInfo } from './schema.js';
 import { structuredFrom } from './structured-errors.js';
 
@@ -49,6 +50,15 @@ export interface CompensationDefinition {
   readonly tool?: string | undefined;
   /** Parameters of the undo, computed when the step ran; shown to the client and passed back in `ctx.parameters`. */
   readonly parameters?: ((args: Record<string, unknown>, result: ToolResult) => Record<string, unknown>) | undefined;
+  /**
+   * The undo tool's arguments as SEP-3172 runtime expressions
+   * (`$response.body#/id` reads the result's `structuredContent`,
+   * `$request.body#/id` the arguments; other strings are constants). With
+   * `tool`, the server also writes `annotations.recovery` on the tool, so a
+   * host that reads the draft sees the compensation; without `parameters`,
+   * the parameters are bound from these.
+   */
+  readonly bindings?: Readonly<Record<string, string>> | undefined;
 }
 
 export type Compensation = CompensateFn | CompensationDefinition;
@@ -68,6 +78,19 @@ export function describeCompensation(compensations: Compensations, tool: string)
   return typeof definition.description === 'string' ? definition.description : `Undo ${tool}`;
 }
 
+/**
+ * `annotations.recovery` (SEP-3172) for `tool` when its compensation names
+ * its undo tool and binds that tool's arguments; `undefined` otherwise (a
+ * function cannot be said in the draft's shape).
+ */
+export function emittedRecovery(compensations: Compensations, tool: string): Record<string, unknown> | undefined {
+  const entry = compensations[tool];
+  if (!entry) return undefined;
+  const definition = definitionOf(entry);
+  if (definition.tool === undefined || definition.bindings === undefined) return undefined;
+  return { [RECOVERY_ANNOTATION]: recoveryAnnotation(definition.tool, definition.bindings) };
+}
+
 /** The compensation as the client sees it, computed from the step's arguments and result. */
 export function compensationInfo(
   compensations: Compensations,
@@ -84,6 +107,7 @@ export function compensationInfo(
     else if (definition?.description) info.description = definition.description(args, result);
     if (definition?.tool !== undefined) info.tool = definition.tool;
     if (definition?.parameters) info.parameters = definition.parameters(args, result);
+    else if (definition?.bindings) info.parameters = bindRecoveryParameters(definition.bindings, args, result);
   } catch (error) {
     // The step already happened; a failing description must not lose it, so it is reported and defaulted.
     logger?.warn(`transactions: describing the compensation of ${tool} failed`, {

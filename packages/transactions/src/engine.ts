@@ -5,7 +5,10 @@
  * compensations run.
  */
 import { randomUUID } from 'node:crypto';
-import { ExtensionError, type Logger, type Store } from '@ext/core';
+import { ExtensionError, type Logger, type ServerAttachment, type Store, type ToolInfo } from '@ext/core';
+import type { Compensations } from './compensation.js';
+import { DeclaredCompensations } from './declared-compensations.js';
+import type { RecoveryReading } from './recovery-annotation.js';
 import { runCompensation } from './compensation.js';
 import { indexEntryValue, indexStream, parseRecord, recordKey, toJson, updateRecord, type LogKeys } from './log.js';
 import {
@@ -30,6 +33,7 @@ export class TransactionEngine {
   readonly options: EngineOptions;
   readonly keys: LogKeys;
   readonly #instance = randomUUID();
+  readonly #declared = new DeclaredCompensations();
 
   constructor(options: EngineOptions) {
     this.options = options;
@@ -38,7 +42,26 @@ export class TransactionEngine {
 
   /** Whether `tool` has a compensation, so a call of it can be a step. */
   compensable(tool: string): boolean {
-    return Object.hasOwn(this.options.compensations, tool);
+    return Object.hasOwn(this.compensations(), tool);
+  }
+
+  /**
+   * The compensations in effect: those declared in the options, then those
+   * that tools declare in `annotations.recovery` (SEP-3172); a tool in the
+   * options keeps its own (TXN-24).
+   */
+  compensations(): Compensations {
+    return this.#declared.compensations(this.options.compensations);
+  }
+
+  /** Reads the `annotations.recovery` of `tool` (again when it was registered anew). */
+  learn(tool: ToolInfo): RecoveryReading {
+    return this.#declared.learn(tool);
+  }
+
+  /** How the server calls its own tools (core's `runTool`, SDK v2 only): without it, annotations declare nothing. */
+  useRunTool(runTool: ServerAttachment['runTool']): void {
+    this.#declared.useRunTool(runTool);
   }
 
   #retentionMs(): number {
@@ -174,7 +197,7 @@ export class TransactionEngine {
       if (!step) throw new Error(`claimed step ${stepId} vanished from the record`);
       const outcome = await runCompensation(
         {
-          compensations: this.options.compensations,
+          compensations: this.compensations(),
           timeoutSeconds: this.options.compensationTimeoutSeconds,
           logger: logger ?? this.options.logger,
         },

@@ -6,6 +6,7 @@
 import { ExtensionError, type CallContext, type ToolCall, type ToolMiddleware, type ToolResult } from '@ext/core';
 import { compensationInfo } from './compensation.js';
 import type { TransactionEngine } from './engine.js';
+import type { RecoveryReading } from './recovery-annotation.js';
 import { META_POINTER, parseInput } from './input.js';
 import { StepRequestMeta, TRANSACTIONS_ID, type StepResultMeta } from './schema.js';
 import { errorOfResult, structuredFrom } from './structured-errors.js';
@@ -28,13 +29,24 @@ function jsonResult(result: ToolResult): Record<string, unknown> {
   return JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
 }
 
-function notTransactional(tool: string, transactionId: string): ExtensionError {
+function notTransactional(tool: string, transactionId: string, reading: RecoveryReading): ExtensionError {
+  // An annotation that declares a compensation this server cannot run says why, naming the field (TXN-24).
+  const why =
+    reading.kind === 'invalid'
+      ? `: its annotations${reading.pointer} ${reading.message}`
+      : reading.kind === 'declared'
+        ? ': this server cannot call its own tools to run the compensation its annotations declare'
+        : '';
   return new ExtensionError(
     'invalid_input',
     'TOOL_NOT_TRANSACTIONAL',
-    `${tool} has no registered compensation, so it cannot be a step of a transaction`,
+    `${tool} has no registered compensation, so it cannot be a step of a transaction${why}`,
     {
-      details: { tool, transaction_id: transactionId },
+      details: {
+        tool,
+        transaction_id: transactionId,
+        ...(reading.kind === 'invalid' ? { pointer: `/annotations${reading.pointer}` } : {}),
+      },
       suggestion: 'Call this tool outside the transaction.',
     },
   );
@@ -47,10 +59,11 @@ export function stepMiddleware(deps: StepDeps): ToolMiddleware {
     const raw = call.meta[TRANSACTIONS_ID];
     if (raw === undefined || deps.methodTools.has(call.name)) return next();
     const { transaction_id: transactionId, step_id: stepId } = parseInput(StepRequestMeta, raw, META_POINTER);
+    const reading = deps.engine.learn(ctx.tool);
     if (!deps.engine.compensable(call.name)) {
       // A read changes nothing, so there is nothing to undo and nothing to record.
       if (ctx.tool.annotations?.readOnlyHint === true) return next();
-      throw notTransactional(call.name, transactionId);
+      throw notTransactional(call.name, transactionId, reading);
     }
     return runStep(deps.engine, call, ctx, next, transactionId, stepId);
   };
@@ -102,7 +115,7 @@ async function runStep(
     if (error) meta.error = error;
     return withStepMeta(result, meta);
   }
-  const compensation = compensationInfo(engine.options.compensations, call.name, call.arguments, result, ctx.logger);
+  const compensation = compensationInfo(engine.compensations(), call.name, call.arguments, result, ctx.logger);
   await engine.complete(
     store,
     ctx.principal,

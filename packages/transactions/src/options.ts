@@ -1,6 +1,7 @@
 /** The options of `transactionsServer`, their defaults, and the checks made when the factory is called. */
 import { ConfigurationError, positiveIntegerOption, type Logger } from '@ext/core';
 import type { CompensationDefinition, Compensations } from './compensation.js';
+import { bindingFault } from './recovery-annotation.js';
 import { DEFAULT_TIMEOUT_SECONDS } from './schema.js';
 
 export interface TransactionsServerOptions {
@@ -71,6 +72,25 @@ function checkCompensations(compensations: Compensations): void {
         `transactionsServer: "compensations.${tool}" must be a function or an object with a "compensate" function`,
       );
     }
+    if (typeof entry !== 'function') checkBindings(tool, entry.bindings);
+  }
+}
+
+/** `bindings` must map names to strings whose expressions an MCP call can satisfy (SEP-3172 §4.2). */
+function checkBindings(tool: string, bindings: unknown): void {
+  if (bindings === undefined) return;
+  const field = `compensations.${tool}.bindings`;
+  if (typeof bindings !== 'object' || bindings === null || Array.isArray(bindings)) {
+    throw new ConfigurationError('INVALID_OPTION', `transactionsServer: "${field}" must be an object of strings`);
+  }
+  for (const [name, value] of Object.entries(bindings)) {
+    if (typeof value !== 'string') {
+      throw new ConfigurationError('INVALID_OPTION', `transactionsServer: "${field}.${name}" must be a string`);
+    }
+  }
+  const fault = bindingFault(bindings as Record<string, string>);
+  if (fault !== undefined) {
+    throw new ConfigurationError('INVALID_OPTION', `transactionsServer: "${field}.${fault.name}": ${fault.message}`);
   }
 }
 

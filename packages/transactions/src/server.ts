@@ -3,7 +3,7 @@
  * engine, its methods, the step middleware and the sweeper.
  */
 import { consoleLogger, type Logger, type Store } from '@ext/core';
-import { describeCompensation } from './compensation.js';
+import { describeCompensation, emittedRecovery } from './compensation.js';
 import { TransactionEngine } from './engine.js';
 import { ENGINE, type TransactionsServerExtension } from './extension.js';
 import { transactionMethods } from './methods.js';
@@ -21,6 +21,21 @@ import { Sweeper, type RecoveryReport } from './sweeper.js';
 import { TRANSACTION_TOOL_NAMES } from './tools.js';
 
 export type { Compensation, CompensateFn, CompensationContext, CompensationDefinition } from './compensation.js';
+export {
+  bindRecoveryParameters,
+  readRecovery,
+  recoveryAnnotation,
+  RecoveryBindingError,
+  RECOVERY_ANNOTATION,
+  ToolRecovery,
+  type RecoveryReading,
+} from './recovery-annotation.js';
+export {
+  recoveryCompensation,
+  type CompensatingAnswer,
+  type CompensatingCall,
+  type RecoveryCompensationOptions,
+} from './recovery-compensation.js';
 export type { TransactionsServerExtension } from './extension.js';
 export type { TransactionsServerOptions } from './options.js';
 export type { RecoveredTransaction, RecoveryReport, UnsettledTransaction } from './sweeper.js';
@@ -49,12 +64,14 @@ export function transactionsServer(options: TransactionsServerOptions = {}): Tra
   const sweeper = new Sweeper(engine, resolveSweepInterval(options.sweepIntervalMs));
   const exposeAsTools = options.exposeAsTools ?? false;
   const methodTools = new Set<string>(exposeAsTools ? TRANSACTION_TOOL_NAMES : []);
-  const { compensations } = engine.options;
   const settings: ServerSettings = {
     version: TRANSACTIONS_WIRE_VERSION,
     default_timeout_seconds: engine.options.defaultTimeoutSeconds,
     max_timeout_seconds: engine.options.maxTimeoutSeconds,
-    compensable_tools: Object.keys(compensations),
+    // Read when the capabilities are built: tools that declare their compensation in annotations join as they register.
+    get compensable_tools() {
+      return Object.keys(engine.compensations());
+    },
   };
 
   return {
@@ -69,16 +86,20 @@ export function transactionsServer(options: TransactionsServerOptions = {}): Tra
     middleware: stepMiddleware({ engine, sweeper, methodTools }),
     methods: transactionMethods(engine, sweeper),
     toolMeta: (tool) => {
-      const description = describeCompensation(compensations, tool.name);
+      engine.learn(tool);
+      const description = describeCompensation(engine.compensations(), tool.name);
       if (description === undefined) return undefined;
       const meta: ToolTransactionMeta = { compensable: true, compensation: description };
       return meta;
     },
+    // A compensation declared here with its undo tool and bindings is also said in the draft's shape (TXN-25).
+    toolAnnotations: (tool) => emittedRecovery(engine.options.compensations, tool.name),
     exposeAsTools,
     // Startup recovery (TXN-22): what a previous run left active past its
     // timeout is rolled back now, not when some later request happens to
     // start the sweeper.
-    attach: ({ store, logger }) => {
+    attach: ({ store, logger, runTool }) => {
+      engine.useRunTool(runTool);
       sweeper.ensure(store, logger);
     },
     async start(store, logger) {

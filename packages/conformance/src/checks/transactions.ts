@@ -3,6 +3,7 @@ import { isRecord } from '@ext/core';
 import { describe, ensure, freshId } from '../assert.js';
 import type { ExtensionSuite } from '../types.js';
 import { expectMethodError } from './methods.js';
+import { recoveryViolations } from './recovery-annotation.js';
 
 export const TRANSACTIONS_ID = 'io.github.mcp-ext/transactions';
 
@@ -12,6 +13,28 @@ export const transactionsSuite: ExtensionSuite = {
   ids: [TRANSACTIONS_ID],
   spec: 'packages/transactions/SPEC.md',
   checks: [
+    {
+      id: 'transactions/recovery-annotations',
+      requirement: 'TXN-26',
+      level: 'MUST',
+      title: 'every SEP-3172 recovery annotation has the draft shape and names a tool the server lists',
+      async run(ctx) {
+        // Raw: the SDK client's listTools() drops annotations its schema does not know.
+        const probe = await ctx.connect({ extensions: {} });
+        const tools: { name: string; annotations?: unknown }[] = [];
+        let cursor: unknown;
+        do {
+          const page = await probe.rawRequest('tools/list', typeof cursor === 'string' ? { cursor } : {});
+          if (Array.isArray(page.tools)) tools.push(...(page.tools as { name: string; annotations?: unknown }[]));
+          cursor = page.nextCursor;
+        } while (typeof cursor === 'string');
+        const declaring = tools.filter((tool) => isRecord(tool.annotations) && 'recovery' in tool.annotations);
+        if (declaring.length === 0) ctx.skip('no tool declares annotations.recovery');
+        const names = new Set(tools.map((tool) => tool.name));
+        const problems = declaring.flatMap((tool) => recoveryViolations(tool, names));
+        ensure(problems.length === 0, problems.join('; '));
+      },
+    },
     {
       id: 'transactions/settings',
       requirement: 'TXN-1',

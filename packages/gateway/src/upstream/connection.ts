@@ -22,6 +22,7 @@ import { atStage, classifyFault, stageOf, unavailable, type FaultContext } from 
 import { UpstreamHealth } from './health.js';
 import { UpstreamResilience, resilienceSettings, type BreakerState, type UpstreamObserver } from './resilience.js';
 import { callThrough, leanCallerFor, type LeanHttpCaller } from './lean-http.js';
+import { tapListedAnnotations, withListedAnnotations } from './listed-annotations.js';
 import { UNSAFE_CALL } from './retry-decision.js';
 import {
   createUpstreamClient,
@@ -163,6 +164,7 @@ class Connection implements UpstreamConnection {
       this.#dropped(session);
     };
     client.onerror = (error) => this.#options.logger.debug?.(`upstream ${this.name}: ${error.message}`);
+    tapListedAnnotations(client, link.transport);
     try {
       await client.connect(link.transport, { timeout: this.#timeoutMs });
       session.lean = leanCallerFor(this.#upstream, client, this.#options.clientInfo, () => {
@@ -353,8 +355,11 @@ class Connection implements UpstreamConnection {
 
   async #list(generation: number): Promise<readonly UpstreamTool[]> {
     try {
-      const { tools } = await this.#run('tools/list', (client) =>
-        client.listTools(undefined, { timeout: this.#timeoutMs, cacheMode: 'refresh' }),
+      const tools = await this.#run('tools/list', async (client) =>
+        withListedAnnotations(
+          client,
+          (await client.listTools(undefined, { timeout: this.#timeoutMs, cacheMode: 'refresh' })).tools,
+        ),
       );
       const list = tools.map(toUpstreamTool);
       if (this.#tools === undefined || generation >= this.#tools.generation) this.#tools = { generation, list };
