@@ -4,7 +4,7 @@
  * naming the tool that undoes this one and binding its arguments with OpenAPI
  * runtime expressions. Reading, binding and writing it here is pure.
  */
-import { ExtensionError, type ToolResult } from '@ext/core';
+import { brandError, ExtensionError, isBrandedError, type ToolResult } from '@ext/core';
 import { Type, type Static } from 'typebox';
 import { validatorOf } from './input.js';
 
@@ -128,12 +128,19 @@ function resolve(binding: Binding, text: string, args: Record<string, unknown>, 
 
 /** A runtime expression the step's result or arguments cannot satisfy. */
 export class RecoveryBindingError extends Error {
+  static readonly brand: string = 'RecoveryBindingError';
   readonly expression: string;
 
   constructor(expression: string, message: string) {
     super(message);
     this.name = 'RecoveryBindingError';
     this.expression = expression;
+    brandError(this, RecoveryBindingError.brand);
+  }
+
+  /** Whether `value` is one, across copies of this package (a brand, not the prototype chain). */
+  static isInstance(value: unknown): value is RecoveryBindingError {
+    return isBrandedError(value, RecoveryBindingError.brand);
   }
 }
 
