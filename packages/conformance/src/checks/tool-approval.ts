@@ -302,6 +302,20 @@ const waitingMessage = {
   },
 } satisfies ExtensionSuite['checks'][number];
 
+/**
+ * A `tasks/cancel` that did not cancel because the task had already ended (it
+ * never waited, which tool-approval/waits-working reports) leaves the fence
+ * untested: skip.
+ */
+async function skipIfEnded(ctx: CheckContext, task: ApprovalTask): Promise<void> {
+  const now = taskOf(await answerOf(task.probe, 'tasks/get', { taskId: task.taskId }), 'tasks/get after tasks/cancel');
+  if (TERMINAL_STATUSES.includes(String(now.status)) && now.status !== 'cancelled') {
+    ctx.skip(
+      `the task was already ${describe(now.status)} when tasks/cancel reached it: it did not wait (see tool-approval/waits-working)`,
+    );
+  }
+}
+
 const cancelFenced = {
   id: 'tool-approval/cancel-fenced',
   requirement: 'SEP-2848',
@@ -310,6 +324,7 @@ const cancelFenced = {
   async run(ctx) {
     await withApprovalTask(ctx, async (task) => {
       const cancel = await answerOf(task.probe, 'tasks/cancel', { taskId: task.taskId });
+      if (!('result' in cancel) || cancel.result.status !== 'cancelled') await skipIfEnded(ctx, task);
       ensure('result' in cancel, `tasks/cancel answered ${describeAnswer(cancel)}`);
       const after = taskOf(
         await answerOf(task.probe, 'tasks/get', { taskId: task.taskId }),
