@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHttpHandler, listen } from '@ext/core/sdk-v2/server';
 import { afterAll, describe, expect, it } from 'vitest';
+import { notesServer } from '../fixtures/server.mjs';
 import { main } from './cli-main.js';
 
 const server = fileURLToPath(new URL('../fixtures/server.mjs', import.meta.url));
@@ -53,12 +55,19 @@ describe('the CLI', () => {
     expect(report.results.length).toBeGreaterThan(5);
   });
 
-  it('exits 1 for the broken server, and 0 with its expected-failures file', async () => {
-    expect((await cli('--allow-effects', '--', process.execPath, server, '--broken')).code).toBe(1);
-    const baseline = join(dir, 'baseline.yml');
-    writeFileSync(baseline, readFileSync(fileURLToPath(new URL('../fixtures/broken-expected.yml', import.meta.url))));
-    expect(
-      (await cli('--allow-effects', '--expected-failures', baseline, '--', process.execPath, server, '--broken')).code,
-    ).toBe(0);
+  // Over HTTP in-process: the stdio run above already proves the CLI's stdio path.
+  it('exits 1 for the broken server at --url, and 0 with its expected-failures file', async () => {
+    const { createServer, close } = await notesServer({ broken: true });
+    const listening = await listen(createHttpHandler(createServer, { identify: () => 'conformance-kit' }), { port: 0 });
+    try {
+      const url = String(listening.url);
+      expect((await cli('--allow-effects', '--url', url)).code).toBe(1);
+      const baseline = join(dir, 'baseline.yml');
+      writeFileSync(baseline, readFileSync(fileURLToPath(new URL('../fixtures/broken-expected.yml', import.meta.url))));
+      expect((await cli('--allow-effects', '--expected-failures', baseline, '--url', url)).code).toBe(0);
+    } finally {
+      await listening.close();
+      await close();
+    }
   });
 });
