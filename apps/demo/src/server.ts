@@ -142,6 +142,13 @@ export interface ComposeTrackerOptions {
    * through the logger).
    */
   readonly sessionSecret?: string | undefined;
+  /**
+   * Also write the draft SEP-3313 `io.modelcontextprotocol/toolFailure` key
+   * on every failed call (`errorsServer({ toolFailure })`). Default `true`:
+   * the tracker shows hosts that speak the draft what they get; the library
+   * itself leaves it off until the draft settles.
+   */
+  readonly toolFailure?: boolean | undefined;
 }
 
 /**
@@ -154,9 +161,10 @@ export function composeTracker(options: ComposeTrackerOptions = {}): ComposedSer
   const events = options.events ?? createTrackerEvents();
   const composed = composeServer(
     [
-      errorsServer(),
+      errorsServer({ toolFailure: options.toolFailure ?? true }),
       sessionStateServer({ keys: [{ id: 'tracker', secret }], serverName: SERVER_INFO.name, ttlSeconds: 8 * 3600 }),
-      contentNegotiationServer(),
+      // Also the draft SEP-3279 result variants: outputVariants listed, requestedOutputs answered.
+      contentNegotiationServer({ resultVariants: true }),
       permissionsServer({
         scopes: [
           // Everything else needs no scope: a demo should not make people negotiate before they can read.

@@ -58,7 +58,7 @@ async function tour(tour: TourTarget, composed: ComposedServer, where: string): 
 
     section(
       '3. A structured error',
-      `get_ticket with an id that does not exist. The errors extension turns the thrown error into data a client can act on.`,
+      `get_ticket with an id that does not exist. The errors extension turns the thrown error into data a client can act on, and also writes it as the draft SEP-3313 ToolFailure.`,
     );
     await structuredError(main);
   } finally {
@@ -70,7 +70,7 @@ async function tour(tour: TourTarget, composed: ComposedServer, where: string): 
 
   section(
     '5. Content negotiation',
-    'An agent declares the feature tag "agent", a person\'s client "human"; both call get_ticket.',
+    'An agent declares the feature tag "agent", a person\'s client "human"; both call get_ticket. The same renderers answer the draft SEP-3279 requestedOutputs.',
   );
   await contentNegotiation(tour);
 
@@ -91,7 +91,7 @@ async function tour(tour: TourTarget, composed: ComposedServer, where: string): 
 
   section(
     '10. A saga',
-    'Create a ticket, link a document, post to chat, as one transaction; the post goes to an archived channel.',
+    'Create a ticket, link a document, post to chat, as one transaction; the post goes to an archived channel. An undo can also be declared as the draft SEP-3172 annotations.recovery.',
   );
   await saga(tour);
 
@@ -132,7 +132,7 @@ async function tour(tour: TourTarget, composed: ComposedServer, where: string): 
 
   section(
     '19. Tasks',
-    'A client that declares io.modelcontextprotocol/tasks gets export_report as a task: it polls it, cancels one, and one outlives a restart.',
+    'A client that declares io.modelcontextprotocol/tasks gets export_report as a task: it polls it, cancels one, and one outlives a restart. The official @modelcontextprotocol/ext-tasks client gets the same tasks.',
   );
   await tasksStep(tour, new URL('./http.js', import.meta.url));
 

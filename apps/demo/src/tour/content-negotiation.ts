@@ -60,4 +60,42 @@ tools/call get_ticket ${compact({ id })}`,
   ok(
     'one handler, two renderings: render(ctx, { data, markdown }) picked JSON for the agent and markdown for the person; each result names what it applied.',
   );
+  await draftVariants(tour);
+}
+
+/** The draft SEP-3279: one call asks for the assistant's and the user's rendering at once, with `requestedOutputs`. */
+async function draftVariants(tour: TourTarget): Promise<void> {
+  const connection = await open(tour, { withErrors: false, features: ['human'], name: 'variants-client' });
+  try {
+    const extended = connection.extended;
+    expect(extended !== undefined, 'the variants client has no extensions attached');
+    const created = await extended.callTool(
+      'create_ticket',
+      { title: 'Render me for both', assignee: 'bob' },
+      { meta: overrideFeatures(['format=json']) },
+    );
+    const id = String(dig(created.structuredContent, 'ticket', 'id'));
+    const requestedOutputs = [
+      { audience: 'assistant', format: 'content' },
+      { audience: 'user', format: 'content' },
+    ];
+    const result = await extended.request('tools/call', { name: 'get_ticket', arguments: { id }, requestedOutputs });
+    const outputs = Array.isArray(result.outputs) ? (result.outputs as unknown[]) : [];
+    print();
+    row('draft client', `tools/call get_ticket ${compact({ id, requestedOutputs })}`);
+    const firstLines = outputs.map(
+      (output) =>
+        `${String(dig(output, 'audience'))}: ${String(dig(output, 'content', '0', 'text')).split('\n')[0] ?? ''}`,
+    );
+    row('server -> client', `outputs (beside the usual content):\n${firstLines.join('\n')}`);
+    expect(
+      outputs.length === 2 &&
+        String(dig(outputs[0], 'content', '0', 'text')).startsWith('{') &&
+        String(dig(outputs[1], 'content', '0', 'text')).startsWith('### '),
+      `the draft outputs are ${compact(outputs)}, not JSON for the assistant then markdown for the user`,
+    );
+    ok('SEP-3279 result variants: the same renderers answer requestedOutputs, one output per selector, in order.');
+  } finally {
+    await connection.close();
+  }
 }

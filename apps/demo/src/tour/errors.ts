@@ -1,6 +1,6 @@
 /** Steps 2 to 4 of the tour: a normal call, a structured error, and the same failure for a plain MCP client. */
 import type { ToolResult } from '@ext/core';
-import { ERRORS_ID } from '@ext/errors';
+import { ERRORS_ID, TOOL_FAILURE_KEY } from '@ext/errors';
 import { getStructuredError, isRetryable } from '@ext/errors/client';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
 import type { Connection } from '../connect.js';
@@ -58,6 +58,18 @@ export async function structuredError(connection: Connection): Promise<void> {
     `user_actionable = ${String(structured.user_actionable ?? false)}: ${structured.user_actionable === true ? 'worth showing to the person, not only to the model' : 'for the client or model to handle'}.`,
   );
   row('how to read it', `getStructuredError(result) from @ext/errors/client returns this object, already validated.`);
+  draftToolFailure(dig(connection.wire.exchange('tools/call')?.response?.result, '_meta', TOOL_FAILURE_KEY));
+}
+
+/** The same failure in the shape of the draft SEP-3313, beside ours, for hosts that speak that draft. */
+function draftToolFailure(onWire: unknown): void {
+  print();
+  row('the draft too', `_meta["${TOOL_FAILURE_KEY}"] (SEP-3313, ToolFailure):\n${pretty(onWire, 0)}`);
+  expect(
+    dig(onWire, 'class') === 'capability' && dig(onWire, 'retryable') !== true,
+    `the draft ToolFailure is ${compact(onWire)}, not a capability failure that is not retryable`,
+  );
+  row('', 'the class comes from our category; a client that reads only the draft gets the same answer.');
 }
 
 export async function degradation(tour: TourTarget): Promise<void> {
