@@ -5,7 +5,7 @@ import { sharedTestOptions } from '../../vitest.shared.js';
 export default defineProject({
   test: {
     ...sharedTestOptions,
-    // The stdio server and the tour run as compiled child processes.
-    globalSetup: ['./vitest.setup.ts'],
+    // The stdio server and the tour run as compiled child processes; the Python SDK's client drives the tracker.
+    globalSetup: ['./vitest.setup.ts', './src/python-client-setup.ts'],
   },
 });

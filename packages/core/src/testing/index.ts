@@ -1,4 +1,4 @@
-/** `@ext/core/testing`: test pairs on every SDK line and era, the store contract, seed schemas and a Redis server of the test's own. */
+/** `@ext/core/testing`: test pairs on every SDK line and era, the store contract, seed schemas, a Redis server of the test's own and a pinned Python environment. */
 import type { TestPair, TestPairOptions } from './pair.js';
 
 export { TEST_LINES } from './pair.js';
@@ -24,4 +24,6 @@ export type { SeedCheck, SeedSchemaName, SeedValidators } from './seed.js';
 export { redisServerUnavailable, startRedisServer } from './redis-server.js';
 export type { RedisServerOptions, RedisServerProcess } from './redis-server.js';
 export { RpcError, rawClient } from './raw-client.js';
+export { ensurePythonVenv, failureOf, pythonGlobalSetup, venvPython } from './python-venv.js';
+export type { InstalledPython, PythonEnvironment, PythonSetupOptions, PythonVenvOptions } from './python-venv.js';
 export type { RawClient, RawClientOptions } from './raw-client.js';

@@ -4,8 +4,9 @@
  * tests as `inject('pythonUpstreams')`. With `CI` set a failure to install
  * fails the run; elsewhere the tests that need Python skip, saying why.
  */
+import { pythonGlobalSetup } from '@ext/core/testing';
 import type { TestProject } from 'vitest/node';
-import { ensurePythonUpstreams, failureOf, type PythonUpstreams } from './python.js';
+import { PYTHON_REQUIREMENTS, PYTHON_VENV, type PythonUpstreams } from './python.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,19 +14,12 @@ declare module 'vitest' {
   }
 }
 
-export async function setup(project: TestProject): Promise<void> {
-  let upstreams: PythonUpstreams;
-  try {
-    const installed = await ensurePythonUpstreams();
-    if (installed.installedInMs !== undefined) {
-      console.error(`python upstreams: installed in ${(installed.installedInMs / 1000).toFixed(1)} s`);
-    }
-    upstreams = installed;
-  } catch (error) {
-    const reason = `the Python MCP servers could not be installed (${failureOf(error)})`;
-    if (process.env.CI) throw new Error(`${reason}; CI needs them`, { cause: error });
-    console.error(`python upstreams: ${reason}: the tests that start them skip`);
-    upstreams = { unavailable: reason };
-  }
-  project.provide('pythonUpstreams', upstreams);
-}
+export const setup = pythonGlobalSetup({
+  requirements: PYTHON_REQUIREMENTS,
+  venv: PYTHON_VENV,
+  label: 'python upstreams',
+  holds: 'the Python MCP servers',
+  provide: (project: TestProject, upstreams) => {
+    project.provide('pythonUpstreams', upstreams);
+  },
+});
