@@ -317,7 +317,7 @@ describe.skipIf(missing !== undefined)(
           expect((await target.tracker.get(ids.declined)).status).toBe('open');
         });
 
-        it("refuses list_tickets over the gateway's quota, with the category and the retry hint", () => {
+        it("refuses list_tickets over the gateway's quota, with the category, the retry hint and the draft key", () => {
           expect(records.get('quota')?.isErrors).toEqual([...Array<boolean>(GATEWAY_QUOTA).fill(false), true]);
           const refused = resultOf(records, 'quota');
           const error = errorOf(refused);
@@ -327,8 +327,13 @@ describe.skipIf(missing !== undefined)(
             details: { tool: 'list_tickets', limit: GATEWAY_QUOTA, used: GATEWAY_QUOTA },
           });
           expect(error?.retry_after_seconds).toBeGreaterThan(0);
-          // The gateway's own refusals carry only our key: its config has no switch for the draft one.
-          expect(toolFailureOf(refused)).toBeUndefined();
+          // The gateway's own refusals carry the draft key too (gateway GW-54).
+          expect(toolFailureOf(refused)).toMatchObject({
+            class: 'reliability',
+            code: 'quota_exhausted',
+            retryable: true,
+          });
+          expect(toolFailureOf(refused)?.retryNotBefore).toBeGreaterThan(Date.now());
         });
 
         it("passes the tracker's draft ToolFailure through to the client", () => {

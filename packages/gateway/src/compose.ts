@@ -155,8 +155,9 @@ export function composeGateway(options: GatewayCompositionOptions): ComposedServ
   const scopes = scopeDeclarations(tools, options.scopeDescriptions);
   return composeServer(
     [
-      // The structured error of a failed call, which a client without the errors extension is not sent, for the metrics.
-      errorsServer({ onError: rememberCallError }),
+      // The structured error of a failed call, which a client without the errors extension is not sent, for the metrics;
+      // the gateway's own refusals also carry the draft SEP-3313 ToolFailure (GW-54).
+      errorsServer({ onError: rememberCallError, toolFailure: true }),
       contentNegotiationServer({
         defaultFormat: config.defaults?.format,
         defaultVerbosity: config.defaults?.verbosity,

@@ -4,6 +4,7 @@
  * person only for the calls it matches, and `cost.units` prices a call from
  * its arguments so a quota caps spend.
  */
+import { ERRORS_ID, TOOL_FAILURE_KEY } from '@ext/errors';
 import { errorsClient } from '@ext/errors/client';
 import { describe, expect, it } from 'vitest';
 import { serveV2 } from '../upstream/testing/servers.js';
@@ -120,6 +121,28 @@ describe('cost.units from the arguments: a quota caps spend (GW-27)', () => {
     expect(textOf(await ada.callTool('echo', { text: 'ghij' }))).toBe('ghij');
     expect(errorOf(await ada.callTool('echo', { text: 'k' })).code).toBe('QUOTA_EXHAUSTED');
   });
+
+  it.each(ERAS)(
+    'says the refusal as the draft SEP-3313 ToolFailure to a client without our errors extension, and relays an upstream failure as written (GW-54, %s)',
+    async (era) => {
+      const { served } = await gatewayWith({
+        echo: { cost: { units: 'double(size(args.text))', quota: { limit: 4, windowSeconds: 3600 } } },
+      });
+      const { client } = await connectClient(served.url, { era, headers: { authorization: `Bearer ${WRITER_KEY}` } });
+      expect(textOf(await client.callTool('echo', { text: 'abcd' }))).toBe('abcd');
+      const refused = await client.callTool('echo', { text: 'e' });
+      expect(refused.isError).toBe(true);
+      expect(refused._meta?.[ERRORS_ID]).toBeUndefined();
+      const failure = refused._meta?.[TOOL_FAILURE_KEY] as Record<string, unknown> | undefined;
+      expect(failure).toMatchObject({ class: 'reliability', code: 'quota_exhausted', retryable: true });
+      expect(failure?.correlationId).toMatch(/^[0-9a-f]{16}$/);
+      expect(failure?.retryNotBefore).toBeGreaterThan(Date.now());
+      // The upstream's own failed result carries no draft key, and the gateway adds none.
+      const upstreamFailure = await client.callTool('fail', {});
+      expect(upstreamFailure.isError).toBe(true);
+      expect(upstreamFailure._meta?.[TOOL_FAILURE_KEY]).toBeUndefined();
+    },
+  );
 
   it('refuses a call whose arguments the expression cannot price, rather than run it for free', async () => {
     const { connect } = await gatewayWith({
