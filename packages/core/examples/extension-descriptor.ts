@@ -16,7 +16,7 @@ export function exampleServer(options: ExampleServerOptions = {}): ServerExtensi
     name: '@ext/example', // the npm name: messages and `requires`
     ids: [EXAMPLE_ID],
     settings: { version: '1.0' }, // advertised in capabilities.extensions[EXAMPLE_ID]
-    stage: 'intent', // where its middleware runs (fixed order, one extension per stage)
+    stage: { after: 'intent' }, // where its middleware runs: a named stage, or just before or after one
     middleware: (call, ctx, next) => {
       ctx.logger.debug?.(`example: ${call.name}`, { principal: ctx.principal });
       return next();

@@ -30,7 +30,7 @@ export function labelServer(options: { readonly maxLength?: number } = {}): Serv
     name: '@ext/label',
     ids: [LABEL_ID],
     settings: { version: '1.0', max_length: maxLength },
-    stage: 'intent',
+    stage: { after: 'intent' },
     middleware: async (call, ctx, next) => {
       const read = readMetaEntry({ _meta: call.meta }, LABEL_ID, entry); // undefined, typed, or the fault
       if (!read.ok) throw invalidInputError(read, `Send a label of 1 to ${maxLength} characters.`); // field, pointer

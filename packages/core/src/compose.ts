@@ -4,20 +4,14 @@
  * the methods, the advertised capabilities, negotiation, the tools).
  */
 import { ConfigurationError } from './errors.js';
-import type {
-  ClientExtension,
-  ComposedClient,
-  ComposedMethod,
-  ComposedServer,
-  PipelineStage,
-  ServerExtension,
-} from './extension.js';
-import { inPipelineOrder, validateHalves, type Maybe } from './halves.js';
+import type { ClientExtension, ComposedClient, ComposedMethod, ComposedServer, ServerExtension } from './extension.js';
+import { validateHalves, type Maybe } from './halves.js';
 import { answerMethodFailure } from './internal-errors.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { negotiator } from './negotiation.js';
 import { missingMandatory, runToolCall, unidentifiedCaller, type Pipeline } from './pipeline.js';
 import { methodOutcome, toolCallOutcome } from './semconv.js';
+import { inPipelineOrder, stageLabel } from './stage-placement.js';
 import { observeOperation, type ServerOperation } from './telemetry-server.js';
 import { toolRegistry } from './tool-registry.js';
 
@@ -66,7 +60,7 @@ function methodTable(halves: readonly ServerExtension[]): ComposedMethod[] {
 function pipelineOf(ordered: readonly ServerExtension[], callerState: readonly string[]): Pipeline {
   const stages = ordered.flatMap((half) =>
     half.middleware && half.stage !== undefined
-      ? [{ stage: half.stage, extension: half.name, middleware: half.middleware }]
+      ? [{ stage: stageLabel(half.stage), extension: half.name, middleware: half.middleware }]
       : [],
   );
   return { halves: ordered, stages, callerState };
@@ -84,21 +78,19 @@ function describePipeline(pipeline: ComposedServer['pipeline']): string {
 /**
  * Composes server extension halves. Ignores `false`/`null`/`undefined`
  * entries (`flag && errorsServer()`), refuses duplicates and missing
- * dependencies, and orders middlewares by {@link PIPELINE_STAGES}.
+ * dependencies, and orders middlewares by their placement (CORE-50).
  */
 export function composeServer(input: readonly Maybe<ServerExtension>[], options: ComposeOptions = {}): ComposedServer {
   const logger = options.logger ?? consoleLogger;
   const telemetry = options.telemetry !== false;
   const ordered = inPipelineOrder(validateHalves(input, 'server', options.allowReservedIds ?? []));
-  const pipeline = ordered
-    .filter((half) => half.middleware && half.stage !== undefined)
-    .map((half) => ({ stage: half.stage as PipelineStage, extension: half.name }));
   const methods = methodTable(ordered);
   const callerState = ordered.filter((half) => half.keepsCallerState === true).map((half) => half.name);
   const assertCallerKnown: ComposedServer['assertCallerKnown'] = (ctx) => {
     if (ctx.identity === undefined && callerState.length > 0) throw unidentifiedCaller(callerState);
   };
   const parts = pipelineOf(ordered, callerState);
+  const pipeline = parts.stages.map(({ stage, extension }) => ({ stage, extension }));
 
   return {
     extensions: ordered,

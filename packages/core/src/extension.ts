@@ -54,6 +54,14 @@ export const PIPELINE_STAGES = [
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];
 
 /**
+ * Where a middleware runs (CORE-50): at a named stage, which several halves
+ * may share (they run in the order composed), or just outside
+ * (`{ before: 'confirmation' }`) or just inside (`{ after: 'intent' }`) every
+ * half at that stage. Nothing runs outside `errors`.
+ */
+export type StagePlacement = PipelineStage | { readonly before: PipelineStage } | { readonly after: PipelineStage };
+
+/**
  * The server a request arrived at, for methods that describe the server
  * itself (a service manifest): its composition (registered tools, every
  * extension's tool metadata, the advertised capabilities) and its identity,
@@ -228,7 +236,7 @@ export interface ServerExtension extends ExtensionHalf {
   /** Refuse tool calls from clients that lack it (-32021). Set with {@link mandatory}. */
   readonly mandatory?: boolean | undefined;
   /** Where its middleware runs; required when `middleware` is given. */
-  readonly stage?: PipelineStage | undefined;
+  readonly stage?: StagePlacement | undefined;
   readonly middleware?: ToolMiddleware | undefined;
   /**
    * Its contribution to `Tool._meta[id]` for a tool (or `undefined` for
@@ -319,8 +327,11 @@ export type NegotiationTable = ReadonlyMap<string, NegotiatedExtension>;
 export interface ComposedServer {
   /** The extensions, in pipeline order (non-pipeline ones after, in the order given). */
   readonly extensions: readonly ServerExtension[];
-  /** The middleware order actually in effect, outermost first. */
-  readonly pipeline: readonly { readonly stage: PipelineStage; readonly extension: string }[];
+  /**
+   * The middleware order actually in effect, outermost first; `stage` is the
+   * placement's label (`intent`, `after intent`, `before confirmation`).
+   */
+  readonly pipeline: readonly { readonly stage: string; readonly extension: string }[];
   readonly logger: Logger;
   /** Whether requests are traced and timed through OpenTelemetry (`ComposeOptions.telemetry`). */
   readonly telemetry: boolean;

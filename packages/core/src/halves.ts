@@ -1,11 +1,11 @@
 /**
  * The extension halves given to a composition, checked at startup (CORE-17,
- * CORE-18): one side, unique names, identifiers and stages, declared
- * aliases, a well-formed settings version, every dependency composed; and
- * server halves put in pipeline order.
+ * CORE-18): one side, unique names and identifiers, declared aliases, a
+ * well-formed settings version, every dependency composed. Their order in
+ * the pipeline is `stage-placement.ts`'s.
  */
 import { ConfigurationError } from './errors.js';
-import { PIPELINE_STAGES, type ClientExtension, type PipelineStage, type ServerExtension } from './extension.js';
+import type { ClientExtension, ServerExtension } from './extension.js';
 import { checkOwnIdentifier, parseExtensionId } from './identifiers.js';
 import { parseSettingsVersion, type SettingsSpec } from './settings.js';
 
@@ -100,34 +100,4 @@ export function validateHalves<H extends ServerExtension | ClientExtension>(
     }
   }
   return halves;
-}
-
-/**
- * Server halves in pipeline order ({@link PIPELINE_STAGES}; halves without a
- * stage after, each group in the order given), once every middleware has a
- * known stage of its own.
- */
-export function inPipelineOrder(halves: readonly ServerExtension[]): ServerExtension[] {
-  const stageOf = (half: ServerExtension): number =>
-    half.stage === undefined ? PIPELINE_STAGES.length : PIPELINE_STAGES.indexOf(half.stage);
-  const usedStages = new Map<PipelineStage, string>();
-  for (const half of halves) {
-    if (half.middleware && half.stage === undefined) {
-      throw new ConfigurationError('MISSING_STAGE', `${half.name}: a middleware needs a pipeline stage`);
-    }
-    if (half.stage !== undefined) {
-      if (!PIPELINE_STAGES.includes(half.stage)) {
-        throw new ConfigurationError('UNKNOWN_STAGE', `${half.name}: unknown pipeline stage "${half.stage as string}"`);
-      }
-      const other = usedStages.get(half.stage);
-      if (other !== undefined) {
-        throw new ConfigurationError('DUPLICATE_STAGE', `${half.name} and ${other} both claim stage "${half.stage}"`);
-      }
-      usedStages.set(half.stage, half.name);
-    }
-  }
-  return halves
-    .map((half, index) => ({ half, index }))
-    .sort((a, b) => stageOf(a.half) - stageOf(b.half) || a.index - b.index)
-    .map(({ half }) => half);
 }

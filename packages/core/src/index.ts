@@ -45,6 +45,7 @@ export { StructuredErrorSchema } from './structured-error-schema.js';
 export { PIPELINE_STAGES, mandatory } from './extension.js';
 export type {
   PipelineStage,
+  StagePlacement,
   AdvertisedSettings,
   ServerAttachment,
   ServerExtension,

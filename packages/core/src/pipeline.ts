@@ -7,14 +7,7 @@
 import { assertApproved } from './approval.js';
 import { ErrorCodes, ExtensionError, WireError } from './errors.js';
 import { markHandlerStarted } from './execution.js';
-import type {
-  CallContext,
-  PipelineStage,
-  ServerExtension,
-  ToolHandler,
-  ToolMiddleware,
-  ToolNext,
-} from './extension.js';
+import type { CallContext, ServerExtension, ToolHandler, ToolMiddleware, ToolNext } from './extension.js';
 import { isInputRequiredResult } from './input-round.js';
 import { logInternalError, newCorrelationId } from './internal-errors.js';
 import type { ServerOperation } from './telemetry-server.js';
@@ -26,7 +19,8 @@ export interface Pipeline {
   readonly halves: readonly ServerExtension[];
   /** The middlewares, outermost first, with their stage and the package serving it. */
   readonly stages: readonly {
-    readonly stage: PipelineStage;
+    /** The placement's label (`stageLabel`). */
+    readonly stage: string;
     readonly extension: string;
     readonly middleware: ToolMiddleware;
   }[];
