@@ -9,6 +9,7 @@ export default defineConfig({
     'src/sdk-v2/server.ts',
     'src/sdk-v2/client.ts',
     'src/oauth/index.ts',
+    'src/webhooks/index.ts',
     'src/testing/index.ts',
     'src/testing/seed.ts',
   ],

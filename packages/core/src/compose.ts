@@ -46,11 +46,16 @@ function methodTable(halves: readonly ServerExtension[]): ComposedMethod[] {
   };
   for (const half of halves) {
     for (const [verb, handler] of Object.entries(half.methods ?? {})) {
-      for (const id of half.ids) add({ method: `${id}/${verb}`, extension: half.name, id, handler });
+      for (const id of half.ids) {
+        // An official identifier's methods are the ones its specification names (namedMethods).
+        if (half.reservedAliases?.includes(id) === true) continue;
+        add({ method: `${id}/${verb}`, extension: half.name, id, handler });
+      }
     }
     const [id] = half.ids;
+    const legacy = half.namedMethodsOnLegacy === true ? { legacy: true } : {};
     for (const [method, handler] of Object.entries(half.namedMethods ?? {})) {
-      if (id !== undefined) add({ method, extension: half.name, id, handler, named: true });
+      if (id !== undefined) add({ method, extension: half.name, id, handler, named: true, ...legacy });
     }
   }
   return methods;

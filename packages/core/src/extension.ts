@@ -253,7 +253,11 @@ export interface ServerExtension extends ExtensionHalf {
    * are never replaced.
    */
   readonly toolFields?: ((tool: ToolInfo) => Record<string, unknown> | undefined) | undefined;
-  /** New methods, by verb: served as `<id>/<verb>` for every identifier in `ids`. */
+  /**
+   * New methods, by verb: served as `<id>/<verb>` for every identifier in
+   * `ids` except its `reservedAliases`, whose specification names its own
+   * methods (`namedMethods`).
+   */
   readonly methods?: Readonly<Record<string, MethodHandler>> | undefined;
   /**
    * Methods served under exactly the name given (`tasks/get`), for an
@@ -262,6 +266,12 @@ export interface ServerExtension extends ExtensionHalf {
    * which speaks only the 2025 era, leaves them unknown.
    */
   readonly namedMethods?: Readonly<Record<string, MethodHandler>> | undefined;
+  /**
+   * Serves `namedMethods` on SDK v1 (the 2025 era) too, for a specification
+   * that defines them on both eras, such as a draft of the official Events
+   * extension (core SPEC, CORE-40). Default: only on SDK v2.
+   */
+  readonly namedMethodsOnLegacy?: boolean | undefined;
   /**
    * Resources it answers through `resources/read`, beside the application's
    * own (core SPEC, CORE-38); the server then advertises `resources`.
@@ -319,6 +329,8 @@ export interface ComposedMethod {
   readonly id: string;
   readonly handler: MethodHandler;
   readonly named?: boolean | undefined;
+  /** A named method SDK v1 serves too (`namedMethodsOnLegacy`). */
+  readonly legacy?: boolean | undefined;
 }
 
 export type NegotiationTable = ReadonlyMap<string, NegotiatedExtension>;

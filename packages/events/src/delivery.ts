@@ -47,6 +47,11 @@ export interface DeliverySpec {
   readonly expiresMs?: number | undefined;
   readonly maxMs?: number | undefined;
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Why the subscription no longer delivers, read from the store on a
+   * recheck; default: from the subscription record at `key`.
+   */
+  readonly ended?: (() => Promise<{ reason: string; message?: string | undefined } | undefined>) | undefined;
 }
 
 /**
@@ -172,14 +177,14 @@ export class Delivery {
     const key = this.key;
     if (key === undefined || this.#closing) return;
     this.#enqueue(async () => {
-      const record = parseRecord(await this.#hub.store.get(key));
-      if (record === undefined) {
-        this.terminate('expired');
-        return;
-      }
-      const ended = endedReason(record, this.#hub.now());
+      const ended = this.#spec.ended === undefined ? await this.#recordEnded(key) : await this.#spec.ended();
       if (ended !== undefined) this.terminate(ended.reason, ended.message);
     });
+  }
+
+  async #recordEnded(key: string): Promise<{ reason: string; message?: string | undefined } | undefined> {
+    const record = parseRecord(await this.#hub.store.get(key));
+    return record === undefined ? { reason: 'expired' } : endedReason(record, this.#hub.now());
   }
 
   /** Sends what is queued, then the termination notice, then stops. */

@@ -33,5 +33,21 @@ export type {
   StreamRequest,
   StreamResult,
 } from './schema.js';
+export {
+  EVENTS_SKETCH_ID,
+  EVENTS_SKETCH_SETTINGS,
+  SKETCH_METHODS,
+  SKETCH_NOTIFICATIONS,
+  SKETCH_SUBSCRIPTION_META,
+  SKETCH_SUBSCRIPTION_HEADER,
+  SKETCH_ERROR_CODES,
+} from './sketch-wire.js';
+export type {
+  EventOccurrence,
+  SketchDeliveryMode,
+  SketchEventDescriptor,
+  SketchPollResult,
+  SketchSubscribeResult,
+} from './sketch-wire.js';
 export type { EventDefinition } from './catalog.js';
 export { getEventsSettings } from './settings.js';

@@ -19,6 +19,7 @@ import {
   parseUnsubscribeRequest,
 } from './requests.js';
 import type { EventsRuntime } from './runtime.js';
+import { EVENTS_SKETCH_ID } from './sketch-wire.js';
 import {
   EVENTS_ID,
   eventsNotification,
@@ -37,8 +38,14 @@ import { endSubscription, loadRecord, replaceOthers, saveRecord, updateIndex } f
 const MAX_SCAN = 10_000;
 const DEFAULT_POLL_LIMIT = 100;
 
+/** Our identifier as negotiated, if it was: the official draft's serves only its own methods (sketch-methods.ts). */
+function ownNegotiated(ctx: RequestContext): string | undefined {
+  const id = ctx.negotiated(EVENTS_ID)?.id;
+  return id === EVENTS_SKETCH_ID ? undefined : id;
+}
+
 function negotiatedId(ctx: RequestContext): string {
-  return ctx.negotiated(EVENTS_ID)?.id ?? EVENTS_ID;
+  return ownNegotiated(ctx) ?? EVENTS_ID;
 }
 
 /** A sink sending the extension's notifications through `channel` (a connection, or the request itself). */
@@ -108,7 +115,7 @@ async function subscribe(
   const delivery: DeliveryMode = chooseDelivery(
     request.delivery,
     ctx.connection !== undefined,
-    ctx.negotiated(EVENTS_ID) !== undefined,
+    ownNegotiated(ctx) !== undefined,
   );
   const record: SubscriptionRecord = {
     v: 1,

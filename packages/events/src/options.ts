@@ -13,6 +13,7 @@ import {
 import type { Static } from 'typebox';
 import type { EventDefinition } from './catalog.js';
 import type { ActionHint } from './schema.js';
+import { resolveWebhookOptions, type EventWebhookOptions, type ResolvedWebhookOptions } from './webhook-options.js';
 
 /** The event types a server publishes, by name. */
 export type EventDefinitions = Readonly<Record<string, EventDefinition>>;
@@ -75,6 +76,20 @@ export interface EventsServerOptions<E extends EventDefinitions = EventDefinitio
   readonly logger?: Logger | undefined;
   /** Wall clock in milliseconds (tests). Default `Date.now`. */
   readonly now?: (() => number) | undefined;
+  /**
+   * Also serves the official Events draft (the Triggers and Events working
+   * group's design sketch): advertises `io.modelcontextprotocol/events` and
+   * answers `events/list`, `events/poll`, `events/stream` and, with
+   * `webhooks`, `events/subscribe` and `events/unsubscribe`. Default `false`.
+   */
+  readonly officialDraft?: boolean | undefined;
+  /**
+   * Offers the official Events draft's webhook delivery (`events/subscribe`)
+   * with these settings; needs `officialDraft`. Default: not offered.
+   */
+  readonly webhooks?: EventWebhookOptions | undefined;
+  /** Interval of `notifications/events/heartbeat` on an `events/stream` request, seconds. Default 15. */
+  readonly heartbeatSeconds?: number | undefined;
 }
 
 /** A suggestion for how the client might respond; sent as the seed's `action_hint`. */
@@ -114,6 +129,9 @@ export interface ResolvedOptions {
   readonly keyPrefix: string;
   readonly logger: Logger;
   readonly now: () => number;
+  readonly officialDraft: boolean;
+  readonly webhooks: ResolvedWebhookOptions | undefined;
+  readonly heartbeatSeconds: number;
 }
 
 /** The factory's name, as option errors and event declaration errors name it. */
@@ -141,6 +159,15 @@ export function resolveOptions(options: EventsServerOptions): ResolvedOptions {
   if (options.authorize !== undefined && typeof options.authorize !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', `${WHERE}: authorize must be a function`);
   }
+  if (options.officialDraft !== undefined && typeof options.officialDraft !== 'boolean') {
+    throw new ConfigurationError('INVALID_OPTION', `${WHERE}: officialDraft must be a boolean`);
+  }
+  if (options.webhooks !== undefined && options.officialDraft !== true) {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      `${WHERE}: webhooks needs officialDraft: true (they serve its events/subscribe)`,
+    );
+  }
   if (options.now !== undefined && typeof options.now !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', `${WHERE}: now must be a function returning milliseconds`);
   }
@@ -162,5 +189,8 @@ export function resolveOptions(options: EventsServerOptions): ResolvedOptions {
     keyPrefix,
     logger: options.logger ?? consoleLogger,
     now: options.now ?? Date.now,
+    officialDraft: options.officialDraft === true,
+    webhooks: resolveWebhookOptions(WHERE, options.webhooks),
+    heartbeatSeconds: positiveIntegerOption(WHERE, 'heartbeatSeconds', options.heartbeatSeconds, 15),
   };
 }

@@ -49,10 +49,12 @@ function topField(pointer: string, fallback: string): string {
   return pointer.split('/').filter(Boolean)[0] ?? fallback;
 }
 
-function parseWith<S extends TSchema>(
+/** Validates params (minus `_meta`) against a schema; a refusal names the top-level field, with its hint from `hints`. */
+export function parseWith<S extends TSchema>(
   validator: () => CompiledValidator<S>,
   params: Readonly<Record<string, unknown>>,
   what: string,
+  hints: Readonly<Record<string, string>> = FIELD_HINTS,
 ): Parsed<Static<S>> {
   const check = validator();
   const { _meta: _ignored, ...body } = params;
@@ -60,7 +62,7 @@ function parseWith<S extends TSchema>(
   const violation = firstViolation(check.Errors(body));
   const field = topField(violation.pointer, 'params');
   // `field` comes from the request's own keys: only FIELD_HINTS' own entries are hints.
-  const hint = (Object.hasOwn(FIELD_HINTS, field) ? FIELD_HINTS[field] : undefined) ?? violation.message;
+  const hint = (Object.hasOwn(hints, field) ? hints[field] : undefined) ?? violation.message;
   return {
     ok: false,
     failure: { code: 'INVALID_INPUT', field, pointer: violation.pointer, message: `Invalid ${what}: ${field} ${hint}` },

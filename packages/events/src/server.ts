@@ -6,7 +6,11 @@ import type { ServerExtension, Store } from '@ext/core';
 import { publish, terminate, watch, type EventWatch } from './handles.js';
 import { eventsMethods } from './methods.js';
 import type { EventDefinitions, EventsServerOptions, PayloadOf, PublishOptions, WatchOptions } from './options.js';
-import { createRuntime } from './runtime.js';
+import { createRuntime, type EventsRuntime } from './runtime.js';
+import { sketchMethods } from './sketch-methods.js';
+import { EVENTS_SKETCH_ID, EVENTS_SKETCH_SETTINGS } from './sketch-wire.js';
+import { readDeadLetters } from './webhook-delivery.js';
+import type { DeadLetter } from './webhook-records.js';
 import {
   EVENTS_ID,
   EVENTS_PACKAGE,
@@ -27,6 +31,8 @@ export type {
   WatchOptions,
 } from './options.js';
 export type { EventWatch } from './handles.js';
+export type { EventWebhookOptions } from './webhook-options.js';
+export type { DeadLetter } from './webhook-records.js';
 export { registerEventTools, EVENT_TOOL_NAMES } from './tools.js';
 
 /** The server half, with the author's handles to publish, watch and end subscriptions. */
@@ -67,8 +73,29 @@ export interface EventsServerExtension<E extends EventDefinitions = EventDefinit
   ): Promise<boolean>;
   /** Ends every delivery on this instance with a `server_shutdown` notice (clients resubscribe elsewhere). */
   stop(): Promise<void>;
-  /** Deliveries running on this instance (pushed to connections, open streams, watches). */
+  /** Deliveries running on this instance (pushed to connections, open streams, watches, webhooks). */
   activeDeliveries(): number;
+  /**
+   * The webhook deliveries that were abandoned (attempts exhausted, or a
+   * final 4xx), oldest first, as kept in `store`: page with the last `id`
+   * returned as `after`.
+   */
+  deadLetters(
+    store: Store,
+    options?: { readonly after?: string | undefined; readonly limit?: number | undefined },
+  ): Promise<{ readonly id: string; readonly letter: DeadLetter }[]>;
+}
+
+/** What serving the official Events draft adds to the half: its identifier and its methods (EVT-25). */
+function officialDraft(rt: EventsRuntime): Partial<ServerExtension> & { ids: readonly string[] } {
+  return {
+    // Ours first: a client declaring both identifiers keeps ours (the draft's serves only its own methods).
+    ids: [EVENTS_ID, EVENTS_SKETCH_ID],
+    reservedAliases: [EVENTS_SKETCH_ID],
+    aliasSettings: { [EVENTS_SKETCH_ID]: EVENTS_SKETCH_SETTINGS },
+    namedMethods: sketchMethods(rt),
+    namedMethodsOnLegacy: true,
+  };
 }
 
 /**
@@ -91,14 +118,15 @@ export function eventsServer<E extends EventDefinitions>(options: EventsServerOp
     side: 'server',
     keepsCallerState: true,
     name: EVENTS_PACKAGE,
-    ids: [EVENTS_ID],
     settings,
     peerSettings: EventsClientSettingsSchema,
     methods: eventsMethods(rt),
+    ...(rt.config.officialDraft ? officialDraft(rt) : { ids: [EVENTS_ID] }),
     publish: (store, event, payload, publishOptions) => publish(rt, store, event, payload, publishOptions),
     watch: (store, watchOptions, listener) => watch(rt, store, watchOptions, listener),
     terminate: (store, target, reason = 'revoked', message) => terminate(rt, store, target, reason, message),
     stop: () => rt.hubs.stop(),
     activeDeliveries: () => rt.hubs.activeDeliveries(),
+    deadLetters: (store, page) => readDeadLetters(store, rt.config.keyPrefix, page),
   };
 }

@@ -7,12 +7,15 @@ import type { ExtensionSuite } from '../types.js';
  * Official extensions a server may advertise under the reserved prefix
  * (CORE-3 forbids everyone else from claiming it), and the draft
  * `io.modelcontextprotocol/tool-approval` (SEP-2848), an alias
- * packages/confirmation/SPEC.md allows beside `io.github.mcp-ext/tool-approval`.
+ * packages/confirmation/SPEC.md allows beside `io.github.mcp-ext/tool-approval`,
+ * and `io.modelcontextprotocol/events`, the Triggers and Events working
+ * group's design sketch, which packages/events/SPEC.md (EVT-25) serves.
  */
 export const OFFICIAL_EXTENSIONS: readonly string[] = [
   'io.modelcontextprotocol/ui',
   'io.modelcontextprotocol/tasks',
   'io.modelcontextprotocol/tool-approval',
+  'io.modelcontextprotocol/events',
 ];
 
 /** What every server is checked for, whatever it advertises. */

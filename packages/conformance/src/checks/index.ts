@@ -7,6 +7,7 @@ import { costSuite } from './cost.js';
 import { dataReferencesSuite } from './data-references.js';
 import { discoverySuite } from './discovery.js';
 import { errorsSuite } from './errors.js';
+import { eventsSketchSuite } from './events-sketch.js';
 import { eventsSuite } from './events.js';
 import { idempotencySuite } from './idempotency.js';
 import { intentSuite } from './intent.js';
@@ -40,6 +41,7 @@ export const ALL_SUITES: readonly ExtensionSuite[] = [
   costSuite,
   streamingSuite,
   eventsSuite,
+  eventsSketchSuite,
   manifestSuite,
   dataReferencesSuite,
   multimodalSuite,

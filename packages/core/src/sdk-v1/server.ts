@@ -22,11 +22,12 @@ import { registerTool } from './tools.js';
 /**
  * Serves every composed `<id>/<verb>`; failures go out as JSON-RPC errors
  * carrying the structured error. Named methods (CORE-40) belong to the
- * 2026-07-28 era, which SDK v1 does not speak: they stay unknown.
+ * 2026-07-28 era, which SDK v1 does not speak: they stay unknown, unless
+ * their extension defines them on the 2025 era too (`legacy`).
  */
 function registerMethods(state: ServerState): void {
-  for (const { method, handler, named } of state.composed.methods) {
-    if (named === true) continue;
+  for (const { method, handler, named, legacy } of state.composed.methods) {
+    if (named === true && legacy !== true) continue;
     state.server.server.setRequestHandler(methodSchema(method), async (request, extra) => {
       try {
         return await state.composed.runMethod(method, request.params ?? {}, requestContext(state, extra), handler);

@@ -3,7 +3,7 @@
  * bad option throws `ConfigurationError('INVALID_OPTION')` naming it.
  */
 import { ConfigurationError, positiveIntegerOption, type Store } from '@ext/core';
-import { Webhook } from 'standardwebhooks';
+import { webhookSigner, type WebhookSigner } from '@ext/core/webhooks';
 import type { ApprovalDesk } from '../desk.js';
 
 /** Where webhooks go, and the secret their signature is made with. */
@@ -52,7 +52,7 @@ export interface ResolvedEndpoint {
   /** The URL's origin, for messages: an endpoint's path may hold a secret (Slack's do). */
   readonly origin: string;
   readonly format: 'standard' | 'slack';
-  readonly signer: Webhook;
+  readonly signer: WebhookSigner;
 }
 
 /** The options, checked and with defaults. */
@@ -100,7 +100,7 @@ function resolveEndpoint(endpoint: WebhookEndpoint, index: number): ResolvedEndp
   }
   const format: string = endpoint.format ?? 'standard';
   if (format !== 'standard' && format !== 'slack') throw invalid(`${name}.format`, 'must be "standard" or "slack"');
-  return { url: url.href, origin: url.origin, format, signer: new Webhook(endpoint.secret) };
+  return { url: url.href, origin: url.origin, format, signer: webhookSigner(endpoint.secret) };
 }
 
 function linkBaseOf(value: unknown): { readonly linkPrefix: string; readonly linkPath: string } {
