@@ -1,73 +1,49 @@
-// Scaffolds packages/<name> with the house file set (docs/ARCHITECTURE.md, 'Adding an extension').
-// Usage: node scripts/new-package.mjs <name> "<one-sentence description>"
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+// Scaffolds a complete extension package (docs/ARCHITECTURE.md, 'Adding an extension'): the SDK-free `.` entry
+// (identifier, wire schemas), the `./server` and `./client` halves, an end-to-end test on every SDK line and era,
+// README, SPEC and CHANGELOG. It composes with the family as generated; fill in the behaviour from there.
+// Usage: node scripts/new-package.mjs <name> "<one-sentence description>" [--example]
+//   --example: a private example under examples/<name> (identifier com.example/<name>), not a published package.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import prettier from 'prettier';
+import { packageFiles } from './new-package/package-files.mjs';
+import { sourceFiles } from './new-package/source-files.mjs';
 
-const [name, description = ''] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const example = args.includes('--example');
+const [name, description = ''] = args.filter((arg) => arg !== '--example');
 if (!name || !/^[a-z][a-z0-9-]*$/.test(name)) {
-  console.error('usage: node scripts/new-package.mjs <name> "<description>"');
+  console.error('usage: node scripts/new-package.mjs <name> "<description>" [--example]');
   process.exit(2);
 }
-const dir = join('packages', name);
+const dir = join(example ? 'examples' : 'packages', name);
 if (existsSync(dir)) {
   console.error(`${dir} already exists`);
   process.exit(2);
 }
-mkdirSync(join(dir, 'src'), { recursive: true });
-const pkg = {
-  name: `@ext/${name}`,
-  version: '0.1.0',
+const names = {
+  name,
   description,
-  license: 'MIT',
-  type: 'module',
-  sideEffects: false,
-  files: ['dist'],
-  engines: { node: '>=20.19' },
-  publishConfig: { access: 'public' },
-  exports: {
-    '.': { types: './dist/index.d.ts', default: './dist/index.js' },
-    './package.json': './package.json',
-  },
-  scripts: {
-    build: 'tsup',
-    test: 'vitest run',
-    typecheck: 'tsc -p tsconfig.json',
-    lint: 'eslint .',
-    check: 'publint && attw --pack . --profile esm-only && node ../../scripts/check-error-brands.mjs',
-  },
-  dependencies: {},
-  peerDependencies: { '@ext/core': 'workspace:^' },
-  devDependencies: { '@ext/core': 'workspace:*' },
+  example,
+  npm: example ? `@ext/example-${name}` : `@ext/${name}`,
+  camel: name.replace(/-([a-z0-9])/g, (_match, char) => char.toUpperCase()),
+  pascal: name.replace(/(^|-)([a-z0-9])/g, (_match, _dash, char) => char.toUpperCase()),
+  constant: name.replace(/-/g, '_').toUpperCase(),
+  prefix: name
+    .split('-')
+    .map((word) => word[0])
+    .join('')
+    .toUpperCase(),
 };
-writeFileSync(join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-writeFileSync(
-  join(dir, 'tsconfig.json'),
-  '{\n  "extends": "../../tsconfig.base.json",\n  "include": ["src", "*.config.ts"]\n}\n',
-);
-writeFileSync(
-  join(dir, 'tsup.config.ts'),
-  `import { defineConfig } from 'tsup';
-
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-});
-`,
-);
-writeFileSync(
-  join(dir, 'vitest.config.ts'),
-  `import { defineProject } from 'vitest/config';
-import { sharedTestOptions } from '../../vitest.shared.js';
-
-export default defineProject({ test: sharedTestOptions });
-`,
-);
-writeFileSync(join(dir, 'src', 'index.ts'), 'export {};\n');
-writeFileSync(join(dir, 'README.md'), `# @ext/${name}\n\n${description}\n`);
-writeFileSync(join(dir, 'SPEC.md'), `# @ext/${name} wire contract\n`);
-writeFileSync(join(dir, 'CHANGELOG.md'), `# @ext/${name}\n`);
-console.log(`created ${dir}`);
+const files = { ...packageFiles(names), ...sourceFiles(names) };
+for (const [path, text] of Object.entries(files)) {
+  const file = join(dir, path);
+  mkdirSync(join(file, '..'), { recursive: true });
+  // Code in the house format; the documents as written (prettier never touches Markdown here).
+  const formatted = path.endsWith('.md')
+    ? text
+    : await prettier.format(text, { ...(await prettier.resolveConfig(resolve(file))), filepath: file });
+  writeFileSync(file, formatted);
+}
+console.log(`created ${dir}: ${Object.keys(files).sort().join(', ')}`);
+if (!example) console.log('next: pnpm install, list it in apps/release-checks, and add a changeset');

@@ -4,7 +4,7 @@
  * intent rules, compensations); everything per tool that an extension reads
  * from `Tool._meta` is in `tool-meta.ts` instead.
  */
-import { composeServer, type ComposedServer, type Logger } from '@ext/core';
+import { composeServer, type ComposedServer, type Logger, type ServerExtension } from '@ext/core';
 import {
   approvalTasks,
   confirmationServer,
@@ -127,6 +127,8 @@ export interface GatewayCompositionOptions {
   readonly policy?: PolicyLookup | undefined;
   /** Calls held for an operator (`approvals`): the confirmation options that hold them. */
   readonly approvals?: HeldCalls | undefined;
+  /** The deployment's own server halves (`GatewayOptions.extensions`). */
+  readonly extensions?: readonly ServerExtension[] | undefined;
 }
 
 /** The confirmation options of calls held for an operator. */
@@ -177,6 +179,7 @@ export function composeGateway(options: GatewayCompositionOptions): ComposedServ
       transactionsServer({ compensations: compensations(tools, callUpstream, redactor) }),
       provenanceServer(),
       manifestServer({ description: `MCP gateway in front of ${Object.keys(config.upstreams).join(', ')}` }),
+      ...(options.extensions ?? []),
     ],
     { logger },
   );

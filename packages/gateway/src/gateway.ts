@@ -6,7 +6,7 @@
  * tools change, the tools and the composition are rebuilt and connected
  * clients are told (`notifications/tools/list_changed`).
  */
-import { consoleLogger, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { consoleLogger, type ComposedServer, type Logger, type ServerExtension, type Store } from '@ext/core';
 import {
   createHttpHandler,
   extendServer,
@@ -50,6 +50,12 @@ export interface GatewayOptions {
   /** Overrides the config's store (tests, or a store the application owns). */
   readonly store?: Store | undefined;
   readonly logger?: Logger | undefined;
+  /**
+   * Server halves of the deployment's own, composed with the gateway's (an
+   * audit log, a rate shaper): each runs where its placement says (core
+   * CORE-50), under the gateway's errors stage (GW-55).
+   */
+  readonly extensions?: readonly ServerExtension[] | undefined;
 }
 
 /** What the gateway offers right now: its tools with their policies, the ones withheld, and the composition built for them. */
@@ -220,6 +226,7 @@ async function startGateway(
         redactor,
         policy: lookup,
         approvals: approvals && { ...approvals.confirmation, policyVersion: version },
+        extensions: options.extensions,
       }),
       (tool) => current.byName.get(tool),
     );
