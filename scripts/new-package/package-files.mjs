@@ -64,13 +64,17 @@ const readme = ({ npm, camel, description, constant }) => `# ${npm}
 
 ${description}
 
+## Install
+
+\`\`\`sh
+npm install @ext/core ${npm}
+\`\`\`
+
 ## Server half
 
+<!-- example: examples/usage.ts#server -->
 \`\`\`ts
-import { composeServer } from '@ext/core';
-import { ${camel}Server } from '${npm}/server';
-
-const composed = composeServer([${camel}Server()]);
+${usage({ npm, camel }).server}
 \`\`\`
 
 Each result of a client that negotiated \`${constant}_ID\` carries
@@ -79,12 +83,55 @@ Each result of a client that negotiated \`${constant}_ID\` carries
 
 ## Client half
 
+<!-- example: examples/usage.ts#client -->
 \`\`\`ts
-import { ${camel}Client } from '${npm}/client';
+${usage({ npm, camel }).client}
 \`\`\`
 
-List \`${camel}Client()\` among the client's extensions to advertise it.
+## Options
+
+\`${camel}Server(options)\`:
+
+| option | default | meaning |
+|---|---|---|
+| \`stage\` | \`{ after: 'intent' }\` | where its middleware runs: a named stage, or just before or after one |
+
+\`${camel}Client()\` takes no options.
+
+## Compatibility
+
+Identifier \`${constant}_ID\`, wire version \`1.0\` (see [SPEC.md](./SPEC.md)).
+Works with \`@modelcontextprotocol/sdk\` \`>=1.29 <2\` and
+\`@modelcontextprotocol/server\` / \`@modelcontextprotocol/client\` \`^2.0.0\`
+(2025-11-25 and 2026-07-28 eras) through \`@ext/core\`. Node \`>=20.19\`, ESM
+only.
 `;
+
+/** The README's code, kept type-checked in examples/usage.ts (the house's README check compares them). */
+function usage({ npm, camel }) {
+  return {
+    server: `import { composeServer } from '@ext/core';
+import { ${camel}Server } from '${npm}/server';
+
+export const composed = composeServer([${camel}Server()]);`,
+    client: `import { ${camel}Client } from '${npm}/client';
+
+export const extensions = [${camel}Client()];`,
+  };
+}
+
+const usageFile = (names) => {
+  const { server, client } = usage(names);
+  return `// The README's examples, type-checked.
+// #region server
+${server}
+// #endregion server
+
+// #region client
+${client}
+// #endregion client
+`;
+};
 
 const spec = ({ npm, prefix, constant }) => `# ${npm} wire contract
 
@@ -100,7 +147,9 @@ The key words MUST, MUST NOT, SHOULD and MAY are to be read as in RFC 2119.
 export function packageFiles(names) {
   return {
     'package.json': `${JSON.stringify(manifest(names), null, 2)}\n`,
-    'tsconfig.json': '{\n  "extends": "../../tsconfig.base.json",\n  "include": ["src", "*.config.ts"]\n}\n',
+    'tsconfig.json':
+      '{\n  "extends": "../../tsconfig.base.json",\n  "include": ["src", "examples", "*.config.ts"]\n}\n',
+    'examples/usage.ts': usageFile(names),
     'tsup.config.ts': TSUP,
     'vitest.config.ts': VITEST,
     'README.md': readme(names),
