@@ -101,15 +101,25 @@ describe('@ext/core/webhooks', () => {
       'fe80::1',
       'fc00::1',
       '::ffff:127.0.0.1',
+      // The same, as the URL parser writes it, and spelled out.
+      '::ffff:7f00:1',
+      '0:0:0:0:0:ffff:a00:1',
+      '[::ffff:c0a8:101]',
       '0.0.0.0',
       'localhost',
     ]) {
       expect(isPublicAddress(address), address).toBe(false);
     }
-    for (const address of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '[2606:4700::1111]']) {
+    for (const address of [
+      '93.184.216.34',
+      '2606:2800:220:1:248:1893:25c8:1946',
+      '[2606:4700::1111]',
+      '::ffff:5db8:d822',
+    ]) {
       expect(isPublicAddress(address), address).toBe(true);
     }
     expect(await nonPublicReason(new URL('https://[::1]/x'))).toContain('not a public address');
+    expect(await nonPublicReason(new URL('https://[::ffff:127.0.0.1]/x'))).toContain('not a public address');
     expect(await nonPublicReason(new URL('https://93.184.216.34/x'))).toBeUndefined();
     expect(webhookSecretKey(SECRET)?.length).toBe(32);
     expect(webhookSecretKey('whsec_c2hvcnQ=')).toBeUndefined();
