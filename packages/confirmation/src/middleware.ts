@@ -15,6 +15,7 @@ import {
   type ToolInfo,
   type ToolMiddleware,
   type ToolResult,
+  withResultMeta,
 } from '@ext/core';
 import { approveOutOfBand } from './approvals/held.js';
 import { audit } from './audit.js';
@@ -26,11 +27,6 @@ import { SharedQuestions } from './shared-questions.js';
 import { CONFIRMATION_ID, CONFIRMATION_PACKAGE, type ConfirmationRequiredMeta, type ConfirmedMeta } from './schema.js';
 import { drawGrant, issueToken, redeemToken } from './token-store.js';
 import type { ToolGates } from './tool-gates.js';
-
-/** A copy of `result` with `_meta[id]` set. */
-function withResultMeta(result: ToolResult, id: string, value: ConfirmedMeta): ToolResult {
-  return { ...result, _meta: { ...(result._meta ?? {}), [id]: value } };
-}
 
 /** Holds the call for a token (b): nothing runs, and the result carries the token the person's "yes" redeems. */
 async function holdForToken(
@@ -92,10 +88,14 @@ async function runWithEntry(
 ): Promise<ToolResult> {
   if (entry.kind === 'token') {
     await redeemToken(config, call, ctx, entry.token);
-    return withResultMeta(await next(), id, { status: 'confirmed', via: 'token' });
+    return withResultMeta(await next(), id, { status: 'confirmed', via: 'token' } satisfies ConfirmedMeta);
   }
   const remaining = await drawGrant(config, call, ctx, entry.grantId);
-  return withResultMeta(await next(), id, { status: 'confirmed', via: 'grant', grant_calls_remaining: remaining });
+  return withResultMeta(await next(), id, {
+    status: 'confirmed',
+    via: 'grant',
+    grant_calls_remaining: remaining,
+  } satisfies ConfirmedMeta);
 }
 
 /**
@@ -228,7 +228,7 @@ export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGa
     const confirmed = (result: ToolResult): ToolResult =>
       negotiated === undefined
         ? result
-        : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' });
+        : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' } satisfies ConfirmedMeta);
     const inBand: InBandCall = { config, questions, call, ctx, gate, message, next };
     if (ctx.elicit !== undefined) return confirmed(await runByElicitation(inBand, ctx.elicit));
     if (ctx.inputRound !== undefined) {

@@ -140,6 +140,7 @@ export {
   defineLocal,
   invalidInputError,
   readMetaEntry,
+  withResultMeta,
   settingsReader,
   warnDeprecated,
   renamedKeys,

@@ -1,11 +1,6 @@
 /** This extension's `_meta` entries: a tool's declaration and a result's report, read leniently, and the report written. */
-import { isRecord, lazyValidator, type ToolResult } from '@ext/core';
+import { isRecord, lazyValidator } from '@ext/core';
 import { CostResultMetaSchema, CostToolMetaSchema, type CostResultMeta, type CostToolMeta } from './schema.js';
-
-/** A copy of `result` with `entry` under `_meta[id]`. */
-export function withResultMeta(result: ToolResult, id: string, entry: CostResultMeta): ToolResult {
-  return { ...result, _meta: { ...(result._meta ?? {}), [id]: entry } };
-}
 
 // Compiled on first use, so importing the package does no work.
 const toolMetaValidator = lazyValidator(CostToolMetaSchema);

@@ -10,9 +10,9 @@ import {
   resumesDetachedRun,
   type ToolMiddleware,
   type ToolResult,
+  withResultMeta,
 } from '@ext/core';
 import { reserveAll, settle } from './counters.js';
-import { withResultMeta } from './entries.js';
 import { callEstimateOf, openCostCall } from './locals.js';
 import { planMeters, quotaState } from './meters.js';
 import type { ResolvedOptions } from './options.js';

@@ -4,10 +4,17 @@
  * and settling it as completed (the result to replay) or released.
  */
 import { randomUUID } from 'node:crypto';
-import type { CallContext, JsonValue, Store, ToolCall, ToolResult } from '@ext/core';
+import {
+  withResultMeta,
+  type CallContext,
+  type JsonValue,
+  type Store,
+  type ToolCall,
+  type ToolResult,
+} from '@ext/core';
 import { reserveBudget } from './budget.js';
 import { setLocalCallInfo } from './locals.js';
-import { settledChannel, storableResult, withResultMeta, type IdempotencyRequest } from './logic.js';
+import { settledChannel, storableResult, type IdempotencyRequest } from './logic.js';
 import type { IdempotencyConfig } from './options.js';
 import {
   completeRecord,

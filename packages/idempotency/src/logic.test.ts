@@ -1,3 +1,4 @@
+import { withResultMeta } from '@ext/core';
 import {
   canonicalJson,
   ConfigurationError,
@@ -20,7 +21,6 @@ import {
   readResultMeta,
   recordKey,
   storableResult,
-  withResultMeta,
 } from './logic.js';
 import {
   completeRecord,

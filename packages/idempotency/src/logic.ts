@@ -191,11 +191,6 @@ export function participates(tool: ToolInfo, rule: ParticipationRule, id: string
 // Results
 // ---------------------------------------------------------------------------
 
-/** `result` with `_meta[id]` set to `meta` (other `_meta` entries kept). */
-export function withResultMeta(result: ToolResult, id: string, meta: IdempotencyResultMeta): ToolResult {
-  return { ...result, _meta: { ...(result._meta ?? {}), [id]: meta } };
-}
-
 /** `result` without this extension's `_meta[id]` entry, as plain JSON; `undefined` when it is not JSON. */
 export function storableResult(result: ToolResult, id: string): ToolResult | undefined {
   let json: unknown;

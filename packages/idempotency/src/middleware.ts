@@ -3,17 +3,18 @@
  * key (per principal and tool); a repeat replays the stored result, waits
  * for the execution in flight, or is refused when its arguments differ.
  */
-import type { CallContext, InputFault, ReplayProbe, ToolCall, ToolMiddleware, ToolResult } from '@ext/core';
+import {
+  withResultMeta,
+  type CallContext,
+  type InputFault,
+  type ReplayProbe,
+  type ToolCall,
+  type ToolMiddleware,
+  type ToolResult,
+} from '@ext/core';
 import { claimKey, countClaim, executeClaimed, type KeyedCall } from './claims.js';
 import { conflictError, inProgressError, invalidMetaError, unreadableError } from './errors.js';
-import {
-  callFingerprint,
-  parseIdempotencyMeta,
-  participates,
-  recordKey,
-  settledChannel,
-  withResultMeta,
-} from './logic.js';
+import { callFingerprint, parseIdempotencyMeta, participates, recordKey, settledChannel } from './logic.js';
 import type { IdempotencyConfig } from './options.js';
 import { decide, type Decision } from './records.js';
 import { IDEMPOTENCY_ID } from './schema.js';

@@ -1,3 +1,4 @@
+import { withResultMeta } from '@ext/core';
 import { ConfigurationError, ExtensionError, type ToolResult } from '@ext/core';
 import { seedValidators } from '@ext/core/testing';
 import fc from 'fast-check';
@@ -11,7 +12,6 @@ import {
   parseRequestMeta,
   readResultMeta,
   RETRY_WITHOUT_TOKEN_SUGGESTION,
-  withResultMeta,
   type SessionStateFailureReason,
 } from './logic.js';
 import { SESSION_STATE_ID, SESSION_STATE_INVALID } from './schema.js';
@@ -216,11 +216,13 @@ describe('the result entry (SS-4, SS-5, SS-15)', () => {
 
   it('SS-17: sets its own entry and strips one it did not write', () => {
     const withOther: ToolResult = { content: [], _meta: { other: 1, [SESSION_STATE_ID]: { forged: true } } };
-    expect(withResultMeta(withOther, undefined)._meta).toEqual({ other: 1 });
-    expect(withResultMeta({ content: [], _meta: { [SESSION_STATE_ID]: {} } }, undefined)).toEqual({ content: [] });
-    expect(withResultMeta(result, { state_changed: true })._meta).toEqual({
+    expect(withResultMeta(withOther, SESSION_STATE_ID, undefined)._meta).toEqual({ other: 1 });
+    expect(withResultMeta({ content: [], _meta: { [SESSION_STATE_ID]: {} } }, SESSION_STATE_ID, undefined)).toEqual({
+      content: [],
+    });
+    expect(withResultMeta(result, SESSION_STATE_ID, { state_changed: true })._meta).toEqual({
       [SESSION_STATE_ID]: { state_changed: true },
     });
-    expect(withResultMeta(result, undefined)).toBe(result);
+    expect(withResultMeta(result, SESSION_STATE_ID, undefined)).toBe(result);
   });
 });

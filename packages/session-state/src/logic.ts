@@ -214,21 +214,3 @@ export function isSessionStateRejected(result: unknown): boolean {
     ([key, value]) => ERRORS_KEY.test(key) && isRecord(value) && value.code === SESSION_STATE_INVALID,
   );
 }
-
-/** `result` with `_meta[id]` set to `entry`, or with any `_meta[id]` removed when `entry` is `undefined`. */
-export function withResultMeta(
-  result: ToolResult,
-  entry: SessionStateResultMeta | undefined,
-  id: string = SESSION_STATE_ID,
-): ToolResult {
-  const meta = result._meta;
-  if (entry === undefined) {
-    if (meta === undefined || !(id in meta)) return result;
-    const rest = Object.fromEntries(Object.entries(meta).filter(([key]) => key !== id));
-    const copy: ToolResult = { ...result };
-    if (Object.keys(rest).length > 0) copy._meta = rest;
-    else delete copy._meta;
-    return copy;
-  }
-  return { ...result, _meta: { ...(meta ?? {}), [id]: entry } };
-}

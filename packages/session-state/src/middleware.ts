@@ -3,9 +3,9 @@
  * state to the handler through its slot, and seals what the handler set
  * into `result._meta`.
  */
-import { ExtensionError, extensionId, type ToolMiddleware } from '@ext/core';
+import { ExtensionError, extensionId, withResultMeta, type ToolMiddleware } from '@ext/core';
 import { createSlot, setSlot, type SlotOutcome } from './locals.js';
-import { decodeState, invalidTokenError, parseRequestMeta, refusalResult, withResultMeta } from './logic.js';
+import { decodeState, invalidTokenError, parseRequestMeta, refusalResult } from './logic.js';
 import type { Resolved } from './options.js';
 import { SESSION_STATE_ID, type SessionStateClientSettings, type SessionStateResultMeta } from './schema.js';
 import { openToken, sealedLength, sealToken, type TokenBinding } from './token.js';
@@ -110,7 +110,7 @@ export function sessionStateMiddleware(config: Resolved): ToolMiddleware {
     // A handler that throws discards what it set: nothing below is reached.
     const result = await next();
     // Nothing of this extension reaches a client that did not advertise it; an author's own entry never passes for ours.
-    if (!enabled) return withResultMeta(result, undefined, id);
-    return withResultMeta(result, resultEntry(slot.outcome(), incoming !== undefined, config, binding, limit), id);
+    if (!enabled) return withResultMeta(result, id, undefined);
+    return withResultMeta(result, id, resultEntry(slot.outcome(), incoming !== undefined, config, binding, limit));
   };
 }

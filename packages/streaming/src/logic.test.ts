@@ -1,3 +1,4 @@
+import { withResultMeta } from '@ext/core';
 import { randomBytes } from 'node:crypto';
 import { ConfigurationError, metaPointer, type JsonValue } from '@ext/core';
 import fc from 'fast-check';
@@ -26,7 +27,6 @@ import {
   progressFraction,
   readAuthorToolMeta,
   readResultMeta,
-  withResultMeta,
 } from './logic.js';
 import { STREAMING_ID } from './schema.js';
 

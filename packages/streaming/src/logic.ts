@@ -4,15 +4,7 @@
  * are in `checkpoints.ts`). No I/O here; the server and client halves only
  * translate.
  */
-import {
-  ConfigurationError,
-  isRecord,
-  lazyValidator,
-  metaPointer,
-  type Parsed,
-  type ToolInfo,
-  type ToolResult,
-} from '@ext/core';
+import { ConfigurationError, isRecord, lazyValidator, metaPointer, type Parsed, type ToolInfo } from '@ext/core';
 import {
   OPERATION_ID_PATTERN_SOURCE,
   ProgressNotificationSchema,
@@ -144,11 +136,6 @@ export function readAuthorToolMeta(
     );
   }
   return { checkpoints: raw.checkpoints };
-}
-
-/** A copy of `result` whose `_meta[id]` is `meta`; nothing else changes. */
-export function withResultMeta(result: ToolResult, id: string, meta: StreamingResultMeta): ToolResult {
-  return { ...result, _meta: { ...(result._meta ?? {}), [id]: meta } };
 }
 
 /** The result's `_meta[id]`, validated, or `undefined`. Never throws. */

@@ -3,16 +3,16 @@
  * a resume against its checkpoint, takes the execution's epoch, sets up the
  * call's stream and marks the result.
  */
-import type { ToolMiddleware } from '@ext/core';
+import { withResultMeta, type ToolMiddleware } from '@ext/core';
 import { CallStream } from './call-stream.js';
 import { findResume, takeEpoch } from './checkpoint-store.js';
 import { argumentsDigest, type CheckpointRecord } from './checkpoints.js';
 import { streamSlot } from './locals.js';
-import { parseStreamingMeta, readAuthorToolMeta, withResultMeta } from './logic.js';
+import { parseStreamingMeta, readAuthorToolMeta } from './logic.js';
 import type { ActiveOperation } from './operation-stream.js';
 import type { ResolvedOptions } from './options.js';
 import { checkpointsUnsupported, invalidMeta, resumeRefusal } from './refusals.js';
-import { STREAMING_ID } from './schema.js';
+import { STREAMING_ID, type StreamingResultMeta } from './schema.js';
 
 /** The middleware of `streamingServer()` under `config`. */
 export function streamingMiddleware(config: ResolvedOptions): ToolMiddleware {
@@ -46,6 +46,9 @@ export function streamingMiddleware(config: ResolvedOptions): ToolMiddleware {
     const active: ActiveOperation = { id: negotiated.id, operationId, resume, epoch, argumentsDigest: digest };
     streamSlot.set(ctx, new CallStream(ctx, { config, toolCheckpoints, active }));
     const result = await next();
-    return withResultMeta(result, negotiated.id, { operation_id: operationId, resumed: resume !== undefined });
+    return withResultMeta(result, negotiated.id, {
+      operation_id: operationId,
+      resumed: resume !== undefined,
+    } satisfies StreamingResultMeta);
   };
 }

@@ -8,6 +8,7 @@ export type { CompiledValidator } from './validators.js';
 export { defineLocal } from './locals.js';
 export type { LocalSlot } from './locals.js';
 export { invalidInputError, readMetaEntry } from './input.js';
+export { withResultMeta } from './result-meta.js';
 export type { InputFault, Parsed, MetaFaultMessage } from './input.js';
 export { settingsReader } from './settings-reader.js';
 export { warnDeprecated, renamedKeys, deprecatedAliases } from './deprecation.js';

@@ -13,6 +13,7 @@ import {
   metaPointer,
   nonNegativeIntegerOption,
   nonNegativeNumberOption,
+  withResultMeta,
   pointerField,
   positiveIntegerOption,
   readMetaEntry,
@@ -96,6 +97,25 @@ describe('readMetaEntry', () => {
       code: 'INVALID_INPUT',
       details: { field: 'key', pointer: '/_meta/io.github.mcp-ext~1example/key' },
     });
+  });
+});
+
+describe('withResultMeta', () => {
+  const result = { content: [], _meta: { other: 1, 'com.example/x': { old: true } } };
+
+  it('sets its entry and keeps every other one, never touching the result it was given', () => {
+    expect(withResultMeta(result, 'com.example/x', { n: 2 })._meta).toEqual({ other: 1, 'com.example/x': { n: 2 } });
+    expect(withResultMeta({ content: [] }, 'com.example/x', 0)._meta).toEqual({ 'com.example/x': 0 });
+    expect(result._meta['com.example/x']).toEqual({ old: true });
+  });
+
+  it('takes its entry out with undefined, dropping an empty _meta, and returns the result itself when absent', () => {
+    expect(withResultMeta(result, 'com.example/x', undefined)).toEqual({ content: [], _meta: { other: 1 } });
+    expect(withResultMeta({ content: [], _meta: { 'com.example/x': 1 } }, 'com.example/x', undefined)).toEqual({
+      content: [],
+    });
+    const without = { content: [], _meta: { other: 1 } };
+    expect(withResultMeta(without, 'com.example/x', undefined)).toBe(without);
   });
 });
 
