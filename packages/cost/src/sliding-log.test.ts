@@ -71,6 +71,17 @@ describe('the sliding log (COST-20)', () => {
     );
   });
 
+  it("gives back nothing of a charge made a window or more later, which the call's own had left for", () => {
+    const start = 1_000_000;
+    // Admitted at start; a later call at start + window dropped it and was admitted; then the first gives its unit back.
+    let log: SlidingLog = [[start, 1]];
+    const later = admit(log, start + WINDOW_MS, WINDOW_MS, 1, 1);
+    if (!later.admitted) throw new Error('expected room');
+    log = adjust(later.log, start, -1, start, WINDOW_MS);
+    expect(log).toEqual([[start + WINDOW_MS, 1]]);
+    expect(admit(log, start + WINDOW_MS, WINDOW_MS, 1, 1).admitted).toBe(false);
+  });
+
   it('counts a charge for the whole window and no longer, and reports when the oldest leaves', () => {
     const start = 1_000_000;
     let log: SlidingLog = [];

@@ -129,7 +129,8 @@ export function admit(log: SlidingLog, nowMs: number, windowMs: number, limit: n
  * more than it reserved (COST-11), fewer when it gives units back. Units
  * given back come off the first charges made at or after `atMs` (where a
  * merge may have moved the call's own), which never counts less than was
- * admitted; a charge already out of the window has nothing to give back.
+ * admitted; a charge already out of the window has nothing to give back,
+ * nor does a later call's charge made once the call's own had left it.
  */
 export function adjust(log: SlidingLog, atMs: number, by: number, nowMs: number, windowMs: number): SlidingLog {
   const live = liveEntries(log, nowMs, windowMs);
@@ -137,7 +138,8 @@ export function adjust(log: SlidingLog, atMs: number, by: number, nowMs: number,
   let owed = -by;
   const next: LogEntry[] = [];
   for (const [at, units] of live) {
-    const taken = at >= atMs ? Math.min(units, owed) : 0;
+    // A charge made a whole window or more after the call was admitted when the call's own had left: never its units.
+    const taken = at >= atMs && at < atMs + windowMs ? Math.min(units, owed) : 0;
     owed -= taken;
     if (units > taken) next.push([at, units - taken]);
   }
