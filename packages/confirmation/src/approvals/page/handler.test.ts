@@ -133,7 +133,12 @@ describe('approvalsPage: who may use it', () => {
   it('shows a 403 page naming the scope to a session without it', async () => {
     const fixture = pageFixture();
     const signedIn = await signIn(fixture.page, ORIGIN);
-    const strict = approvalsPage({ desk: fixture.desk, authenticate, approverScope: 'approvals:admin' });
+    const strict = approvalsPage({
+      desk: fixture.desk,
+      authenticate,
+      approverScope: 'approvals:admin',
+      now: fixture.now,
+    });
     const response = await strict.fetch(new Request(`${ORIGIN}/approvals`, { headers: { cookie: signedIn.cookie } }));
     expect(response?.status).toBe(403);
     const html = (await response?.text()) ?? '';

@@ -56,6 +56,8 @@ export interface PageFixture {
   readonly store: RecordingStore;
   readonly desk: ApprovalDesk;
   readonly page: ApprovalsPage;
+  /** The fixture's clock, for another page on the same desk. */
+  readonly now: () => number;
   /** Moves the fake clock. */
   advance(ms: number): void;
 }
@@ -72,6 +74,7 @@ export function pageFixture(options: Partial<ApprovalsPageOptions> = {}, realTim
     store,
     desk,
     page,
+    now: clock,
     advance(ms) {
       offset += ms;
     },
