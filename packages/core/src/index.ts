@@ -11,17 +11,17 @@ export {
   isExtensionId,
   extensionId,
   pickCommonIdentifier,
-} from './identifiers.js';
-export type { IdentifierCheck } from './identifiers.js';
-export { parseSettingsVersion, parseSettings } from './settings.js';
-export { PROTOCOL_VERSIONS } from './protocol-versions.js';
-export type { SettingsVersion, SettingsSpec, SettingsResult } from './settings.js';
-export { canonicalJson, canonicalHash, jsonEqual, CANONICAL_MAX_DEPTH, JSON_TOO_DEEP_CODE } from './canonical.js';
-export type { JsonValue } from './canonical.js';
-export { consoleLogger, silentLogger, pinoLogger } from './logger.js';
-export type { Logger, ObjectFirstLogger } from './logger.js';
-export { newCorrelationId, logInternalError, withCorrelationId } from './internal-errors.js';
-export type { InternalErrorReport } from './internal-errors.js';
+} from './negotiation/identifiers.js';
+export type { IdentifierCheck } from './negotiation/identifiers.js';
+export { parseSettingsVersion, parseSettings } from './negotiation/settings.js';
+export { PROTOCOL_VERSIONS } from './negotiation/protocol-versions.js';
+export type { SettingsVersion, SettingsSpec, SettingsResult } from './negotiation/settings.js';
+export { canonicalJson, canonicalHash, jsonEqual, CANONICAL_MAX_DEPTH, JSON_TOO_DEEP_CODE } from './kit/canonical.js';
+export type { JsonValue } from './kit/canonical.js';
+export { consoleLogger, silentLogger, pinoLogger } from './telemetry/logger.js';
+export type { Logger, ObjectFirstLogger } from './telemetry/logger.js';
+export { newCorrelationId, logInternalError, withCorrelationId } from './telemetry/internal-errors.js';
+export type { InternalErrorReport } from './telemetry/internal-errors.js';
 export {
   ERROR_CATEGORIES,
   ExtensionError,
@@ -33,24 +33,22 @@ export {
   brandError,
   isBrandedError,
   toWireError,
-} from './errors.js';
+} from './contract/errors.js';
 export type {
   ErrorCategory,
   StructuredError,
   ExtensionErrorOptions,
   StoreUnavailableErrorOptions,
   StoreUnavailableReason,
-} from './errors.js';
-export { StructuredErrorSchema } from './structured-error-schema.js';
-export { PIPELINE_STAGES, mandatory } from './extension.js';
+} from './contract/errors.js';
+export { StructuredErrorSchema } from './contract/structured-error-schema.js';
+export { PIPELINE_STAGES } from './contract/stages.js';
+export { mandatory } from './contract/extension.js';
+export type { PipelineStage, StagePlacement } from './contract/stages.js';
+export type { AdvertisedSettings } from './contract/extension-half.js';
 export type {
-  PipelineStage,
-  StagePlacement,
-  AdvertisedSettings,
   ServerAttachment,
   ServerExtension,
-  ClientExtension,
-  OutgoingCall,
   RequestContext,
   ServingServer,
   CallContext,
@@ -59,16 +57,24 @@ export type {
   ToolNext,
   MethodHandler,
   ComposedServer,
-  ComposedClient,
-  NegotiationTable,
-} from './extension.js';
-export type { ExtensionResources, ResourceContents, ResourceReadResult } from './extension-resources.js';
-export { composeServer, composeClient } from './compose.js';
-export type { ComposeOptions } from './compose.js';
-export { MemoryStore } from './memory-store.js';
-export type { MemoryStoreOptions } from './memory-store.js';
-export type { Store, StoreHealth, SetOptions, StreamEntry, ReadOptions, AppendOptions, Unsubscribe } from './store.js';
-export { StoreAvailability } from './store-availability.js';
+} from './contract/extension.js';
+export type { ClientExtension, OutgoingCall, ComposedClient, NegotiationTable } from './contract/client-extension.js';
+export type { ExtensionResources } from './contract/extension.js';
+export type { ResourceContents, ResourceReadResult } from './contract/resources.js';
+export { composeServer, composeClient } from './pipeline/compose.js';
+export type { ComposeOptions } from './pipeline/compose.js';
+export { MemoryStore } from './store/memory-store.js';
+export type { MemoryStoreOptions } from './store/memory-store.js';
+export type {
+  Store,
+  StoreHealth,
+  SetOptions,
+  StreamEntry,
+  ReadOptions,
+  AppendOptions,
+  Unsubscribe,
+} from './store/store.js';
+export { StoreAvailability } from './store/store-availability.js';
 export type {
   StandardSchemaV1,
   ContentBlock,
@@ -87,7 +93,7 @@ export type {
   ServerIdentity,
   CallerIdentity,
   PrincipalSource,
-} from './types.js';
+} from './contract/types.js';
 export type {
   ExtendedServer,
   ExtendedClient,
@@ -97,35 +103,35 @@ export type {
   ClientAdapterOptions,
   ServerExtensionList,
   ClientExtensionList,
-} from './host.js';
-export { createRequestContext, createCallContext, readServerIdentity } from './context.js';
-export type { RequestFacts } from './context.js';
-export { ANONYMOUS_PRINCIPAL, LOCAL_PRINCIPAL, readIdentifyResult } from './identity.js';
-export type { IdentifyResult } from './identity.js';
-export type { HttpIdentityOptions } from './http-identity.js';
+} from './contract/host.js';
+export { createRequestContext, createCallContext, readServerIdentity } from './pipeline/context.js';
+export type { RequestFacts } from './pipeline/context.js';
+export { ANONYMOUS_PRINCIPAL, LOCAL_PRINCIPAL, readIdentifyResult } from './contract/identity.js';
+export type { IdentifyResult } from './contract/identity.js';
+export type { HttpIdentityOptions } from './http/http-identity.js';
 export {
   PRESENTATION_FORMATS,
   PRESENTATION_VERBOSITIES,
   getCallPresentation,
   setCallPresentation,
-} from './presentation.js';
-export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './presentation.js';
-export { requireApproval, approvalRequirements, grantApproval } from './approval.js';
-export type { ApprovalRequirement } from './approval.js';
-export { offerReplay, willReplay } from './replay.js';
-export type { ReplayProbe } from './replay.js';
-export { handlerStarted } from './execution.js';
-export { detachedRunOf, resumesDetachedRun, setDetachedRun } from './detached-run.js';
-export type { DetachedRun, DetachedProgress } from './detached-run.js';
-export type { DetachedCall } from './detached-call.js';
-export { registerMethodTools } from './method-tools.js';
-export type { MethodTool } from './method-tools.js';
+} from './cooperation/presentation.js';
+export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './cooperation/presentation.js';
+export { requireApproval, approvalRequirements, grantApproval } from './cooperation/approval.js';
+export type { ApprovalRequirement } from './cooperation/approval.js';
+export { offerReplay, willReplay } from './cooperation/replay.js';
+export type { ReplayProbe } from './cooperation/replay.js';
+export { handlerStarted } from './cooperation/execution.js';
+export { detachedRunOf, resumesDetachedRun, setDetachedRun } from './cooperation/detached-run.js';
+export type { DetachedRun, DetachedProgress } from './cooperation/detached-run.js';
+export type { DetachedCall } from './contract/extension.js';
+export { registerMethodTools } from './pipeline/method-tools.js';
+export type { MethodTool } from './pipeline/method-tools.js';
 export {
   inputRequiredResult,
   isInputRequiredResult,
   elicitationAnswer,
   type InputRequiredOptions,
-} from './input-round.js';
+} from './pipeline/input-round.js';
 export {
   positiveIntegerOption,
   nonNegativeIntegerOption,
@@ -145,6 +151,8 @@ export {
   warnDeprecated,
   renamedKeys,
   deprecatedAliases,
+  metaFault,
+  notificationMethod,
 } from './kit/index.js';
 export type {
   SchemaViolation,
@@ -155,4 +163,5 @@ export type {
   Parsed,
   MetaFaultMessage,
   Renames,
+  Resolved,
 } from './kit/index.js';

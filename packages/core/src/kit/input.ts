@@ -1,6 +1,6 @@
 /** Reading what a client sent: a request's `_meta` entry, checked, or the `invalid_input` error that names the field. */
 import type { Static, TSchema } from 'typebox';
-import { ExtensionError } from '../errors.js';
+import { ExtensionError } from '../contract/errors.js';
 import { firstViolation, metaPointer, pointerField } from './pointer.js';
 import { isRecord } from './records.js';
 import type { CompiledValidator } from './validators.js';

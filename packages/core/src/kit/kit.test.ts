@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, ExtensionError } from '../errors.js';
+import { ConfigurationError, ExtensionError } from '../contract/errors.js';
 import {
   defineLocal,
   escapePointerSegment,

@@ -1,5 +1,5 @@
 /** Typed slots on a call's `ctx.locals`, shared by every copy of a package loaded in one process. */
-import type { RequestContext } from '../extension.js';
+import type { RequestContext } from '../contract/extension.js';
 
 /** One typed entry of `ctx.locals`. */
 export interface LocalSlot<T> {

@@ -1,5 +1,5 @@
 /** Option validators for extension factories: each error names the factory and the option. */
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../contract/errors.js';
 
 function invalidOption(factory: string, option: string, rule: string, value: unknown): ConfigurationError {
   return new ConfigurationError('INVALID_OPTION', `${factory}: ${option} must be ${rule}, got ${String(value)}`);

@@ -1,5 +1,5 @@
 /** An extension's entry in a result's `_meta`, set or taken out, with every other entry kept. */
-import type { ToolResult } from '../types.js';
+import type { ToolResult } from '../contract/types.js';
 
 /**
  * A copy of `result` with `_meta[id]` set to `value`; with `value`

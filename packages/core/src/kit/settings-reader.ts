@@ -1,6 +1,6 @@
 /** One reader per extension for the settings a peer advertised in `capabilities.extensions`. */
 import type { Static, TSchema } from 'typebox';
-import { parseSettings } from '../settings.js';
+import { parseSettings } from '../negotiation/settings.js';
 import { isRecord } from './records.js';
 
 /**

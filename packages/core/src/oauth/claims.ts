@@ -4,7 +4,7 @@
  * from `scope` / `scp` (or the configured claim), the roles from a dotted
  * path. Pure.
  */
-import type { SdkAuthInfo } from '../http-identity.js';
+import type { SdkAuthInfo } from '../http/http-identity.js';
 import { DEFAULT_PRINCIPAL_CLAIM, type OAuthSettings } from './options.js';
 
 /** What a verified token says, whichever way it was verified (JWT or introspection). */

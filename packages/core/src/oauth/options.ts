@@ -3,7 +3,7 @@
  * tokens it accepts, for which resource, and where the caller's name, scopes
  * and roles are read from. Checked once, naming the option at fault.
  */
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../contract/errors.js';
 
 /** RFC 7662 introspection, for access tokens that are not JWTs. */
 export interface IntrospectionOptions {

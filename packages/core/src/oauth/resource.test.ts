@@ -11,10 +11,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { McpServer } from '@modelcontextprotocol/server';
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { composeServer } from '../compose.js';
-import { ConfigurationError } from '../errors.js';
-import { listen } from '../listen.js';
-import { silentLogger, type Logger } from '../logger.js';
+import { composeServer } from '../pipeline/compose.js';
+import { ConfigurationError } from '../contract/errors.js';
+import { listen } from '../http/listen.js';
+import { silentLogger, type Logger } from '../telemetry/logger.js';
 import { createHttpHandler, extendServer } from '../sdk-v2/index.js';
 import { oauthResource, type OAuthResourceOptions } from './index.js';
 

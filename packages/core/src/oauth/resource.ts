@@ -6,8 +6,8 @@
  * and `wellKnown` to `createHttpHandler` of either SDK line.
  */
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
-import type { SdkAuthInfo } from '../http-identity.js';
-import { consoleLogger, type Logger } from '../logger.js';
+import type { SdkAuthInfo } from '../http/http-identity.js';
+import { consoleLogger, type Logger } from '../telemetry/logger.js';
 import {
   insufficientScope,
   issuerUnavailable,

@@ -4,20 +4,16 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import Type from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { composeServer } from '../compose.js';
-import { ConfigurationError, ErrorCodes, ExtensionError, WireError } from '../errors.js';
-import {
-  mandatory,
-  type ClientExtension,
-  type PipelineStage,
-  type ServerExtension,
-  type CallContext,
-} from '../extension.js';
-import type { ExtendedServer } from '../host.js';
-import type { Logger } from '../logger.js';
+import { composeServer } from '../pipeline/compose.js';
+import { ConfigurationError, ErrorCodes, ExtensionError, WireError } from '../contract/errors.js';
+import { mandatory, type ServerExtension, type CallContext } from '../contract/extension.js';
+import { type ClientExtension } from '../contract/client-extension.js';
+import { type PipelineStage } from '../contract/stages.js';
+import type { ExtendedServer } from '../contract/host.js';
+import type { Logger } from '../telemetry/logger.js';
 import { createV1Pair } from '../testing/sdk-v1-pair.js';
 import type { TestPair, TestPairOptions } from '../testing/pair.js';
-import type { ToolResult } from '../types.js';
+import type { ToolResult } from '../contract/types.js';
 import { extendClient, extendServer } from './index.js';
 
 const ID = 'io.github.mcp-ext/probe';

@@ -2,15 +2,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { callThroughHalves, observedRequest, observedToolCall } from '../client-adapter.js';
-import { composeClient } from '../compose.js';
-import { ConfigurationError } from '../errors.js';
-import type { ComposedClient, NegotiationTable, OutgoingCall } from '../extension.js';
-import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../host.js';
+import { callThroughHalves, observedRequest, observedToolCall } from '../pipeline/client-adapter.js';
+import { composeClient } from '../pipeline/compose.js';
+import { ConfigurationError } from '../contract/errors.js';
+import type { ComposedClient, NegotiationTable, OutgoingCall } from '../contract/client-extension.js';
+import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../contract/host.js';
 import { asRecord } from '../kit/records.js';
-import { perCapabilities } from '../negotiation.js';
-import { lookupNegotiated } from '../negotiation-lookup.js';
-import type { ToolResult } from '../types.js';
+import { perCapabilities } from '../negotiation/negotiation.js';
+import { lookupNegotiated } from '../negotiation/negotiation-lookup.js';
+import type { ToolResult } from '../contract/types.js';
 import { anyResult, fromMcpError, methodSchema } from './shared.js';
 
 /** Re-throws the SDK's protocol error as a `WireError`; anything else as it is. */

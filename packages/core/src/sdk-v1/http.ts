@@ -18,12 +18,18 @@ import {
   statesIdentity,
   warnIfShared,
   type HttpIdentityOptions,
-} from '../http-identity.js';
-import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, jsonRpcError, opensSession, readJsonBody } from '../http-body.js';
-import { openingExchange, serveInSession } from '../http-exchange.js';
-import { isRefusal, resolveSessionLimits, SessionTable, type SessionLimits } from '../http-sessions.js';
-import { consoleLogger, type Logger } from '../logger.js';
-import { compositionOf } from '../server-adapter.js';
+} from '../http/http-identity.js';
+import {
+  DEFAULT_MAX_REQUEST_BODY_BYTES,
+  isJsonPost,
+  jsonRpcError,
+  opensSession,
+  readJsonBody,
+} from '../http/http-body.js';
+import { openingExchange, serveInSession } from '../http/http-exchange.js';
+import { isRefusal, resolveSessionLimits, SessionTable, type SessionLimits } from '../http/http-sessions.js';
+import { consoleLogger, type Logger } from '../telemetry/logger.js';
+import { compositionOf } from '../pipeline/server-adapter.js';
 
 export interface HttpHandlerOptions extends HttpIdentityOptions<AuthInfo> {
   /** Where the start-up warning of `anonymous: 'shared'` goes. Default: stderr. */

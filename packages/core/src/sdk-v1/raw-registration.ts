@@ -4,9 +4,9 @@
  * wraps: every tool then runs through the pipeline.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../contract/errors.js';
 import { asRecord } from '../kit/records.js';
-import { rawRegistration } from '../server-adapter.js';
+import { rawRegistration } from '../pipeline/server-adapter.js';
 import type { Extra, RawRegistration } from './state.js';
 
 /** A request handler as the SDK keeps it. */

@@ -10,12 +10,12 @@ import {
   type InitializeResult,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createRequestContext } from '../context.js';
-import type { RequestContext } from '../extension.js';
-import { resolveCaller, withLocalScopes } from '../identity.js';
+import { createRequestContext } from '../pipeline/context.js';
+import type { RequestContext } from '../contract/extension.js';
+import { resolveCaller, withLocalScopes } from '../contract/identity.js';
 import { asRecord } from '../kit/records.js';
-import { closingChannel, coreAuthInfo, progressTokenOf } from '../server-adapter.js';
-import type { ElicitationRequest, ElicitationResponse } from '../types.js';
+import { closingChannel, coreAuthInfo, progressTokenOf } from '../pipeline/server-adapter.js';
+import type { ElicitationRequest, ElicitationResponse } from '../contract/types.js';
 import { installedHandler } from './raw-registration.js';
 import type { Extra, ServerState } from './state.js';
 

@@ -6,8 +6,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ConfigurationError, toWireError } from '../errors.js';
-import { resourceRouter, type ResourceRouter } from '../extension-resources.js';
+import { ConfigurationError, toWireError } from '../contract/errors.js';
+import { resourceRouter, type ResourceRouter } from '../pipeline/extension-resources.js';
 import { asRecord } from '../kit/records.js';
 import { installedHandler } from './raw-registration.js';
 import { requestContext } from './request-context.js';

@@ -4,14 +4,14 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { attachExtensions } from '../attach.js';
-import { readServerIdentity } from '../context.js';
-import { ConfigurationError, toWireError } from '../errors.js';
-import type { ComposedServer, ToolHandler } from '../extension.js';
-import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList } from '../host.js';
-import { MemoryStore } from '../memory-store.js';
-import { perCapabilities } from '../negotiation.js';
-import { composedFor, rememberComposition } from '../server-adapter.js';
+import { attachExtensions } from '../pipeline/attach.js';
+import { readServerIdentity } from '../pipeline/context.js';
+import { ConfigurationError, toWireError } from '../contract/errors.js';
+import type { ComposedServer, ToolHandler } from '../contract/extension.js';
+import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList } from '../contract/host.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { perCapabilities } from '../negotiation/negotiation.js';
+import { composedFor, rememberComposition } from '../pipeline/server-adapter.js';
 import { assertNoToolsYet, guardRawRegistration } from './raw-registration.js';
 import { requestContext, trackConnection, trackProtocolVersion } from './request-context.js';
 import { serveExtensionResources } from './resources.js';

@@ -1,7 +1,7 @@
 /** What the v1 server and client adapters share: method schemas for the SDK's router, and its errors as core's. */
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { WireError } from '../errors.js';
+import { WireError } from '../contract/errors.js';
 
 function newMethodSchema(method: string) {
   return z.object({ method: z.literal(method), params: z.looseObject({}).optional() });

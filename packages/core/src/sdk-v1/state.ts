@@ -2,11 +2,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { ComposedServer, NegotiationTable, ServingServer } from '../extension.js';
-import type { ServerAdapterOptions } from '../host.js';
-import type { Logger } from '../logger.js';
-import type { Store } from '../store.js';
-import type { ConnectionChannel } from '../types.js';
+import type { ComposedServer, ServingServer } from '../contract/extension.js';
+import type { NegotiationTable } from '../contract/client-extension.js';
+import type { ServerAdapterOptions } from '../contract/host.js';
+import type { Logger } from '../telemetry/logger.js';
+import type { Store } from '../store/store.js';
+import type { ConnectionChannel } from '../contract/types.js';
 
 /** The SDK's per-request context (`extra`). */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

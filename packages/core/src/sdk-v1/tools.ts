@@ -12,15 +12,15 @@ import {
   type ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { createCallContext } from '../context.js';
-import { WireError } from '../errors.js';
-import type { ToolHandler } from '../extension.js';
-import type { ToolConfig } from '../host.js';
+import { createCallContext } from '../pipeline/context.js';
+import { WireError } from '../contract/errors.js';
+import type { ToolHandler } from '../contract/extension.js';
+import type { ToolConfig } from '../contract/host.js';
 import { asRecord } from '../kit/records.js';
-import type { Logger } from '../logger.js';
-import { extraCallParams, perObject, toolInfoOf, withToolFields } from '../server-adapter.js';
-import type { StandardSchemaV1, ToolCall, ToolInfo, ToolResult } from '../types.js';
-import { validateArguments } from '../validate.js';
+import type { Logger } from '../telemetry/logger.js';
+import { extraCallParams, perObject, toolInfoOf, withToolFields } from '../pipeline/server-adapter.js';
+import type { StandardSchemaV1, ToolCall, ToolInfo, ToolResult } from '../contract/types.js';
+import { validateArguments } from '../pipeline/validate.js';
 import { installedHandler } from './raw-registration.js';
 import { callMeta, requestContext } from './request-context.js';
 import type { Extra, ServerState } from './state.js';

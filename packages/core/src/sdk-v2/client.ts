@@ -6,15 +6,15 @@ import {
   type ClientCapabilities,
   type RequestOptions,
 } from '@modelcontextprotocol/client';
-import { callThroughHalves, observedRequest, observedToolCall } from '../client-adapter.js';
-import { composeClient } from '../compose.js';
-import { ConfigurationError, WireError } from '../errors.js';
-import type { OutgoingCall } from '../extension.js';
-import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../host.js';
+import { callThroughHalves, observedRequest, observedToolCall } from '../pipeline/client-adapter.js';
+import { composeClient } from '../pipeline/compose.js';
+import { ConfigurationError, WireError } from '../contract/errors.js';
+import type { ComposedClient, NegotiationTable, OutgoingCall } from '../contract/client-extension.js';
+import type { CallToolOptions, ClientAdapterOptions, ClientExtensionList, ExtendedClient } from '../contract/host.js';
 import { asRecord } from '../kit/records.js';
-import { perCapabilities } from '../negotiation.js';
-import { lookupNegotiated } from '../negotiation-lookup.js';
-import type { NegotiatedExtension, ToolResult } from '../types.js';
+import { perCapabilities } from '../negotiation/negotiation.js';
+import { lookupNegotiated } from '../negotiation/negotiation-lookup.js';
+import type { NegotiatedExtension, ToolResult } from '../contract/types.js';
 import { anyObject } from './shared.js';
 
 // The SDK dispatches these itself (progress reaches `callTool`'s `onProgress`).
@@ -75,6 +75,53 @@ function progressOptions(options: CallToolOptions): RequestOptions {
   };
 }
 
+async function listTools(client: Client): ReturnType<ExtendedClient['listTools']> {
+  const { tools } = await wireErrors(() => client.listTools());
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    annotations: tool.annotations,
+    _meta: tool._meta,
+    inputSchema: tool.inputSchema,
+  }));
+}
+
+/** `onNotification`: one SDK handler per method, fanning out to every listener added for it. */
+function notificationListeners(client: Client): ExtendedClient['onNotification'] {
+  const listeners = new Map<string, Set<(params: Record<string, unknown>) => void>>();
+  return (method, handler) => {
+    if (SDK_OWNED_NOTIFICATIONS.has(method)) {
+      throw new ConfigurationError(
+        'SDK_OWNED_NOTIFICATION',
+        `${method} is handled by the SDK; use callTool's onProgress or a signal`,
+      );
+    }
+    let set = listeners.get(method);
+    if (!set) {
+      const handlers = new Set<(params: Record<string, unknown>) => void>();
+      client.setNotificationHandler(method, { params: anyObject }, (received) => {
+        for (const listener of handlers) listener(received);
+      });
+      listeners.set(method, handlers);
+      set = handlers;
+    }
+    set.add(handler);
+  };
+}
+
+// Server capabilities are fixed per connection: negotiate once per object
+// so invalid settings are reported once, not on every call.
+function negotiationOf(
+  client: Client,
+  composed: ComposedClient,
+  serverExtensions: () => Readonly<Record<string, unknown>>,
+): () => NegotiationTable {
+  return perCapabilities(
+    () => client.getServerCapabilities(),
+    () => composed.negotiate(serverExtensions()),
+  );
+}
+
 /**
  * Attaches composed client extensions to a v2 `Client`: advertises them in
  * `capabilities.extensions` (sent in `initialize` on the legacy era and in
@@ -95,14 +142,7 @@ export function extendClient(
 
   const serverExtensions = (): Readonly<Record<string, unknown>> =>
     asRecord(client.getServerCapabilities()?.extensions) ?? {};
-  // Server capabilities are fixed per connection: negotiate once per object
-  // so invalid settings are reported once, not on every call.
-  const negotiation = perCapabilities(
-    () => client.getServerCapabilities(),
-    () => composed.negotiate(serverExtensions()),
-  );
-  const listeners = new Map<string, Set<(params: Record<string, unknown>) => void>>();
-
+  const negotiation = negotiationOf(client, composed, serverExtensions);
   return {
     sdk: 'v2',
     get era() {
@@ -139,34 +179,8 @@ export function extendClient(
         wireErrors(() => client.request({ method, params: sent }, anyObject, requestOptions(requestOpts))),
       );
     },
-    async listTools() {
-      const { tools } = await wireErrors(() => client.listTools());
-      return tools.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        annotations: tool.annotations,
-        _meta: tool._meta,
-        inputSchema: tool.inputSchema,
-      }));
-    },
-    onNotification(method, handler) {
-      if (SDK_OWNED_NOTIFICATIONS.has(method)) {
-        throw new ConfigurationError(
-          'SDK_OWNED_NOTIFICATION',
-          `${method} is handled by the SDK; use callTool's onProgress or a signal`,
-        );
-      }
-      let set = listeners.get(method);
-      if (!set) {
-        const handlers = new Set<(params: Record<string, unknown>) => void>();
-        client.setNotificationHandler(method, { params: anyObject }, (received) => {
-          for (const listener of handlers) listener(received);
-        });
-        listeners.set(method, handlers);
-        set = handlers;
-      }
-      set.add(handler);
-    },
+    listTools: () => listTools(client),
+    onNotification: notificationListeners(client),
     close() {
       return client.close();
     },

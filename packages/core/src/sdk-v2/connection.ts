@@ -1,7 +1,7 @@
 /** What the v2 adapter learns of an McpServer instance's link: its connection, and the method being dispatched. */
 import type { McpServer } from '@modelcontextprotocol/server';
-import { closingChannel } from '../server-adapter.js';
-import type { ConnectionChannel } from '../types.js';
+import { closingChannel } from '../pipeline/server-adapter.js';
+import type { ConnectionChannel } from '../contract/types.js';
 
 /** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
 type Server = McpServer['server'];

@@ -2,8 +2,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { McpServer, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { composeServer } from '../compose.js';
-import { silentLogger } from '../logger.js';
+import { composeServer } from '../pipeline/compose.js';
+import { silentLogger } from '../telemetry/logger.js';
 import { createHttpHandler, DEFAULT_MAX_REQUEST_BODY_BYTES, extendServer, type DualEraHttpHandler } from './index.js';
 
 const URL_ = 'http://mcp.test/mcp';

@@ -13,20 +13,20 @@ import {
   statesIdentity,
   warnIfShared,
   type HttpIdentityOptions,
-} from '../http-identity.js';
-import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, opensSession, readJsonBody } from '../http-body.js';
-import { openingExchange, serveInSession, transportOptions } from '../http-exchange.js';
-import { refuseInputResponses } from '../input-responses.js';
+} from '../http/http-identity.js';
+import { DEFAULT_MAX_REQUEST_BODY_BYTES, isJsonPost, opensSession, readJsonBody } from '../http/http-body.js';
+import { openingExchange, serveInSession, transportOptions } from '../http/http-exchange.js';
+import { refuseInputResponses } from '../pipeline/input-responses.js';
 import {
   isRefusal,
   resolveSessionLimits,
   SessionTable,
   type ResolvedSessionLimits,
   type SessionLimits,
-} from '../http-sessions.js';
+} from '../http/http-sessions.js';
 import { isRecord } from '../kit/records.js';
-import { consoleLogger, type Logger } from '../logger.js';
-import { compositionOf } from '../server-adapter.js';
+import { consoleLogger, type Logger } from '../telemetry/logger.js';
+import { compositionOf } from '../pipeline/server-adapter.js';
 import {
   WebStandardStreamableHTTPServerTransport,
   createMcpHandler,

@@ -12,13 +12,18 @@ export {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
-} from '../http-sessions.js';
-export type { SessionLimits } from '../http-sessions.js';
-export { listen } from '../listen.js';
-export type { ListenOptions, Listening, ServableHandler } from '../listen.js';
-export { nodeListener, refuseForeignRequest } from '../node-listener.js';
-export { isLoopbackAddress } from '../http-origin.js';
-export type { RequestSourceOptions } from '../http-origin.js';
-export type { FetchHandler, FetchHandlerOptions, NodeListenerOptions, NodeRequestListener } from '../node-listener.js';
-export { toFetchRequest, writeFetchResponse } from '../node-http.js';
-export type { FetchRequestOptions, NodeRequest } from '../node-http.js';
+} from '../http/http-sessions.js';
+export type { SessionLimits } from '../http/http-sessions.js';
+export { listen } from '../http/listen.js';
+export type { ListenOptions, Listening, ServableHandler } from '../http/listen.js';
+export { nodeListener, refuseForeignRequest } from '../http/node-listener.js';
+export { isLoopbackAddress } from '../http/http-origin.js';
+export type { RequestSourceOptions } from '../http/http-origin.js';
+export type {
+  FetchHandler,
+  FetchHandlerOptions,
+  NodeListenerOptions,
+  NodeRequestListener,
+} from '../http/node-listener.js';
+export { toFetchRequest, writeFetchResponse } from '../http/node-http.js';
+export type { FetchRequestOptions, NodeRequest } from '../http/node-http.js';

@@ -5,8 +5,8 @@ import {
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { composeServer } from '../compose.js';
-import { silentLogger } from '../logger.js';
+import { composeServer } from '../pipeline/compose.js';
+import { silentLogger } from '../telemetry/logger.js';
 import { createHttpHandler, extendServer, type DualEraHttpHandler } from './index.js';
 
 const handlers: DualEraHttpHandler[] = [];

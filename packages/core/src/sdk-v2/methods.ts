@@ -1,10 +1,10 @@
 /** The extension methods of a composition, served on a v2 McpServer through one fallback handler. */
 import { ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import type { ComposedServer, MethodHandler, RequestContext } from '../extension.js';
+import type { ComposedServer, MethodHandler, RequestContext } from '../contract/extension.js';
 import { invalidInputError } from '../kit/input.js';
 import { jsonPointer } from '../kit/pointer.js';
 import { asRecord } from '../kit/records.js';
-import { perObject } from '../server-adapter.js';
+import { perObject } from '../pipeline/server-adapter.js';
 import { toProtocolError } from './registration.js';
 
 /** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */

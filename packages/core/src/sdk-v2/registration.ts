@@ -11,8 +11,8 @@ import {
   type McpServer,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { ConfigurationError, WireError, toWireError } from '../errors.js';
-import { rawRegistration } from '../server-adapter.js';
+import { ConfigurationError, WireError, toWireError } from '../contract/errors.js';
+import { rawRegistration } from '../pipeline/server-adapter.js';
 
 /** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
 type Server = McpServer['server'];

@@ -12,14 +12,14 @@ import {
   type McpServer,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { RequestFacts } from '../context.js';
-import type { ComposedServer, ServingServer } from '../extension.js';
-import type { ServerAdapterOptions } from '../host.js';
-import { resolveCaller, withLocalScopes } from '../identity.js';
+import type { RequestFacts } from '../pipeline/context.js';
+import type { ComposedServer, ServingServer } from '../contract/extension.js';
+import type { ServerAdapterOptions } from '../contract/host.js';
+import { resolveCaller, withLocalScopes } from '../contract/identity.js';
 import { asRecord } from '../kit/records.js';
-import { coreAuthInfo, progressTokenOf } from '../server-adapter.js';
-import type { Store } from '../store.js';
-import type { ConnectionChannel, ElicitationRequest, ElicitationResponse, ProtocolEra } from '../types.js';
+import { coreAuthInfo, progressTokenOf } from '../pipeline/server-adapter.js';
+import type { Store } from '../store/store.js';
+import type { ConnectionChannel, ElicitationRequest, ElicitationResponse, ProtocolEra } from '../contract/types.js';
 
 /** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
 type Server = McpServer['server'];

@@ -5,9 +5,9 @@
  * for `registerResource`), whichever was installed first.
  */
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
-import { ConfigurationError } from '../errors.js';
-import type { ComposedServer, RequestContext } from '../extension.js';
-import { resourceRouter, type ResourceRouter } from '../extension-resources.js';
+import { ConfigurationError } from '../contract/errors.js';
+import type { ComposedServer, RequestContext } from '../contract/extension.js';
+import { resourceRouter, type ResourceRouter } from '../pipeline/extension-resources.js';
 import { toProtocolError } from './registration.js';
 
 /** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */

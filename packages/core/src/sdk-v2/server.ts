@@ -6,16 +6,16 @@
  * client package.
  */
 import type { McpServer, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
-import { attachExtensions } from '../attach.js';
-import { runDetachedCall } from '../detached-call.js';
-import { createRequestContext, readServerIdentity } from '../context.js';
-import type { WireError } from '../errors.js';
-import type { ComposedServer, RequestContext, ServingServer, ToolHandler } from '../extension.js';
-import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../host.js';
-import { MemoryStore } from '../memory-store.js';
-import { composedFor, perObject, rememberComposition } from '../server-adapter.js';
-import type { Store } from '../store.js';
-import type { InferOutput, StandardSchemaV1, ToolInfo } from '../types.js';
+import { attachExtensions } from '../pipeline/attach.js';
+import { runDetachedCall } from '../pipeline/detached-call.js';
+import { createRequestContext, readServerIdentity } from '../pipeline/context.js';
+import type { WireError } from '../contract/errors.js';
+import type { ComposedServer, RequestContext, ServingServer, ToolHandler } from '../contract/extension.js';
+import type { ExtendedServer, ServerAdapterOptions, ServerExtensionList, ToolConfig } from '../contract/host.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { composedFor, perObject, rememberComposition } from '../pipeline/server-adapter.js';
+import type { Store } from '../store/store.js';
+import type { InferOutput, StandardSchemaV1, ToolInfo } from '../contract/types.js';
 import { trackConnection } from './connection.js';
 import { serveMethods, serveNamedMethods } from './methods.js';
 import { guardRawRegistration, routeWireErrors } from './registration.js';
@@ -93,12 +93,17 @@ export function extendServer(
 export { createHttpHandler } from './http.js';
 export { DEFAULT_MAX_REQUEST_BODY_BYTES } from './http.js';
 export type { DualEraHttpHandler, HttpHandlerOptions, HttpRequestOptions, NotifyingHttpHandler } from './http.js';
-export { listen } from '../listen.js';
-export type { ListenOptions, Listening, ServableHandler } from '../listen.js';
-export { nodeListener, refuseForeignRequest } from '../node-listener.js';
-export { isLoopbackAddress } from '../http-origin.js';
-export { principalOf } from '../http-identity.js';
-export type { RequestSourceOptions } from '../http-origin.js';
-export type { FetchHandler, FetchHandlerOptions, NodeListenerOptions, NodeRequestListener } from '../node-listener.js';
-export { toFetchRequest, writeFetchResponse } from '../node-http.js';
-export type { FetchRequestOptions, NodeRequest } from '../node-http.js';
+export { listen } from '../http/listen.js';
+export type { ListenOptions, Listening, ServableHandler } from '../http/listen.js';
+export { nodeListener, refuseForeignRequest } from '../http/node-listener.js';
+export { isLoopbackAddress } from '../http/http-origin.js';
+export { principalOf } from '../http/http-identity.js';
+export type { RequestSourceOptions } from '../http/http-origin.js';
+export type {
+  FetchHandler,
+  FetchHandlerOptions,
+  NodeListenerOptions,
+  NodeRequestListener,
+} from '../http/node-listener.js';
+export { toFetchRequest, writeFetchResponse } from '../http/node-http.js';
+export type { FetchRequestOptions, NodeRequest } from '../http/node-http.js';

@@ -5,8 +5,8 @@
  * per request for `ToolCall.params`.
  */
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
-import type { ComposedServer } from '../extension.js';
-import { extraCallParams, withToolFields } from '../server-adapter.js';
+import type { ComposedServer } from '../contract/extension.js';
+import { extraCallParams, withToolFields } from '../pipeline/server-adapter.js';
 
 type Server = McpServer['server'];
 type Handler = (request: { params?: unknown }, ctx: ServerContext) => unknown;

@@ -5,15 +5,15 @@
  * wrapper to send as a JSON-RPC error.
  */
 import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import { createCallContext } from '../context.js';
-import { ConfigurationError, WireError } from '../errors.js';
-import type { ComposedServer, RequestContext, ToolHandler } from '../extension.js';
-import type { ToolConfig } from '../host.js';
+import { createCallContext } from '../pipeline/context.js';
+import { ConfigurationError, WireError } from '../contract/errors.js';
+import type { ComposedServer, RequestContext, ToolHandler } from '../contract/extension.js';
+import type { ToolConfig } from '../contract/host.js';
 import { asRecord } from '../kit/records.js';
-import { perObject, toolInfoOf } from '../server-adapter.js';
-import type { StandardSchemaV1, ToolInfo } from '../types.js';
-import { rememberTool } from '../detached-call.js';
-import { validateArguments } from '../validate.js';
+import { perObject, toolInfoOf } from '../pipeline/server-adapter.js';
+import type { StandardSchemaV1, ToolInfo } from '../contract/types.js';
+import { rememberTool } from '../pipeline/detached-call.js';
+import { validateArguments } from '../pipeline/validate.js';
 
 /** What registering and running a tool needs of the extended server. */
 export interface ToolHost {

@@ -6,8 +6,8 @@ import type {
   ExtendedServer,
   ServerAdapterOptions,
   ServerExtensionList,
-} from '../host.js';
-import type { AuthInfo, ElicitationRequest, ElicitationResponse } from '../types.js';
+} from '../contract/host.js';
+import type { AuthInfo, ElicitationRequest, ElicitationResponse } from '../contract/types.js';
 
 /** The SDK line and protocol era a test pair runs on. */
 export type TestLine = 'v1' | 'v2-legacy' | 'v2-modern';

@@ -5,7 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { extendClient } from '../sdk-v1/client.js';
 import { extendServer } from '../sdk-v1/server.js';
-import type { AuthInfo, ElicitationResponse } from '../types.js';
+import type { AuthInfo, ElicitationResponse } from '../contract/types.js';
 import type { TestPair, TestPairOptions } from './pair.js';
 
 /** Stamps every message the client sends with `authInfo`, as an authenticating HTTP transport would. */

@@ -6,12 +6,12 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/client';
 import { McpServer, type AuthInfo as SdkAuthInfo } from '@modelcontextprotocol/server';
-import { composeServer } from '../compose.js';
-import type { ExtendedServer } from '../host.js';
-import { silentLogger } from '../logger.js';
-import { MemoryStore } from '../memory-store.js';
+import { composeServer } from '../pipeline/compose.js';
+import type { ExtendedServer } from '../contract/host.js';
+import { silentLogger } from '../telemetry/logger.js';
+import { MemoryStore } from '../store/memory-store.js';
 import { createHttpHandler, extendClient, extendServer } from '../sdk-v2/index.js';
-import type { AuthInfo, ElicitationRequest, ElicitationResponse } from '../types.js';
+import type { AuthInfo, ElicitationRequest, ElicitationResponse } from '../contract/types.js';
 import type { TestPair, TestPairOptions } from './pair.js';
 
 /** The first protocol revision without `initialize`. */

@@ -26,7 +26,7 @@ export function setIfAbsentContract({ store, timeoutMs, slow }: ContractRun): vo
 }
 
 /** `compareAndSet` compares canonically and lets read-modify-write loops lose no update. */
-export function compareAndSetContract({ store, timeoutMs, slow }: ContractRun): void {
+export function compareAndSetContract({ store }: ContractRun): void {
   describe('compareAndSet', () => {
     it('expected undefined means "absent"', async () => {
       expect(await store.compareAndSet('k', undefined, 'first')).toBe(true);
@@ -58,7 +58,12 @@ export function compareAndSetContract({ store, timeoutMs, slow }: ContractRun): 
       expect(await store.compareAndSet('one', '1', 'x')).toBe(false);
       expect(await store.compareAndSet('one', 1, 'x')).toBe(true);
     });
+  });
+}
 
+/** compareAndSet with a TTL and under concurrent callers. */
+export function compareAndSetRaceContract({ store, timeoutMs, slow }: ContractRun): void {
+  describe('compareAndSet: TTL and concurrency', () => {
     it('applies ttlMs to the new value', slow, async () => {
       await store.set('k', 'v1');
       expect(await store.compareAndSet('k', 'v1', 'v2', { ttlMs: 100 })).toBe(true);

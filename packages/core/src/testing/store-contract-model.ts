@@ -1,8 +1,8 @@
 /** The store contract's property-based test: random operation sequences, checked against a `Map` model. */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import type { JsonValue } from '../canonical.js';
-import type { Store } from '../store.js';
+import type { JsonValue } from '../kit/canonical.js';
+import type { Store } from '../store/store.js';
 import { same } from './store-contract-support.js';
 
 type ModelOp =

@@ -1,10 +1,10 @@
 /** The store contract on streams (append, read, trim, expiry) and on publish / subscribe. */
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../canonical.js';
+import type { JsonValue } from '../kit/canonical.js';
 import { waitFor, type ContractRun } from './store-contract-support.js';
 
 /** Streams: entries read back in order by cursor, paged, trimmed and expired. */
-export function streamsContract({ store, timeoutMs, slow }: ContractRun): void {
+export function streamsContract({ store }: ContractRun): void {
   describe('streams', () => {
     it('reads an unknown stream as empty', async () => {
       expect(await store.read('nothing')).toEqual([]);
@@ -46,7 +46,12 @@ export function streamsContract({ store, timeoutMs, slow }: ContractRun): void {
       await Promise.all(Array.from({ length: 120 }, (_, index) => store.append('s', index)));
       expect(await store.read('s')).toHaveLength(100);
     });
+  });
+}
 
+/** Streams trimmed, kept apart, appended to at once, copied and expired. */
+export function streamLimitsContract({ store, timeoutMs, slow }: ContractRun): void {
+  describe('streams: trimming, isolation and expiry', () => {
     it('`maxLength` trims the oldest entries, and older cursors still page', async () => {
       const ids: string[] = [];
       for (let index = 0; index < 10; index += 1) ids.push(await store.append('s', index, { maxLength: 3 }));

@@ -1,6 +1,6 @@
 /** What every topic of the store contract shares: the run it tests against, and its waiting and comparing helpers. */
-import { canonicalJson, type JsonValue } from '../canonical.js';
-import type { Store } from '../store.js';
+import { canonicalJson, type JsonValue } from '../kit/canonical.js';
+import type { Store } from '../store/store.js';
 
 /** What each topic of the contract runs against. */
 export interface ContractRun {

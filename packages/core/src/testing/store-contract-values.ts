@@ -1,6 +1,6 @@
 /** The store contract on single values: get, set and delete of every kind of JSON value, and expiry. */
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, type JsonValue } from '../canonical.js';
+import { canonicalJson, type JsonValue } from '../kit/canonical.js';
 import { modelContract } from './store-contract-model.js';
 import { same, waitFor, type ContractRun } from './store-contract-support.js';
 
@@ -25,7 +25,7 @@ const JSON_KINDS: readonly (readonly [string, JsonValue])[] = [
 ];
 
 /** `get`, `set` and `delete`, checked case by case and against a model. */
-export function getSetDeleteContract({ store, propertyRuns }: ContractRun): void {
+export function getSetDeleteContract({ store }: ContractRun): void {
   describe('get / set / delete', () => {
     it('returns undefined for a key never set', async () => {
       expect(await store.get('missing')).toBeUndefined();
@@ -57,7 +57,12 @@ export function getSetDeleteContract({ store, propertyRuns }: ContractRun): void
       await store.set('k', 'second');
       expect(await store.get('k')).toBe('second');
     });
+  });
+}
 
+/** delete, copies in and out, and refused TTLs. */
+export function deleteAndCopiesContract({ store, propertyRuns }: ContractRun): void {
+  describe('get / set / delete: removal, copies and bad TTLs', () => {
     it('delete reports whether something was removed', async () => {
       await store.set('k', 1);
       expect(await store.delete('k')).toBe(true);

@@ -4,11 +4,16 @@
  * `store-contract-*.ts` file of their own.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../store.js';
-import { compareAndSetContract, incrementContract, setIfAbsentContract } from './store-contract-atomic.js';
-import { publishSubscribeContract, streamsContract } from './store-contract-streams.js';
+import type { Store } from '../store/store.js';
+import {
+  compareAndSetContract,
+  compareAndSetRaceContract,
+  incrementContract,
+  setIfAbsentContract,
+} from './store-contract-atomic.js';
+import { publishSubscribeContract, streamLimitsContract, streamsContract } from './store-contract-streams.js';
 import type { ContractRun } from './store-contract-support.js';
-import { getSetDeleteContract, ttlContract } from './store-contract-values.js';
+import { deleteAndCopiesContract, getSetDeleteContract, ttlContract } from './store-contract-values.js';
 
 /** What a contract factory returns: a fresh, empty store and how to dispose of what it left behind. */
 export interface StoreContractHandle {
@@ -84,11 +89,14 @@ export function runStoreContract(
       slow: { timeout: timeoutMs * 2 + 5000 },
     };
     getSetDeleteContract(run);
+    deleteAndCopiesContract(run);
     ttlContract(run);
     setIfAbsentContract(run);
     compareAndSetContract(run);
+    compareAndSetRaceContract(run);
     incrementContract(run);
     streamsContract(run);
+    streamLimitsContract(run);
     publishSubscribeContract(run);
 
     describe('close', () => {
