@@ -4,6 +4,8 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: [
     'src/index.ts',
+    'src/kit/index.ts',
+    'src/http/index.ts',
     'src/sdk-v1/index.ts',
     'src/sdk-v2/index.ts',
     'src/sdk-v2/server.ts',

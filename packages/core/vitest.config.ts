@@ -6,6 +6,8 @@ import { sharedTestOptions } from '../../vitest.shared.js';
 
 const ENTRIES: Readonly<Record<string, string>> = {
   '@ext/core': 'index.ts',
+  '@ext/core/kit': 'kit/index.ts',
+  '@ext/core/http': 'http/index.ts',
   '@ext/core/sdk-v1': 'sdk-v1/index.ts',
   '@ext/core/sdk-v2': 'sdk-v2/index.ts',
   '@ext/core/sdk-v2/server': 'sdk-v2/server.ts',

@@ -3,15 +3,13 @@
 import { Type } from 'typebox';
 import {
   defineLocal,
-  extensionId,
   invalidInputError,
   lazyValidator,
   positiveIntegerOption,
   readMetaEntry,
   settingsReader,
-  type ClientExtension,
-  type ServerExtension,
-} from '@ext/core';
+} from '@ext/core/kit';
+import { extensionId, type ClientExtension, type ServerExtension } from '@ext/core';
 
 export const LABEL_ID = extensionId('label'); // io.github.mcp-ext/label
 

@@ -8,7 +8,7 @@ import type { Logger } from '../telemetry/logger.js';
 import type { Store } from '../store/store.js';
 import type { ExtensionHalf } from './extension-half.js';
 import type { NegotiationTable } from './client-extension.js';
-import type { RequestFacts } from './request.js';
+import type { RequestScope } from './request.js';
 import type { ResourceReadResult } from './resources.js';
 import type { StagePlacement } from './stages.js';
 import type { CallerIdentity, ServerIdentity, ToolCall, ToolInfo, ToolResult } from './types.js';
@@ -25,7 +25,7 @@ export interface ServingServer {
 }
 
 /** Per-request context every middleware, method and handler receives. */
-export interface RequestContext extends RequestFacts {
+export interface RequestContext extends RequestScope {
   /**
    * The server this request arrived at; both adapters set it. `undefined`
    * only in contexts built by hand (tests).

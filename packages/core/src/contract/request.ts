@@ -18,7 +18,7 @@ import type {
  * (`RequestContext` adds that): what the adapter knows of the request and its
  * caller, and the means to answer, ask and notify.
  */
-export interface RequestFacts {
+export interface RequestScope {
   readonly sdk: SdkLine;
   readonly era: ProtocolEra;
   readonly protocolVersion: string | undefined;

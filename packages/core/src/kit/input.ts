@@ -60,11 +60,16 @@ export function readMetaEntry<S extends TSchema>(
   const check = validator();
   if (check.Check(entry)) return { ok: true, value: entry };
   const site = firstViolation(check.Errors(entry));
-  const pointer = `${metaPointer(id)}${site.pointer}`;
-  return {
-    ok: false,
-    pointer,
-    field: pointerField(site.pointer, id),
-    message: message({ id, pointer: site.pointer, message: site.message }),
-  };
+  return metaFault(id, site.pointer, message({ id, pointer: site.pointer, message: site.message }));
+}
+
+/**
+ * The fault of a `params._meta[id]` entry, for a reader that checks it by
+ * hand: `at` is the pointer inside the entry (`''` for the entry itself,
+ * `/key` for one of its fields); the field named is the last property `at`
+ * names, or `id` for the entry itself. A failed {@link Parsed}, so a reader
+ * returns it as it is and {@link invalidInputError} turns it into the error.
+ */
+export function metaFault(id: string, at: string, message: string): { readonly ok: false } & InputFault {
+  return { ok: false, pointer: `${metaPointer(id)}${at}`, field: pointerField(at, id), message };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Type } from 'typebox';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ConfigurationError, ExtensionError } from '../contract/errors.js';
 import {
   defineLocal,
@@ -10,8 +10,10 @@ import {
   isRecord,
   jsonPointer,
   lazyValidator,
+  metaFault,
   metaPointer,
   nonNegativeIntegerOption,
+  notificationMethod,
   nonNegativeNumberOption,
   withResultMeta,
   pointerField,
@@ -19,6 +21,7 @@ import {
   readMetaEntry,
   settingsReader,
 } from './index.js';
+import type { Parsed, Resolved } from './index.js';
 
 describe('option validators', () => {
   it('return the value or the fallback, and name the factory and option when refusing', () => {
@@ -43,6 +46,35 @@ describe('option validators', () => {
     expect(nonNegativeIntegerOption('f', 'o', undefined, undefined)).toBeUndefined();
     expect(() => nonNegativeIntegerOption('f', 'o', 0.5, 1)).toThrow('f: o must be a non-negative integer, got 0.5');
     expect(() => nonNegativeNumberOption('f', 'o', Number.POSITIVE_INFINITY, 1)).toThrow('f: o must be');
+  });
+
+  it('only check a value already given its default by destructuring', () => {
+    const {
+      maxItems = 7,
+      delay = 0,
+      ratio = 0.5,
+    } = { maxItems: undefined, delay: 2 } as {
+      maxItems?: number;
+      delay?: number;
+      ratio?: number;
+    };
+    expect(positiveIntegerOption('fooServer', 'maxItems', maxItems)).toBe(7);
+    expect(nonNegativeIntegerOption('fooServer', 'delay', delay)).toBe(2);
+    expect(nonNegativeNumberOption('fooServer', 'ratio', ratio)).toBe(0.5);
+    expect(() => positiveIntegerOption('fooServer', 'maxItems', 0)).toThrow(
+      'fooServer: maxItems must be a positive integer, got 0',
+    );
+    expect(() => nonNegativeIntegerOption('fooServer', 'delay', -1)).toThrow(
+      'fooServer: delay must be a non-negative integer, got -1',
+    );
+    expect(() => nonNegativeNumberOption('fooServer', 'ratio', Number.NaN)).toThrow(
+      'fooServer: ratio must be a finite number >= 0, got NaN',
+    );
+    // A JavaScript caller that passes nothing to check gets the error, not undefined.
+    const untyped = positiveIntegerOption as (factory: string, option: string, value: unknown) => number;
+    expect(() => untyped('fooServer', 'maxItems', undefined)).toThrow(
+      'fooServer: maxItems must be a positive integer, got undefined',
+    );
   });
 });
 
@@ -146,5 +178,93 @@ describe('settingsReader', () => {
     expect(read({})).toBeUndefined();
     expect(read(null)).toBeUndefined();
     expect(isRecord([])).toBe(false);
+  });
+});
+
+describe('Resolved', () => {
+  interface ExampleOptions {
+    /** Default 10. */
+    readonly limit?: number | undefined;
+    readonly mode?: 'fast' | 'safe' | undefined;
+    /** No default. */
+    readonly onDone?: (() => void) | undefined;
+    readonly name: string;
+  }
+  type ExampleConfig = Resolved<ExampleOptions, 'onDone'>;
+
+  function resolve(options: ExampleOptions): ExampleConfig {
+    const { limit = 10, mode = 'safe', onDone, name } = options;
+    return { limit, mode, onDone, name };
+  }
+
+  it('makes every key required and drops undefined, but for the keys left without a default', () => {
+    expectTypeOf<ExampleConfig['limit']>().toEqualTypeOf<number>();
+    expectTypeOf<ExampleConfig['mode']>().toEqualTypeOf<'fast' | 'safe'>();
+    expectTypeOf<ExampleConfig['name']>().toEqualTypeOf<string>();
+    expectTypeOf<ExampleConfig['onDone']>().toEqualTypeOf<(() => void) | undefined>();
+    expectTypeOf<Resolved<{ readonly a?: number | undefined }>>().toEqualTypeOf<{ readonly a: number }>();
+    // Every key must be said: a config without one is not a resolved config.
+    expectTypeOf<Omit<ExampleConfig, 'limit'>>().not.toExtend<ExampleConfig>();
+    expect(resolve({ name: 'x' })).toEqual({ limit: 10, mode: 'safe', onDone: undefined, name: 'x' });
+    expect(resolve({ name: 'y', limit: 3, mode: 'fast' })).toEqual({
+      limit: 3,
+      mode: 'fast',
+      onDone: undefined,
+      name: 'y',
+    });
+  });
+});
+
+describe('metaFault', () => {
+  const id = 'io.github.mcp-ext/example';
+
+  it('points at the entry itself, named by its id, or at a field inside it, named by the field', () => {
+    expect(metaFault(id, '', `params._meta["${id}"] must be an object`)).toEqual({
+      ok: false,
+      pointer: '/_meta/io.github.mcp-ext~1example',
+      field: id,
+      message: `params._meta["${id}"] must be an object`,
+    });
+    expect(metaFault(id, '/a~1b', 'is wrong')).toEqual({
+      ok: false,
+      pointer: '/_meta/io.github.mcp-ext~1example/a~1b',
+      field: 'a/b',
+      message: 'is wrong',
+    });
+    expect(metaFault(id, '/items/0', 'is wrong')).toMatchObject({ field: 'items' });
+  });
+
+  it('is a failed read that invalidInputError turns into the error naming the field', () => {
+    // A reader returns the fault as its failed read.
+    const readKey = (): Parsed<string> => metaFault(id, '/key', 'key must be a string');
+    const read = readKey();
+    if (read.ok) throw new Error('unreachable');
+    expect(invalidInputError(read, 'Send a key.').toStructured()).toMatchObject({
+      category: 'invalid_input',
+      code: 'INVALID_INPUT',
+      message: 'key must be a string',
+      suggestion: 'Send a key.',
+      details: { field: 'key', pointer: '/_meta/io.github.mcp-ext~1example/key' },
+    });
+  });
+
+  it('gives the fault readMetaEntry gives for the same place', () => {
+    const entry = lazyValidator(Type.Object({ key: Type.String() }));
+    const read = readMetaEntry({ _meta: { [id]: { key: 1 } } }, id, entry, ({ pointer }) => `bad ${pointer}`);
+    expect(read).toEqual(metaFault(id, '/key', 'bad /key'));
+  });
+});
+
+describe('notificationMethod', () => {
+  const table = { progress: 'progress', done: 'finished' } as const;
+
+  it('names the method of a kind under the identifier given, alias or not', () => {
+    expect(notificationMethod('io.github.mcp-ext/example', table, 'progress')).toBe(
+      'notifications/io.github.mcp-ext/example/progress',
+    );
+    expect(notificationMethod('com.example/alias', table, 'done')).toBe('notifications/com.example/alias/finished');
+    expectTypeOf(notificationMethod<typeof table>)
+      .parameter(2)
+      .toEqualTypeOf<'progress' | 'done'>();
   });
 });

@@ -16,7 +16,7 @@ import { resolveCaller, withLocalScopes } from '../contract/identity.js';
 import { asRecord } from '../kit/records.js';
 import { closingChannel, coreAuthInfo, progressTokenOf } from '../pipeline/server-adapter.js';
 import type { ElicitationRequest, ElicitationResponse } from '../contract/types.js';
-import { installedHandler } from './raw-registration.js';
+import { hookConnect, installedRequestHandler } from './sdk-patches.js';
 import type { Extra, ServerState } from './state.js';
 
 // Keys the protocol itself puts in `params._meta`; they are not extension data.
@@ -83,17 +83,14 @@ export function requestContext(state: ServerState, extra: Extra): RequestContext
  */
 export function trackConnection(state: ServerState): void {
   const inner = state.server.server;
-  const connect = inner.connect.bind(inner);
-  const tracked: typeof inner.connect = async (transport) => {
+  hookConnect(inner, (transport) => {
     state.connection = closingChannel(transport, (method, params) => inner.notification({ method, params }));
-    await connect(transport);
-  };
-  Object.defineProperty(inner, 'connect', { value: tracked, configurable: true, writable: true });
+  });
 }
 
 /** Records the negotiated protocol version, which v1 does not keep anywhere public. */
 export function trackProtocolVersion(state: ServerState): void {
-  const original = installedHandler(state.server.server, 'initialize');
+  const original = installedRequestHandler(state.server.server, 'initialize');
   state.server.server.setRequestHandler(InitializeRequestSchema, async (request, extra) => {
     const result = (await original(request, extra)) as InitializeResult;
     state.protocolVersion = result.protocolVersion;

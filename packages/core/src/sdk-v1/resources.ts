@@ -5,22 +5,20 @@
  * `registerResource`), whichever was installed first.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ConfigurationError, toWireError } from '../contract/errors.js';
+import { McpError, ReadResourceRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { toWireError } from '../contract/errors.js';
 import { resourceRouter, type ResourceRouter } from '../pipeline/extension-resources.js';
-import { asRecord } from '../kit/records.js';
-import { installedHandler } from './raw-registration.js';
 import { requestContext } from './request-context.js';
+import { installedRequestHandler, interceptHandlerRegistration } from './sdk-patches.js';
+import { methodOf } from './shared.js';
 import type { Extra, ServerState } from './state.js';
 
 type ReadHandler = (request: { params?: unknown }, extra: Extra) => unknown;
 
 const READ = 'resources/read';
 
-/** The method a v1 request schema is for (`shape.method.value`). */
-function methodOf(schema: unknown): unknown {
-  return asRecord(asRecord(asRecord(schema)?.shape)?.method)?.value;
-}
+// Never listed: it is removed as soon as it is registered.
+const PLACEHOLDER_URI = 'urn:x-ext-core:resource-handlers';
 
 /** `app` behind the composed halves' resources: their URIs never reach it. */
 function routed(state: ServerState, router: ResourceRouter, app: ReadHandler): ReadHandler {
@@ -36,21 +34,30 @@ function routed(state: ServerState, router: ResourceRouter, app: ReadHandler): R
   };
 }
 
+/** Whether a handler for `method` is installed (the SDK's public check throws when one is). */
+function hasRequestHandler(server: McpServer, method: string): boolean {
+  try {
+    server.server.assertCanSetRequestHandler(method);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /**
  * McpServer installs its resource handlers (and the `resources` capability)
- * on the first `registerResource`; installing them now gives `resources/list`
- * and a `resources/read` for the application's resources even when it has
- * none, and a later `registerResource` finds them in place.
+ * with its first `registerResource`, and has no other public way to: one
+ * registered and removed at once leaves them in place with nothing listed,
+ * so `resources/list` and a `resources/read` for the application's
+ * resources exist even when it has none, and a later `registerResource`
+ * finds them. Before `connect` the removal notifies no one. The checks come
+ * first so that a handler the application installed itself fails the call
+ * before anything is registered.
  */
 function installMcpServerResources(server: McpServer): void {
-  const install: unknown = Reflect.get(server, 'setResourceRequestHandlers');
-  if (typeof install !== 'function') {
-    throw new ConfigurationError(
-      'UNSUPPORTED_SDK',
-      '@ext/core/sdk-v1: cannot install the resource handlers of this @modelcontextprotocol/sdk version (supported: >=1.29.0 <2)',
-    );
-  }
-  Reflect.apply(install, server, []);
+  server.server.assertCanSetRequestHandler('resources/list');
+  server.server.assertCanSetRequestHandler('resources/templates/list');
+  server.registerResource('resource handlers', PLACEHOLDER_URI, {}, () => ({ contents: [] })).remove();
 }
 
 /**
@@ -62,15 +69,16 @@ export function serveExtensionResources(state: ServerState): void {
   const router = resourceRouter(state.composed);
   if (router === undefined) return;
   const inner = state.server.server;
-  const set = inner.setRequestHandler.bind(inner) as (schema: unknown, handler: ReadHandler) => void;
-  const wrapped = (schema: unknown, handler: ReadHandler): void => {
-    set(schema, methodOf(schema) === READ ? routed(state, router, handler) : handler);
-  };
-  Object.defineProperty(inner, 'setRequestHandler', { value: wrapped, configurable: true, writable: true });
-  const handlers: unknown = Reflect.get(inner, '_requestHandlers');
-  if (handlers instanceof Map && handlers.has(READ)) {
+  interceptHandlerRegistration(inner, (next) => (schema, handler) => {
+    next(schema, methodOf(schema) === READ ? routed(state, router, handler as ReadHandler) : handler);
+  });
+  if (hasRequestHandler(state.server, READ)) {
     // The application installed one before extendServer: it goes behind the router too.
-    wrapped(ReadResourceRequestSchema, installedHandler(inner, READ));
+    const installed = installedRequestHandler(inner, READ);
+    inner.setRequestHandler(
+      ReadResourceRequestSchema,
+      async (request, extra) => (await installed(request, extra)) as ReadResourceResult,
+    );
     return;
   }
   installMcpServerResources(state.server);

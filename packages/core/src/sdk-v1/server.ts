@@ -15,6 +15,7 @@ import { composedFor, rememberComposition } from '../pipeline/server-adapter.js'
 import { assertNoToolsYet, guardRawRegistration } from './raw-registration.js';
 import { requestContext, trackConnection, trackProtocolVersion } from './request-context.js';
 import { serveExtensionResources } from './resources.js';
+import { serverInfoOf } from './sdk-patches.js';
 import { methodSchema } from './shared.js';
 import type { ServerState } from './state.js';
 import { registerTool } from './tools.js';
@@ -69,7 +70,7 @@ export function extendServer(
     ),
     connection: undefined,
     // The SDK keeps the identity private; the manifest needs it.
-    serving: { composed, identity: readServerIdentity(Reflect.get(server.server, '_serverInfo')) },
+    serving: { composed, identity: readServerIdentity(serverInfoOf(server.server)) },
     tools: new Map(),
     raw: guardRawRegistration(server),
   };

@@ -1,7 +1,8 @@
-/** What the v1 server and client adapters share: method schemas for the SDK's router, and its errors as core's. */
+/** What the v1 server and client adapters share: method schemas for the SDK's router (made and read), and its errors as core's. */
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { WireError } from '../contract/errors.js';
+import { asRecord } from '../kit/records.js';
 
 function newMethodSchema(method: string) {
   return z.object({ method: z.literal(method), params: z.looseObject({}).optional() });
@@ -24,6 +25,11 @@ export function methodSchema(method: string) {
     methodSchemas.set(method, schema);
   }
   return schema;
+}
+
+/** The method a v1 request schema is for (`shape.method.value`, zod v3 and v4 alike). */
+export function methodOf(schema: unknown): unknown {
+  return asRecord(asRecord(asRecord(schema)?.shape)?.method)?.value;
 }
 
 /** A result schema that accepts any object (custom methods answer extension-shaped results). */

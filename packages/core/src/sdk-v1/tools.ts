@@ -21,7 +21,7 @@ import type { Logger } from '../telemetry/logger.js';
 import { extraCallParams, perObject, toolInfoOf, withToolFields } from '../pipeline/server-adapter.js';
 import type { StandardSchemaV1, ToolCall, ToolInfo, ToolResult } from '../contract/types.js';
 import { validateArguments } from '../pipeline/validate.js';
-import { installedHandler } from './raw-registration.js';
+import { installedRequestHandler } from './sdk-patches.js';
 import { callMeta, requestContext } from './request-context.js';
 import type { Extra, ServerState } from './state.js';
 
@@ -60,7 +60,7 @@ const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
  * error. Other tools keep McpServer's handling.
  */
 function wrapToolsCall(state: ServerState): void {
-  const original = installedHandler(state.server.server, 'tools/call');
+  const original = installedRequestHandler(state.server.server, 'tools/call');
   state.server.server.setRequestHandler(LooseCallToolRequestSchema, async (request, extra) => {
     const ours = state.tools.get(request.params.name);
     const result = ours
@@ -73,7 +73,7 @@ function wrapToolsCall(state: ServerState): void {
     }
     return result as CallToolResult;
   });
-  const listed = installedHandler(state.server.server, 'tools/list');
+  const listed = installedRequestHandler(state.server.server, 'tools/list');
   state.server.server.setRequestHandler(
     ListToolsRequestSchema,
     async (request, extra) => withToolFields(state.composed, await listed(request, extra)) as ListToolsResult,

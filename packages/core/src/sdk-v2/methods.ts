@@ -1,14 +1,12 @@
 /** The extension methods of a composition, served on a v2 McpServer through one fallback handler. */
-import { ProtocolError, ProtocolErrorCode, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
 import type { ComposedServer, MethodHandler, RequestContext } from '../contract/extension.js';
 import { invalidInputError } from '../kit/input.js';
 import { jsonPointer } from '../kit/pointer.js';
 import { asRecord } from '../kit/records.js';
 import { perObject } from '../pipeline/server-adapter.js';
 import { toProtocolError } from './registration.js';
-
-/** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
-type Server = McpServer['server'];
+import { gateFallbackRequestHandler, type Fallback, type Server } from './sdk-patches.js';
 
 // The extension methods of a composition, by method name.
 const methodTable = perObject(
@@ -101,30 +99,26 @@ export function serveMethods(
 ): void {
   const table = methodTable(composed);
   if (table.size === 0) return;
-  let other = inner.fallbackRequestHandler;
-  const ours: NonNullable<Server['fallbackRequestHandler']> = async (request, ctx) => {
-    const handler = table.get(request.method);
-    if (handler === undefined) {
-      if (other !== undefined) return other(request, ctx);
-      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-    }
-    try {
-      // Extension payloads are validated by the extension itself (TypeBox, at its boundary).
-      return await composed.runMethod(request.method, { ...asRecord(request.params) }, contextFor(ctx), handler);
-    } catch (error) {
-      throw toProtocolError(error);
-    }
-  };
-  Object.defineProperty(inner, 'fallbackRequestHandler', {
-    configurable: true,
-    get: () => {
-      const method = dispatching();
-      // Outside a dispatch (someone reading the property) the whole fallback is the honest answer.
-      if (method === undefined || table.has(method)) return ours;
-      return other;
-    },
-    set: (handler: Server['fallbackRequestHandler']) => {
-      other = handler;
-    },
+  // `other` reads the fallback the application set, before or after this one.
+  const ours =
+    (other: () => Fallback | undefined): Fallback =>
+    async (request, ctx) => {
+      const handler = table.get(request.method);
+      if (handler === undefined) {
+        const app = other();
+        if (app !== undefined) return app(request, ctx);
+        throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+      }
+      try {
+        // Extension payloads are validated by the extension itself (TypeBox, at its boundary).
+        return await composed.runMethod(request.method, { ...asRecord(request.params) }, contextFor(ctx), handler);
+      } catch (error) {
+        throw toProtocolError(error);
+      }
+    };
+  gateFallbackRequestHandler(inner, ours, () => {
+    const method = dispatching();
+    // Outside a dispatch (someone reading the property) the whole fallback is the honest answer.
+    return method === undefined || table.has(method);
   });
 }

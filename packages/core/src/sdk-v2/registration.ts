@@ -13,9 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ConfigurationError, WireError, toWireError } from '../contract/errors.js';
 import { rawRegistration } from '../pipeline/server-adapter.js';
-
-/** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
-type Server = McpServer['server'];
+import { interceptHandlerRegistration, replaceRegisterTool, type Server } from './sdk-patches.js';
 
 /** What a handler threw, as the SDK's protocol error (through core's `toWireError`). */
 export function toProtocolError(error: unknown): ProtocolError {
@@ -43,7 +41,6 @@ export function routeWireErrors(inner: Server, allowed: () => boolean): WeakMap<
       `extendServer must be called before any tool is registered on the McpServer (${String(cause)})`,
     );
   }
-  const original = inner.setRequestHandler.bind(inner);
   const wrap =
     (handler: ToolsCallHandler): ToolsCallHandler =>
     async (request, ctx) => {
@@ -52,12 +49,11 @@ export function routeWireErrors(inner: Server, allowed: () => boolean): WeakMap<
       if (wire !== undefined) throw toProtocolError(wire);
       return result;
     };
-  const patched = (method: string, ...rest: unknown[]): void => {
+  interceptHandlerRegistration(inner, (next) => (method, ...rest) => {
     if (method === 'tools/call' && !allowed()) throw rawRegistration('server.server.setRequestHandler("tools/call")');
     if (method === 'tools/call' && typeof rest[0] === 'function') rest[0] = wrap(rest[0] as ToolsCallHandler);
-    Reflect.apply(original, undefined, [method, ...rest]);
-  };
-  Object.defineProperty(inner, 'setRequestHandler', { value: patched, configurable: true, writable: true });
+    next(method, ...rest);
+  });
   return parked;
 }
 
@@ -71,20 +67,17 @@ export function guardRawRegistration(server: McpServer): {
   readonly register: McpServer['registerTool'];
   readonly allowed: () => boolean;
 } {
-  // Taken untyped: the typed method carries a deprecated overload the adapter never calls.
-  const original = Reflect.get(server, 'registerTool') as (...args: unknown[]) => unknown;
+  const original = replaceRegisterTool(server, () => {
+    throw rawRegistration('McpServer.registerTool');
+  });
   let depth = 0;
   const register = ((...args: unknown[]) => {
     depth++;
     try {
-      return Reflect.apply(original, server, args);
+      return original(...args);
     } finally {
       depth--;
     }
   }) as McpServer['registerTool'];
-  const refuse = (): never => {
-    throw rawRegistration('McpServer.registerTool');
-  };
-  Object.defineProperty(server, 'registerTool', { value: refuse, configurable: true, writable: true });
   return { register, allowed: () => depth > 0 };
 }

@@ -5,23 +5,17 @@
  * for `registerResource`), whichever was installed first.
  */
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
-import { ConfigurationError } from '../contract/errors.js';
 import type { ComposedServer, RequestContext } from '../contract/extension.js';
 import { resourceRouter, type ResourceRouter } from '../pipeline/extension-resources.js';
 import { toProtocolError } from './registration.js';
-
-/** The low-level server under an McpServer (named by position: the class itself is marked for advanced use only). */
-type Server = McpServer['server'];
+import { installedRequestHandler, interceptHandlerRegistration, type RegisterHandler } from './sdk-patches.js';
 
 type ReadHandler = (request: { params?: unknown }, ctx: ServerContext) => unknown;
 
 const READ = 'resources/read';
 
-const unsupported = (what: string): ConfigurationError =>
-  new ConfigurationError(
-    'UNSUPPORTED_SDK',
-    `@ext/core/sdk-v2: cannot find ${what} of this @modelcontextprotocol/server version (supported: ^2.0.0)`,
-  );
+// Never listed: it is removed as soon as it is registered.
+const PLACEHOLDER_URI = 'urn:x-ext-core:resource-handlers';
 
 /** `app` behind the composed halves' resources: their URIs never reach it. */
 function routed(
@@ -40,24 +34,20 @@ function routed(
   };
 }
 
-/** The `resources/read` handler already installed (the SDK keeps its table private), or `undefined`. */
-function installedRead(inner: Server): ReadHandler | undefined {
-  const handlers: unknown = Reflect.get(inner, '_requestHandlers');
-  if (!(handlers instanceof Map)) throw unsupported('the request handlers');
-  const handler: unknown = handlers.get(READ);
-  return typeof handler === 'function' ? (handler as ReadHandler) : undefined;
-}
-
 /**
  * McpServer installs its resource handlers (and the `resources` capability)
- * on the first `registerResource`; installing them now gives `resources/list`
- * and a `resources/read` for the application's resources even when it has
- * none, and a later `registerResource` finds them in place.
+ * with its first `registerResource`, and has no other public way to: one
+ * registered and removed at once leaves them in place with nothing listed,
+ * so `resources/list` and a `resources/read` for the application's
+ * resources exist even when it has none, and a later `registerResource`
+ * finds them. Before `connect` the removal notifies no one. The checks come
+ * first so that a handler the application installed itself fails the call
+ * before anything is registered.
  */
 function installMcpServerResources(server: McpServer): void {
-  const install: unknown = Reflect.get(server, 'setResourceRequestHandlers');
-  if (typeof install !== 'function') throw unsupported('the resource handlers');
-  Reflect.apply(install, server, []);
+  server.server.assertCanSetRequestHandler('resources/list');
+  server.server.assertCanSetRequestHandler('resources/templates/list');
+  server.registerResource('resource handlers', PLACEHOLDER_URI, {}, () => ({ contents: [] })).remove();
 }
 
 /**
@@ -73,16 +63,14 @@ export function serveExtensionResources(
   const router = resourceRouter(composed);
   if (router === undefined) return;
   const inner = server.server;
-  const set = inner.setRequestHandler.bind(inner) as (method: string, ...rest: unknown[]) => void;
-  const wrapped = (method: string, ...rest: unknown[]): void => {
+  interceptHandlerRegistration(inner, (next) => (method, ...rest) => {
     // Only the two-argument form (a spec method and its handler) is rerouted; a schema-first one is left as given.
     if (method === READ && rest.length === 1 && typeof rest[0] === 'function')
-      set(method, routed(router, contextFor, rest[0] as ReadHandler));
-    else set(method, ...rest);
-  };
-  Object.defineProperty(inner, 'setRequestHandler', { value: wrapped, configurable: true, writable: true });
-  const existing = installedRead(inner);
+      next(method, routed(router, contextFor, rest[0] as ReadHandler));
+    else next(method, ...rest);
+  });
+  const existing = installedRequestHandler(inner, READ);
   // An application handler installed before extendServer goes behind the router too.
-  if (existing !== undefined) wrapped(READ, existing);
+  if (existing !== undefined) (inner.setRequestHandler.bind(inner) as RegisterHandler)(READ, existing);
   else installMcpServerResources(server);
 }

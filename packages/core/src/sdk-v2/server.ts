@@ -21,6 +21,7 @@ import { serveMethods, serveNamedMethods } from './methods.js';
 import { guardRawRegistration, routeWireErrors } from './registration.js';
 import { requestFacts } from './request-context.js';
 import { serveExtensionResources } from './resources.js';
+import { serverInfoOf } from './sdk-patches.js';
 import { passToolExtras } from './tool-extras.js';
 import { registerTool, type ToolHost } from './tools.js';
 
@@ -67,7 +68,7 @@ export function extendServer(
   rememberComposition(server, composed);
   const connection = trackConnection(inner);
   // The SDK keeps the identity private; the manifest needs it.
-  const serving: ServingServer = { composed, identity: readServerIdentity(Reflect.get(inner, '_serverInfo')) };
+  const serving: ServingServer = { composed, identity: readServerIdentity(serverInfoOf(inner)) };
 
   const contextFor = (ctx: ServerContext): RequestContext =>
     createRequestContext(requestFacts(inner, ctx, composed, store, options, connection.current(), serving));
