@@ -6,6 +6,6 @@ export default defineProject({
   test: {
     ...sharedTestOptions,
     // The stdio server and the tour run as compiled child processes; the Python SDK's client drives the tracker.
-    globalSetup: ['./vitest.setup.ts', './src/python-client-setup.ts'],
+    globalSetup: ['./vitest.setup.ts', './src/e2e/python-client-setup.ts'],
   },
 });

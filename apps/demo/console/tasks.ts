@@ -5,9 +5,8 @@
  * a Cancel button sends `tasks/cancel`. The task id is kept for this tab, so
  * polling goes on while the server restarts, and after a reload of the page.
  */
-import { OFFICIAL_TASKS_ID, taskLink, TaskLinkError, type TaskLink } from '../src/task-link.js';
-
-type Json = Record<string, unknown>;
+import { OFFICIAL_TASKS_ID, taskLink, TaskLinkError, type TaskLink } from '../src/client/task-link.js';
+import { element, record, type CallOutcome, type Json } from './page.js';
 
 /** Where this tab keeps the task it follows. */
 const STORAGE_KEY = 'tracker-task';
@@ -28,20 +27,7 @@ export interface TaskView {
 }
 
 /** What the page shows when a task ends (the console's result panel). */
-export interface TaskOutcome {
-  readonly result: Json;
-  readonly explanation: string;
-}
-
-function record(value: unknown): Json | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-}
-
-function element(id: string): HTMLElement {
-  const found = document.getElementById(id);
-  if (!found) throw new Error(`the page has no #${id}`);
-  return found;
-}
+export type TaskOutcome = CallOutcome;
 
 /** The status line for a task as `tasks/get` answered it: `working: row 5 of 16 (31%)`. */
 export function viewOf(task: Json): TaskView {

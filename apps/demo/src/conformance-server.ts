@@ -4,10 +4,10 @@
  * official MCP conformance suite calls added to every instance, so the suite
  * judges the composed extension stack. Port from `--port`, `PORT`, default 3334.
  */
-import { resolvePort } from './cli-args.js';
-import { registerConformanceFixtures } from './conformance-fixture.js';
-import { closeOnStop, runMain } from './lifecycle.js';
-import { startHttpServer } from './node-http.js';
+import { resolvePort } from './server/cli-args.js';
+import { registerConformanceFixtures } from './conformance-fixtures/register.js';
+import { closeOnStop, runMain } from './server/lifecycle.js';
+import { startHttpServer } from './server/node-http.js';
 
 async function main(): Promise<void> {
   const running = await startHttpServer({

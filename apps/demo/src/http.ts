@@ -10,13 +10,13 @@
  * Logs go to stderr as JSON lines (pino, `createDemoLogger`). Stops cleanly
  * on SIGINT / SIGTERM.
  */
-import { resolvePort, resolveRefsPort, resolveSdk } from './cli-args.js';
-import { sourceMapsFrom } from './console-files.js';
-import { closeOnStop, runMain } from './lifecycle.js';
-import { createDemoLogger } from './logging.js';
-import { startHttpServer } from './node-http.js';
-import { exportPaceFrom, openStore } from './server.js';
-import { createDemoTokens, DEMO_USERS } from './users.js';
+import { exportPaceFrom, resolvePort, resolveRefsPort, resolveSdk } from './server/cli-args.js';
+import { sourceMapsFrom } from './console/console-files.js';
+import { closeOnStop, runMain } from './server/lifecycle.js';
+import { createDemoLogger } from './server/logging.js';
+import { startHttpServer } from './server/node-http.js';
+import { openStore } from './server/store.js';
+import { createDemoTokens, DEMO_USERS } from './server/users.js';
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

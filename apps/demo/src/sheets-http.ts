@@ -6,9 +6,9 @@
  * (comma-separated, e.g. the tracker's reference origin
  * `http://127.0.0.1:4100`). Stops cleanly on SIGINT / SIGTERM.
  */
-import { resolvePort } from './cli-args.js';
-import { closeOnStop, runMain } from './lifecycle.js';
-import { startSheetsServer } from './sheets.js';
+import { resolvePort } from './server/cli-args.js';
+import { closeOnStop, runMain } from './server/lifecycle.js';
+import { startSheetsServer } from './sheets/server.js';
 
 const DEFAULT_SHEETS_PORT = 3334;
 

@@ -5,11 +5,14 @@
  * goes to stdout; diagnostics go to stderr (JSON lines, pino: `createDemoLogger`).
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { resolveRefsPort } from './cli-args.js';
-import { closeOnStop } from './lifecycle.js';
-import { createDemoLogger } from './logging.js';
-import { composeTracker, exportPaceFrom, loadTrackerIndex, openStore, startReferenceOrigin } from './server.js';
-import { createTrackerServerV1 } from './server-v1.js';
+import { exportPaceFrom, resolveRefsPort } from './server/cli-args.js';
+import { closeOnStop } from './server/lifecycle.js';
+import { createDemoLogger } from './server/logging.js';
+import { composeTracker } from './server/compose.js';
+import { loadTrackerIndex } from './server/discovery.js';
+import { openStore } from './server/store.js';
+import { startReferenceOrigin } from './server/reference-origin.js';
+import { createTrackerServerV1 } from './server/server-v1.js';
 
 const logger = createDemoLogger({ name: 'tracker (v1)' });
 const store = await openStore();

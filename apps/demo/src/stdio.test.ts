@@ -4,8 +4,8 @@ import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
 import { ERRORS_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
 import { describe, expect, it } from 'vitest';
-import { connect, type Connection, type Era, type Target } from './connect.js';
-import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './test-support.js';
+import { connect, type Connection, type Era, type Target } from './client/connect.js';
+import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './e2e/test-support.js';
 
 const STDIO: Target = {
   kind: 'stdio',

@@ -6,17 +6,14 @@
  * diagnostics go to stderr (JSON lines, pino: `createDemoLogger`).
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { resolveRefsPort } from './cli-args.js';
-import { closeOnStop } from './lifecycle.js';
-import { createDemoLogger } from './logging.js';
-import {
-  composeTracker,
-  createTrackerServer,
-  exportPaceFrom,
-  loadTrackerIndex,
-  openStore,
-  startReferenceOrigin,
-} from './server.js';
+import { exportPaceFrom, resolveRefsPort } from './server/cli-args.js';
+import { closeOnStop } from './server/lifecycle.js';
+import { createDemoLogger } from './server/logging.js';
+import { composeTracker } from './server/compose.js';
+import { createTrackerServer } from './server/server.js';
+import { loadTrackerIndex } from './server/discovery.js';
+import { openStore } from './server/store.js';
+import { startReferenceOrigin } from './server/reference-origin.js';
 
 const logger = createDemoLogger();
 const store = await openStore();

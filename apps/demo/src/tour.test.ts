@@ -122,7 +122,7 @@ describe('the tour', () => {
 
   it('refuses an unknown SDK line', async () => {
     const { code, stderr } = await runTour(['--sdk', 'v3']);
-    expect(code).toBe(2);
+    expect(code, stderr).toBe(2);
     expect(stderr).toContain('--sdk must be v1 or v2');
   });
 });

@@ -7,7 +7,8 @@
  * are read from the SDK's request context, which lifts them out of the params.
  */
 import { randomBytes } from 'node:crypto';
-import { ErrorCodes, WireError, isRecord, type CallContext, type ExtendedServer, type ToolResult } from '@ext/core';
+import { ErrorCodes, WireError, type CallContext, type ExtendedServer, type ToolResult } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   McpServer,
@@ -18,7 +19,7 @@ import {
   type InputRequiredResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { text } from './conformance-fixtures-media.js';
+import { text } from './media.js';
 
 /** One key for the whole process: every per-request server instance must verify what another minted. */
 const stateCodec = createRequestStateCodec<{ readonly round: number }>({ key: randomBytes(32) });

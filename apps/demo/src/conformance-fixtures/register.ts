@@ -1,7 +1,7 @@
 /**
  * The tools, resources and prompts the official MCP conformance suite calls
  * (`@modelcontextprotocol/conformance` 0.1.16 for the 2025 era, and the
- * 2026-07-28 line's own fixtures from `conformance-fixtures-*.ts`, the Tasks
+ * 2026-07-28 line's own fixtures from the other files of this folder, the Tasks
  * extension's included), added to a tracker server so the suite runs
  * against the composed extension stack.
  * Tools go through the extension pipeline; `test_sampling` asks through the
@@ -9,11 +9,11 @@
  */
 import type { ExtendedServer } from '@ext/core';
 import type { McpServer } from '@modelcontextprotocol/server';
-import { registerInputRequiredFixtures } from './conformance-fixtures-input-required.js';
-import { acceptSubscriptions, registerPrompts, registerResources } from './conformance-fixtures-resources.js';
-import { registerStatelessFixtures } from './conformance-fixtures-stateless.js';
-import { registerTaskFixtures } from './conformance-fixtures-tasks.js';
-import { registerConformanceTools } from './conformance-fixtures-tools.js';
+import { registerInputRequiredFixtures } from './input-required.js';
+import { acceptSubscriptions, registerPrompts, registerResources } from './resources.js';
+import { registerStatelessFixtures } from './stateless.js';
+import { registerTaskFixtures } from './tasks.js';
+import { registerConformanceTools } from './tools.js';
 
 /** Capabilities the fixtures need beyond what the tracker declares. */
 const CONFORMANCE_CAPABILITIES = { logging: {}, completions: {}, resources: { subscribe: true } } as const;

@@ -1,7 +1,7 @@
 /** The resources and prompts of the official conformance suite's 2025 line, and its resource subscriptions. */
 import { McpServer, ResourceTemplate, completable } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { RED_PIXEL_PNG } from './conformance-fixtures-media.js';
+import { RED_PIXEL_PNG } from './media.js';
 
 /** Static, binary, watched and templated resources. */
 export function registerResources(server: McpServer): void {

@@ -8,7 +8,7 @@
  */
 import type { CallContext, ExtendedServer, ToolResult } from '@ext/core';
 import { fromJsonSchema, inputRequired, inputResponse, type ServerContext } from '@modelcontextprotocol/server';
-import { text } from './conformance-fixtures-media.js';
+import { text } from './media.js';
 
 const answerOf = (ctx: CallContext, key: string) =>
   inputResponse((ctx.sdkContext as ServerContext).mcpReq.inputResponses, key);

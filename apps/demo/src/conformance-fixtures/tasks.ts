@@ -19,7 +19,7 @@ import {
 import { requestTaskInput, type TaskSupport } from '@ext/tasks/server';
 import { inputRequired, inputResponse, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { text } from './conformance-fixtures-media.js';
+import { text } from './media.js';
 
 /** How each fixture takes part in tasks; `greet` is not listed, so it always answers synchronously. */
 export const CONFORMANCE_TASK_TOOLS: Readonly<Record<string, TaskSupport>> = {

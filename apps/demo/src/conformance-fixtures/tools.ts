@@ -6,7 +6,7 @@
 import type { ExtendedServer } from '@ext/core';
 import { fromJsonSchema, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { pause, RED_PIXEL_PNG, SILENT_WAV, text } from './conformance-fixtures-media.js';
+import { pause, RED_PIXEL_PNG, SILENT_WAV, text } from './media.js';
 
 /** The form of `test_elicitation_sep1330_enums`: every enum variant the 2025-11-25 elicitation schema allows. */
 const ENUM_FORM = {

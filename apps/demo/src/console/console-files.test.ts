@@ -11,10 +11,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_SECURITY_HEADERS, serveConsole, sourceMapsFrom, type ConsoleFiles } from './console-files.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 const INHERITED = [
   'constructor',

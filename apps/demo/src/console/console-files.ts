@@ -7,8 +7,9 @@
  */
 import { createReadStream, existsSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { appFile } from '../server/app-dir.js';
 
 export const CONSOLE_PATH = '/console/';
 
@@ -44,13 +45,10 @@ export interface ConsoleFiles {
   readonly sourceMaps?: boolean | undefined;
 }
 
-/** The built console: beside the compiled server, or under dist/ when running from source (tests). */
+/** The built console, `dist/console/` of the app, whether the server runs compiled or from source (tests). */
 export function defaultConsoleDir(): string | undefined {
-  for (const candidate of ['./console/', '../dist/console/']) {
-    const dir = fileURLToPath(new URL(candidate, import.meta.url));
-    if (existsSync(`${dir}index.html`)) return dir;
-  }
-  return undefined;
+  const dir = appFile('dist', 'console');
+  return existsSync(join(dir, 'index.html')) ? `${dir}/` : undefined;
 }
 
 /** Whether `TRACKER_CONSOLE_SOURCEMAP` asks for the source map to be served (`1` or `true`). */

@@ -9,7 +9,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,9 +17,9 @@ import {
   startChildTracker,
   type ChildTracker,
   type ChildTrackerOptions,
-} from './child-tracker.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
-import { taskLink, type TaskLink } from './task-link.js';
+} from '../server/child-tracker.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
+import { taskLink, type TaskLink } from '../client/task-link.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -271,7 +271,11 @@ describe.skipIf(!existsSync(CHROMIUM))(
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'console-tasks-'));
-      options = freshTrackerOptions(new URL('../dist/http.js', import.meta.url), join(dir, 'tracker.db'), TASK_PACE_MS);
+      options = freshTrackerOptions(
+        new URL('../../dist/http.js', import.meta.url),
+        join(dir, 'tracker.db'),
+        TASK_PACE_MS,
+      );
       tracker = await startChildTracker(options);
       alice = taskLink({ url: tracker.url, token: options.tokens.alice });
       for (let index = 1; index <= TASK_TICKETS; index += 1)

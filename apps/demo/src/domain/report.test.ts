@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvField, csvReport, neutralizeFormula, parseCsv, REPORT_COLUMNS } from './report.js';
 import type { Ticket } from './ticket.js';
-import { EXPORT_QUOTA, EXPORT_QUOTA_WINDOW_SECONDS } from './tool-limits.js';
+import { EXPORT_QUOTA, EXPORT_QUOTA_WINDOW_SECONDS } from '../tools/tool-limits.js';
 import { createTracker } from './tracker.js';
 
 const ticketArbitrary: fc.Arbitrary<Ticket> = fc.record(
@@ -82,7 +82,7 @@ describe('CSV reports', () => {
 
 describe('the README', () => {
   it('states the export quota the code enforces', async () => {
-    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
     const row = readme.split('\n').find((line) => line.startsWith('| `export_report`'));
     expect(row).toContain(`${String(EXPORT_QUOTA)} exports per caller per hour`);
     expect(EXPORT_QUOTA_WINDOW_SECONDS).toBe(3600);

@@ -3,7 +3,8 @@
  * MCP in sight. Every failure is one of `@ext/errors`' typed errors, so the
  * errors extension can hand a client something it can act on.
  */
-import { isRecord, type JsonValue, type Store } from '@ext/core';
+import { isRecord, type JsonValue } from '@ext/core/kit';
+import { type Store } from '@ext/core';
 import { csvReport } from './report.js';
 import type { Attachment, ChatMessage, StoredReport, Ticket } from './ticket.js';
 import {

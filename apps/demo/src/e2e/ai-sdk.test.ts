@@ -1,8 +1,8 @@
-import { isRecord, silentLogger } from '@ext/core';
+import { isRecord, silentLogger } from '@ext/core/kit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
-import { csvReport } from './report.js';
-import { createTracker } from './tracker.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
+import { csvReport } from '../domain/report.js';
+import { createTracker } from '../domain/tracker.js';
 
 /**
  * The AI SDK's MCP client (`@ai-sdk/mcp`) knows none of the extensions: it

@@ -2,10 +2,10 @@ import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
 import { getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
 import { getStructuredError } from '@ext/errors/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Connection, type Era } from './connect.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
-import { escapeMarkdown, ticketMarkdown, ticketsMarkdown } from './present.js';
-import type { Ticket } from './ticket.js';
+import { connect, type Connection, type Era } from '../client/connect.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
+import { escapeMarkdown, ticketMarkdown, ticketsMarkdown } from '../tools/present.js';
+import type { Ticket } from '../domain/ticket.js';
 
 const ERAS: readonly Era[] = ['modern', 'legacy'];
 

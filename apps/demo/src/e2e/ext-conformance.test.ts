@@ -1,13 +1,13 @@
 import { fileURLToPath } from 'node:url';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { runConformance, type RunOutcome } from '@ext/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 const STDIO = {
   kind: 'stdio' as const,
   command: process.execPath,
-  args: [fileURLToPath(new URL('../dist/stdio.js', import.meta.url))],
+  args: [fileURLToPath(new URL('../../dist/stdio.js', import.meta.url))],
   // A throwaway database, whatever the environment says.
   env: { TRACKER_DB: ':memory:', REDIS_URL: '' },
 };

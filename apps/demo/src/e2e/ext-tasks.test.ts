@@ -9,7 +9,7 @@
  * package hands to the application's input handler and answers with
  * `tasks/update`. Nothing adapts what the server sends.
  */
-import { isRecord, silentLogger } from '@ext/core';
+import { isRecord, silentLogger } from '@ext/core/kit';
 import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core';
 import { CallToolResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import {
@@ -25,10 +25,10 @@ import {
   type TaskExecutionEvent,
 } from '@modelcontextprotocol/ext-tasks/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { registerConformanceFixtures } from './conformance-fixture.js';
-import { MODERN_PROTOCOL_VERSION, connect } from './connect.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
-import { OFFICIAL_TASKS_ID, TaskLinkError, taskLink, type TaskLink } from './task-link.js';
+import { registerConformanceFixtures } from '../conformance-fixtures/register.js';
+import { MODERN_PROTOCOL_VERSION, connect } from '../client/connect.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
+import { OFFICIAL_TASKS_ID, TaskLinkError, taskLink, type TaskLink } from '../client/task-link.js';
 
 const TICKETS = 6;
 /** Between exported rows: an export lasts about two seconds, long enough to cancel one while it runs. */

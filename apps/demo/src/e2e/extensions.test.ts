@@ -6,7 +6,8 @@
  * and the export streams its rows with progress, metered by a quota.
  */
 import { createHash } from 'node:crypto';
-import { silentLogger, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type ToolResult } from '@ext/core';
 import { costClient, getCostInfo } from '@ext/cost/client';
 import { getStructuredError } from '@ext/errors/client';
 import { idempotencyClient } from '@ext/idempotency/client';
@@ -16,10 +17,10 @@ import { sessionStateClient } from '@ext/session-state/client';
 import { streamCall, streamingClient, type StreamUpdate } from '@ext/streaming/client';
 import { runSaga, transactionsClient } from '@ext/transactions/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Connection, type Era } from './connect.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
-import { parseCsv, REPORT_COLUMNS } from './report.js';
-import { EXPORT_QUOTA } from './tool-limits.js';
+import { connect, type Connection, type Era } from '../client/connect.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
+import { parseCsv, REPORT_COLUMNS } from '../domain/report.js';
+import { EXPORT_QUOTA } from '../tools/tool-limits.js';
 
 interface Report {
   readonly id: string;

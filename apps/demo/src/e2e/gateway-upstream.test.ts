@@ -4,12 +4,12 @@
  * token, offers its tools under the gateway's own policy, and a plain client
  * of the gateway works the tracker through it.
  */
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { listen, type Listening } from '@ext/core/sdk-v2/server';
 import { createGateway, type Gateway } from '@ext/gateway';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 const KEY = 'gateway-operator-key-0001';
 

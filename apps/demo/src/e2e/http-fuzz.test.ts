@@ -7,10 +7,10 @@
  * each), so paths are sent exactly as generated, `..` and all.
  */
 import { request as httpRequest } from 'node:http';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 interface RawRequest {
   readonly method: string;

@@ -4,15 +4,15 @@
  * extensions as the v2 server, sessions, the Host check, an export that
  * streams, and a destructive call held for confirmation.
  */
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { callWithConfirmation, confirmationClient } from '@ext/confirmation/client';
 import { costClient, getCostInfo } from '@ext/cost/client';
 import { getStructuredError } from '@ext/errors/client';
 import { streamCall, streamingClient } from '@ext/streaming/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveSdk } from './cli-args.js';
-import { connect, type Connection } from './connect.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { resolveSdk } from '../server/cli-args.js';
+import { connect, type Connection } from '../client/connect.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './test-support.js';
 
 describe('resolveSdk', () => {

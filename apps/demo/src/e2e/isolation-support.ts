@@ -6,13 +6,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   composeServer,
-  silentLogger,
   type ClientExtension,
   type ComposedServer,
   type ExtendedClient,
   type Store,
   type ToolResult,
 } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { confirmationServer } from '@ext/confirmation/server';
 import { errorsServer } from '@ext/errors/server';
 import { manifestServer } from '@ext/manifest/server';
@@ -20,12 +20,12 @@ import { getStructuredError } from '@ext/errors/client';
 import { permissionsServer } from '@ext/permissions/server';
 import { createRedisStore } from '@ext/store-redis';
 import { expect } from 'vitest';
-import { connect, type Connection, type Era } from './connect.js';
-import { dig } from './explain.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
-import { SERVER_INSTRUCTIONS } from './server.js';
-import { ADMIN_SCOPE } from './tool-limits.js';
-import { createDemoTokens } from './users.js';
+import { connect, type Connection, type Era } from '../client/connect.js';
+import { dig } from '../tour/explain.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
+import { SERVER_INSTRUCTIONS } from '../server/compose.js';
+import { ADMIN_SCOPE } from '../tools/tool-limits.js';
+import { createDemoTokens } from '../server/users.js';
 
 // These tests are about atomicity and sharing, not the default per-command timeout, which a loaded test
 // machine can exceed under a burst of concurrent calls (the outage tests cover the timeout).

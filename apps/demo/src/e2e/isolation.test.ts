@@ -31,7 +31,7 @@ import { TRANSACTIONS_ID } from '@ext/transactions';
 import { beginTransaction, transactionsClient } from '@ext/transactions/client';
 import type { ExtendedClient, ToolResult } from '@ext/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dig } from './explain.js';
+import { dig } from '../tour/explain.js';
 import {
   createTicket,
   expectOk,
@@ -47,7 +47,7 @@ import {
   type Composition,
   type World,
 } from './isolation-support.js';
-import { ADMIN_SCOPE, EXPORT_QUOTA } from './tool-limits.js';
+import { ADMIN_SCOPE, EXPORT_QUOTA } from '../tools/tool-limits.js';
 
 const REDIS_URL = process.env.REDIS_URL === '' ? undefined : process.env.REDIS_URL;
 

@@ -2,7 +2,7 @@
  * The official MCP conformance suite's 2026-07-28 checks against the
  * composed tracker: every server scenario the revision lists, the official
  * Tasks extension's (`tasks-*`, SEP-2663) included, with the fixtures of
- * `conformance-fixture.ts`; and in `server-stateless` (SEP-2575) the
+ * `conformance-fixtures/`; and in `server-stateless` (SEP-2575) the
  * unknown-method check (HTTP 404 with -32601, whatever is composed) and the
  * diagnostic tools.
  *
@@ -14,11 +14,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerConformanceFixtures } from './conformance-fixture.js';
-import { nodeForConformance } from './conformance-node.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { registerConformanceFixtures } from '../conformance-fixtures/register.js';
+import { nodeForConformance } from '../conformance-fixtures/node.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 const run = promisify(execFile);
 

@@ -3,11 +3,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerConformanceFixtures } from './conformance-fixture.js';
-import { nodeForConformance } from './conformance-node.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { registerConformanceFixtures } from '../conformance-fixtures/register.js';
+import { nodeForConformance } from '../conformance-fixtures/node.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 /** The official suite's CLI, as installed for this package. */
 function conformanceBin(): string {

@@ -17,9 +17,9 @@ declare module 'vitest' {
 }
 
 export const setup = pythonGlobalSetup({
-  requirements: fileURLToPath(new URL('../fixtures/python-client.txt', import.meta.url)),
+  requirements: fileURLToPath(new URL('../../fixtures/python-client.txt', import.meta.url)),
   // Ignored by git, the linters and the formatter like the rest of node_modules.
-  venv: fileURLToPath(new URL('../node_modules/.cache/python-client', import.meta.url)),
+  venv: fileURLToPath(new URL('../../node_modules/.cache/python-client', import.meta.url)),
   label: 'python client',
   holds: 'the Python MCP SDK',
   provide: (project: TestProject, environment) => {

@@ -9,21 +9,21 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { listen, type Listening } from '@ext/core/sdk-v2/server';
 import { ERRORS_ID, ERRORS_WIRE_VERSION, TOOL_FAILURE_KEY } from '@ext/errors';
 import { createGateway, type Gateway } from '@ext/gateway';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
-import { composeTracker } from './server.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
+import { composeTracker } from '../server/compose.js';
 import { TRACKER_TOOLS } from './test-support.js';
-import { EXPORT_QUOTA } from './tool-limits.js';
-import { createTracker, type Tracker } from './tracker.js';
+import { EXPORT_QUOTA } from '../tools/tool-limits.js';
+import { createTracker, type Tracker } from '../domain/tracker.js';
 
 const python = inject('pythonClient');
 const missing = 'unavailable' in python ? python.unavailable : undefined;
 
-const DRIVER = fileURLToPath(new URL('../fixtures/python/drive.py', import.meta.url));
+const DRIVER = fileURLToPath(new URL('../../fixtures/python/drive.py', import.meta.url));
 
 /** Each era, and how the Python client is told to speak it. */
 const ERAS = [

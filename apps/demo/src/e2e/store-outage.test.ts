@@ -14,8 +14,8 @@ import { getStructuredError } from '@ext/errors/client';
 import { createRedisStore } from '@ext/store-redis';
 import { createSqliteStore } from '@ext/store-sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connect, type Connection } from './connect.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { connect, type Connection } from '../client/connect.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 const BOUND_MS = 300;
 const SLACK_MS = 700;

@@ -14,9 +14,9 @@ import {
   startRestartableTracker,
   type ChildTrackerOptions,
   type RestartableTracker,
-} from './child-tracker.js';
-import { taskLink, TaskLinkError, type TaskLink } from './task-link.js';
-import { EXPORT_QUOTA } from './tool-limits.js';
+} from '../server/child-tracker.js';
+import { taskLink, TaskLinkError, type TaskLink } from '../client/task-link.js';
+import { EXPORT_QUOTA } from '../tools/tool-limits.js';
 
 const TICKETS = 12;
 const PACE_MS = 150;
@@ -34,7 +34,7 @@ async function trackerOnFile(): Promise<{ tracker: RestartableTracker; options: 
   cleanup.push(() => {
     rmSync(dir, { recursive: true, force: true });
   });
-  const options = freshTrackerOptions(new URL('../dist/http.js', import.meta.url), join(dir, 'tracker.db'), PACE_MS);
+  const options = freshTrackerOptions(new URL('../../dist/http.js', import.meta.url), join(dir, 'tracker.db'), PACE_MS);
   const tracker = await startRestartableTracker(options);
   cleanup.push(() => tracker.stop());
   return { tracker, options };

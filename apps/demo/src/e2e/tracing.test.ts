@@ -14,10 +14,10 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Era } from './connect.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { connect, type Era } from '../client/connect.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 const exporter = new InMemorySpanExporter();
 

@@ -1,4 +1,4 @@
-/** The demo executables' command line and environment: the ports they listen on and the SDK line they serve. */
+/** The demo executables' command line and environment: the ports they listen on, the SDK line they serve, the export pace. */
 
 export const DEFAULT_PORT = 3333;
 
@@ -41,4 +41,16 @@ export function resolveSdk(argv: readonly string[]): 'v1' | 'v2' {
   if (raw === undefined || raw === 'v2') return 'v2';
   if (raw === 'v1') return 'v1';
   throw new RangeError(`--sdk must be v1 or v2, got ${JSON.stringify(raw)}`);
+}
+
+/**
+ * Pause between exported rows for the executables: `TRACKER_EXPORT_PACE_MS`,
+ * default 60, so a person sees the progress bar move.
+ */
+export function exportPaceFrom(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const raw = env.TRACKER_EXPORT_PACE_MS;
+  const pace = raw === undefined || raw === '' ? 60 : Number(raw);
+  if (!Number.isInteger(pace) || pace < 0 || pace > 10_000)
+    throw new RangeError(`TRACKER_EXPORT_PACE_MS must be an integer from 0 to 10000, got ${JSON.stringify(raw)}`);
+  return pace;
 }

@@ -8,7 +8,7 @@ import type { Logger } from '@ext/core';
 import { refuseForeignRequest, toFetchRequest, writeFetchResponse } from '@ext/core/sdk-v2/server';
 import type { ServerCardHandler } from '@ext/manifest/server';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE } from '@modelcontextprotocol/server';
-import { serveConsole, type ConsoleFiles } from './console-files.js';
+import { serveConsole, type ConsoleFiles } from '../console/console-files.js';
 import { healthResponse, type ReadinessAnswer } from './readiness.js';
 import { WHOAMI_PATH } from './users.js';
 

@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream';
 import { getStructuredError } from '@ext/errors/client';
 import { describe, expect, it } from 'vitest';
-import { connect, type Era } from './connect.js';
+import { connect, type Era } from '../client/connect.js';
 import { createDemoLogger } from './logging.js';
 import { startHttpServer } from './node-http.js';
 

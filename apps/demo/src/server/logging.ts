@@ -4,7 +4,8 @@
  * Internal errors arrive at `error` with their correlation id, the tool, the
  * caller and the stack; `TRACKER_LOG_LEVEL` (default `info`) sets the level.
  */
-import { pinoLogger, type Logger } from '@ext/core';
+import { pinoLogger } from '@ext/core/kit';
+import { type Logger } from '@ext/core';
 import { pino, type DestinationStream } from 'pino';
 
 export interface DemoLoggerOptions {

@@ -9,8 +9,8 @@ import { ERRORS_ID } from '@ext/errors';
 import { getStructuredError } from '@ext/errors/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_PORT, resolvePort, resolveRefsPort } from './cli-args.js';
-import { connect, type Era, type Target } from './connect.js';
-import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from './test-support.js';
+import { connect, type Era, type Target } from '../client/connect.js';
+import { TRACKER_EXTENSIONS, TRACKER_TOOLS } from '../e2e/test-support.js';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 
 const ERAS: readonly Era[] = ['modern', 'legacy'];
@@ -100,10 +100,14 @@ async function runTrackerHttp(
   env: Record<string, string>,
   until: RegExp,
 ): Promise<{ stderr: string; code: number | null; match: RegExpExecArray | null }> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('../dist/http.js', import.meta.url)), '--port', '0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, TRACKER_DB: ':memory:', REDIS_URL: '', ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('../../dist/http.js', import.meta.url)), '--port', '0'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, TRACKER_DB: ':memory:', REDIS_URL: '', ...env },
+    },
+  );
   let stderr = '';
   child.stderr.setEncoding('utf8');
   try {
@@ -424,9 +428,13 @@ describe('shutdown', () => {
   });
 
   it('tracker-http exits 0 on SIGTERM after serving', async () => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('../dist/http.js', import.meta.url)), '--port', '0'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(new URL('../../dist/http.js', import.meta.url)), '--port', '0'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     try {
       let stderr = '';
       child.stderr.setEncoding('utf8');

@@ -6,29 +6,32 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigurationError, consoleLogger, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { ConfigurationError, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { consoleLogger } from '@ext/core/kit';
 import type { ReferenceOrigin } from '@ext/data-references/server';
 import { createServerCardHandler, type ServerCardHandler } from '@ext/manifest/server';
 import { createHttpHandler as createV1HttpHandler } from '@ext/core/sdk-v1';
 import { createHttpHandler, isLoopbackAddress } from '@ext/core/sdk-v2';
 import { DEFAULT_PORT } from './cli-args.js';
-import type { Target } from './connect.js';
-import { CONSOLE_PATH, defaultConsoleDir } from './console-files.js';
+import type { Target } from '../client/connect.js';
+import { CONSOLE_PATH, defaultConsoleDir } from '../console/console-files.js';
 import { createRequestListener, MCP_PATH, stopServing } from './http-listener.js';
 import { checkReadiness } from './readiness.js';
-import {
-  composeTracker,
-  createStore,
-  createTrackerServer,
-  loadTrackerIndex,
-  SERVER_INFO,
-  startReferenceOrigin,
-  type TrackerServerOptions,
-} from './server.js';
+import { composeTracker, SERVER_INFO } from './compose.js';
+import { createStore } from './store.js';
+import { createTrackerServer, type TrackerServerOptions } from './server.js';
+import { loadTrackerIndex } from './discovery.js';
+import { startReferenceOrigin } from './reference-origin.js';
 import { createTrackerServerV1 } from './server-v1.js';
 import { createDemoTokens, demoAuthenticate, demoWhoami, type DemoTokens, type DemoUser } from './users.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
+
+/** What either SDK line's HTTP handler offers the listener: requests in, and a close that ends every session. */
+interface McpHandler {
+  fetch(request: Request): Promise<Response>;
+  close(): Promise<void>;
+}
 
 export interface HttpServerOptions {
   /** Default 3333; 0 picks a free port. */
@@ -106,30 +109,9 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     );
   const logger = options.logger ?? consoleLogger;
   const store = options.store ?? createStore();
-  const origin =
-    options.composed === undefined && options.references !== false
-      ? await startReferenceOrigin(store, { logger, port: options.refsPort, secret: options.refsSecret })
-      : undefined;
-  const composed =
-    options.composed ??
-    composeTracker({ logger, origin, index: await loadTrackerIndex(logger), sessionSecret: options.sessionSecret });
-  const buildV1 = () => createTrackerServerV1({ composed, store, logger, exportPaceMs: options.exportPaceMs });
-  const buildV2 = () =>
-    createTrackerServer({ composed, store, logger, extend: options.extend, exportPaceMs: options.exportPaceMs });
+  const { origin, composed } = await trackerComposition(options, store, logger);
   const tokens = options.anonymous === true ? undefined : (options.tokens ?? createDemoTokens());
-  const identity = tokens === undefined ? { anonymous: 'shared' as const } : { authenticate: demoAuthenticate(tokens) };
-  const handler =
-    options.sdk === 'v1'
-      ? createV1HttpHandler(buildV1, { ...identity, logger })
-      : createHttpHandler(buildV2, {
-          ...identity,
-          logger,
-          onerror: (error) => {
-            logger.warn('tracker: MCP handler error', { error: error.message });
-          },
-        });
-  // One instance up front registers the tools, so the server card lists them before the first MCP request.
-  await (options.sdk === 'v1' ? buildV1() : buildV2()).close();
+  const handler = await mcpHandler(options, { composed, store, logger }, tokens);
   let authority = host;
   // The card names the endpoint, known once the server listens.
   const card: { current?: ServerCardHandler } = {};
@@ -146,13 +128,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const { port } = server.address() as AddressInfo;
   authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const url = new URL(MCP_PATH, `http://${authority}`);
-  card.current = createServerCardHandler({
-    composed,
-    serverInfo: { ...SERVER_INFO, description: 'A small project tracker composing every mcp-ext extension.' },
-    endpointUrl: url.href,
-    supportedProtocolVersions: options.sdk === 'v1' ? ['2025-11-25'] : ['2025-11-25', '2026-07-28'],
-    sharedCallers: tokens === undefined,
-  });
+  card.current = serverCard(composed, url, options.sdk, tokens === undefined);
 
   let closing: Promise<void> | undefined;
   return {
@@ -175,4 +151,60 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       return closing;
     },
   };
+}
+
+/** The composition given, else the tracker's own, with its reference origin unless `references` is `false`. */
+async function trackerComposition(
+  options: HttpServerOptions,
+  store: Store,
+  logger: Logger,
+): Promise<{ origin: ReferenceOrigin | undefined; composed: ComposedServer }> {
+  if (options.composed !== undefined) return { origin: undefined, composed: options.composed };
+  const origin =
+    options.references === false
+      ? undefined
+      : await startReferenceOrigin(store, { logger, port: options.refsPort, secret: options.refsSecret });
+  const index = await loadTrackerIndex(logger);
+  return { origin, composed: composeTracker({ logger, origin, index, sessionSecret: options.sessionSecret }) };
+}
+
+/** The MCP endpoint of the SDK line asked for, behind the demo users' bearer gate (or one shared caller when anonymous). */
+async function mcpHandler(
+  options: HttpServerOptions,
+  shared: { readonly composed: ComposedServer; readonly store: Store; readonly logger: Logger },
+  tokens: DemoTokens | undefined,
+): Promise<McpHandler> {
+  const { logger } = shared;
+  const buildV1 = () => createTrackerServerV1({ ...shared, exportPaceMs: options.exportPaceMs });
+  const buildV2 = () => createTrackerServer({ ...shared, extend: options.extend, exportPaceMs: options.exportPaceMs });
+  const identity = tokens === undefined ? { anonymous: 'shared' as const } : { authenticate: demoAuthenticate(tokens) };
+  const handler =
+    options.sdk === 'v1'
+      ? createV1HttpHandler(buildV1, { ...identity, logger })
+      : createHttpHandler(buildV2, {
+          ...identity,
+          logger,
+          onerror: (error) => {
+            logger.warn('tracker: MCP handler error', { error: error.message });
+          },
+        });
+  // One instance up front registers the tools, so the server card lists them before the first MCP request.
+  await (options.sdk === 'v1' ? buildV1() : buildV2()).close();
+  return handler;
+}
+
+/** The server card of the tracker listening at `url`. */
+function serverCard(
+  composed: ComposedServer,
+  url: URL,
+  sdk: 'v1' | 'v2' | undefined,
+  sharedCallers: boolean,
+): ServerCardHandler {
+  return createServerCardHandler({
+    composed,
+    serverInfo: { ...SERVER_INFO, description: 'A small project tracker composing every mcp-ext extension.' },
+    endpointUrl: url.href,
+    supportedProtocolVersions: sdk === 'v1' ? ['2025-11-25'] : ['2025-11-25', '2026-07-28'],
+    sharedCallers,
+  });
 }

@@ -3,7 +3,8 @@
  * store's optional `health()`, with a store that lacks it counted ready and
  * one that throws or hangs counted not ready.
  */
-import { MemoryStore, silentLogger, type Logger, type Store, type StoreHealth } from '@ext/core';
+import { MemoryStore, type Logger, type Store, type StoreHealth } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHttpServer, type RunningHttpServer } from './node-http.js';
 import { checkReadiness } from './readiness.js';

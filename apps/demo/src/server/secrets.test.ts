@@ -5,7 +5,8 @@
  */
 import { MemoryStore, type Logger } from '@ext/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { composeTracker, startReferenceOrigin } from './server.js';
+import { composeTracker } from './compose.js';
+import { startReferenceOrigin } from './reference-origin.js';
 
 function capture(): { logger: Logger; warnings: string[] } {
   const warnings: string[] = [];

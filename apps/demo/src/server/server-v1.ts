@@ -5,8 +5,9 @@
  */
 import { extendServer } from '@ext/core/sdk-v1';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SERVER_INFO, SERVER_INSTRUCTIONS, trackerEventsOf, type TrackerServerOptions } from './server.js';
-import { registerTrackerTools } from './tools.js';
+import { SERVER_INFO, SERVER_INSTRUCTIONS, trackerEventsOf } from './compose.js';
+import type { TrackerServerOptions } from './server.js';
+import { registerTrackerTools } from '../tools/tools.js';
 
 export type TrackerServerV1Options = Omit<TrackerServerOptions, 'extend'>;
 

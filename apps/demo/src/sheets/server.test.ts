@@ -3,37 +3,13 @@
  * HTTP (both servers on 127.0.0.1), and refuses references from origins it
  * was not told to trust or whose bytes do not match their checksum.
  */
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import type { DataReference } from '@ext/data-references';
 import { dataReferencesClient, importReference, referencesIn } from '@ext/data-references/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Connection } from './connect.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
-import { startSheetsServer, summarizeCsv, type RunningSheetsServer } from './sheets.js';
-
-describe('summarizeCsv', () => {
-  it('counts rows and columns, previews the first rows and counts each status', () => {
-    const csv = 'id,title,status\r\nT-1,"a, b",open\r\nT-2,c,closed\r\nT-3,d,open\r\nT-4,e,open\r\n';
-    expect(summarizeCsv(csv)).toEqual({
-      columns: ['id', 'title', 'status'],
-      rows: 4,
-      preview: [
-        ['T-1', 'a, b', 'open'],
-        ['T-2', 'c', 'closed'],
-        ['T-3', 'd', 'open'],
-      ],
-      by_status: { open: 3, closed: 1 },
-    });
-    expect(summarizeCsv('')).toEqual({ columns: [], rows: 0, preview: [] });
-  });
-
-  it('counts statuses named like Object.prototype members as plain values', () => {
-    const csv = 'id,status\nT-1,__proto__\nT-2,constructor\nT-3,constructor\nT-4,toString\n';
-    const byStatus = summarizeCsv(csv).by_status ?? {};
-    expect(JSON.parse(JSON.stringify(byStatus))).toEqual(JSON.parse('{"__proto__":1,"constructor":2,"toString":1}'));
-    expect(Object.getPrototypeOf(byStatus)).toBe(Object.prototype);
-  });
-});
+import { connect, type Connection } from '../client/connect.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
+import { startSheetsServer, type RunningSheetsServer } from './server.js';
 
 describe('sheets imports a tracker export by reference', () => {
   let tracker: RunningHttpServer;

@@ -8,21 +8,16 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { composeServer, consoleLogger, MemoryStore, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { composeServer, MemoryStore, type ComposedServer, type Logger, type Store } from '@ext/core';
+import { consoleLogger } from '@ext/core/kit';
 import { createHttpHandler, extendServer } from '@ext/core/sdk-v2';
-import {
-  createReferenceOrigin,
-  dataReferencesServer,
-  referencesOf,
-  type ReferenceOrigin,
-} from '@ext/data-references/server';
+import { createReferenceOrigin, dataReferencesServer, type ReferenceOrigin } from '@ext/data-references/server';
 import type { OriginPolicy } from '@ext/data-references';
 import { errorsServer } from '@ext/errors/server';
 import { McpServer } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import { defaultConsoleDir } from './console-files.js';
-import { createRequestListener, stopServing } from './http-listener.js';
-import { parseCsv } from './report.js';
+import { defaultConsoleDir } from '../console/console-files.js';
+import { createRequestListener, stopServing } from '../server/http-listener.js';
+import { registerSheetSummary } from './summary.js';
 
 export const SHEETS_INFO = { name: 'sheets', version: '0.0.0' } as const;
 
@@ -48,35 +43,6 @@ export interface RunningSheetsServer {
   close(): Promise<void>;
 }
 
-/** The first rows shown of an imported sheet. */
-const PREVIEW_ROWS = 3;
-
-/** Row and column counts, the header, the first rows and, when there is a `status` column, how many rows hold each value. */
-export function summarizeCsv(text: string): {
-  columns: string[];
-  rows: number;
-  preview: string[][];
-  by_status?: Record<string, number>;
-} {
-  const [header = [], ...rows] = parseCsv(text);
-  const statusColumn = header.indexOf('status');
-  const summary: { columns: string[]; rows: number; preview: string[][]; by_status?: Record<string, number> } = {
-    columns: header,
-    rows: rows.length,
-    preview: rows.slice(0, PREVIEW_ROWS),
-  };
-  if (statusColumn !== -1) {
-    // The values come from the imported file: counted in a Map, so one named `__proto__` or `constructor` is counted like any other.
-    const counts = new Map<string, number>();
-    for (const row of rows) {
-      const value = row[statusColumn] ?? '';
-      counts.set(value, (counts.get(value) ?? 0) + 1);
-    }
-    summary.by_status = Object.fromEntries(counts);
-  }
-  return summary;
-}
-
 /** Starts sheets on Streamable HTTP; resolves once it listens. */
 export async function startSheetsServer(options: SheetsServerOptions): Promise<RunningSheetsServer> {
   const logger = options.logger ?? consoleLogger;
@@ -96,29 +62,7 @@ export async function startSheetsServer(options: SheetsServerOptions): Promise<R
         instructions: 'Import CSV files by data reference, then summarize them with sheet_summary.',
       });
       const extended = extendServer(mcp, composed, { store, logger });
-      extended.registerTool(
-        'sheet_summary',
-        {
-          title: 'Summarize a sheet',
-          description: 'Rows, columns, the first rows and the count per status of a CSV file imported by reference.',
-          inputSchema: z.object({ resource_id: z.string().describe('imported_resource_id from the import answer.') }),
-          annotations: { readOnlyHint: true, openWorldHint: false },
-        },
-        async ({ resource_id }, ctx) => {
-          const chunks: Buffer[] = [];
-          for await (const chunk of await referencesOf(ctx).open(resource_id)) chunks.push(chunk as Buffer);
-          const summary = summarizeCsv(Buffer.concat(chunks).toString('utf8'));
-          return {
-            content: [
-              {
-                type: 'text',
-                text: `${String(summary.rows)} rows, ${String(summary.columns.length)} columns: ${summary.columns.join(', ')}.`,
-              },
-            ],
-            structuredContent: { resource_id, ...summary },
-          };
-        },
-      );
+      registerSheetSummary(extended);
       return mcp;
     },
     // Sheets keeps only what it imported, and serves whoever runs on this machine: one shared caller.

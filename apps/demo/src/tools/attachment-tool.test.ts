@@ -4,15 +4,16 @@
  * Each is refused with the data-references error for it, naming the
  * argument, and nothing is attached; never an INTERNAL_ERROR.
  */
-import { silentLogger, type ExtendedClient, type StructuredError, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type ExtendedClient, type StructuredError, type ToolResult } from '@ext/core';
 import { dataReferencesClient } from '@ext/data-references/client';
 import { getStructuredError } from '@ext/errors/client';
 import { binaryInput, multimodalClient } from '@ext/multimodal/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Connection, type Era } from './connect.js';
-import { dig } from './explain.js';
-import { PIXEL_PNG } from './isolation-support.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { connect, type Connection, type Era } from '../client/connect.js';
+import { dig } from '../tour/explain.js';
+import { PIXEL_PNG } from '../e2e/isolation-support.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 const halves = () => [dataReferencesClient(), multimodalClient({ mimeTypes: ['image/*'], minOutOfBandBytes: 0 })];
 

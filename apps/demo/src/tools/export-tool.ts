@@ -8,8 +8,8 @@ import { referencesFor } from '@ext/data-references/server';
 import { STREAMING_ID } from '@ext/streaming';
 import { streamOf } from '@ext/streaming/server';
 import { reportMarkdown, reportText } from './present.js';
-import { csvHeader, csvRow, REPORT_COLUMNS } from './report.js';
-import type { StoredReport, Ticket } from './ticket.js';
+import { csvHeader, csvRow, REPORT_COLUMNS } from '../domain/report.js';
+import type { StoredReport, Ticket } from '../domain/ticket.js';
 import { EXPORT_QUOTA, EXPORT_QUOTA_WINDOW_SECONDS } from './tool-limits.js';
 import { citeTicketStore, listInput, type ToolDeps } from './tool-support.js';
 

@@ -4,7 +4,7 @@
  * `@ext/content-negotiation/server` picks one per call.
  */
 import type { PresentationVerbosity } from '@ext/content-negotiation';
-import type { Ticket } from './ticket.js';
+import type { Ticket } from '../domain/ticket.js';
 
 /** Ticket fields come from users: keep them from turning into markdown. */
 export function escapeMarkdown(text: string): string {

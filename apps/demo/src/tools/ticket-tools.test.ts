@@ -7,8 +7,8 @@ import { CONFIRMATION_ID } from '@ext/confirmation';
 import { callWithConfirmation, confirmationClient } from '@ext/confirmation/client';
 import { IDEMPOTENCY_ID } from '@ext/idempotency';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type Connection, type ConnectOptions, type Era } from './connect.js';
-import { startHttpServer, type RunningHttpServer } from './node-http.js';
+import { connect, type Connection, type ConnectOptions, type Era } from '../client/connect.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
 
 const ERAS: readonly Era[] = ['modern', 'legacy'];
 

@@ -4,7 +4,7 @@ import { render } from '@ext/content-negotiation/server';
 import { sessionState } from '@ext/session-state/server';
 import { z } from 'zod';
 import { ticketsMarkdown, ticketsText } from './present.js';
-import type { TicketStatus } from './ticket.js';
+import type { TicketStatus } from '../domain/ticket.js';
 import { ADMIN_SCOPE } from './tool-limits.js';
 import {
   citeTicketStore,
@@ -15,7 +15,7 @@ import {
   ticketResult,
   type ToolDeps,
 } from './tool-support.js';
-import { parseStatus } from './tracker-input.js';
+import { parseStatus } from '../domain/tracker-input.js';
 
 // Built once, not per server instance: a legacy-era session builds a server, and a zod object each was
 // most of its memory (and a schema object seen for the first time is rendered as JSON Schema again).
@@ -31,7 +31,14 @@ const viewInput = z.object({ status: z.string().describe('"open", "closed" or "a
 type TrackerView = { status: TicketStatus | 'all' };
 
 /** Registers the tools that create, read, list, close, delete and link tickets. */
-export function registerTicketTools(extended: ExtendedServer, { tracker, publish }: ToolDeps): void {
+export function registerTicketTools(extended: ExtendedServer, deps: ToolDeps): void {
+  // In this order: a client lists tools as they were registered.
+  registerTicketCreateAndReads(extended, deps);
+  registerTicketChanges(extended, deps);
+}
+
+/** `create_ticket` (published as an event), then `get_ticket` and `list_tickets`, which cite the store they read. */
+function registerTicketCreateAndReads(extended: ExtendedServer, { tracker, publish }: ToolDeps): void {
   extended.registerTool(
     'create_ticket',
     {
@@ -78,7 +85,10 @@ export function registerTicketTools(extended: ExtendedServer, { tracker, publish
       });
     },
   );
+}
 
+/** `close_ticket` and `delete_ticket` (held for confirmation), published as events, and `link_document`. */
+function registerTicketChanges(extended: ExtendedServer, { tracker, publish }: ToolDeps): void {
   extended.registerTool(
     'close_ticket',
     {

@@ -9,8 +9,8 @@ import { render } from '@ext/content-negotiation/server';
 import { cite } from '@ext/provenance/server';
 import { z } from 'zod';
 import { escapeMarkdown, ticketMarkdown, ticketText } from './present.js';
-import type { Ticket } from './ticket.js';
-import type { Tracker } from './tracker.js';
+import type { Ticket } from '../domain/ticket.js';
+import type { Tracker } from '../domain/tracker.js';
 
 export type TicketEvent = 'ticket_created' | 'ticket_closed' | 'ticket_deleted';
 

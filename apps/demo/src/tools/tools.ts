@@ -1,16 +1,16 @@
 /**
  * The tracker's tools, registered through core's SDK-neutral
- * `ExtendedServer`: the v2 server (`server.ts`) and the v1 server
- * (`server-v1.ts`) serve exactly these, through the same composition.
+ * `ExtendedServer`: the v2 server (`server/server.ts`) and the v1 server
+ * (`server/server-v1.ts`) serve exactly these, through the same composition.
  * Each group of tools lives in a file of its own; this one registers them all.
  */
 import type { ExtendedServer } from '@ext/core';
 import { registerAttachmentTool } from './attachment-tool.js';
 import { registerExportTool } from './export-tool.js';
 import { registerChatViewAndPurgeTools, registerTicketTools } from './ticket-tools.js';
-import type { Ticket } from './ticket.js';
+import type { Ticket } from '../domain/ticket.js';
 import type { TicketEvent, ToolDeps } from './tool-support.js';
-import { createTracker, type TrackerOptions } from './tracker.js';
+import { createTracker, type TrackerOptions } from '../domain/tracker.js';
 import type { TrackerEvents } from './tracker-events.js';
 
 export interface TrackerToolsOptions extends TrackerOptions {

@@ -1,7 +1,7 @@
 /** Step 9 of the tour: confirmation holds a destructive call until a person approves it. */
 import { CONFIRMATION_ID } from '@ext/confirmation';
 import { callWithConfirmation, confirmationClient } from '@ext/confirmation/client';
-import { compact, dig } from '../explain.js';
+import { compact, dig } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

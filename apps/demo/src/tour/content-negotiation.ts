@@ -2,7 +2,7 @@
 import type { ToolResult } from '@ext/core';
 import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
 import { getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
-import { compact, dig } from '../explain.js';
+import { compact, dig } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import { advertised, open, type TourTarget } from './target.js';
 

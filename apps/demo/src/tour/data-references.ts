@@ -1,8 +1,8 @@
 /** Step 15 of the tour: data references, an export imported by the sheets server straight from the tracker. */
 import { DATA_REFERENCES_ID, type DataReference } from '@ext/data-references';
 import { dataReferencesClient, importReference, referencesIn } from '@ext/data-references/client';
-import { connect } from '../connect.js';
-import { compact, dig, pretty } from '../explain.js';
+import { connect } from '../client/connect.js';
+import { compact, dig, pretty } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

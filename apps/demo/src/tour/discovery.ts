@@ -1,7 +1,7 @@
 /** Step 17 of the tour: discovery recommends the server that does what the tracker does not. */
 import { describeRecommendation, discoveryClient, recommendServers } from '@ext/discovery/client';
-import { compact } from '../explain.js';
-import { SHEETS_PEER } from '../server.js';
+import { compact } from './explain.js';
+import { SHEETS_PEER } from '../server/discovery.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

@@ -3,8 +3,8 @@ import type { ToolResult } from '@ext/core';
 import { ERRORS_ID, TOOL_FAILURE_KEY } from '@ext/errors';
 import { getStructuredError, isRetryable } from '@ext/errors/client';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
-import type { Connection } from '../connect.js';
-import { CATEGORY_ADVICE, compact, dig, pretty } from '../explain.js';
+import type { Connection } from '../client/connect.js';
+import { CATEGORY_ADVICE, compact, dig, pretty } from './explain.js';
 import { expect, ok, print, row, style } from './output.js';
 import { advertised, open, type TourTarget } from './target.js';
 

@@ -1,6 +1,6 @@
 /** Step 14 of the tour: events, ticket changes pushed to a subscriber as they happen. */
 import { eventsClient, listEventTypes, subscribeEvents } from '@ext/events/client';
-import { compact, dig } from '../explain.js';
+import { compact, dig } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

@@ -9,7 +9,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MemoryStore, silentLogger, type ExtendedClient, type ToolResult } from '@ext/core';
+import { MemoryStore, type ExtendedClient, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { listen } from '@ext/core/sdk-v2/server';
 import { CONFIRMATION_ID } from '@ext/confirmation';
 import {
@@ -21,8 +22,8 @@ import {
 import { getStructuredError } from '@ext/errors/client';
 import { createGateway, loadConfig, type Gateway, type GatewayConfig, type Upstream } from '@ext/gateway';
 import { getReplayInfo, idempotencyClient, idempotencyMeta } from '@ext/idempotency/client';
-import { connect, type Connection } from '../connect.js';
-import { compact, dig } from '../explain.js';
+import { connect, type Connection } from '../client/connect.js';
+import { compact, dig } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import type { TourTarget } from './target.js';
 

@@ -1,7 +1,7 @@
 /** Step 8 of the tour: intent, where the server points a client to a better tool. */
 import { INTENT_ID } from '@ext/intent';
 import { callWithIntent, intentClient } from '@ext/intent/client';
-import { compact, dig } from '../explain.js';
+import { compact, dig } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

@@ -1,6 +1,6 @@
 /** Step 13 of the tour: the manifest, and the same document as the server card over HTTP. */
 import { createManifestReader, manifestClient } from '@ext/manifest/client';
-import { compact, dig } from '../explain.js';
+import { compact, dig } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

@@ -2,7 +2,7 @@
 import { dataReferencesClient } from '@ext/data-references/client';
 import { getStructuredError } from '@ext/errors/client';
 import { binaryInput, multimodalClient } from '@ext/multimodal/client';
-import { compact, dig } from '../explain.js';
+import { compact, dig } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

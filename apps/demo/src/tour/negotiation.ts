@@ -2,8 +2,8 @@
 import type { ComposedServer } from '@ext/core';
 import { ERRORS_ID, ERRORS_PACKAGE_NAME } from '@ext/errors';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
-import { connect, MODERN_PROTOCOL_VERSION, type Connection, type Era, type Target } from '../connect.js';
-import { compact, dig } from '../explain.js';
+import { connect, MODERN_PROTOCOL_VERSION, type Connection, type Era, type Target } from '../client/connect.js';
+import { compact, dig } from './explain.js';
 import { expect, print, row, style } from './output.js';
 
 /** Step 1, for one era: what each side advertised, read off the wire, and what the client negotiated. */

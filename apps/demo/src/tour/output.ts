@@ -1,5 +1,5 @@
 /** How the tour prints what it shows (sections, aligned rows, ok lines) and checks each step's outcome. */
-import { styles } from '../explain.js';
+import { styles } from './explain.js';
 
 const LABEL_WIDTH = 18;
 

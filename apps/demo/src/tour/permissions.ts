@@ -2,8 +2,8 @@
 import { getStructuredError } from '@ext/errors/client';
 import { PERMISSIONS_ID } from '@ext/permissions';
 import { negotiateScopes, permissionsClient, preflight } from '@ext/permissions/client';
-import { CATEGORY_ADVICE, compact } from '../explain.js';
-import { ADMIN_SCOPE } from '../tool-limits.js';
+import { CATEGORY_ADVICE, compact } from './explain.js';
+import { ADMIN_SCOPE } from '../tools/tool-limits.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

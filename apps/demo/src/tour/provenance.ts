@@ -1,7 +1,7 @@
 /** Step 11 of the tour: provenance, a read that cites its source with a digest the client checks. */
 import { PROVENANCE_ID } from '@ext/provenance';
 import { citation, getProvenance, provenanceClient } from '@ext/provenance/client';
-import { compact, dig } from '../explain.js';
+import { compact, dig } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

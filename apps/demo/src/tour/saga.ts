@@ -1,7 +1,7 @@
 /** Step 10 of the tour: a saga of three calls whose last one fails, rolled back by the transactions extension. */
 import { idempotencyClient } from '@ext/idempotency/client';
 import { runSaga, transactionsClient } from '@ext/transactions/client';
-import { compact, dig } from '../explain.js';
+import { compact, dig } from './explain.js';
 import { expect, ok, print, row } from './output.js';
 import { open, type TourTarget } from './target.js';
 

@@ -1,12 +1,14 @@
 /** What the tour talks to: the tracker (over stdio, or over HTTP in this process) and the sheets server beside it. */
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MemoryStore, silentLogger, type ComposedServer } from '@ext/core';
+import { MemoryStore, type ComposedServer } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createReferenceOrigin } from '@ext/data-references/server';
-import type { Target } from '../connect.js';
-import { startHttpServer, type RunningHttpServer } from '../node-http.js';
-import { composeTracker, exportPaceFrom } from '../server.js';
-import { startSheetsServer, type RunningSheetsServer } from '../sheets.js';
+import type { Target } from '../client/connect.js';
+import { startHttpServer, type RunningHttpServer } from '../server/node-http.js';
+import { composeTracker } from '../server/compose.js';
+import { exportPaceFrom } from '../server/cli-args.js';
+import { startSheetsServer, type RunningSheetsServer } from '../sheets/server.js';
 import { print, style } from './output.js';
 
 const SDK_NAMES = { v1: 'SDK v1 (@modelcontextprotocol/sdk)', v2: 'SDK v2 (@modelcontextprotocol/server)' } as const;

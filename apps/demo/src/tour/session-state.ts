@@ -1,7 +1,7 @@
 /** Step 6 of the tour: session state remembers a caller's view in a sealed token the client replays. */
 import { SESSION_STATE_ID } from '@ext/session-state';
 import { getSessionStateMeta, sessionStateClient } from '@ext/session-state/client';
-import { compact, dig, shorten } from '../explain.js';
+import { compact, dig, shorten } from './explain.js';
 import { expect, ok, print, row, style } from './output.js';
 import { open, type TourTarget } from './target.js';
 

@@ -1,8 +1,8 @@
 /** Where the tour's clients connect, on which protocol era, and what a client advertised on the wire. */
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/client';
-import { connect, type Connection, type ConnectOptions, type Era, type Target } from '../connect.js';
-import { dig } from '../explain.js';
-import type { DemoUser } from '../users.js';
+import { connect, type Connection, type ConnectOptions, type Era, type Target } from '../client/connect.js';
+import { dig } from './explain.js';
+import type { DemoUser } from '../server/users.js';
 
 /** Where the tour's clients connect, and on which protocol era (v1 speaks only the legacy one). */
 export interface TourTarget {

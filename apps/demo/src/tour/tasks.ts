@@ -19,10 +19,10 @@ import {
   type CreateTaskResult,
   type DetailedTask,
 } from '@ext/tasks/client';
-import { freshTrackerOptions, startRestartableTracker, type RestartableTracker } from '../child-tracker.js';
-import { connect } from '../connect.js';
-import { compact, dig } from '../explain.js';
-import { taskLink, type TaskLink } from '../task-link.js';
+import { freshTrackerOptions, startRestartableTracker, type RestartableTracker } from '../server/child-tracker.js';
+import { connect } from '../client/connect.js';
+import { compact, dig } from './explain.js';
+import { taskLink, type TaskLink } from '../client/task-link.js';
 import { expect, ok, print, row, style, UnexpectedOutcome } from './output.js';
 import type { TourTarget } from './target.js';
 

@@ -7,10 +7,10 @@ import { getStructuredError } from '@ext/errors/client';
 import { SESSION_STATE_ID } from '@ext/session-state';
 import { getSessionStateMeta, sessionStateClient } from '@ext/session-state/client';
 import { streamCall, streamingClient } from '@ext/streaming/client';
-import { connect, type Connection, type Target } from '../connect.js';
-import { compact, dig, shorten } from '../explain.js';
-import { EXPORT_QUOTA } from '../tool-limits.js';
-import { demoPrincipal, type DemoUser } from '../users.js';
+import { connect, type Connection, type Target } from '../client/connect.js';
+import { compact, dig, shorten } from './explain.js';
+import { EXPORT_QUOTA } from '../tools/tool-limits.js';
+import { demoPrincipal, type DemoUser } from '../server/users.js';
 import { expect, ok, print, row } from './output.js';
 import type { TourTarget } from './target.js';
 
