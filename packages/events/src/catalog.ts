@@ -2,7 +2,8 @@
  * Pure: the event types a server declares, checked and compiled once into a
  * catalog (descriptors for `<id>/list`, payload and filter checks, matching).
  */
-import { canonicalJson, ConfigurationError, firstViolation, isRecord, type CompiledValidator } from '@ext/core';
+import { canonicalJson, firstViolation, isRecord, type CompiledValidator } from '@ext/core/kit';
+import { ConfigurationError } from '@ext/core';
 import type { TSchema } from 'typebox';
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';

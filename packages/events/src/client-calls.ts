@@ -1,5 +1,6 @@
 /** Client side: one-shot calls of the extension's methods (list, poll, unsubscribe) under the negotiated identifier. */
-import { isRecord, WireError, type ExtendedClient } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { WireError, type ExtendedClient } from '@ext/core';
 import { isAnswer, malformed } from './responses.js';
 import { EVENTS_ID, eventsMethod, type ListEventsResult, type PollResult } from './schema.js';
 

@@ -3,7 +3,8 @@
  * in process, and end a subscription early.
  */
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError, isRecord, renamedKeys, type Store } from '@ext/core';
+import { ConfigurationError, type Store } from '@ext/core';
+import { isRecord, renamedKeys } from '@ext/core/kit';
 import { isSubscriptionId } from './catalog.js';
 import { appendEvent, readHead } from './event-log.js';
 import type { PublishOptions, WatchOptions } from './options.js';

@@ -3,7 +3,8 @@
  * stretch of the log once for all its deliveries and listens on the bus.
  */
 import { randomUUID } from 'node:crypto';
-import type { JsonValue, Logger, Store, Unsubscribe } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
+import type { Logger, Store, Unsubscribe } from '@ext/core';
 import type { Catalog } from './catalog.js';
 import { Delivery, matchFailed, READ_BATCH, type DeliveryHub, type DeliverySpec } from './delivery.js';
 import { storeCursor } from './feed.js';

@@ -1,4 +1,5 @@
-import type { JsonValue, StreamEntry } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
+import type { StreamEntry } from '@ext/core';
 import fc from 'fast-check';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';

@@ -2,14 +2,8 @@
  * What a server author configures: `eventsServer`'s options and the shapes
  * its handles take, with the defaults applied and checked at construction.
  */
-import {
-  ConfigurationError,
-  consoleLogger,
-  deprecatedAliases,
-  positiveIntegerOption,
-  type Logger,
-  type RequestContext,
-} from '@ext/core';
+import { ConfigurationError, type Logger, type RequestContext } from '@ext/core';
+import { consoleLogger, deprecatedAliases, positiveIntegerOption } from '@ext/core/kit';
 import type { Static } from 'typebox';
 import type { EventDefinition } from './catalog.js';
 import type { ActionHint } from './schema.js';

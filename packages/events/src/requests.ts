@@ -2,7 +2,7 @@
  * Pure: the methods' params read at the boundary, a subscription checked
  * against the catalog, and what a granted subscription gets (TTL, delivery).
  */
-import { firstViolation, jsonPointer, lazyValidator, type CompiledValidator } from '@ext/core';
+import { firstViolation, jsonPointer, lazyValidator, type CompiledValidator } from '@ext/core/kit';
 import type { Static, TSchema } from 'typebox';
 import { projectFilter, type Catalog } from './catalog.js';
 import {

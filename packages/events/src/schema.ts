@@ -1,5 +1,6 @@
 /** The wire contract: identifiers, limits, and the TypeBox schema of every payload, with their JSON Schema document. */
 import { extensionId } from '@ext/core';
+import { notificationMethod } from '@ext/core/kit';
 import Type, { type Static } from 'typebox';
 
 /** The extension identifier: `io.github.mcp-ext/events`. */
@@ -45,7 +46,7 @@ export const EVENTS_NOTIFICATIONS = { event: 'event', terminated: 'terminated' }
 
 /** The notification method of one kind under an identifier (the negotiated one). */
 export function eventsNotification(id: string, kind: keyof typeof EVENTS_NOTIFICATIONS): string {
-  return `notifications/${id}/${EVENTS_NOTIFICATIONS[kind]}`;
+  return notificationMethod(id, EVENTS_NOTIFICATIONS, kind);
 }
 
 /** The method `<id>/<verb>` under an identifier. */

@@ -1,5 +1,5 @@
 /** Reading the events settings a server advertised, on the client side. */
-import { settingsReader } from '@ext/core';
+import { settingsReader } from '@ext/core/kit';
 import { EVENTS_ID, EventsServerSettingsSchema, type EventsServerSettings } from './schema.js';
 
 /**

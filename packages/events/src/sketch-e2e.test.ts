@@ -5,7 +5,8 @@
  * verifies signatures with `standardwebhooks`, and the draft's published
  * examples as the reference shapes.
  */
-import { MemoryStore, silentLogger, WireError, type Store } from '@ext/core';
+import { MemoryStore, WireError, type Store } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';

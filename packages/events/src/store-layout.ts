@@ -3,7 +3,7 @@
  * subscription records, the per-principal index, bus messages) and how each
  * is written and read back; unreadable values read as absent.
  */
-import { isRecord, lazyValidator, type JsonValue } from '@ext/core';
+import { isRecord, lazyValidator, type JsonValue } from '@ext/core/kit';
 import { isSubscriptionId } from './catalog.js';
 import { ActionHintSchema, type ActionHint, type DeliveryMode } from './schema.js';
 

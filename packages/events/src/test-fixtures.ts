@@ -1,5 +1,6 @@
 /** Test helpers: declared event types, a server and client pair over a shared store, and waiting for a condition. */
-import { MemoryStore, silentLogger, type AuthInfo, type Store } from '@ext/core';
+import { MemoryStore, type AuthInfo, type Store } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

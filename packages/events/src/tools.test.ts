@@ -1,4 +1,5 @@
-import { silentLogger, MemoryStore } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { MemoryStore } from '@ext/core';
 import { createTestPair, TEST_LINES, type TestPair } from '@ext/core/testing';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';

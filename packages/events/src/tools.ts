@@ -1,5 +1,6 @@
 /** The methods served as tools too, for clients that can only call tools (polling delivery). */
-import { registerMethodTools, type ExtendedServer, type ToolInfo } from '@ext/core';
+import { registerMethodTools } from '@ext/core/kit';
+import { type ExtendedServer, type ToolInfo } from '@ext/core';
 import * as z from 'zod';
 import { EVENTS_PACKAGE } from './schema.js';
 

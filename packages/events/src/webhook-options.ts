@@ -4,7 +4,8 @@
  * deliveries are made. Checked once; a bad value throws
  * `ConfigurationError('INVALID_OPTION')` naming it.
  */
-import { ConfigurationError, positiveIntegerOption } from '@ext/core';
+import { ConfigurationError } from '@ext/core';
+import { positiveIntegerOption } from '@ext/core/kit';
 
 export interface EventWebhookOptions {
   /**

@@ -3,7 +3,7 @@
  * subscriptions (the subscription, its delivery status, the dead letters),
  * their keys, and how each is read back; unreadable values read as absent.
  */
-import { canonicalHash, isRecord, type JsonValue } from '@ext/core';
+import { canonicalHash, isRecord, type JsonValue } from '@ext/core/kit';
 
 /** A webhook subscription, keyed by (principal, url, name, arguments). */
 export interface WebhookRecord {

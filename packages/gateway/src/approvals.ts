@@ -5,14 +5,8 @@
  * surfaces (the approvals page and its API, the signed links of webhooks),
  * signed in through the gateway's own identity with the approver scope.
  */
-import {
-  canonicalHash,
-  ConfigurationError,
-  readIdentifyResult,
-  type Logger,
-  type Store,
-  type ToolCall,
-} from '@ext/core';
+import { canonicalHash, readIdentifyResult } from '@ext/core/kit';
+import { ConfigurationError, type Logger, type Store, type ToolCall } from '@ext/core';
 import {
   approvalDesk,
   approvalsPage,

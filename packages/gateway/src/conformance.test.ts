@@ -1,5 +1,5 @@
 import { runConformance } from '@ext/conformance';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { listen, type Listening } from '@ext/core/sdk-v2/server';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -5,7 +5,8 @@
  * one shared caller. API keys are asked first; a bearer value that is no
  * key is taken as an OAuth token.
  */
-import { ConfigurationError, type IdentifyResult, type Logger } from '@ext/core';
+import { ConfigurationError, type Logger } from '@ext/core';
+import { type IdentifyResult } from '@ext/core/kit';
 import { oauthResource, type OAuthResource, type OAuthResourceOptions } from '@ext/core/oauth';
 import type { ConfigFault } from './config/errors.js';
 import type { GatewayConfig } from './config/schema.js';

@@ -3,7 +3,7 @@
  * resolved, hidden ones left out, and each shaped as its policy says:
  * renamed (`as`), described, annotated (GW-51). Pure.
  */
-import { jsonPointer } from '@ext/core';
+import { jsonPointer } from '@ext/core/kit';
 import { fieldName, GatewayConfigError } from './config/errors.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { GatewayTool } from './gateway-tool.js';

@@ -1,4 +1,4 @@
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { listen } from '@ext/core/sdk-v2/server';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

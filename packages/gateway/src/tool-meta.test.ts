@@ -1,5 +1,6 @@
 // The cost policy as the cost extension reads it: `quota.window` reaches the tool's declaration (cost COST-20).
-import { composeServer, silentLogger } from '@ext/core';
+import { composeServer } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { COST_ID } from '@ext/cost';
 import { costServer } from '@ext/cost/server';
 import { describe, expect, it } from 'vitest';

@@ -4,7 +4,8 @@
  * policy's `_meta`, so every call runs through the extension pipeline before
  * it reaches the upstream.
  */
-import { isRecord, type ExtendedServer, type ToolResult } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { type ExtendedServer, type ToolResult } from '@ext/core';
 import { cite } from '@ext/provenance/server';
 import { fromJsonSchema, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { callRetry } from './call-safety.js';

@@ -3,7 +3,8 @@
  * two ways it names a field: a dotted path a person reads
  * (`policy["write_*"].cost.quota.limit`) and a JSON Pointer.
  */
-import { brandError, ConfigurationError, isBrandedError, jsonPointer } from '@ext/core';
+import { brandError, isBrandedError, jsonPointer } from '@ext/core/kit';
+import { ConfigurationError } from '@ext/core';
 
 /** A place in a document: property names and array indexes from the root. */
 export type FieldPath = readonly (string | number)[];

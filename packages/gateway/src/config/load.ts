@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { firstViolation, lazyValidator } from '@ext/core';
+import { firstViolation, lazyValidator } from '@ext/core/kit';
 import { manifestPolicy, type ManifestPolicy } from '../policy/manifest.js';
 import { semanticFault } from './checks.js';
 import { readDocument, type ConfigFormat, type ParsedDocument } from './document.js';

@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { listen } from '@ext/core/sdk-v2/server';
 import { rawClient, redisServerUnavailable, startRedisServer } from '@ext/core/testing';
 import { errorsClient } from '@ext/errors/client';

@@ -12,7 +12,7 @@ import { getReplayInfo, idempotencyClient, idempotencyMeta } from '@ext/idempote
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createGateway } from '../gateway.js';
 import { serveV2, type V2Upstream } from '../upstream/testing/servers.js';
 import { startProvider, type TestProvider } from './oidc-provider.js';

@@ -1,5 +1,6 @@
 /** A deployment's own server halves, composed with the gateway's where their placement puts them (GW-55). */
-import { ConfigurationError, MemoryStore, silentLogger, type ServerExtension } from '@ext/core';
+import { ConfigurationError, MemoryStore, type ServerExtension } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../gateway.js';
 import { serveV2 } from '../upstream/testing/servers.js';

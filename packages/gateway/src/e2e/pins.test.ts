@@ -7,7 +7,8 @@
  * unmodified server-memory behind a lock file; `onToolChange: warn`.
  */
 import { join } from 'node:path';
-import { silentLogger, type ExtendedClient, type Logger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type ExtendedClient, type Logger } from '@ext/core';
 import { extendClient } from '@ext/core/sdk-v2/client';
 import { CONFIRMATION_ID } from '@ext/confirmation';
 import { callWithConfirmation, confirmationClient, getConfirmationRequired } from '@ext/confirmation/client';

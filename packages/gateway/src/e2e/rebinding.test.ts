@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { listen, type Listening } from '@ext/core/sdk-v2/server';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';

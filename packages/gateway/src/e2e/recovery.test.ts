@@ -7,7 +7,8 @@
  * a real SDK v2 server over Streamable HTTP; what it did is read from its
  * own state, not through the gateway.
  */
-import { silentLogger, type ExtendedClient } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type ExtendedClient } from '@ext/core';
 import { listen } from '@ext/core/sdk-v2/server';
 import { errorsClient } from '@ext/errors/client';
 import { idempotencyClient } from '@ext/idempotency/client';

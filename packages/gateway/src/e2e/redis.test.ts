@@ -5,7 +5,7 @@
  * instances run once upstream, and a quota holds across both.
  */
 import { randomUUID } from 'node:crypto';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { listen } from '@ext/core/sdk-v2/server';
 import { redisServerUnavailable, startRedisServer } from '@ext/core/testing';
 import { costClient } from '@ext/cost/client';

@@ -8,14 +8,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  MemoryStore,
-  silentLogger,
-  type ClientExtensionList,
-  type ExtendedClient,
-  type Logger,
-  type Store,
-} from '@ext/core';
+import { MemoryStore, type ExtendedClient, type Logger, type Store } from '@ext/core';
+import { silentLogger, type ClientExtensionList } from '@ext/core/kit';
 import { extendClient } from '@ext/core/sdk-v2/client';
 import { listen } from '@ext/core/sdk-v2/server';
 import { confirmationElicitationHandler, type ConfirmationRequest } from '@ext/confirmation/client';

@@ -1,5 +1,6 @@
 // Approval requests counted (GW-39): opened and decided where it happens, pending on the store every instance shares.
-import { MemoryStore, silentLogger } from '@ext/core';
+import { MemoryStore } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { approvalDesk, type ApprovalRequestInput } from '@ext/confirmation/approvals';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { approvalsBackend, PendingApprovals, watchPendingApprovals } from './approvals.js';

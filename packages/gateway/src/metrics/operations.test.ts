@@ -1,6 +1,7 @@
 // The operations endpoints as the config sets them up (GW-36, GW-38): beside the MCP endpoint behind an operator's scope, or apart.
 import { request as httpRequest } from 'node:http';
-import { MemoryStore, silentLogger } from '@ext/core';
+import { MemoryStore } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MetricsConfig } from '../config/metrics-schema.js';
 import { callerIdentification } from '../identity.js';

@@ -1,5 +1,6 @@
 // How a call's end is read for the metrics (GW-37), from results and errors as the extensions make them.
-import { ErrorCodes, ExtensionError, inputRequiredResult, WireError, type StructuredError } from '@ext/core';
+import { ErrorCodes, ExtensionError, WireError, type StructuredError } from '@ext/core';
+import { inputRequiredResult } from '@ext/core/kit';
 import { CONFIRMATION_ID } from '@ext/confirmation';
 import { ERRORS_ID } from '@ext/errors';
 import { errorResult } from '@ext/errors/server';

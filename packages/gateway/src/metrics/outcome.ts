@@ -5,7 +5,8 @@
  * from clients that did not ask for it, so it is remembered on the call's
  * context). Pure: no I/O, labels from closed sets only.
  */
-import { defineLocal, ERROR_CATEGORIES, isInputRequiredResult, isRecord, WireError } from '@ext/core';
+import { defineLocal, isInputRequiredResult, isRecord } from '@ext/core/kit';
+import { ERROR_CATEGORIES, WireError } from '@ext/core';
 import type { CallContext, StructuredError } from '@ext/core';
 import { CONFIRMATION_ID } from '@ext/confirmation';
 import type { ErrorReport } from '@ext/errors/server';

@@ -2,7 +2,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryStore, silentLogger } from '@ext/core';
+import { MemoryStore } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { redisServerUnavailable, startRedisServer } from '@ext/core/testing';
 import { createRedisStore } from '@ext/store-redis';
 import { createSqliteStore } from '@ext/store-sqlite';

@@ -2,7 +2,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryStore, silentLogger, StoreUnavailableError } from '@ext/core';
+import { MemoryStore, StoreUnavailableError } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createSqliteStore } from '@ext/store-sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { observedStore } from './store.js';

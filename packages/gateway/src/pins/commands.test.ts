@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { describe, expect, it } from 'vitest';
 import type { LoadedConfig } from '../config/load.js';
 import type { GatewayConfig } from '../config/schema.js';

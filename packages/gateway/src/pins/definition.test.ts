@@ -1,5 +1,5 @@
 /** The pinned part of a tool, its digest, and the description of a change between two definitions. */
-import { canonicalJson, type JsonValue } from '@ext/core';
+import { canonicalJson, type JsonValue } from '@ext/core/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExposedTool, UpstreamTool } from '../upstream/index.js';

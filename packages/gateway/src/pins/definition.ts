@@ -9,7 +9,7 @@
  * and upstreams put build ids and other churn there, which would block tools
  * for no reason) and `icons` (the gateway does not pass those on either).
  */
-import { canonicalHash, isRecord, jsonEqual, type JsonValue } from '@ext/core';
+import { canonicalHash, isRecord, jsonEqual, type JsonValue } from '@ext/core/kit';
 import Type from 'typebox';
 import { fieldName, type FieldPath } from '../config/errors.js';
 import type { ExposedTool, UpstreamTool } from '../upstream/index.js';

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { canonicalJson } from '@ext/core';
+import { canonicalJson } from '@ext/core/kit';
 import Type from 'typebox';
 import { configError, type ConfigFault } from '../config/errors.js';
 import { explain } from '../config/explain.js';

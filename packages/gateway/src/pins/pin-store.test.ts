@@ -6,7 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExtensionError, MemoryStore, type JsonValue, type Store } from '@ext/core';
+import { ExtensionError, MemoryStore, type Store } from '@ext/core';
+import { type JsonValue } from '@ext/core/kit';
 import { createSqliteStore } from '@ext/store-sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { definitionDigest, type ToolDefinition } from './definition.js';

@@ -7,7 +7,8 @@
  * so the key is unambiguous whatever the tool's name), value
  * `{ digest, definition, pinnedAt, acceptedBy?, acceptedAt? }`.
  */
-import { ExtensionError, type JsonValue, type Store } from '@ext/core';
+import { ExtensionError, type Store } from '@ext/core';
+import { type JsonValue } from '@ext/core/kit';
 import Type from 'typebox';
 import { fieldName } from '../config/errors.js';
 import { explain } from '../config/explain.js';

@@ -15,7 +15,8 @@
  * is not a literal or that can backtrack exponentially), and the input is
  * copied into a form the library cannot trip on, within a depth and a size.
  */
-import { brandError, ConfigurationError, isBrandedError } from '@ext/core';
+import { brandError, isBrandedError } from '@ext/core/kit';
+import { ConfigurationError } from '@ext/core';
 import {
   Environment,
   EvaluationError,

@@ -6,14 +6,8 @@
  * rule fails closed: an `allow` that cannot be evaluated denies, a `when`
  * that cannot be evaluated asks, a `units` that cannot be evaluated refuses.
  */
-import {
-  ExtensionError,
-  requireApproval,
-  type AuthInfo,
-  type CallContext,
-  type ServerExtension,
-  type ToolCall,
-} from '@ext/core';
+import { ExtensionError, type AuthInfo, type CallContext, type ServerExtension, type ToolCall } from '@ext/core';
+import { requireApproval } from '@ext/core/kit';
 import { estimateCallUnits } from '@ext/cost';
 import { toolChangedError } from '../pins/errors.js';
 import type { ConditionInput } from './conditions.js';

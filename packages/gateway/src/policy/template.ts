@@ -5,7 +5,7 @@
  * (every item of an array, the rest of the path read from each) walk into
  * it. `$$...` is the literal string `$...`. Pure.
  */
-import { brandError, isBrandedError } from '@ext/core';
+import { brandError, isBrandedError } from '@ext/core/kit';
 
 /** One step of a path: a property, an array index, or every item of an array. */
 export type PathStep =

@@ -1,7 +1,7 @@
 import type { Logger } from '@ext/core';
 import { describe, expect, it } from 'vitest';
 import { recordingLogger } from '../upstream/testing/servers.js';
-import { redactionMarker } from './detectors.js';
+import { redactionMarker } from './pattern-detector.js';
 import { redactingLogger } from './redacting-logger.js';
 import { createRedactor } from './redactor.js';
 

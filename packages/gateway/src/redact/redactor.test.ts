@@ -1,7 +1,7 @@
 import { ConfigurationError } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactionMarker } from './detectors.js';
+import { redactionMarker } from './pattern-detector.js';
 import {
   CIRCULAR_MARKER,
   DEPTH_MARKER,

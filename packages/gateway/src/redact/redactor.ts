@@ -4,14 +4,8 @@
  * to an MCP tool result. Pure: the input is never mutated.
  */
 import { ConfigurationError } from '@ext/core';
-import {
-  BUILTIN_DETECTORS,
-  isRedactionMarker,
-  isSecretKey,
-  patternDetector,
-  redactionMarker,
-  type Detector,
-} from './detectors.js';
+import { BUILTIN_DETECTORS, isSecretKey } from './detectors.js';
+import { isRedactionMarker, patternDetector, redactionMarker, type Detector } from './pattern-detector.js';
 
 /** An operator's own detector: `pattern` is JavaScript regular expression source, compiled with flags `gu`. */
 export interface RedactionPattern {

@@ -1,6 +1,6 @@
 import { ExtensionError } from '@ext/core';
 import { describe, expect, it } from 'vitest';
-import { redactionMarker } from './detectors.js';
+import { redactionMarker } from './pattern-detector.js';
 import { createRedactor } from './redactor.js';
 import { GATEWAY_META_KEY, redactedError, redactedResult } from './tool-results.js';
 

@@ -4,7 +4,8 @@
  * the gateway's own `_meta` entry (GW-23), and always an error the upstream
  * answered with, since that error also reaches traces and logs (GW-24). Pure.
  */
-import { ExtensionError, extensionId, isRecord } from '@ext/core';
+import { ExtensionError, extensionId } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { redactToolResult, type Redactor, type ToolResultLike } from './redactor.js';
 
 /**

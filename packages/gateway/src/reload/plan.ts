@@ -4,7 +4,7 @@
  * added, removed, changed or kept. A reload applies all of a config or none
  * of it (GW-49), so a change to a restart-only field refuses the reload.
  */
-import { canonicalHash, canonicalJson } from '@ext/core';
+import { canonicalHash, canonicalJson } from '@ext/core/kit';
 import type { GatewayConfig } from '../config/schema.js';
 import type { ManifestPolicy } from '../policy/manifest.js';
 

@@ -1,5 +1,6 @@
 // An upstream's health tells its listener when the upstream starts answering and when an outage starts, once each.
-import { ExtensionError, silentLogger } from '@ext/core';
+import { ExtensionError } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { describe, expect, it } from 'vitest';
 import { UpstreamHealth } from './health.js';
 

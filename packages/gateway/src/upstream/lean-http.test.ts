@@ -2,11 +2,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ExtensionError, silentLogger } from '@ext/core';
+import { ExtensionError } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpUpstream } from '../config/schema.js';
-import { connectUpstream, toUpstreamTool } from './connection.js';
+import { connectUpstream } from './connection.js';
 import { classifyFault } from './faults.js';
 import { leanCallerFor, type LeanCallParams, type LeanHttpCaller } from './lean-http.js';
 import {
@@ -18,6 +19,7 @@ import {
   type ScriptedUpstream,
 } from './testing/lean-fronts.js';
 import { serveV2, type V2Upstream } from './testing/servers.js';
+import { toUpstreamTool } from './tool-list.js';
 import { createUpstreamClient, createUpstreamTransport } from './transport.js';
 import type { UpstreamTool } from './types.js';
 

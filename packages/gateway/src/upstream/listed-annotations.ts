@@ -8,14 +8,18 @@
  */
 import type { Client, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 
-type Handler = NonNullable<Transport['onmessage']>;
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What one connection's messages are shown to. */
+interface MessageObserver {
+  sent(message: JSONRPCMessage): void;
+  received(message: JSONRPCMessage): void;
+}
+
 /** The annotations one connection's `tools/list` answers carried, by tool name. */
-class ListedAnnotations {
+class ListedAnnotations implements MessageObserver {
   readonly #pending = new Set<string | number>();
   readonly byTool = new Map<string, Record<string, unknown>>();
 
@@ -24,8 +28,11 @@ class ListedAnnotations {
   }
 
   received(message: JSONRPCMessage): void {
-    if (!('id' in message) || !('result' in message) || !this.#pending.delete(message.id)) return;
-    const tools = (message.result as Record<string, unknown>).tools;
+    // Only a response settles a listing: a request from the upstream may carry the same id in its own numbering.
+    if ('method' in message || !('id' in message) || message.id === undefined) return;
+    if (!this.#pending.delete(message.id)) return;
+    const result = 'result' in message ? message.result : undefined;
+    const tools = isObject(result) ? result.tools : undefined;
     if (!Array.isArray(tools)) return;
     for (const tool of tools as unknown[]) {
       if (isObject(tool) && typeof tool.name === 'string' && isObject(tool.annotations)) {
@@ -37,31 +44,37 @@ class ListedAnnotations {
 
 const listings = new WeakMap<Client, ListedAnnotations>();
 
+/**
+ * Shows `observer` every message `transport` sends, and every message it
+ * receives once a client has connected over it (call it before `connect`).
+ *
+ * Inbound is a public seam: `Protocol.connect` chains an `onmessage` set
+ * before it, calling it with each message ahead of its own dispatch, and
+ * keeps doing so when it negotiates the version first (typescript-sdk PR
+ * #2455). Outbound has none (a Client announces no request it sends), so
+ * `send` is wrapped on this transport, which the gateway made for this one
+ * connection.
+ * Retired by: a client whose `listTools` keeps the annotation members it
+ * does not know (a loose `ToolAnnotations` schema): no tap is needed then.
+ */
+function observeMessages(transport: Transport, observer: MessageObserver): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    observer.sent(message);
+    return send(message, options);
+  };
+  const previous = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    observer.received(message);
+    previous?.(message, extra);
+  };
+}
+
 /** Taps `transport` (before `client` connects over it) to keep what its `tools/list` answers say. */
 export function tapListedAnnotations(client: Client, transport: Transport): void {
   const listed = new ListedAnnotations();
   listings.set(client, listed);
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    listed.sent(message);
-    return send(message, options);
-  };
-  // The client sets its handler when it connects: wrap whatever it sets.
-  let handler: Handler | undefined = transport.onmessage;
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    enumerable: true,
-    get: () => handler,
-    set: (next: Handler | undefined) => {
-      handler =
-        next === undefined
-          ? undefined
-          : (message, extra) => {
-              listed.received(message);
-              next(message, extra);
-            };
-    },
-  });
+  observeMessages(transport, listed);
 }
 
 /** `tools` with each one's annotations as the upstream sent them (the SDK's parse is a subset of them). */

@@ -11,7 +11,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { listen } from '@ext/core/sdk-v2/server';
 import { McpServer, createMcpHandler, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
