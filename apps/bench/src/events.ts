@@ -1,6 +1,7 @@
 /** The events benchmark: fan-out of published events to many subscribers, in one process and across two sharing Redis. */
 import { performance } from 'node:perf_hooks';
-import { composeServer, MemoryStore, silentLogger, type ExtendedClient, type Store } from '@ext/core';
+import { composeServer, MemoryStore, type ExtendedClient, type Store } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { extendClient, extendServer } from '@ext/core/sdk-v1';
 import { subscribeEvents, eventsClient, type EventSubscription } from '@ext/events/client';
 import { eventsServer, type EventsServerExtension } from '@ext/events/server';

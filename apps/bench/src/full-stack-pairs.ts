@@ -3,7 +3,8 @@
  * this process on either SDK line, or over HTTP to the benchmark server in a
  * child process; each checks its first result before it is timed.
  */
-import { silentLogger, type ExtendedClient, type ExtendedServer } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type ExtendedClient, type ExtendedServer } from '@ext/core';
 import { extendClient as extendClientV1, extendServer as extendServerV1 } from '@ext/core/sdk-v1';
 import { extendClient as extendClientV2 } from '@ext/core/sdk-v2/client';
 import { extendServer as extendServerV2 } from '@ext/core/sdk-v2/server';

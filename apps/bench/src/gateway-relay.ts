@@ -24,7 +24,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createHttpHandler, listen } from '@ext/core/sdk-v2/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';

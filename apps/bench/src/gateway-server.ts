@@ -8,7 +8,8 @@
  * would be: a bearer token names the caller and grants the tool's scope
  * (`fetch(request, { authInfo })`). Started by `gateway.ts` with `fork`.
  */
-import { consoleLogger, type Logger } from '@ext/core';
+import { consoleLogger } from '@ext/core/kit';
+import { type Logger } from '@ext/core';
 import { listen, type ServableHandler } from '@ext/core/sdk-v2/server';
 import { createGateway, parseConfig, type Gateway } from '@ext/gateway';
 import { failStart, serveCommands, tell } from './child.js';

@@ -5,7 +5,7 @@
  * through core's `createHttpHandler` and `listen`. Started by `gateway.ts`
  * with `fork`; it talks over the IPC channel only.
  */
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createHttpHandler, listen } from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';

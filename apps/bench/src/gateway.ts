@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { extendClient } from '@ext/core/sdk-v2/client';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startChild, type ChildServer, type Message } from './child.js';

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createHttpHandler, extendServer } from '@ext/core/sdk-v2/server';
 import { McpServer } from '@modelcontextprotocol/server';
 import { failStart, serveCommands, tell } from './child.js';

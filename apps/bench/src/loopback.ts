@@ -9,13 +9,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   composeServer,
-  silentLogger,
   type ClientExtension,
   type ExtendedClient,
   type ExtendedServer,
   type ServerExtension,
   type Store,
 } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { extendClient } from '@ext/core/sdk-v2/client';
 import { createHttpHandler, extendServer } from '@ext/core/sdk-v2/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';

@@ -3,9 +3,6 @@ import { randomUUID } from 'node:crypto';
 import {
   composeClient,
   composeServer,
-  consoleLogger,
-  createCallContext,
-  createRequestContext,
   MemoryStore,
   type ServerExtension,
   type Store,
@@ -13,6 +10,7 @@ import {
   type ToolHandler,
   type ToolInfo,
 } from '@ext/core';
+import { consoleLogger, createCallContext, createRequestContext } from '@ext/core/kit';
 import { IDEMPOTENCY_ID } from '@ext/idempotency';
 import { idempotencyClient } from '@ext/idempotency/client';
 import { idempotencyServer } from '@ext/idempotency/server';

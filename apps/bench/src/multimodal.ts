@@ -5,7 +5,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { MemoryStore, silentLogger, type ExtendedClient, type ToolResult } from '@ext/core';
+import { MemoryStore, type ExtendedClient, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { isDataReference } from '@ext/data-references';
 import { dataReferencesClient } from '@ext/data-references/client';
 import { createReferenceOrigin, dataReferencesServer, type ReferenceOrigin } from '@ext/data-references/server';

@@ -2,12 +2,12 @@
 import {
   composeServer,
   MemoryStore,
-  silentLogger,
   type ExtendedClient,
   type ServerExtension,
   type Store,
   type ToolResult,
 } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { extendClient as extendClientV1, extendServer as extendServerV1 } from '@ext/core/sdk-v1';
 import { extendClient as extendClientV2 } from '@ext/core/sdk-v2/client';
 import { createHttpHandler, extendServer as extendServerV2 } from '@ext/core/sdk-v2/server';

@@ -6,7 +6,7 @@
  * in process, never a DELETE, reading each answer to its end as a client
  * would. Started by `sessions.ts`; it reports over the IPC channel.
  */
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createHttpHandler as createHttpHandlerV1, extendServer as extendServerV1 } from '@ext/core/sdk-v1';
 import { createHttpHandler as createHttpHandlerV2, extendServer as extendServerV2 } from '@ext/core/sdk-v2/server';
 import { McpServer as McpServerV1 } from '@modelcontextprotocol/sdk/server/mcp.js';

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import {
   composeServer,
   MemoryStore,
-  silentLogger,
   type ClientExtension,
   type ComposedServer,
   type ExtendedClient,
@@ -11,6 +10,7 @@ import {
   type Store,
   type ToolResult,
 } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { confirmationClient } from '@ext/confirmation/client';
 import { confirmationServer } from '@ext/confirmation/server';
 import { contentNegotiationClient } from '@ext/content-negotiation/client';

@@ -8,7 +8,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { MemoryStore, silentLogger } from '@ext/core';
+import { MemoryStore } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { referenceResult } from '@ext/data-references';
 import {
   createReferenceOrigin,

@@ -3,7 +3,8 @@
  * change to `@ext/core`: written against its public entry, placed by
  * position ({ after: 'errors' }), on every SDK line and era.
  */
-import { MemoryStore, silentLogger, type ExtendedServer, type ServerExtension } from '@ext/core';
+import { MemoryStore, type ExtendedServer, type ServerExtension } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createHttpHandler, listen, type Listening } from '@ext/core/sdk-v2/server';
 import { createTestPair, TEST_LINES, type TestPair } from '@ext/core/testing';
 import { confirmationServer } from '@ext/confirmation/server';

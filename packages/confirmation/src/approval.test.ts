@@ -3,13 +3,8 @@
  * go through the same gate as a declared confirmation, and the core refuses
  * the call when no gate granted them.
  */
-import {
-  requireApproval,
-  type ExtendedServer,
-  type ServerExtension,
-  type StructuredError,
-  type ToolResult,
-} from '@ext/core';
+import { requireApproval } from '@ext/core/kit';
+import { type ExtendedServer, type ServerExtension, type StructuredError, type ToolResult } from '@ext/core';
 import { createTestPair, seedValidators, TEST_LINES, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

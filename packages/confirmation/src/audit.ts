@@ -1,5 +1,6 @@
 /** The audit log (CONF-13): one JSON entry per decision, appended to the store's `<prefix>:audit` stream. */
-import { deprecatedAliases, type JsonValue, type Store } from '@ext/core';
+import { deprecatedAliases, type JsonValue } from '@ext/core/kit';
+import { type Store } from '@ext/core';
 import type { ConfirmationConfig } from './options.js';
 import { auditStream } from './records.js';
 import type { RiskLevel } from './schema.js';

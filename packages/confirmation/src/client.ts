@@ -6,13 +6,13 @@
 import {
   ConfigurationError,
   extensionId,
-  isRecord,
   type CallToolOptions,
   type ClientExtension,
   type ExtendedClient,
   type StructuredError,
   type ToolResult,
 } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { isTokenShaped } from './logic.js';
 import {
   batchConfirmation,

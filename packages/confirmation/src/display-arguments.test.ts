@@ -5,15 +5,14 @@
  */
 import {
   MemoryStore,
-  silentLogger,
   type ElicitationRequest,
   type ElicitationResponse,
   type ExtendedServer,
-  type JsonValue,
   type SetOptions,
   type AppendOptions,
   type ToolResult,
 } from '@ext/core';
+import { silentLogger, type JsonValue } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

@@ -1,6 +1,5 @@
 import {
   MemoryStore,
-  silentLogger,
   WireError,
   type AuthInfo,
   type ElicitationRequest,
@@ -9,6 +8,7 @@ import {
   type Store,
   type ToolResult,
 } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
 import { contentNegotiationClient, getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
@@ -447,6 +447,7 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const malformed = await client.callTool('delete_repo', { repo: 'test' }, tokenMeta('nope'));
     expect(errorCode(malformed)).toBe('INVALID_INPUT');
     expect(getStructuredError(malformed)?.details).toEqual({
+      field: 'confirmation_token',
       pointer: '/_meta/io.github.mcp-ext~1confirmation/confirmation_token',
     });
     expect(fixture.ran).toEqual([]);
@@ -458,21 +459,21 @@ describe.each(TEST_LINES)('confirmation end to end on %s', (line) => {
     const { client } = await pair(line, fixture, { store });
     const entry = (value: unknown): { meta: Record<string, unknown> } => ({ meta: { [CONFIRMATION_ID]: value } });
     const pointer = (field: string): string => `/_meta/io.github.mcp-ext~1confirmation${field}`;
-    const cases: [unknown, string][] = [
-      [{}, pointer('/confirmation_token')],
-      [{ confirmation_token: 42 }, pointer('/confirmation_token')],
-      [{ confirmation_token: null }, pointer('/confirmation_token')],
-      [{ confirmation_tokn: 'A'.repeat(43) }, pointer('/confirmation_tokn')],
-      [{ confirmation_token: 'A'.repeat(43), approved: true }, pointer('/approved')],
-      [{ confirmation_token: 'A'.repeat(43), grant_id: 'B'.repeat(43) }, pointer('/grant_id')],
-      [[], pointer('')],
+    const cases: [unknown, string, string][] = [
+      [{}, pointer('/confirmation_token'), 'confirmation_token'],
+      [{ confirmation_token: 42 }, pointer('/confirmation_token'), 'confirmation_token'],
+      [{ confirmation_token: null }, pointer('/confirmation_token'), 'confirmation_token'],
+      [{ confirmation_tokn: 'A'.repeat(43) }, pointer('/confirmation_tokn'), 'confirmation_tokn'],
+      [{ confirmation_token: 'A'.repeat(43), approved: true }, pointer('/approved'), 'approved'],
+      [{ confirmation_token: 'A'.repeat(43), grant_id: 'B'.repeat(43) }, pointer('/grant_id'), 'grant_id'],
+      [[], pointer(''), CONFIRMATION_ID],
     ];
-    for (const [value, expected] of cases) {
+    for (const [value, expected, field] of cases) {
       const result = await client.callTool('delete_repo', { repo: 'prod' }, entry(value));
       expect(errorCode(result), JSON.stringify(value)).toBe('INVALID_INPUT');
       expect(getStructuredError(result), JSON.stringify(value)).toMatchObject({
         category: 'invalid_input',
-        details: { pointer: expected },
+        details: { pointer: expected, field },
       });
       expect(getConfirmationRequired(result)).toBeUndefined();
     }

@@ -1,4 +1,5 @@
-import { composeServer, MemoryStore, silentLogger, type ExtendedServer, type ToolResult } from '@ext/core';
+import { composeServer, MemoryStore, type ExtendedServer, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { extendClient as extendV1Client, extendServer as extendV1Server } from '@ext/core/sdk-v1';
 import { createHttpHandler, extendClient as extendV2Client, extendServer as extendV2Server } from '@ext/core/sdk-v2';
 import { errorsClient } from '@ext/errors/client';

@@ -4,7 +4,8 @@
  * host's `ConfirmCallback`. It is registered on either SDK line as it is,
  * and still takes the bare prompt (`{ message, requestedSchema }`).
  */
-import { isRecord, type ElicitationRequest, type ElicitationResponse } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { type ElicitationRequest, type ElicitationResponse } from '@ext/core';
 import { callConfirmation, pendingConfirmation, type ConfirmCallback, type PendingConfirmation } from './requests.js';
 import type { RiskLevel } from './schema.js';
 

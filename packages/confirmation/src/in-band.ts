@@ -4,9 +4,8 @@
  * "yes" to this very question lets the call run (CONF-6, CONF-6a).
  * Identical calls in flight at once share one question (CONF-32).
  */
+import { elicitationAnswer, inputRequiredResult } from '@ext/core/kit';
 import {
-  elicitationAnswer,
-  inputRequiredResult,
   ExtensionError,
   type CallContext,
   type ElicitationRequest,

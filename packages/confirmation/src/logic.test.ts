@@ -1,4 +1,5 @@
-import { canonicalHash, ConfigurationError, ExtensionError, type ToolInfo } from '@ext/core';
+import { canonicalHash } from '@ext/core/kit';
+import { ConfigurationError, ExtensionError, type ToolInfo } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { confirmationElicitationHandler, getConfirmationRequired, parseConfirmationElicitation } from './client.js';

@@ -2,7 +2,8 @@
  * The pure logic of a tool's gate: what its author declared, the gate a call
  * must pass, and what a person is shown and asked. No I/O here.
  */
-import { canonicalHash, ConfigurationError, isRecord, type ApprovalRequirement, type ToolInfo } from '@ext/core';
+import { canonicalHash, isRecord, type ApprovalRequirement } from '@ext/core/kit';
+import { ConfigurationError, type ToolInfo } from '@ext/core';
 import { displayText } from './display.js';
 import { RISK_LEVELS, TOKEN_PATTERN_SOURCE, type ConfirmationToolMeta, type RiskLevel } from './schema.js';
 

@@ -3,7 +3,8 @@
  * audited batch) and `<id>/grant` (N calls of one tool within T seconds).
  */
 import { randomUUID } from 'node:crypto';
-import { ExtensionError, lazyValidator, type CompiledValidator, type MethodHandler } from '@ext/core';
+import { ExtensionError, type MethodHandler } from '@ext/core';
+import { lazyValidator, type CompiledValidator } from '@ext/core/kit';
 import type { TSchema, Static } from 'typebox';
 import { audit } from './audit.js';
 import type { ConfirmationConfig } from './options.js';

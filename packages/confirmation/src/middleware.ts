@@ -5,17 +5,20 @@
  */
 import {
   approvalRequirements,
-  ExtensionError,
   grantApproval,
-  metaPointer,
+  invalidInputError,
+  metaFault,
   requireApproval,
   willReplay,
+  withResultMeta,
+} from '@ext/core/kit';
+import {
+  ExtensionError,
   type CallContext,
   type ToolCall,
   type ToolInfo,
   type ToolMiddleware,
   type ToolResult,
-  withResultMeta,
 } from '@ext/core';
 import { approveOutOfBand } from './approvals/held.js';
 import { audit } from './audit.js';
@@ -64,16 +67,9 @@ async function holdForToken(
 function readEntry(id: string, raw: unknown): Exclude<RequestMetaReading, { kind: 'invalid' }> {
   const reading = readRequestMeta(raw);
   if (reading.kind !== 'invalid') return reading;
-  throw new ExtensionError(
-    'invalid_input',
-    'INVALID_INPUT',
-    `params._meta["${id}"]${reading.path} ${reading.message}; nothing was executed`,
-    {
-      userActionable: false,
-      suggestion:
-        'Send the confirmation_token (or grant_id) exactly as the server issued it, or leave the entry out to get a new token.',
-      details: { pointer: `${metaPointer(id)}${reading.path}` },
-    },
+  throw invalidInputError(
+    metaFault(id, reading.path, `params._meta["${id}"]${reading.path} ${reading.message}; nothing was executed`),
+    'Send the confirmation_token (or grant_id) exactly as the server issued it, or leave the entry out to get a new token.',
   );
 }
 

@@ -1,12 +1,6 @@
 /** `confirmationServer` options: what a server author may set, the defaults, and the checks made at construction. */
-import {
-  ConfigurationError,
-  nonNegativeIntegerOption,
-  positiveIntegerOption,
-  type CallContext,
-  type ToolCall,
-  type ToolInfo,
-} from '@ext/core';
+import { ConfigurationError, type CallContext, type ToolCall, type ToolInfo } from '@ext/core';
+import { nonNegativeIntegerOption, positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import type { ApprovalDesk } from './approvals/desk.js';
 import type { HeldCallConfig } from './approvals/held.js';
 
@@ -80,29 +74,40 @@ export interface ConfirmationServerOptions {
   readonly now?: (() => number) | undefined;
 }
 
-/** The options as the server uses them: defaults applied, durations in milliseconds. */
-export interface ConfirmationConfig {
+/** The options as the server uses them: defaults applied, the approver a rule, durations in milliseconds. */
+export type ConfirmationConfig = Resolved<
+  Omit<
+    ConfirmationServerOptions,
+    | 'approver'
+    | 'approvals'
+    | 'holdSeconds'
+    | 'policyVersion'
+    | 'recheck'
+    | 'tokenTtlSeconds'
+    | 'grants'
+    | 'retentionSeconds'
+  >
+> & {
   readonly approver: ApproverRule;
   /** Set when an approval desk was given. */
   readonly held: HeldCallConfig | undefined;
   readonly tokenTtlMs: number;
-  readonly prefer: 'token' | 'elicitation';
-  readonly maxBatchSize: number;
-  readonly grants: { readonly maxCalls: number; readonly maxDurationSeconds: number } | undefined;
+  /** Set when grants are offered. */
+  readonly grants: Resolved<ConfirmationGrantOptions> | undefined;
   readonly retentionMs: number;
-  readonly auditMaxLength: number;
-  readonly keyPrefix: string;
-  readonly displayArguments: DisplayArguments;
-  readonly now: () => number;
-}
+};
 
 const FACTORY = 'confirmationServer';
 
 const APPROVERS: readonly string[] = ['user', 'operator', 'either'];
 
-function approverRule(option: ConfirmationServerOptions['approver'], desk: ApprovalDesk | undefined): ApproverRule {
+/** The default `displayArguments`: a person sees the arguments as they are. */
+const asGiven: DisplayArguments = (args) => args;
+
+function approverRule(option: Approver | ApproverRule, desk: ApprovalDesk | undefined): ApproverRule {
   if (typeof option === 'function') return option;
-  const approver: string = option ?? 'user';
+  // Typed as string: JavaScript callers can pass anything.
+  const approver: string = option;
   if (!APPROVERS.includes(approver)) {
     throw new ConfigurationError(
       'INVALID_OPTION',
@@ -119,68 +124,72 @@ function approverRule(option: ConfirmationServerOptions['approver'], desk: Appro
 }
 
 function heldCalls(options: ConfirmationServerOptions): HeldCallConfig | undefined {
-  const desk = options.approvals;
+  const { approvals: desk, recheck, policyVersion, holdSeconds = 20 } = options;
   if (desk === undefined) return undefined;
   if (typeof desk !== 'object' || typeof desk.open !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: approvals must be an approvalDesk`);
   }
-  if (options.recheck !== undefined && typeof options.recheck !== 'function') {
+  if (recheck !== undefined && typeof recheck !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: recheck must be a function`);
   }
-  if (options.policyVersion !== undefined && typeof options.policyVersion !== 'string') {
+  if (policyVersion !== undefined && typeof policyVersion !== 'string') {
     throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: policyVersion must be a string`);
   }
+  return { desk, holdMs: nonNegativeIntegerOption(FACTORY, 'holdSeconds', holdSeconds) * 1000, policyVersion, recheck };
+}
+
+function grantLimits(grants: ConfirmationGrantOptions): Resolved<ConfirmationGrantOptions> {
+  const { maxCalls = 50, maxDurationSeconds = 600 } = grants;
   return {
-    desk,
-    holdMs: nonNegativeIntegerOption(FACTORY, 'holdSeconds', options.holdSeconds, 20) * 1000,
-    policyVersion: options.policyVersion,
-    recheck: options.recheck,
+    maxCalls: positiveIntegerOption(FACTORY, 'grants.maxCalls', maxCalls),
+    maxDurationSeconds: positiveIntegerOption(FACTORY, 'grants.maxDurationSeconds', maxDurationSeconds),
   };
 }
 
 /** Checks `options` and applies the defaults; throws `INVALID_OPTION` naming the option. */
 export function resolveOptions(options: ConfirmationServerOptions): ConfirmationConfig {
+  const {
+    approver = 'user',
+    approvals,
+    tokenTtlSeconds = 300,
+    prefer = 'token',
+    maxBatchSize = 100,
+    grants = false,
+    retentionSeconds = 3600,
+    auditMaxLength = 10_000,
+    keyPrefix = 'confirmation',
+    displayArguments = asGiven,
+    now = Date.now,
+  } = options;
   // Typed as string: JavaScript callers can pass anything.
-  const prefer: string = options.prefer ?? 'token';
-  if (prefer !== 'token' && prefer !== 'elicitation') {
+  const preferred: string = prefer;
+  if (preferred !== 'token' && preferred !== 'elicitation') {
     throw new ConfigurationError('INVALID_OPTION', 'confirmationServer: prefer must be "token" or "elicitation"');
   }
-  const keyPrefix = options.keyPrefix ?? 'confirmation';
   if (typeof keyPrefix !== 'string' || keyPrefix.length === 0) {
     throw new ConfigurationError('INVALID_OPTION', 'confirmationServer: keyPrefix must be a non-empty string');
   }
-  if (options.now !== undefined && typeof options.now !== 'function') {
+  if (typeof now !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'confirmationServer: now must be a function returning milliseconds');
   }
-  if (options.displayArguments !== undefined && typeof options.displayArguments !== 'function') {
+  if (typeof displayArguments !== 'function') {
     throw new ConfigurationError(
       'INVALID_OPTION',
       'confirmationServer: displayArguments must be a function from the arguments to the arguments shown',
     );
   }
-  const grants =
-    options.grants === undefined || options.grants === false
-      ? undefined
-      : {
-          maxCalls: positiveIntegerOption(FACTORY, 'grants.maxCalls', options.grants.maxCalls, 50),
-          maxDurationSeconds: positiveIntegerOption(
-            FACTORY,
-            'grants.maxDurationSeconds',
-            options.grants.maxDurationSeconds,
-            600,
-          ),
-        };
+  const offered = grants === false ? undefined : grantLimits(grants);
   return {
-    approver: approverRule(options.approver, options.approvals),
+    approver: approverRule(approver, approvals),
     held: heldCalls(options),
-    tokenTtlMs: positiveIntegerOption(FACTORY, 'tokenTtlSeconds', options.tokenTtlSeconds, 300) * 1000,
+    tokenTtlMs: positiveIntegerOption(FACTORY, 'tokenTtlSeconds', tokenTtlSeconds) * 1000,
     prefer,
-    maxBatchSize: positiveIntegerOption(FACTORY, 'maxBatchSize', options.maxBatchSize, 100),
-    grants,
-    retentionMs: positiveIntegerOption(FACTORY, 'retentionSeconds', options.retentionSeconds, 3600) * 1000,
-    auditMaxLength: positiveIntegerOption(FACTORY, 'auditMaxLength', options.auditMaxLength, 10_000),
+    maxBatchSize: positiveIntegerOption(FACTORY, 'maxBatchSize', maxBatchSize),
+    grants: offered,
+    retentionMs: positiveIntegerOption(FACTORY, 'retentionSeconds', retentionSeconds) * 1000,
+    auditMaxLength: positiveIntegerOption(FACTORY, 'auditMaxLength', auditMaxLength),
     keyPrefix,
-    displayArguments: options.displayArguments ?? ((args) => args),
-    now: options.now ?? Date.now,
+    displayArguments,
+    now,
   };
 }

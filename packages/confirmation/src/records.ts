@@ -4,7 +4,7 @@
  * stored approval covers a use. Pure: the store I/O is the server's.
  */
 import { createHash } from 'node:crypto';
-import { isRecord, type JsonValue } from '@ext/core';
+import { isRecord, type JsonValue } from '@ext/core/kit';
 import { isRiskLevel } from './logic.js';
 import type { RiskLevel } from './schema.js';
 

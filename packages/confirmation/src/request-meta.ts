@@ -1,5 +1,5 @@
 /** Reading the `params._meta` entry a client sends on a retry: a token, a grant, or a fault with its pointer. */
-import { isRecord, jsonPointer } from '@ext/core';
+import { isRecord, jsonPointer } from '@ext/core/kit';
 import { isTokenShaped } from './logic.js';
 
 /**

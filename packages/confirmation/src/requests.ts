@@ -3,7 +3,7 @@
  * request in its three kinds, built camelCase, with the snake_case spellings
  * of 0.1 kept as deprecated getters that warn once.
  */
-import { deprecatedAliases } from '@ext/core';
+import { deprecatedAliases } from '@ext/core/kit';
 import type { RiskLevel } from './schema.js';
 
 /** One call waiting for the user's decision. */

@@ -1,5 +1,5 @@
 /** The reader of the server's confirmation settings, as a client sees them in `capabilities.extensions`. */
-import { settingsReader } from '@ext/core';
+import { settingsReader } from '@ext/core/kit';
 import { CONFIRMATION_ID, ConfirmationServerSettingsSchema, type ConfirmationServerSettings } from './schema.js';
 
 /**

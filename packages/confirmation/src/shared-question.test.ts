@@ -3,7 +3,8 @@
  * the same canonical arguments) share one in-band question; the tool runs
  * once, on the person's yes, and every call gets what came of it.
  */
-import { MemoryStore, silentLogger, type ExtendedServer, type ToolResult } from '@ext/core';
+import { MemoryStore, type ExtendedServer, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

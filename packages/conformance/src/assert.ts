@@ -1,5 +1,5 @@
 /** What checks fail and skip with, and small helpers for their messages. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 
 /** Thrown by a check whose requirement the server violates; the message says what was seen. */
 export class CheckFailure extends Error {

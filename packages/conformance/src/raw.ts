@@ -10,7 +10,8 @@ import {
   PROTOCOL_VERSION_META_KEY,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { isRecord, WireError } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { WireError } from '@ext/core';
 
 /** What a raw request needs to know of its connection. */
 export interface RawLinkOptions {

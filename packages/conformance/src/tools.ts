@@ -1,5 +1,5 @@
 /** The server's tools as checks use them: sample and invalid arguments built from input schemas, and text content. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import type { ListedTool } from './types.js';
 
 /**

@@ -2,7 +2,8 @@
  * What a tool handler uses during a call: the call's presentation, the
  * features it applied (for the echo), and `render`, which does both.
  */
-import { defineLocal, type CallContext, type RequestContext, type ToolResult } from '@ext/core';
+import { defineLocal } from '@ext/core/kit';
+import { type CallContext, type RequestContext, type ToolResult } from '@ext/core';
 import { formatFeatureTag, parseFeatureTag } from './grammar.js';
 import { defaultPresentation, type Presentation } from './presentation.js';
 import { renderResult, type RenderOptions } from './render.js';

@@ -1,11 +1,6 @@
 /** The client half of `@ext/content-negotiation`: declaring feature tags, overriding them per call, reading the echo. */
-import {
-  isRecord,
-  lazyValidator,
-  type ClientExtension,
-  type PresentationFormat,
-  type PresentationVerbosity,
-} from '@ext/core';
+import { isRecord, lazyValidator, type PresentationFormat, type PresentationVerbosity } from '@ext/core/kit';
+import { type ClientExtension } from '@ext/core';
 import { CAPABILITY_FEATURES, featureValue, parseFeatures, serializeFeatures, type FeatureTag } from './grammar.js';
 import { fail, optionRecord } from './option-checks.js';
 import {

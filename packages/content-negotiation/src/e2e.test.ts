@@ -1,4 +1,5 @@
-import type { ClientExtension, ExtendedServer, Logger, PresentationVerbosity } from '@ext/core';
+import type { ClientExtension, ExtendedServer, Logger } from '@ext/core';
+import type { PresentationVerbosity } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestPair, type TestPairOptions } from '@ext/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -47,5 +47,5 @@ export type {
 } from './variants-schema.js';
 export { declaredVariants, checkRequestedOutputs } from './variants.js';
 export type { SelectionCheck } from './variants.js';
-export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES } from '@ext/core';
-export type { PresentationFormat, PresentationVerbosity } from '@ext/core';
+export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES } from '@ext/core/kit';
+export type { PresentationFormat, PresentationVerbosity } from '@ext/core/kit';

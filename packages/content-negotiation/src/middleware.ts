@@ -4,15 +4,8 @@
  * the applied features echoed in `result._meta[id]` under the identifier
  * the client used. A call is never refused, skipped or rewritten (CN-15).
  */
-import {
-  ExtensionError,
-  setCallPresentation,
-  toWireError,
-  type CallContext,
-  type ToolCall,
-  type ToolMiddleware,
-  type ToolResult,
-} from '@ext/core';
+import { ExtensionError, type CallContext, type ToolCall, type ToolMiddleware, type ToolResult } from '@ext/core';
+import { setCallPresentation, toWireError } from '@ext/core/kit';
 import { appliedFeatures, presentationSlot, renderedSlot } from './call.js';
 import { echoFor, type PresentationResolver } from './negotiation.js';
 import type { Presentation, PresentationDefaults } from './presentation.js';

@@ -2,7 +2,8 @@
  * From what a client advertised, and sent with one request, to that
  * request's presentation and its echo; dropped tags are logged, never refused.
  */
-import { parseSettings, pickCommonIdentifier, type Logger } from '@ext/core';
+import { parseSettings, pickCommonIdentifier } from '@ext/core/kit';
+import { type Logger } from '@ext/core';
 import { parseFeatures, type FeatureWarning, type ParsedFeatures } from './grammar.js';
 import {
   defaultPresentation,

@@ -4,7 +4,7 @@ import {
   PRESENTATION_VERBOSITIES,
   type PresentationFormat,
   type PresentationVerbosity,
-} from '@ext/core';
+} from '@ext/core/kit';
 import { fail, optionRecord } from './option-checks.js';
 
 export interface ContentNegotiationServerOptions {

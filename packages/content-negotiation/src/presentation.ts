@@ -9,7 +9,7 @@ import {
   type PresentationFormat,
   lazyValidator,
   type PresentationVerbosity,
-} from '@ext/core';
+} from '@ext/core/kit';
 import {
   excludedValues,
   featureValue,

@@ -1,4 +1,4 @@
-import { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES, type CallPresentation } from '@ext/core';
+import { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES, type CallPresentation } from '@ext/core/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { genericMarkdown, genericText, renderPrompt, renderResource, renderResult, renderText } from './render.js';

@@ -3,13 +3,8 @@
  * the text copy MCP asks for), markdown or plain text at a verbosity. Pure
  * functions of the data and the presentation.
  */
-import {
-  isRecord,
-  type CallPresentation,
-  type PresentationFormat,
-  type PresentationVerbosity,
-  type ToolResult,
-} from '@ext/core';
+import { isRecord, type CallPresentation, type PresentationFormat, type PresentationVerbosity } from '@ext/core/kit';
+import { type ToolResult } from '@ext/core';
 
 /** A renderer from the data to text, at a verbosity. */
 export type Renderer<T> = (data: T, verbosity: PresentationVerbosity) => string;

@@ -1,17 +1,14 @@
 import {
   composeServer,
   ConfigurationError,
-  createCallContext,
-  createRequestContext,
-  getCallPresentation,
   MemoryStore,
-  silentLogger,
   type CallContext,
   type Logger,
   type NegotiationTable,
   type ServerExtension,
   type ToolCall,
 } from '@ext/core';
+import { createCallContext, createRequestContext, getCallPresentation, silentLogger } from '@ext/core/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CONTENT_NEGOTIATION_DRAFT_ID, CONTENT_NEGOTIATION_ID } from './schema.js';

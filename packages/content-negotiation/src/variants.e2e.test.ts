@@ -1,4 +1,5 @@
-import { WireError, type ExtendedClient, type ExtendedServer, type PresentationVerbosity } from '@ext/core';
+import { WireError, type ExtendedClient, type ExtendedServer } from '@ext/core';
+import { type PresentationVerbosity } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestPair, type TestPairOptions } from '@ext/core/testing';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';

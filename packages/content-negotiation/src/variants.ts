@@ -5,7 +5,8 @@
  * and renderers as the rest of the result (SPEC.md CN-19..CN-24). Pure
  * functions of what arrived and what the handler rendered.
  */
-import type { CallPresentation, ToolInfo, ToolResult } from '@ext/core';
+import type { CallPresentation } from '@ext/core/kit';
+import type { ToolInfo, ToolResult } from '@ext/core';
 import { mergeFeatures, type FeatureTag } from './grammar.js';
 import { choosePresentation, type PresentationDefaults } from './presentation.js';
 import { renderText, type RenderOptions } from './render.js';

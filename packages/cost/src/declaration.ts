@@ -2,7 +2,7 @@
  * Reading what a tool's author declared in `Tool._meta[COST_ID]`: strict,
  * with defaults filled in, and a message naming the field at fault.
  */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { chargeOf } from './meters.js';
 import {
   COST_CATEGORIES,

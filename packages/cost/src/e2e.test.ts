@@ -1,6 +1,5 @@
 import {
   MemoryStore,
-  silentLogger,
   WireError,
   type AuthInfo,
   type ServerAttachment,
@@ -8,6 +7,7 @@ import {
   type Store,
   type ToolResult,
 } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 
 type RunTool = NonNullable<ServerAttachment['runTool']>;
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';

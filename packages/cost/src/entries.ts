@@ -1,5 +1,5 @@
 /** This extension's `_meta` entries: a tool's declaration and a result's report, read leniently, and the report written. */
-import { isRecord, lazyValidator } from '@ext/core';
+import { isRecord, lazyValidator } from '@ext/core/kit';
 import { CostResultMetaSchema, CostToolMetaSchema, type CostResultMeta, type CostToolMeta } from './schema.js';
 
 // Compiled on first use, so importing the package does no work.

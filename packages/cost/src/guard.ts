@@ -2,14 +2,8 @@
  * The client's budget guard: refuses to start a call whose declared cost
  * exceeds what is left of the host's budget, and charges what results report.
  */
-import {
-  brandError,
-  ConfigurationError,
-  isBrandedError,
-  type CallToolOptions,
-  type ExtendedClient,
-  type ToolResult,
-} from '@ext/core';
+import { brandError, isBrandedError } from '@ext/core/kit';
+import { ConfigurationError, type CallToolOptions, type ExtendedClient, type ToolResult } from '@ext/core';
 import { Budget, type BudgetCheck } from './budget.js';
 import { describeCost } from './describe.js';
 import { getCostInfo, getCostStatus, getToolCost } from './reports.js';

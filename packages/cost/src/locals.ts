@@ -1,5 +1,6 @@
 /** The current call's cost, as the tool handler sees it on `ctx.locals`: what it declares, and what it reports using. */
-import { defineLocal, type RequestContext } from '@ext/core';
+import { defineLocal } from '@ext/core/kit';
+import { type RequestContext } from '@ext/core';
 import type { CostCategory, QuotaState } from './schema.js';
 
 /** What a tool handler can learn and report about the cost of the current call. */

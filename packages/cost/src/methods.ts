@@ -1,5 +1,6 @@
 /** The extension's JSON-RPC method `<id>/status`: the caller's standing for the tools that declare a cost. */
-import { firstViolation, invalidInputError, lazyValidator, type ExtensionError, type MethodHandler } from '@ext/core';
+import { firstViolation, invalidInputError, lazyValidator } from '@ext/core/kit';
+import { type ExtensionError, type MethodHandler } from '@ext/core';
 import { fixedWindow, planMeters, quotaState, rateState, slidingMeterOf } from './meters.js';
 import type { ResolvedOptions } from './options.js';
 import { CostStatusParamsSchema, type CostStatusResult, type CostToolStatus, type RateLimitStates } from './schema.js';

@@ -8,10 +8,9 @@ import {
   isInputRequiredResult,
   requireApproval,
   resumesDetachedRun,
-  type ToolMiddleware,
-  type ToolResult,
   withResultMeta,
-} from '@ext/core';
+} from '@ext/core/kit';
+import { type ToolMiddleware, type ToolResult } from '@ext/core';
 import { reserveAll, settle } from './counters.js';
 import { callEstimateOf, openCostCall } from './locals.js';
 import { planMeters, quotaState } from './meters.js';

@@ -1,5 +1,6 @@
 /** What a client reads from the server: a result's cost report, a listed tool's declaration, the caller's standing. */
-import { lazyValidator, type ExtendedClient } from '@ext/core';
+import { lazyValidator } from '@ext/core/kit';
+import { type ExtendedClient } from '@ext/core';
 import { readResultCost, readToolCost } from './entries.js';
 import {
   COST_ID,

@@ -1,4 +1,5 @@
-import { ConfigurationError, composeServer, silentLogger, type ServerExtension, type ToolInfo } from '@ext/core';
+import { ConfigurationError, composeServer, type ServerExtension, type ToolInfo } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

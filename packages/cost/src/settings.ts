@@ -1,5 +1,5 @@
 /** The reader of the peer's cost settings, as it advertised them in `capabilities.extensions`. */
-import { settingsReader } from '@ext/core';
+import { settingsReader } from '@ext/core/kit';
 import { COST_ID, CostSettingsSchema } from './schema.js';
 
 /**

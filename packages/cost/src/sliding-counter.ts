@@ -4,7 +4,8 @@
  * store (memory, SQLite, Redis) admits past the limit under no concurrency
  * and across instances, exactly as it would one call at a time.
  */
-import { StoreUnavailableError, type JsonValue, type Store } from '@ext/core';
+import { StoreUnavailableError, type Store } from '@ext/core';
+import { type JsonValue } from '@ext/core/kit';
 import { adjust, admit, logJson, readLog, standingAt, type SlidingLog, type Standing } from './sliding-log.js';
 
 /**

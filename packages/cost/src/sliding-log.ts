@@ -4,7 +4,7 @@
  * ending at any instant counts exactly the charges made in it. No I/O; the
  * store side is in `sliding-counter.ts`.
  */
-import { isRecord, type JsonValue } from '@ext/core';
+import { isRecord, type JsonValue } from '@ext/core/kit';
 
 /**
  * Most charges one log keeps apart. Past it the two closest in time merge

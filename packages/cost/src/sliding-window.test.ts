@@ -3,7 +3,8 @@
  * `window_seconds` admits more than the limit, wherever it starts; fixed
  * windows aligned to the clock stay available as `window: "fixed"`.
  */
-import { MemoryStore, silentLogger, type ExtendedServer } from '@ext/core';
+import { MemoryStore, type ExtendedServer } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

@@ -1,6 +1,7 @@
 /** What a tool handler can do with references during a call (`referencesOf(ctx)`), kept on the call's `ctx.locals`. */
 import type { Readable } from 'node:stream';
-import { ConfigurationError, defineLocal, ExtensionError, type RequestContext } from '@ext/core';
+import { ConfigurationError, ExtensionError, type RequestContext } from '@ext/core';
+import { defineLocal } from '@ext/core/kit';
 import { importsNothing } from './import-failures.js';
 import { importFromReference } from './importer.js';
 import type { ServerConfig } from './options.js';

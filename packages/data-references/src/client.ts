@@ -3,11 +3,11 @@ import { Readable } from 'node:stream';
 import {
   ConfigurationError,
   ExtensionError,
-  lazyValidator,
   type ClientExtension,
   type ExtendedClient,
   type ToolResult,
 } from '@ext/core';
+import { lazyValidator } from '@ext/core/kit';
 import { importRequestFor, isDataReference, isMimeType, referencesInResult } from './logic.js';
 import {
   DATA_REFERENCES_ID,

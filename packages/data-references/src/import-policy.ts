@@ -1,5 +1,6 @@
 /** The import policy, pure: its options checked once, and whether a reference's URL, or a redirect, may be fetched. */
-import { ConfigurationError, positiveIntegerOption, type ExtensionError } from '@ext/core';
+import { ConfigurationError, type ExtensionError } from '@ext/core';
+import { positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import { importFailure } from './import-failures.js';
 import { byteCountOption } from './option-checks.js';
 
@@ -29,31 +30,37 @@ export interface ImportPolicy {
   readonly now?: (() => number) | undefined;
 }
 
-/** An import policy with defaults filled and options checked. */
-export interface ResolvedImportPolicy {
-  readonly allowed: OriginCheck;
-  readonly maxBytes: number;
-  readonly maxRedirects: number;
-  readonly maxResumes: number;
-  readonly requireChecksum: boolean;
-  readonly fetch: typeof fetch;
-  readonly now: () => number;
-}
+/** An import policy with defaults filled and options checked: its origins as a predicate. */
+export type ResolvedImportPolicy = Resolved<Omit<ImportPolicy, 'allowedOrigins'>> & { readonly allowed: OriginCheck };
 
 export const DEFAULT_MAX_IMPORT_BYTES = 1024 * 1024 * 1024;
 
 /** Validates an import policy; throws a `ConfigurationError` naming the option. */
 export function resolveImportPolicy(policy: ImportPolicy, where: string): ResolvedImportPolicy {
-  const maxRedirects = policy.maxRedirects ?? 3;
-  const maxResumes = policy.maxResumes ?? 3;
+  const {
+    allowedOrigins,
+    maxBytes = DEFAULT_MAX_IMPORT_BYTES,
+    maxRedirects = 3,
+    maxResumes = 3,
+    requireChecksum = true,
+    fetch: fetchBytes = fetch,
+    now = Date.now,
+  } = policy;
+  const allowed = originCheck(allowedOrigins, `${where}: allowedOrigins`);
+  // Checked, not defaulted, when given as something else (null from JavaScript): a policy never weakens by accident.
+  if (typeof requireChecksum !== 'boolean')
+    throw new ConfigurationError('INVALID_OPTION', `${where}: requireChecksum must be a boolean`);
+  if (typeof fetchBytes !== 'function')
+    throw new ConfigurationError('INVALID_OPTION', `${where}: fetch must be a function`);
+  if (typeof now !== 'function') throw new ConfigurationError('INVALID_OPTION', `${where}: now must be a function`);
   return {
-    allowed: originCheck(policy.allowedOrigins, `${where}: allowedOrigins`),
-    maxBytes: byteCountOption(where, 'maxBytes', policy.maxBytes, DEFAULT_MAX_IMPORT_BYTES),
-    maxRedirects: maxRedirects === 0 ? 0 : positiveIntegerOption(where, 'maxRedirects', maxRedirects, 3),
-    maxResumes: maxResumes === 0 ? 0 : positiveIntegerOption(where, 'maxResumes', maxResumes, 3),
-    requireChecksum: policy.requireChecksum ?? true,
-    fetch: policy.fetch ?? fetch,
-    now: policy.now ?? Date.now,
+    allowed,
+    maxBytes: byteCountOption(where, 'maxBytes', maxBytes),
+    maxRedirects: maxRedirects === 0 ? 0 : positiveIntegerOption(where, 'maxRedirects', maxRedirects),
+    maxResumes: maxResumes === 0 ? 0 : positiveIntegerOption(where, 'maxResumes', maxResumes),
+    requireChecksum,
+    fetch: fetchBytes,
+    now,
   };
 }
 

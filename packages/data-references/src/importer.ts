@@ -4,7 +4,8 @@
  * verifying size and sha256 before anything is committed.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { consoleLogger, type Logger, type RequestContext } from '@ext/core';
+import { consoleLogger } from '@ext/core/kit';
+import { type Logger, type RequestContext } from '@ext/core';
 import {
   expired,
   failed,

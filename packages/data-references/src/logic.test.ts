@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ConfigurationError } from '@ext/core';
 import { describe, expect, it } from 'vitest';
-import { checkAccessUrl, checkRedirect, originCheck } from './import-policy.js';
+import { checkAccessUrl, checkRedirect, originCheck, resolveImportPolicy } from './import-policy.js';
 import {
   contentRange,
   essenceOf,
@@ -177,6 +177,24 @@ describe('import policy (DREF-12, DREF-13)', () => {
     expect(() => originCheck(['not a url'], 'allowedOrigins')).toThrow(/is not a URL/);
     expect(() => originCheck('https://x.example' as unknown as string[], 'allowedOrigins')).toThrow(/must be an array/);
     expect(originCheck([], 'a')(new URL('https://files.example.com'))).toBe(false);
+  });
+
+  it('fills in the defaults, and refuses a checksum rule or hook given as anything else (null from JavaScript)', () => {
+    const resolved = resolveImportPolicy({ allowedOrigins: [] }, 'dataReferencesServer: import');
+    expect(resolved).toMatchObject({
+      maxBytes: 1024 * 1024 * 1024,
+      maxRedirects: 3,
+      maxResumes: 3,
+      requireChecksum: true,
+    });
+    expect(resolved.fetch).toBe(fetch);
+    expect(resolveImportPolicy({ allowedOrigins: [], maxRedirects: 0 }, 'w').maxRedirects).toBe(0);
+    const withNull = (field: string) => () =>
+      resolveImportPolicy({ allowedOrigins: [], [field]: null }, 'dataReferencesServer: import');
+    expect(withNull('requireChecksum')).toThrow('dataReferencesServer: import: requireChecksum must be a boolean');
+    expect(withNull('fetch')).toThrow('dataReferencesServer: import: fetch must be a function');
+    expect(withNull('now')).toThrow('dataReferencesServer: import: now must be a function');
+    expect(withNull('maxBytes')).toThrow(ConfigurationError);
   });
 
   it('DREF-12: only http(s) URLs without credentials from allowed origins are fetched', () => {

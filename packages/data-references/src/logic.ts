@@ -2,15 +2,8 @@
  * Pure reading and writing of data-reference values: media types and ids,
  * `Range` headers, method params, and the tool results that hand references out.
  */
-import {
-  firstViolation,
-  lazyValidator,
-  pointerField,
-  type ContentBlock,
-  type Parsed,
-  type SchemaViolation,
-  type ToolResult,
-} from '@ext/core';
+import { firstViolation, lazyValidator, pointerField, type Parsed, type SchemaViolation } from '@ext/core/kit';
+import { type ContentBlock, type ToolResult } from '@ext/core';
 import {
   DATA_REFERENCES_ID,
   DataReferenceSchema,

@@ -1,5 +1,6 @@
 /** The extension's JSON-RPC methods: `<id>/import` (with an import policy) and `<id>/upload` (with an origin taking uploads). */
-import { invalidInputError, type MethodHandler } from '@ext/core';
+import { invalidInputError } from '@ext/core/kit';
+import { type MethodHandler } from '@ext/core';
 import { runImport } from './call-references.js';
 import { parseImportRequest, parseUploadRequest } from './logic.js';
 import type { ServerConfig } from './options.js';

@@ -1,5 +1,6 @@
 /** The options of `dataReferencesServer`: what a server produces and imports, checked once at construction. */
-import { ConfigurationError, isRecord } from '@ext/core';
+import { ConfigurationError } from '@ext/core';
+import { isRecord, type Resolved } from '@ext/core/kit';
 import { resolveImportPolicy, type ImportPolicy, type ResolvedImportPolicy } from './import-policy.js';
 import { byteCountOption } from './option-checks.js';
 import type { ReferenceOrigin } from './origin-types.js';
@@ -31,41 +32,40 @@ export interface DataReferencesServerOptions {
   readonly resources?: DataReferencesResourceOptions | boolean | undefined;
 }
 
-/** A server's checked options: its origin, and its import policy with the sink imports go to. */
-export interface ServerConfig {
-  readonly origin: ReferenceOrigin | undefined;
+/** A server's checked options: its origin (if any), and its import policy with the sink imports go to. */
+export type ServerConfig = Resolved<Pick<DataReferencesServerOptions, 'origin'>, 'origin'> & {
   readonly policy: ResolvedImportPolicy | undefined;
   readonly importSink: SinkFactory | undefined;
   /** The largest reference `resources/read` answers, or `undefined` when references are not resources. */
   readonly resourceMaxBytes: number | undefined;
-}
+};
 
 const SERVER = 'dataReferencesServer';
 
 /** Checks the options; throws a `ConfigurationError` naming what is missing or malformed. */
 export function serverConfig(options: DataReferencesServerOptions): ServerConfig {
-  const origin = options.origin;
+  const { origin, import: importOptions, resources } = options;
   if (origin !== undefined && (typeof origin !== 'object' || typeof origin.handle !== 'function')) {
     throw new ConfigurationError('INVALID_OPTION', `${SERVER}: origin must come from createReferenceOrigin()`);
   }
-  if (origin === undefined && options.import === undefined) {
+  if (origin === undefined && importOptions === undefined) {
     throw new ConfigurationError(
       'INVALID_OPTION',
       `${SERVER}: give an origin (to produce references), an import policy (to consume them), or both`,
     );
   }
-  const policy = options.import === undefined ? undefined : resolveImportPolicy(options.import, `${SERVER}: import`);
-  const importSink = options.import?.sink ?? (origin === undefined ? undefined : originSink(origin));
+  const policy = importOptions === undefined ? undefined : resolveImportPolicy(importOptions, `${SERVER}: import`);
+  const importSink = importOptions?.sink ?? (origin === undefined ? undefined : originSink(origin));
   if (policy !== undefined && importSink === undefined) {
     throw new ConfigurationError(
       'INVALID_OPTION',
       `${SERVER}: import needs a sink (import.sink, e.g. fileSink(directory)) or an origin to keep imports in`,
     );
   }
-  if (options.import?.sink !== undefined && typeof options.import.sink !== 'function') {
+  if (importOptions?.sink !== undefined && typeof importOptions.sink !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', `${SERVER}: import.sink must be a function (target) => ImportSink`);
   }
-  return { origin, policy, importSink, resourceMaxBytes: resourceMaxBytes(options.resources, origin) };
+  return { origin, policy, importSink, resourceMaxBytes: resourceMaxBytes(resources, origin) };
 }
 
 /** The cap of `resources/read`, or `undefined` when it is off (no origin, or `resources: false`). */

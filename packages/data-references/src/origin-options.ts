@@ -2,7 +2,8 @@
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigurationError, consoleLogger, positiveIntegerOption, type Logger, type Store } from '@ext/core';
+import { ConfigurationError, type Logger, type Store } from '@ext/core';
+import { consoleLogger, positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import { byteCountOption } from './option-checks.js';
 import { secretBytes } from './signing.js';
 
@@ -53,25 +54,19 @@ export const DEFAULT_PATH = '/refs';
 export type Generate = (offset: number) => AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 /** Upload limits, filled in. */
-export interface UploadLimits {
-  readonly maxBytes: number;
-  readonly ttlSeconds: number;
-  readonly referenceTtlSeconds: number;
-}
+export type UploadLimits = Resolved<UploadOptions>;
 
 /** One origin's checked options, and what it holds while it runs. */
-export interface OriginState {
+export type OriginState = Resolved<
+  Pick<
+    ReferenceOriginOptions,
+    'store' | 'serverName' | 'ttlSeconds' | 'spoolDirectory' | 'keyPrefix' | 'logger' | 'now'
+  >
+> & {
   /** Signs new URLs. */
   readonly key: Uint8Array;
   /** Verify URLs: `key`, then the previous secrets. */
   readonly keys: readonly Uint8Array[];
-  readonly store: Store;
-  readonly serverName: string;
-  readonly ttlSeconds: number;
-  readonly spoolDirectory: string;
-  readonly keyPrefix: string;
-  readonly logger: Logger;
-  readonly now: () => number;
   readonly uploads: UploadLimits | undefined;
   /** The public base URL, once known (the option, or `listen()`). */
   baseUrl: string | undefined;
@@ -85,43 +80,51 @@ export interface OriginState {
   readonly servers: Server[];
   /** Set once the spool directory exists (or is being made). */
   spoolReady: Promise<void> | undefined;
-}
+};
 
 /** Checks the options, in order, and builds an origin's state; throws a `ConfigurationError` naming the option. */
 export function originState(options: ReferenceOriginOptions): OriginState {
-  const key = secretBytes(options.secret, `${ORIGIN}: secret`);
+  const {
+    secret,
+    previousSecrets = [],
+    store,
+    serverName,
+    baseUrl,
+    ttlSeconds = 3600,
+    spoolDirectory = join(tmpdir(), 'mcp-ext-data-references'),
+    uploads,
+    keyPrefix = 'data-references',
+    logger = consoleLogger,
+    now = Date.now,
+  } = options;
+  const key = secretBytes(secret, `${ORIGIN}: secret`);
   const keys = [
     key,
-    ...(options.previousSecrets ?? []).map((secret, index) =>
-      secretBytes(secret, `${ORIGIN}: previousSecrets[${String(index)}]`),
-    ),
+    ...previousSecrets.map((previous, index) => secretBytes(previous, `${ORIGIN}: previousSecrets[${String(index)}]`)),
   ];
-  if (typeof options.store !== 'object')
+  if (typeof store !== 'object')
     throw new ConfigurationError('INVALID_OPTION', `${ORIGIN}: store is required (the server adapter's store)`);
-  const serverName = options.serverName;
   if (typeof serverName !== 'string' || serverName.length === 0 || serverName.length > 256) {
     throw new ConfigurationError(
       'INVALID_OPTION',
       `${ORIGIN}: serverName must be a non-empty string of at most 256 characters`,
     );
   }
-  const base = options.baseUrl === undefined ? undefined : parseBaseUrl(options.baseUrl);
-  const ttlSeconds = positiveIntegerOption(ORIGIN, 'ttlSeconds', options.ttlSeconds, 3600);
-  const spoolDirectory = options.spoolDirectory ?? join(tmpdir(), 'mcp-ext-data-references');
-  const keyPrefix = options.keyPrefix ?? 'data-references';
+  const base = baseUrl === undefined ? undefined : parseBaseUrl(baseUrl);
+  positiveIntegerOption(ORIGIN, 'ttlSeconds', ttlSeconds);
   if (typeof keyPrefix !== 'string' || keyPrefix === '')
     throw new ConfigurationError('INVALID_OPTION', `${ORIGIN}: keyPrefix must be a non-empty string`);
   return {
     key,
     keys,
-    store: options.store,
+    store,
     serverName,
     ttlSeconds,
     spoolDirectory,
     keyPrefix,
-    logger: options.logger ?? consoleLogger,
-    now: options.now ?? Date.now,
-    uploads: uploadLimits(options.uploads, ttlSeconds),
+    logger,
+    now,
+    uploads: uploadLimits(uploads, ttlSeconds),
     baseUrl: base?.url,
     basePath: base?.path ?? DEFAULT_PATH,
     generators: new Map(),
@@ -134,15 +137,11 @@ export function originState(options: ReferenceOriginOptions): OriginState {
 function uploadLimits(option: UploadOptions | boolean | undefined, ttlSeconds: number): UploadLimits | undefined {
   const uploads = option === true ? {} : option === false ? undefined : option;
   if (uploads === undefined) return undefined;
+  const { maxBytes = 128 * 1024 * 1024, ttlSeconds: urlTtlSeconds = 300, referenceTtlSeconds = ttlSeconds } = uploads;
   return {
-    maxBytes: byteCountOption(ORIGIN, 'uploads.maxBytes', uploads.maxBytes, 128 * 1024 * 1024),
-    ttlSeconds: positiveIntegerOption(ORIGIN, 'uploads.ttlSeconds', uploads.ttlSeconds, 300),
-    referenceTtlSeconds: positiveIntegerOption(
-      ORIGIN,
-      'uploads.referenceTtlSeconds',
-      uploads.referenceTtlSeconds,
-      ttlSeconds,
-    ),
+    maxBytes: byteCountOption(ORIGIN, 'uploads.maxBytes', maxBytes),
+    ttlSeconds: positiveIntegerOption(ORIGIN, 'uploads.ttlSeconds', urlTtlSeconds),
+    referenceTtlSeconds: positiveIntegerOption(ORIGIN, 'uploads.referenceTtlSeconds', referenceTtlSeconds),
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
-import { isRecord, positiveIntegerOption, type JsonValue } from '@ext/core';
+import { isRecord, positiveIntegerOption, type JsonValue } from '@ext/core/kit';
 import { isRefId } from './logic.js';
 import { currentBase, ORIGIN, type OriginState } from './origin-options.js';
 import type { LocalReference } from './origin-types.js';

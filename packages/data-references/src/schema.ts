@@ -1,5 +1,6 @@
 /** The wire contract: identifiers, and every payload as a TypeBox schema, shipped as JSON Schema 2020-12. */
-import { extensionId, StructuredErrorSchema } from '@ext/core';
+import { extensionId } from '@ext/core';
+import { StructuredErrorSchema } from '@ext/core/kit';
 import Type, { type Static } from 'typebox';
 
 /** The extension identifier: `io.github.mcp-ext/data-references`. */

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { Transform, type TransformCallback, type Writable } from 'node:stream';
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 
 /** Thrown inside a byte stream that went past its limit. */
 export class TooLarge extends Error {

@@ -1,5 +1,6 @@
 /** The `import_from_ref` tool: `<id>/import` served as a tool too, for clients that can only call tools. */
-import { registerMethodTools, type ExtendedServer, type ToolInfo } from '@ext/core';
+import { registerMethodTools } from '@ext/core/kit';
+import { type ExtendedServer, type ToolInfo } from '@ext/core';
 import * as z from 'zod';
 import { DATA_REFERENCES_PACKAGE } from './schema.js';
 

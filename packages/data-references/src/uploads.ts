@@ -1,5 +1,6 @@
 /** Upload tickets in the store: minting single-use upload URLs, and claiming and using up a ticket. */
-import { ExtensionError, isRecord, type JsonValue } from '@ext/core';
+import { ExtensionError } from '@ext/core';
+import { isRecord, type JsonValue } from '@ext/core/kit';
 import { isMimeType } from './logic.js';
 import { currentBase, type OriginState, type UploadLimits } from './origin-options.js';
 import { newId } from './reference-store.js';

@@ -1,5 +1,6 @@
 /** The client half of `@ext/discovery`: advertising the extension and asking for recommendations. */
-import { lazyValidator, parseSettings, type ClientExtension, type ExtendedClient } from '@ext/core';
+import { lazyValidator, parseSettings } from '@ext/core/kit';
+import { type ClientExtension, type ExtendedClient } from '@ext/core';
 import {
   DISCOVERY_ID,
   DISCOVERY_PACKAGE,

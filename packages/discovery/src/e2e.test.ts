@@ -1,4 +1,5 @@
-import { silentLogger, WireError, type ExtendedServer } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { WireError, type ExtendedServer } from '@ext/core';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

@@ -1,5 +1,6 @@
 /** The options of `discoveryServer`: the peers a server author configures, and the checks both pass at startup. */
-import { ConfigurationError, positiveIntegerOption } from '@ext/core';
+import { ConfigurationError } from '@ext/core';
+import { positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import type { Candidate } from './candidate.js';
 import { DEFAULT_SYNONYM_GROUPS, synonymTable } from './rank.js';
 import type { RegistryIndex } from './registry.js';
@@ -99,39 +100,40 @@ function peerCandidate(peer: DiscoveryPeer, index: number): Candidate {
 }
 
 /** The options checked and resolved: what the `recommend` method works with. */
-export interface ResolvedOptions {
-  readonly index: Pick<RegistryIndex, 'candidates'>;
-  readonly maxResults: number;
-  readonly defaultResults: number;
+export type ResolvedOptions = Resolved<Pick<DiscoveryServerOptions, 'index' | 'maxResults' | 'defaultResults'>> & {
   readonly peers: readonly Candidate[];
   readonly peerNames: ReadonlySet<string>;
   readonly exclude: ReadonlySet<string>;
   readonly synonyms: ReadonlyMap<string, ReadonlySet<string>>;
-}
+};
 
 /** Checks `options` (a `ConfigurationError` `INVALID_OPTION` naming the option) and fills in the defaults. */
 export function resolveOptions(options: DiscoveryServerOptions, defaultIndex: () => RegistryIndex): ResolvedOptions {
-  const index = options.index ?? defaultIndex();
+  const {
+    index = defaultIndex(),
+    peers: declared = [],
+    defaultResults = 5,
+    maxResults = 20,
+    exclude = [],
+    synonyms = DEFAULT_SYNONYM_GROUPS,
+  } = options;
   // Duck-typed: a RegistryIndex from another copy of this package works too.
   if (typeof (index as Partial<RegistryIndex>).candidates !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'discoveryServer: "index" must be a RegistryIndex');
   }
-  const maxResults = positiveIntegerOption('discoveryServer', '"maxResults"', options.maxResults, 20);
-  const defaultResults = Math.min(
-    positiveIntegerOption('discoveryServer', '"defaultResults"', options.defaultResults, 5),
-    maxResults,
-  );
-  const peers = (options.peers ?? []).map(peerCandidate);
+  positiveIntegerOption('discoveryServer', '"maxResults"', maxResults);
+  positiveIntegerOption('discoveryServer', '"defaultResults"', defaultResults);
+  const peers = declared.map(peerCandidate);
   const peerNames = new Set(peers.map((peer) => peer.name));
   if (peerNames.size !== peers.length)
     throw new ConfigurationError('INVALID_OPTION', 'discoveryServer: two peers have the same name');
   return {
     index,
     maxResults,
-    defaultResults,
+    defaultResults: Math.min(defaultResults, maxResults),
     peers,
     peerNames,
-    exclude: new Set(options.exclude ?? []),
-    synonyms: synonymTable(options.synonyms ?? DEFAULT_SYNONYM_GROUPS),
+    exclude: new Set(exclude),
+    synonyms: synonymTable(synonyms),
   };
 }

@@ -1,5 +1,6 @@
 /** The `<id>/recommend` method: the request read, candidates ranked, and the answer in its wire form. */
-import { invalidInputError, type MethodHandler } from '@ext/core';
+import { invalidInputError } from '@ext/core/kit';
+import { type MethodHandler } from '@ext/core';
 import type { Candidate } from './candidate.js';
 import type { ResolvedOptions } from './options.js';
 import { explain, rank, type Ranked } from './rank.js';

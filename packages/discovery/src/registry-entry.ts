@@ -2,7 +2,7 @@
  * The MCP Registry's entry format, as its `GET /v0.1/servers` list answers
  * it, and how one entry is read into the index. Pure.
  */
-import { firstViolation, isRecord, lazyValidator } from '@ext/core';
+import { firstViolation, isRecord, lazyValidator } from '@ext/core/kit';
 import Type, { type Static } from 'typebox';
 import { DISCOVERY_ID } from './schema.js';
 

@@ -1,5 +1,5 @@
 /** `RegistryIndex`: the in-memory index of MCP Registry entries that recommendations are drawn from. */
-import { canonicalJson, isRecord } from '@ext/core';
+import { canonicalJson, isRecord } from '@ext/core/kit';
 import { candidateOf, type Candidate } from './candidate.js';
 import { parseRegistryEntry, type IndexedEntry, type RegistryServerList } from './registry-entry.js';
 import { DISCOVERY_ID } from './schema.js';

@@ -1,5 +1,5 @@
 /** Reading `<id>/recommend` params: the request, or the field that is wrong. Pure. */
-import { firstViolation, lazyValidator, type Parsed } from '@ext/core';
+import { firstViolation, lazyValidator, type Parsed } from '@ext/core/kit';
 import { MAX_CAPABILITY_LENGTH, RecommendRequestSchema, type RecommendRequest } from './schema.js';
 
 const requestValidator = lazyValidator(RecommendRequestSchema);

@@ -1,5 +1,5 @@
 /** Filling a `RegistryIndex`: from a file in the registry's list format, or by syncing with a registry over HTTP. */
-import { brandError, isBrandedError, isRecord } from '@ext/core';
+import { brandError, isBrandedError, isRecord } from '@ext/core/kit';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import type { AddReport, RegistryIndex } from './registry.js';
 

@@ -1,5 +1,6 @@
 /** `recommend_servers`: the `recommend` method served as a tool too, for clients that can only call tools. */
-import { registerMethodTools, type ExtendedServer, type ToolInfo } from '@ext/core';
+import { registerMethodTools } from '@ext/core/kit';
+import { type ExtendedServer, type ToolInfo } from '@ext/core';
 import * as z from 'zod';
 import { DISCOVERY_PACKAGE, MAX_CAPABILITY_LENGTH, type Recommendation } from './schema.js';
 

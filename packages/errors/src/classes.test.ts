@@ -1,4 +1,5 @@
-import { ERROR_CATEGORIES, ErrorCodes, ExtensionError, toWireError } from '@ext/core';
+import { ERROR_CATEGORIES, ErrorCodes, ExtensionError } from '@ext/core';
+import { toWireError } from '@ext/core/kit';
 import { describe, expect, it } from 'vitest';
 import {
   AuthRequiredError,

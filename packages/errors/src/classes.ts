@@ -4,14 +4,8 @@
  * its own `Symbol.for` brand: `isInstance` keeps working when a project ends
  * up with two copies of this package, where `instanceof` would not.
  */
-import {
-  brandError,
-  ExtensionError,
-  isBrandedError,
-  type ErrorCategory,
-  type ExtensionErrorOptions,
-  type StructuredError,
-} from '@ext/core';
+import { brandError, isBrandedError } from '@ext/core/kit';
+import { ExtensionError, type ErrorCategory, type ExtensionErrorOptions, type StructuredError } from '@ext/core';
 
 /** Options of every category class: core's options (camelCase), minus the category. */
 export type CategoryErrorOptions = ExtensionErrorOptions;

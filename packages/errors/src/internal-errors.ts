@@ -1,11 +1,6 @@
 /** Internal errors, made traceable: a correlation id for the client, one log line with the cause for the server. */
-import {
-  logInternalError,
-  newCorrelationId,
-  withCorrelationId,
-  type CallContext,
-  type StructuredError,
-} from '@ext/core';
+import { logInternalError, newCorrelationId, withCorrelationId } from '@ext/core/kit';
+import { type CallContext, type StructuredError } from '@ext/core';
 
 /** The code of an error answered without its cause (ERR-10, ERR-11's last row). */
 const INTERNAL_ERROR = 'INTERNAL_ERROR';

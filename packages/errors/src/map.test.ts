@@ -1,4 +1,5 @@
-import { brandError, ExtensionError, StoreUnavailableError, WireError } from '@ext/core';
+import { brandError } from '@ext/core/kit';
+import { ExtensionError, StoreUnavailableError, WireError } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

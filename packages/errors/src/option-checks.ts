@@ -1,5 +1,6 @@
 /** How both halves check their options: each problem a `ConfigurationError` (`INVALID_OPTION`) naming it. */
-import { ConfigurationError, isRecord } from '@ext/core';
+import { ConfigurationError } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { ERRORS_PACKAGE_NAME } from './schema.js';
 
 /** The error for a bad option; `message` says which and why. */

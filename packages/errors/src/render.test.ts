@@ -1,14 +1,11 @@
+import { composeServer, MemoryStore, type ServerExtension, type StructuredError } from '@ext/core';
 import {
-  composeServer,
   createCallContext,
   createRequestContext,
-  MemoryStore,
   setCallPresentation,
   silentLogger,
   type CallPresentation,
-  type ServerExtension,
-  type StructuredError,
-} from '@ext/core';
+} from '@ext/core/kit';
 import { describe, expect, it } from 'vitest';
 import { toolError } from './classes.js';
 import { renderErrorText } from './render.js';

@@ -1,5 +1,6 @@
 /** Reading a structured error off a result or an error, and the client's retry policy that acts on it. */
 import { ExtensionError, type ConfigurationError, type StructuredError } from '@ext/core';
+import type { Resolved } from '@ext/core/kit';
 import { invalidOption } from './option-checks.js';
 import { readDraftFailure, readProperty } from './read.js';
 import { ERRORS_IDS, isStructuredError } from './schema.js';
@@ -121,11 +122,7 @@ export interface RetryPolicy {
 }
 
 /** A policy with every default filled in. */
-export interface ResolvedRetryPolicy {
-  readonly maxAttempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-}
+export type ResolvedRetryPolicy = Resolved<Pick<RetryPolicy, 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs'>>;
 
 export const DEFAULT_RETRY_POLICY: ResolvedRetryPolicy = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 30_000 };
 
@@ -135,9 +132,11 @@ function invalid(option: string, expectation: string): ConfigurationError {
 
 /** Validates a policy and fills in defaults; throws a `ConfigurationError` naming the bad option. */
 export function resolveRetryPolicy(policy: RetryPolicy = {}): ResolvedRetryPolicy {
-  const maxAttempts = policy.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts;
-  const baseDelayMs = policy.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs;
-  const maxDelayMs = policy.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs;
+  const {
+    maxAttempts = DEFAULT_RETRY_POLICY.maxAttempts,
+    baseDelayMs = DEFAULT_RETRY_POLICY.baseDelayMs,
+    maxDelayMs = DEFAULT_RETRY_POLICY.maxDelayMs,
+  } = policy;
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw invalid('maxAttempts', 'must be a positive integer');
   if (!Number.isFinite(baseDelayMs) || baseDelayMs < 0) throw invalid('baseDelayMs', 'must be a finite number >= 0');
   if (!Number.isFinite(maxDelayMs) || maxDelayMs < 0) throw invalid('maxDelayMs', 'must be a finite number >= 0');

@@ -1,11 +1,6 @@
 /** The errors extension's identifiers, its settings schema, and the structured error object's schema and checks. */
-import {
-  extensionId,
-  isRecord,
-  lazyValidator,
-  StructuredErrorSchema as CoreStructuredErrorSchema,
-  type StructuredError,
-} from '@ext/core';
+import { extensionId, type StructuredError } from '@ext/core';
+import { isRecord, lazyValidator, StructuredErrorSchema as CoreStructuredErrorSchema } from '@ext/core/kit';
 import Type, { type Static } from 'typebox';
 
 /** The SEP-2133 identifier of this extension: `io.github.mcp-ext/errors`. */

@@ -1,8 +1,6 @@
 import {
   composeServer,
   ConfigurationError,
-  createCallContext,
-  createRequestContext,
   MemoryStore,
   PIPELINE_STAGES,
   WireError,
@@ -13,6 +11,7 @@ import {
   type ToolHandler,
   type ToolResult,
 } from '@ext/core';
+import { createCallContext, createRequestContext } from '@ext/core/kit';
 import { describe, expect, it, vi } from 'vitest';
 import { toolError } from './classes.js';
 import { ERRORS_ID } from './schema.js';

@@ -2,16 +2,14 @@
 import {
   ExtensionError,
   WireError,
-  getCallPresentation,
-  newCorrelationId,
   type CallContext,
-  type CallPresentation,
   type ServerExtension,
   type StructuredError,
   type ToolCall,
   type ToolMiddleware,
   type ToolResult,
 } from '@ext/core';
+import { getCallPresentation, newCorrelationId, type CallPresentation } from '@ext/core/kit';
 import { resolveErrorsIdentifiers, type ErrorsIdentifier } from './identifiers.js';
 import { traceableError } from './internal-errors.js';
 import { mapError, normalizeStructured, type MapErrorOptions } from './map.js';

@@ -5,7 +5,8 @@
  * and the mapping between it and this package's structured error (SPEC.md
  * section 7). Pure: the clock and the correlation id are passed in.
  */
-import { isRecord, lazyValidator, type ErrorCategory, type StructuredError } from '@ext/core';
+import { isRecord, lazyValidator } from '@ext/core/kit';
+import { type ErrorCategory, type StructuredError } from '@ext/core';
 import Type, { type Static } from 'typebox';
 import { DEFAULT_CODES } from './classes.js';
 

@@ -4,14 +4,8 @@
  * and settling it as completed (the result to replay) or released.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  withResultMeta,
-  type CallContext,
-  type JsonValue,
-  type Store,
-  type ToolCall,
-  type ToolResult,
-} from '@ext/core';
+import { withResultMeta, type JsonValue } from '@ext/core/kit';
+import { type CallContext, type Store, type ToolCall, type ToolResult } from '@ext/core';
 import { reserveBudget } from './budget.js';
 import { setLocalCallInfo } from './locals.js';
 import { settledChannel, storableResult, type IdempotencyRequest } from './logic.js';

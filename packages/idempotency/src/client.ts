@@ -6,12 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import {
   ConfigurationError,
-  positiveIntegerOption,
   type CallToolOptions,
   type ClientExtension,
   type ExtendedClient,
   type ToolResult,
 } from '@ext/core';
+import { positiveIntegerOption } from '@ext/core/kit';
 import { isValidIdempotencyKey, readResultMeta } from './logic.js';
 import {
   IDEMPOTENCY_ID,

@@ -3,7 +3,8 @@
  * CORE-48), sent to an idempotent tool: the call is a clean `invalid_input`
  * tool error, never an internal error, and the tool does not run.
  */
-import { CANONICAL_MAX_DEPTH, composeServer, JSON_TOO_DEEP_CODE, silentLogger, type ExtendedServer } from '@ext/core';
+import { CANONICAL_MAX_DEPTH, JSON_TOO_DEEP_CODE, silentLogger } from '@ext/core/kit';
+import { composeServer, type ExtendedServer } from '@ext/core';
 import { createHttpHandler, extendServer, listen, type Listening } from '@ext/core/sdk-v2/server';
 import { createTestPair, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';

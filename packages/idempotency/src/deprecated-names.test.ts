@@ -1,4 +1,5 @@
-import { silentLogger, type ExtendedServer, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type ExtendedServer, type ToolResult } from '@ext/core';
 import { createTestPair, type TestPair } from '@ext/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';

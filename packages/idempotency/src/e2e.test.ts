@@ -1,14 +1,13 @@
 import {
   ExtensionError,
   MemoryStore,
-  silentLogger,
   type AuthInfo,
   type ExtendedServer,
-  type JsonValue,
   type Store,
   type ToolResult,
   type Unsubscribe,
 } from '@ext/core';
+import { silentLogger, type JsonValue } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError, withRetry } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

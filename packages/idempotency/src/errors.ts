@@ -1,5 +1,6 @@
 /** The structured errors this extension answers with, each with what the caller can do about it. */
-import { ExtensionError, invalidInputError, metaPointer, type InputFault } from '@ext/core';
+import { ExtensionError } from '@ext/core';
+import { invalidInputError, metaPointer, type InputFault } from '@ext/core/kit';
 
 /** A malformed `params._meta[id]` entry. */
 export function invalidMetaError(fault: InputFault): ExtensionError {

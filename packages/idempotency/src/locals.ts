@@ -1,5 +1,6 @@
 /** What an idempotent execution tells the inner pipeline stages and the handler, through `ctx.locals`. */
-import { deprecatedAliases, defineLocal, type RequestContext } from '@ext/core';
+import { deprecatedAliases, defineLocal } from '@ext/core/kit';
+import { type RequestContext } from '@ext/core';
 
 /** What inner pipeline stages (transactions) and the handler can learn about an idempotent execution. */
 export interface IdempotencyCallInfo {

@@ -1,12 +1,5 @@
-import { withResultMeta } from '@ext/core';
-import {
-  canonicalJson,
-  ConfigurationError,
-  metaPointer,
-  type JsonValue,
-  type ToolInfo,
-  type ToolResult,
-} from '@ext/core';
+import { canonicalJson, metaPointer, withResultMeta, type JsonValue } from '@ext/core/kit';
+import { ConfigurationError, type ToolInfo, type ToolResult } from '@ext/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';

@@ -4,16 +4,8 @@
  * take part, and results. No I/O here; the server half only translates.
  * The record state machine is in `records.ts`.
  */
-import {
-  canonicalHash,
-  ConfigurationError,
-  isRecord,
-  lazyValidator,
-  metaPointer,
-  type Parsed,
-  type ToolInfo,
-  type ToolResult,
-} from '@ext/core';
+import { canonicalHash, isRecord, lazyValidator, metaFault, type Parsed } from '@ext/core/kit';
+import { ConfigurationError, type ToolInfo, type ToolResult } from '@ext/core';
 import {
   IDEMPOTENCY_KEY_PATTERN_SOURCE,
   IdempotencyRequestMetaSchema,
@@ -63,28 +55,17 @@ export function parseIdempotencyMeta(raw: unknown, id: string, limits: TtlLimits
   if (!validator.Check(raw)) {
     const entry = `params._meta["${id}"]`;
     if (!isRecord(raw)) {
-      return {
-        ok: false,
-        pointer: metaPointer(id),
-        field: id,
-        message: `${entry} must be an object with an "idempotency_key"`,
-      };
+      return metaFault(id, '', `${entry} must be an object with an "idempotency_key"`);
     }
     const first = validator.Errors(raw)[0];
     if (first === undefined || first.keyword === 'required' || first.instancePath === '/idempotency_key') {
-      return {
-        ok: false,
-        pointer: metaPointer(id, 'idempotency_key'),
-        field: 'idempotency_key',
-        message: `idempotency_key in ${entry} must be a string of 1 to 128 characters from [a-zA-Z0-9_-:.]`,
-      };
+      return metaFault(
+        id,
+        '/idempotency_key',
+        `idempotency_key in ${entry} must be a string of 1 to 128 characters from [a-zA-Z0-9_-:.]`,
+      );
     }
-    return {
-      ok: false,
-      pointer: metaPointer(id, 'idempotency_ttl_seconds'),
-      field: 'idempotency_ttl_seconds',
-      message: `idempotency_ttl_seconds in ${entry} must be a positive integer`,
-    };
+    return metaFault(id, '/idempotency_ttl_seconds', `idempotency_ttl_seconds in ${entry} must be a positive integer`);
   }
   const requested = raw.idempotency_ttl_seconds ?? limits.defaultTtlSeconds;
   return { ok: true, value: { key: raw.idempotency_key, ttlSeconds: Math.min(requested, limits.maxTtlSeconds) } };

@@ -3,15 +3,8 @@
  * key (per principal and tool); a repeat replays the stored result, waits
  * for the execution in flight, or is refused when its arguments differ.
  */
-import {
-  withResultMeta,
-  type CallContext,
-  type InputFault,
-  type ReplayProbe,
-  type ToolCall,
-  type ToolMiddleware,
-  type ToolResult,
-} from '@ext/core';
+import { withResultMeta, type InputFault, type ReplayProbe } from '@ext/core/kit';
+import { type CallContext, type ToolCall, type ToolMiddleware, type ToolResult } from '@ext/core';
 import { claimKey, countClaim, executeClaimed, type KeyedCall } from './claims.js';
 import { conflictError, inProgressError, invalidMetaError, unreadableError } from './errors.js';
 import { callFingerprint, parseIdempotencyMeta, participates, recordKey, settledChannel } from './logic.js';

@@ -1,5 +1,6 @@
 /** `idempotencyServer` options: what a server author may set, the defaults, and the checks made at construction. */
-import { ConfigurationError, nonNegativeIntegerOption, positiveIntegerOption } from '@ext/core';
+import { ConfigurationError } from '@ext/core';
+import { nonNegativeIntegerOption, positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import type { ParticipationRule } from './logic.js';
 import { DEFAULT_TTL_SECONDS } from './schema.js';
 
@@ -30,22 +31,11 @@ export interface IdempotencyServerOptions {
 }
 
 /** The options as the server uses them, defaults applied. */
-export interface IdempotencyConfig {
-  readonly tools: ParticipationRule;
-  readonly defaultTtlSeconds: number;
-  readonly maxTtlSeconds: number;
-  readonly inFlightWaitMs: number;
-  readonly pollIntervalMs: number;
-  readonly leaseMs: number;
-  readonly maxKeysPerPrincipal: number;
-  readonly inProgressRetryAfterSeconds: number;
-  readonly keyPrefix: string;
-  readonly now: () => number;
-}
+export type IdempotencyConfig = Resolved<IdempotencyServerOptions>;
 
 const FACTORY = 'idempotencyServer';
 
-function checkRule(tools: ParticipationRule): ParticipationRule {
+function checkRule(tools: ParticipationRule): void {
   const validRule =
     tools === 'mutating' ||
     tools === 'all' ||
@@ -57,49 +47,53 @@ function checkRule(tools: ParticipationRule): ParticipationRule {
       'idempotencyServer: tools must be "mutating", "all", an array of tool names or a function',
     );
   }
-  return tools;
 }
 
 /** Checks `options` and applies the defaults; throws `INVALID_OPTION` naming the option. */
 export function resolveOptions(options: IdempotencyServerOptions): IdempotencyConfig {
-  const tools = checkRule(options.tools ?? 'mutating');
-  const maxTtlSeconds = positiveIntegerOption(FACTORY, 'maxTtlSeconds', options.maxTtlSeconds, 604_800);
-  const defaultTtlSeconds = positiveIntegerOption(
-    FACTORY,
-    'defaultTtlSeconds',
-    options.defaultTtlSeconds,
-    Math.min(DEFAULT_TTL_SECONDS, maxTtlSeconds),
-  );
+  const {
+    tools = 'mutating',
+    maxTtlSeconds = 604_800,
+    defaultTtlSeconds = Math.min(DEFAULT_TTL_SECONDS, maxTtlSeconds),
+    inFlightWaitMs = 10_000,
+    pollIntervalMs = 100,
+    leaseMs = 60_000,
+    maxKeysPerPrincipal = 10_000,
+    inProgressRetryAfterSeconds = 1,
+    keyPrefix = 'idempotency',
+    now = Date.now,
+  } = options;
+  checkRule(tools);
+  positiveIntegerOption(FACTORY, 'maxTtlSeconds', maxTtlSeconds);
+  positiveIntegerOption(FACTORY, 'defaultTtlSeconds', defaultTtlSeconds);
   if (defaultTtlSeconds > maxTtlSeconds) {
     throw new ConfigurationError(
       'INVALID_OPTION',
       `idempotencyServer: defaultTtlSeconds (${defaultTtlSeconds}) must not exceed maxTtlSeconds (${maxTtlSeconds})`,
     );
   }
-  const leaseMs = positiveIntegerOption(FACTORY, 'leaseMs', options.leaseMs, 60_000);
+  positiveIntegerOption(FACTORY, 'leaseMs', leaseMs);
   if (leaseMs < 3) throw new ConfigurationError('INVALID_OPTION', 'idempotencyServer: leaseMs must be at least 3');
-  const keyPrefix = options.keyPrefix ?? 'idempotency';
   if (typeof keyPrefix !== 'string' || keyPrefix.length === 0) {
     throw new ConfigurationError('INVALID_OPTION', 'idempotencyServer: keyPrefix must be a non-empty string');
   }
-  if (options.now !== undefined && typeof options.now !== 'function') {
+  if (typeof now !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'idempotencyServer: now must be a function returning milliseconds');
   }
   return {
     tools,
     defaultTtlSeconds,
     maxTtlSeconds,
-    inFlightWaitMs: nonNegativeIntegerOption(FACTORY, 'inFlightWaitMs', options.inFlightWaitMs, 10_000),
-    pollIntervalMs: positiveIntegerOption(FACTORY, 'pollIntervalMs', options.pollIntervalMs, 100),
+    inFlightWaitMs: nonNegativeIntegerOption(FACTORY, 'inFlightWaitMs', inFlightWaitMs),
+    pollIntervalMs: positiveIntegerOption(FACTORY, 'pollIntervalMs', pollIntervalMs),
     leaseMs,
-    maxKeysPerPrincipal: positiveIntegerOption(FACTORY, 'maxKeysPerPrincipal', options.maxKeysPerPrincipal, 10_000),
+    maxKeysPerPrincipal: positiveIntegerOption(FACTORY, 'maxKeysPerPrincipal', maxKeysPerPrincipal),
     inProgressRetryAfterSeconds: nonNegativeIntegerOption(
       FACTORY,
       'inProgressRetryAfterSeconds',
-      options.inProgressRetryAfterSeconds,
-      1,
+      inProgressRetryAfterSeconds,
     ),
     keyPrefix,
-    now: options.now ?? Date.now,
+    now,
   };
 }

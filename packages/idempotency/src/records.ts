@@ -12,7 +12,8 @@
  * Every transition is applied with an atomic store operation whose expected
  * value is the record the decision was made on. Pure: no I/O here.
  */
-import { isRecord, type JsonValue, type ToolResult } from '@ext/core';
+import { isRecord, type JsonValue } from '@ext/core/kit';
+import { type ToolResult } from '@ext/core';
 
 /** The version of the records this code writes and reads. */
 export const RECORD_VERSION = 1;

@@ -1,18 +1,15 @@
 import {
   ConfigurationError,
-  createCallContext,
-  createRequestContext,
   ExtensionError,
   MemoryStore,
-  silentLogger,
   type CallContext,
-  type JsonValue,
   type SetOptions,
   type Store,
   type ToolCall,
   type ToolInfo,
   type ToolResult,
 } from '@ext/core';
+import { createCallContext, createRequestContext, silentLogger, type JsonValue } from '@ext/core/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readResultMeta } from './logic.js';

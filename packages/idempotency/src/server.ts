@@ -3,7 +3,8 @@
  * extension descriptor, assembled from the options and the middleware, and
  * what a handler may ask about the key it runs under.
  */
-import { offerReplay, type ServerExtension } from '@ext/core';
+import { offerReplay } from '@ext/core/kit';
+import { type ServerExtension } from '@ext/core';
 import { participates, readAuthorToolMeta } from './logic.js';
 import { idempotencyMiddleware, replayProbe } from './middleware.js';
 import { resolveOptions, type IdempotencyServerOptions } from './options.js';

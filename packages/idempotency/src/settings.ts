@@ -1,5 +1,5 @@
 /** The reader of the server's idempotency settings, as a client sees them in `capabilities.extensions`. */
-import { settingsReader } from '@ext/core';
+import { settingsReader } from '@ext/core/kit';
 import { IDEMPOTENCY_ID, IdempotencyServerSettingsSchema, type IdempotencyServerSettings } from './schema.js';
 
 /**

@@ -5,13 +5,12 @@
  */
 import {
   ConfigurationError,
-  lazyValidator,
-  parseSettings,
   type CallToolOptions,
   type ClientExtension,
   type ExtendedClient,
   type ToolResult,
 } from '@ext/core';
+import { lazyValidator, parseSettings } from '@ext/core/kit';
 import { truncateCodePoints } from './logic.js';
 import {
   INTENT_ID,

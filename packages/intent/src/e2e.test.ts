@@ -1,4 +1,5 @@
-import { silentLogger, type ExtendedServer, type Logger, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type ExtendedServer, type Logger, type ToolResult } from '@ext/core';
 import { createTestPair, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

@@ -2,7 +2,7 @@
  * The pure logic of intent routing: matching rules against an intent,
  * reading the intent a client sent, and checking a router's answer.
  */
-import { isRecord, metaPointer, renamedKeys } from '@ext/core';
+import { isRecord, metaFault, renamedKeys } from '@ext/core/kit';
 import { MAX_REASON_LENGTH, MAX_TOOL_NAME_LENGTH, type Suggestion } from './schema.js';
 
 /** A declarative routing rule: when the intent matches, suggest `tool`. */
@@ -81,30 +81,15 @@ export type ParsedIntent =
 export function parseIntentMeta(raw: unknown, id: string, maxLength: number): ParsedIntent {
   if (raw === undefined) return { ok: true, intent: undefined };
   if (!isRecord(raw)) {
-    return {
-      ok: false,
-      field: id,
-      pointer: metaPointer(id),
-      message: `params._meta["${id}"] must be an object with an "intent"`,
-    };
+    return metaFault(id, '', `params._meta["${id}"] must be an object with an "intent"`);
   }
   const intent = raw.intent;
   if (typeof intent !== 'string' || intent.trim() === '') {
-    return {
-      ok: false,
-      field: 'intent',
-      pointer: metaPointer(id, 'intent'),
-      message: 'intent must be a non-blank string',
-    };
+    return metaFault(id, '/intent', 'intent must be a non-blank string');
   }
   const length = codePointLength(intent);
   if (length > maxLength) {
-    return {
-      ok: false,
-      field: 'intent',
-      pointer: metaPointer(id, 'intent'),
-      message: `intent is ${length} characters long; at most ${maxLength} are accepted`,
-    };
+    return metaFault(id, '/intent', `intent is ${length} characters long; at most ${maxLength} are accepted`);
   }
   return { ok: true, intent };
 }

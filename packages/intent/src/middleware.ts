@@ -3,7 +3,8 @@
  * then the routing function, for a better tool, and either attaches the
  * suggestion to the result (advisory) or answers with it instead (redirect).
  */
-import { invalidInputError, type CallContext, type ToolMiddleware, type ToolResult } from '@ext/core';
+import { invalidInputError } from '@ext/core/kit';
+import { type CallContext, type ToolMiddleware, type ToolResult } from '@ext/core';
 import { checkSuggestion, parseIntentMeta, route } from './logic.js';
 import type { IntentConfig, RouteRequest } from './options.js';
 import { INTENT_ID, type IntentResultMeta, type Suggestion } from './schema.js';
@@ -65,7 +66,7 @@ export function intentMiddleware(config: IntentConfig, served: ReadonlySet<strin
     const negotiated = ctx.negotiated(INTENT_ID);
     // A client that never advertised the extension gets core behaviour (INT-2).
     if (negotiated === undefined) return withMeta(await next(), undefined, undefined);
-    const parsed = parseIntentMeta(call.meta[negotiated.id], negotiated.id, config.maxLength);
+    const parsed = parseIntentMeta(call.meta[negotiated.id], negotiated.id, config.maxIntentLength);
     if (!parsed.ok) {
       throw invalidInputError(
         parsed,

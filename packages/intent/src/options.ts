@@ -1,5 +1,6 @@
 /** `intentServer` options: the routing rules and function a server author writes, and the checks made at construction. */
 import { ConfigurationError, type CallContext } from '@ext/core';
+import { type Resolved } from '@ext/core/kit';
 import { codePointLength, type RoutingRule } from './logic.js';
 import { DEFAULT_MAX_INTENT_LENGTH, MAX_REASON_LENGTH } from './schema.js';
 
@@ -52,13 +53,8 @@ export interface IntentServerOptions {
   readonly maxIntentLength?: number | undefined;
 }
 
-/** The options as the server uses them, checked, defaults applied. */
-export interface IntentConfig {
-  readonly mode: 'advisory' | 'redirect';
-  readonly maxLength: number;
-  readonly router: Router | undefined;
-  readonly rules: readonly RoutingRule[];
-}
+/** The options as the server uses them, checked, defaults applied (`router` has none). */
+export type IntentConfig = Resolved<IntentServerOptions, 'router'>;
 
 function checkRules(rules: readonly RoutingRule[]): void {
   rules.forEach((rule, index) => {
@@ -92,16 +88,15 @@ function checkRules(rules: readonly RoutingRule[]): void {
 
 /** Checks `options` and applies the defaults; throws `INVALID_OPTION` or `INVALID_RULE` naming what is wrong. */
 export function resolveOptions(options: IntentServerOptions): IntentConfig {
-  const mode: string = options.mode ?? 'advisory';
-  if (mode !== 'advisory' && mode !== 'redirect')
+  const { rules = [], router, mode = 'advisory', maxIntentLength = DEFAULT_MAX_INTENT_LENGTH } = options;
+  // Typed as string: JavaScript callers can pass anything.
+  const given: string = mode;
+  if (given !== 'advisory' && given !== 'redirect')
     throw new ConfigurationError('INVALID_OPTION', 'intentServer: "mode" must be "advisory" or "redirect"');
-  const maxLength = options.maxIntentLength ?? DEFAULT_MAX_INTENT_LENGTH;
-  if (!Number.isSafeInteger(maxLength) || maxLength < 1)
+  if (!Number.isSafeInteger(maxIntentLength) || maxIntentLength < 1)
     throw new ConfigurationError('INVALID_OPTION', 'intentServer: "maxIntentLength" must be a positive integer');
-  const router: unknown = options.router;
   if (router !== undefined && typeof router !== 'function')
     throw new ConfigurationError('INVALID_OPTION', 'intentServer: "router" must be a function');
-  const rules = [...(options.rules ?? [])];
   checkRules(rules);
-  return { mode, maxLength, router: options.router, rules };
+  return { mode, maxIntentLength, router, rules: [...rules] };
 }

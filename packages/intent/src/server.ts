@@ -28,7 +28,7 @@ export function intentServer(options: IntentServerOptions = {}): ServerExtension
   const settings: IntentServerSettings = {
     version: INTENT_WIRE_VERSION,
     mode: config.mode,
-    max_intent_length: config.maxLength,
+    max_intent_length: config.maxIntentLength,
   };
   // Every tool registered through the core passes through toolMeta: the tools a suggestion may name.
   const served = new Set<string>();

@@ -1,6 +1,7 @@
 /** The manifest of a running server as it is now, with its etag; a tool it cannot carry is warned about once. */
 import type { Logger, ServingServer } from '@ext/core';
-import { buildServiceManifest, manifestEtag, type ManifestConfig } from './logic.js';
+import { buildServiceManifest, manifestEtag } from './logic.js';
+import type { ManifestConfig } from './options.js';
 import { MANIFEST_PACKAGE } from './schema.js';
 import type { CurrentManifest } from './serving.js';
 

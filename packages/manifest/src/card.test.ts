@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { composeServer, ConfigurationError, extensionId, silentLogger, type ComposedServer } from '@ext/core';
+import { composeServer, ConfigurationError, extensionId, type ComposedServer } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { extendServer } from '@ext/core/sdk-v2';
 import { seedValidators } from '@ext/core/testing';
 import { confirmationServer } from '@ext/confirmation/server';

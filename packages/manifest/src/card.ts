@@ -1,12 +1,7 @@
 /** The static server card: the MCP Server Card draft carrying the manifest, served over HTTP. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  canonicalHash,
-  ConfigurationError,
-  readServerIdentity,
-  type ComposedServer,
-  type ServerIdentity,
-} from '@ext/core';
+import { canonicalHash, readServerIdentity } from '@ext/core/kit';
+import { ConfigurationError, type ComposedServer, type ServerIdentity } from '@ext/core';
 import { httpUrl } from './logic.js';
 import { MANIFEST_ID, MANIFEST_PACKAGE, type ServerCard } from './schema.js';
 import { getServiceManifest } from './serving.js';

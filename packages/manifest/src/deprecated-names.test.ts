@@ -1,4 +1,5 @@
-import { composeServer, silentLogger } from '@ext/core';
+import { composeServer } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getServiceManifest, manifestServer } from './server.js';
 

@@ -1,11 +1,5 @@
-import {
-  extensionId,
-  silentLogger,
-  WireError,
-  type ExtendedClient,
-  type ExtendedServer,
-  type ToolResult,
-} from '@ext/core';
+import { extensionId, WireError, type ExtendedClient, type ExtendedServer, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { confirmationServer } from '@ext/confirmation/server';
 import { errorsClient } from '@ext/errors/client';

@@ -3,7 +3,8 @@
  * advertised: one entry per tool, the server's identity, auth, extensions,
  * and the etag and `<id>/get` answer. Pure.
  */
-import { canonicalHash, extensionId, isRecord, parseExtensionId, VENDOR_PREFIX, type ToolInfo } from '@ext/core';
+import { canonicalHash, isRecord, VENDOR_PREFIX } from '@ext/core/kit';
+import { extensionId, parseExtensionId, type ToolInfo } from '@ext/core';
 import {
   AUTH_METHODS,
   COST_CATEGORIES,
@@ -16,13 +17,12 @@ import {
   type AuthCapabilities,
   type CostInfo,
   type ManifestGetResult,
-  type RateLimits,
   type ScopeDefinition,
-  type ServerRecommendation,
   type ServiceManifest,
   type SupportedExtensionName,
   type ToolDefinition,
 } from './schema.js';
+import type { ManifestConfig } from './options.js';
 
 /** The MCP revision a manifest names when neither the options nor the request say (the newest both SDK lines speak). */
 export const DEFAULT_MCP_SPEC_VERSION = '2025-11-25';
@@ -188,28 +188,6 @@ export function scopesFromPermissions(settings: unknown): {
     : [];
   const ttl = record.session_ttl_seconds;
   return { scopes, sessionTtlSeconds: typeof ttl === 'number' && Number.isSafeInteger(ttl) ? ttl : undefined };
-}
-
-/** The parts of a manifest the server author configures (everything else is read from what is registered). */
-export interface ManifestConfig {
-  /** `server.description`. Default: the `description` given to the SDK server, if any. */
-  readonly description?: string | undefined;
-  /** `server.homepage` (an http(s) URL). Default: the SDK server's `websiteUrl`, if any. */
-  readonly homepage?: string | undefined;
-  /** `server.mcp_spec_version`. Default: the protocol revision the request was made in, else `2025-11-25`. */
-  readonly mcpSpecVersion?: string | undefined;
-  /**
-   * Authentication methods (and extra scopes, session TTL) in the seed's
-   * `AuthCapabilities` shape. Scopes and session TTL of `@ext/permissions`,
-   * when composed, are added without being listed here.
-   */
-  readonly auth?: AuthCapabilities | undefined;
-  /** Server-wide rate limits, in the seed's `RateLimits` shape. */
-  readonly rateLimits?: RateLimits | undefined;
-  /** Other servers to recommend, in the seed's `ServerRecommendation` shape. */
-  readonly recommendations?: readonly ServerRecommendation[] | undefined;
-  /** Which registered tools the manifest lists. Default: all of them. */
-  readonly include?: ((tool: ToolInfo) => boolean) | undefined;
 }
 
 /** What a manifest is assembled from: the server as composed and registered. */

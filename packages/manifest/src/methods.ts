@@ -1,5 +1,6 @@
 /** `<id>/get`: the manifest, or "not modified" for a current etag, with `ttl_seconds`. */
-import { ExtensionError, invalidInputError, type MethodHandler } from '@ext/core';
+import { ExtensionError, type MethodHandler } from '@ext/core';
+import { invalidInputError } from '@ext/core/kit';
 import type { Assemble } from './assemble.js';
 import { getAnswer } from './logic.js';
 import { parseGetParams } from './parse.js';

@@ -3,22 +3,24 @@
  * at startup. Options are camelCase; the parts of the manifest they describe
  * are translated to the seed's spelling here.
  */
+import { ConfigurationError, type ToolInfo } from '@ext/core';
 import {
-  ConfigurationError,
   isRecord,
   lazyValidator,
   positiveIntegerOption,
   renamedKeys,
   type CompiledValidator,
   type Renames,
-} from '@ext/core';
+} from '@ext/core/kit';
 import type { Static, TSchema } from 'typebox';
-import { httpUrl, type ManifestConfig } from './logic.js';
+import { httpUrl } from './logic.js';
 import {
   AuthCapabilitiesSchema,
   RateLimitsSchema,
   ServerRecommendationSchema,
+  type AuthCapabilities,
   type AuthMethod,
+  type RateLimits,
   type ScopeDefinition,
   type ServerRecommendation,
 } from './schema.js';
@@ -75,16 +77,36 @@ export interface ManifestRecommendationOptions {
 }
 
 /** The options of `manifestServer`: what the manifest says beyond what is registered, and for how long. */
-export interface ManifestServerOptions extends Omit<ManifestConfig, 'auth' | 'rateLimits' | 'recommendations'> {
+export interface ManifestServerOptions {
   /** How long a client may rely on a manifest before asking again (`ttl_seconds`). Default 300. */
   readonly ttlSeconds?: number | undefined;
+  /** `server.description`. Default: the `description` given to the SDK server, if any. */
+  readonly description?: string | undefined;
+  /** `server.homepage` (an http(s) URL). Default: the SDK server's `websiteUrl`, if any. */
+  readonly homepage?: string | undefined;
+  /** `server.mcp_spec_version`. Default: the protocol revision the request was made in, else `2025-11-25`. */
+  readonly mcpSpecVersion?: string | undefined;
   /** The manifest's `auth`. Scopes and session TTL of `@ext/permissions`, when composed, are added without being listed here. */
   readonly auth?: ManifestAuthOptions | undefined;
   /** The manifest's `rate_limits`. */
   readonly rateLimits?: ManifestRateLimitsOptions | undefined;
   /** The manifest's `recommendations`. */
   readonly recommendations?: readonly ManifestRecommendationOptions[] | undefined;
+  /** Which registered tools the manifest lists. Default: all of them. */
+  readonly include?: ((tool: ToolInfo) => boolean) | undefined;
 }
+
+/**
+ * The options a manifest is built from: the author's parts, `auth`, rate
+ * limits and recommendations in the seed's spelling. Nothing has a default
+ * yet: what is not given is read when the manifest is built (the SDK
+ * server's description, the request's protocol revision, every tool).
+ */
+export type ManifestConfig = Pick<ManifestServerOptions, 'description' | 'homepage' | 'mcpSpecVersion' | 'include'> & {
+  readonly auth?: AuthCapabilities | undefined;
+  readonly rateLimits?: RateLimits | undefined;
+  readonly recommendations?: readonly ServerRecommendation[] | undefined;
+};
 
 /** Each option's seed spelling, by its old (snake_case) name: the option's name is its camelCase. */
 const AUTH_NAMES: Renames = { session_ttl_seconds: 'sessionTtlSeconds' };
@@ -143,34 +165,38 @@ function checkShape<S extends TSchema>(
 
 /** `options` checked (a `ConfigurationError` `INVALID_OPTION` naming the option) and split into TTL and manifest config. */
 export function resolveOptions(options: ManifestServerOptions): { ttlSeconds: number; config: ManifestConfig } {
-  const ttlSeconds = positiveIntegerOption('manifestServer', 'ttlSeconds', options.ttlSeconds, DEFAULT_TTL_SECONDS);
-  if (options.description !== undefined && typeof options.description !== 'string')
-    fail('description must be a string');
-  if (options.homepage !== undefined && httpUrl(options.homepage) === undefined)
-    fail(`homepage must be an http(s) URL, got ${JSON.stringify(options.homepage)}`);
-  if (
-    options.mcpSpecVersion !== undefined &&
-    (typeof options.mcpSpecVersion !== 'string' || options.mcpSpecVersion === '')
-  ) {
+  const {
+    ttlSeconds = DEFAULT_TTL_SECONDS,
+    description,
+    homepage,
+    mcpSpecVersion,
+    auth,
+    rateLimits,
+    recommendations,
+    include,
+  } = options;
+  positiveIntegerOption('manifestServer', 'ttlSeconds', ttlSeconds);
+  if (description !== undefined && typeof description !== 'string') fail('description must be a string');
+  if (homepage !== undefined && httpUrl(homepage) === undefined)
+    fail(`homepage must be an http(s) URL, got ${JSON.stringify(homepage)}`);
+  if (mcpSpecVersion !== undefined && (typeof mcpSpecVersion !== 'string' || mcpSpecVersion === '')) {
     fail('mcpSpecVersion must be a non-empty string');
   }
-  if (options.include !== undefined && typeof options.include !== 'function')
-    fail('include must be a function (tool) => boolean');
-  if (options.recommendations !== undefined && !Array.isArray(options.recommendations))
-    fail('recommendations must be an array');
-  const recommendations = options.recommendations?.map((recommendation, index) =>
+  if (include !== undefined && typeof include !== 'function') fail('include must be a function (tool) => boolean');
+  if (recommendations !== undefined && !Array.isArray(recommendations)) fail('recommendations must be an array');
+  const seedRecommendations = recommendations?.map((recommendation, index) =>
     checkShape(`recommendations/${String(index)}`, recommendationValidator, recommendation, RECOMMENDATION_NAMES),
   );
   return {
     ttlSeconds,
     config: {
-      description: options.description,
-      homepage: options.homepage,
-      mcpSpecVersion: options.mcpSpecVersion,
-      auth: checkShape('auth', authValidator, options.auth, AUTH_NAMES),
-      rateLimits: checkShape('rateLimits', rateLimitsValidator, options.rateLimits, RATE_LIMIT_NAMES),
-      recommendations: recommendations?.filter((entry) => entry !== undefined),
-      include: options.include,
+      description,
+      homepage,
+      mcpSpecVersion,
+      auth: checkShape('auth', authValidator, auth, AUTH_NAMES),
+      rateLimits: checkShape('rateLimits', rateLimitsValidator, rateLimits, RATE_LIMIT_NAMES),
+      recommendations: seedRecommendations?.filter((entry) => entry !== undefined),
+      include,
     },
   };
 }

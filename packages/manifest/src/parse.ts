@@ -1,5 +1,5 @@
 /** Checking manifest payloads at the boundary: each value, or the JSON Pointer and message of its first violation. Pure. */
-import { firstViolation, isRecord, lazyValidator, type CompiledValidator } from '@ext/core';
+import { firstViolation, isRecord, lazyValidator, type CompiledValidator } from '@ext/core/kit';
 import type { Static, TSchema } from 'typebox';
 import {
   ManifestGetParamsSchema,

@@ -1,12 +1,5 @@
-import {
-  composeServer,
-  ConfigurationError,
-  createRequestContext,
-  MemoryStore,
-  silentLogger,
-  type Logger,
-  type RequestContext,
-} from '@ext/core';
+import { composeServer, ConfigurationError, MemoryStore, type Logger, type RequestContext } from '@ext/core';
+import { createRequestContext, silentLogger } from '@ext/core/kit';
 import { extendServer } from '@ext/core/sdk-v1';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /** The reader of the manifest settings a server advertised. */
-import { settingsReader } from '@ext/core';
+import { settingsReader } from '@ext/core/kit';
 import { MANIFEST_ID, ManifestServerSettingsSchema, type ManifestServerSettings } from './schema.js';
 
 /**

@@ -1,5 +1,6 @@
 /** The `./client` entry: `multimodalClient`, reading tools' media declarations, and passing bytes the cheapest way. */
-import { ConfigurationError, lazyValidator, type ClientExtension, type ExtendedClient } from '@ext/core';
+import { ConfigurationError, type ClientExtension, type ExtendedClient } from '@ext/core';
+import { lazyValidator } from '@ext/core/kit';
 import { isMimeType, type DataReference } from '@ext/data-references';
 import { uploadData } from '@ext/data-references/client';
 import { inlineInput } from './logic.js';

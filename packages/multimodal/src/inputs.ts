@@ -1,6 +1,7 @@
 /** A call's binary inputs: as the multimodal stage checked them (`inputsOf`), and their bytes (`openInput`). */
 import { Readable } from 'node:stream';
-import { defineLocal, ExtensionError, type CallContext } from '@ext/core';
+import { defineLocal } from '@ext/core/kit';
+import { ExtensionError, type CallContext } from '@ext/core';
 import { referencesFor, type CallReferences } from '@ext/data-references/server';
 import { detectInput, locateInput, type BinaryInput } from './logic.js';
 

@@ -2,15 +2,8 @@
  * Pure multimodal decisions: media ranges, tool declarations, finding the
  * binary inputs in a call's arguments, the checks that refuse them, and inline content.
  */
-import {
-  ConfigurationError,
-  escapePointerSegment,
-  ExtensionError,
-  firstViolation,
-  isRecord,
-  lazyValidator,
-  type ToolInfo,
-} from '@ext/core';
+import { ConfigurationError, ExtensionError, type ToolInfo } from '@ext/core';
+import { escapePointerSegment, firstViolation, isRecord, lazyValidator } from '@ext/core/kit';
 import { DataReferenceSchema, essenceOf, isDataReference, type DataReference } from '@ext/data-references';
 import {
   MEDIA_RANGE_PATTERN_SOURCE,

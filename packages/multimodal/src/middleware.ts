@@ -14,7 +14,7 @@ export function multimodalMiddleware(
   config: ServerConfig,
   declarations: ReadonlyMap<string, MultimodalToolMeta | undefined>,
 ): ToolMiddleware {
-  const { defaultMax, transports } = config;
+  const { maxInputSizeBytes: defaultMax, transports } = config;
   return async (call, ctx, next) => {
     const declaration = declarations.has(ctx.tool.name)
       ? declarations.get(ctx.tool.name)

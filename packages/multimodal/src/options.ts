@@ -1,5 +1,6 @@
 /** The options of both halves, checked at construction: each error names the factory and the option. */
-import { ConfigurationError, nonNegativeIntegerOption } from '@ext/core';
+import { ConfigurationError } from '@ext/core';
+import { nonNegativeIntegerOption, type Resolved } from '@ext/core/kit';
 import { isMediaRange } from './logic.js';
 import type { BinaryTransport } from './schema.js';
 
@@ -41,35 +42,30 @@ function transportsFor(outOfBand: boolean): BinaryTransport[] {
   return outOfBand ? ['base64', 'data-reference'] : ['base64'];
 }
 
-/** The server half's checked options. */
-export interface ServerConfig {
-  readonly outOfBand: boolean;
-  /** The limit on the inputs of tools that declare none. */
-  readonly defaultMax: number | undefined;
+/** The server half's checked options (`maxInputSizeBytes` has no default), and the transports they allow. */
+export type ServerConfig = Resolved<Omit<MultimodalServerOptions, 'mimeTypes'>, 'maxInputSizeBytes'> & {
   readonly transports: BinaryTransport[];
-}
+};
 
 export function serverConfig(options: MultimodalServerOptions): ServerConfig {
   const where = 'multimodalServer';
-  const outOfBand = options.outOfBand ?? false;
+  const { outOfBand = false, maxInputSizeBytes, mimeTypes } = options;
   if (typeof outOfBand !== 'boolean')
     throw new ConfigurationError('INVALID_OPTION', `${where}: outOfBand must be a boolean`);
-  const defaultMax = nonNegativeIntegerOption(where, 'maxInputSizeBytes', options.maxInputSizeBytes, undefined);
-  checkMediaRanges(where, options.mimeTypes);
-  return { outOfBand, defaultMax, transports: transportsFor(outOfBand) };
+  nonNegativeIntegerOption(where, 'maxInputSizeBytes', maxInputSizeBytes, undefined);
+  checkMediaRanges(where, mimeTypes);
+  return { outOfBand, maxInputSizeBytes, transports: transportsFor(outOfBand) };
 }
 
-/** The client half's checked options. */
-export interface ClientConfig {
-  readonly outOfBand: boolean;
-  readonly minOutOfBandBytes: number;
+/** The client half's checked options, and the transports they allow. */
+export type ClientConfig = Resolved<Omit<MultimodalClientOptions, 'mimeTypes'>> & {
   readonly transports: BinaryTransport[];
-}
+};
 
 export function clientConfig(options: MultimodalClientOptions): ClientConfig {
   const where = 'multimodalClient';
-  checkMediaRanges(where, options.mimeTypes);
-  const minOutOfBandBytes = nonNegativeIntegerOption(where, 'minOutOfBandBytes', options.minOutOfBandBytes, 64 * 1024);
-  const outOfBand = options.outOfBand ?? true;
+  const { mimeTypes, minOutOfBandBytes = 64 * 1024, outOfBand = true } = options;
+  checkMediaRanges(where, mimeTypes);
+  nonNegativeIntegerOption(where, 'minOutOfBandBytes', minOutOfBandBytes);
   return { outOfBand, minOutOfBandBytes, transports: transportsFor(outOfBand) };
 }

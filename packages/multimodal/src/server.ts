@@ -30,7 +30,7 @@ export { binaryInputSchema } from './input-schema.js';
  */
 export function multimodalServer(options: MultimodalServerOptions = {}): ServerExtension {
   const config = serverConfig(options);
-  const { outOfBand, defaultMax, transports } = config;
+  const { outOfBand, maxInputSizeBytes: defaultMax, transports } = config;
   const declarations = new Map<string, MultimodalToolMeta | undefined>();
 
   const settings: Omit<MultimodalServerSettings, 'version'> = { binary_transport: transports };

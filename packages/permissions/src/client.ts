@@ -3,15 +3,8 @@
  * session token to calls, and the helpers to check, negotiate and describe
  * what this client may do.
  */
-import {
-  ConfigurationError,
-  deprecatedAliases,
-  ExtensionError,
-  lazyValidator,
-  positiveIntegerOption,
-  type ClientExtension,
-  type ExtendedClient,
-} from '@ext/core';
+import { ConfigurationError, ExtensionError, type ClientExtension, type ExtendedClient } from '@ext/core';
+import { deprecatedAliases, lazyValidator, positiveIntegerOption } from '@ext/core/kit';
 import { describeGrant, unionScopes, type GrantSummary } from './logic.js';
 import {
   PERMISSIONS_ID,

@@ -1,4 +1,5 @@
-import { silentLogger, type ExtendedServer } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type ExtendedServer } from '@ext/core';
 import { createTestPair, type TestPair } from '@ext/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod';

@@ -1,12 +1,5 @@
-import {
-  MemoryStore,
-  silentLogger,
-  WireError,
-  type AuthInfo,
-  type ExtendedServer,
-  type Store,
-  type ToolResult,
-} from '@ext/core';
+import { MemoryStore, WireError, type AuthInfo, type ExtendedServer, type Store, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

@@ -4,18 +4,17 @@
  * grant in words. No I/O here; the server and client halves only translate.
  */
 import { createHash } from 'node:crypto';
+import { ConfigurationError, type ToolInfo } from '@ext/core';
 import {
-  ConfigurationError,
   firstViolation,
   isRecord,
   lazyValidator,
-  metaPointer,
+  metaFault,
   renamedKeys,
   type JsonValue,
   type Parsed,
   type SchemaViolation,
-  type ToolInfo,
-} from '@ext/core';
+} from '@ext/core/kit';
 import {
   PermissionCheckRequestSchema,
   PermissionsRequestMetaSchema,
@@ -137,20 +136,12 @@ const negotiateValidator = lazyValidator(ScopeNegotiationRequestSchema);
 export function parseRequestMeta(raw: unknown, id: string): Parsed<string | undefined> {
   if (raw === undefined) return { ok: true, value: undefined };
   if (metaValidator().Check(raw)) return { ok: true, value: raw.session_token };
-  if (!isRecord(raw)) {
-    return {
-      ok: false,
-      pointer: metaPointer(id),
-      field: id,
-      message: `params._meta["${id}"] must be an object with a "session_token"`,
-    };
-  }
-  return {
-    ok: false,
-    pointer: metaPointer(id, 'session_token'),
-    field: 'session_token',
-    message: `session_token in params._meta["${id}"] must be a string of 1 to 512 characters`,
-  };
+  if (!isRecord(raw)) return metaFault(id, '', `params._meta["${id}"] must be an object with a "session_token"`);
+  return metaFault(
+    id,
+    '/session_token',
+    `session_token in params._meta["${id}"] must be a string of 1 to 512 characters`,
+  );
 }
 
 /** Where a method's params first broke their schema; the field is the top-level one (the FIRST segment). */

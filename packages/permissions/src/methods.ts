@@ -1,5 +1,6 @@
 /** The extension's JSON-RPC methods: `<id>/check` (may this caller call a tool?) and `<id>/negotiate` (ask for scopes). */
-import { invalidInputError, isRecord, type MethodHandler } from '@ext/core';
+import { invalidInputError, isRecord } from '@ext/core/kit';
+import { type MethodHandler } from '@ext/core';
 import {
   missingScopes,
   parseCheckRequest,
@@ -82,7 +83,7 @@ export function negotiateMethod(config: ResolvedOptions): MethodHandler {
       scopes: granted,
       expires_at: at + lifetime * 1000,
       last_used: at,
-      idle_seconds: config.idleSeconds,
+      idle_seconds: config.sessionTtlSeconds,
     };
     const token = await openSession(ctx, config, record, lifetime);
     const response: ScopeNegotiationResponse = {
@@ -92,7 +93,7 @@ export function negotiateMethod(config: ResolvedOptions): MethodHandler {
         token,
         scopes: granted,
         expires_at: new Date(record.expires_at).toISOString(),
-        inactivity_timeout_seconds: config.idleSeconds,
+        inactivity_timeout_seconds: config.sessionTtlSeconds,
       },
     };
     return response;

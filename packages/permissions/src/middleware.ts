@@ -3,7 +3,8 @@
  * a call whose caller lacks a required scope before anything with effects
  * runs.
  */
-import { ExtensionError, invalidInputError, type ToolMiddleware } from '@ext/core';
+import { ExtensionError, type ToolMiddleware } from '@ext/core';
+import { invalidInputError } from '@ext/core/kit';
 import { missingScopes, parseRequestMeta, requiredScopesFor, withElevation } from './logic.js';
 import type { ResolvedOptions } from './options.js';
 import { PERMISSIONS_ID } from './schema.js';

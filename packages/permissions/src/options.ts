@@ -1,5 +1,6 @@
 /** The options of `permissionsServer()`: what an author may set, the defaults, and their validation. */
-import { ConfigurationError, positiveIntegerOption, type RequestContext } from '@ext/core';
+import { ConfigurationError, type RequestContext } from '@ext/core';
+import { positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import { defaultGrant, indexScopes, type GrantDecision, type ScopeDeclaration } from './logic.js';
 import type { ScopeDefinition } from './schema.js';
 
@@ -23,17 +24,12 @@ export interface PermissionsServerOptions {
   readonly now?: (() => number) | undefined;
 }
 
-/** The options with every default applied. */
-export interface ResolvedOptions {
+/** The options with every default applied (`elevationUrl` has none), the scopes indexed and the grant policy decided. */
+export type ResolvedOptions = Resolved<Omit<PermissionsServerOptions, 'scopes' | 'grant'>, 'elevationUrl'> & {
   /** The declared scopes by name. */
   readonly scopes: ReadonlyMap<string, ScopeDefinition>;
-  readonly idleSeconds: number;
-  readonly maxSessionSeconds: number;
-  readonly elevationUrl: string | undefined;
-  readonly keyPrefix: string;
-  readonly now: () => number;
   readonly policy: GrantPolicy;
-}
+};
 
 const FACTORY = 'permissionsServer';
 
@@ -52,22 +48,30 @@ function httpsUrl(value: string | undefined): string | undefined {
 
 /** Applies the defaults; throws `INVALID_OPTION` naming the first bad option. */
 export function resolveOptions(options: PermissionsServerOptions): ResolvedOptions {
-  const scopes = indexScopes(options.scopes ?? [], FACTORY);
-  const idleSeconds = positiveIntegerOption(FACTORY, 'sessionTtlSeconds', options.sessionTtlSeconds, 900);
-  const maxSessionSeconds = positiveIntegerOption(FACTORY, 'maxSessionSeconds', options.maxSessionSeconds, 3600);
-  const elevationUrl = httpsUrl(options.elevationUrl);
-  const keyPrefix = options.keyPrefix ?? 'permissions';
+  const {
+    scopes: declared = [],
+    grant,
+    sessionTtlSeconds = 900,
+    maxSessionSeconds = 3600,
+    elevationUrl: givenUrl,
+    keyPrefix = 'permissions',
+    now = Date.now,
+  } = options;
+  const scopes = indexScopes(declared, FACTORY);
+  positiveIntegerOption(FACTORY, 'sessionTtlSeconds', sessionTtlSeconds);
+  positiveIntegerOption(FACTORY, 'maxSessionSeconds', maxSessionSeconds);
+  const elevationUrl = httpsUrl(givenUrl);
   if (typeof keyPrefix !== 'string' || keyPrefix === '')
     throw new ConfigurationError('INVALID_OPTION', 'permissionsServer: keyPrefix must be a non-empty string');
-  if (options.grant !== undefined && typeof options.grant !== 'function') {
+  if (grant !== undefined && typeof grant !== 'function') {
     throw new ConfigurationError(
       'INVALID_OPTION',
       'permissionsServer: grant must be a function (requested, ctx) => { granted, denied }',
     );
   }
-  if (options.now !== undefined && typeof options.now !== 'function') {
+  if (typeof now !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'permissionsServer: now must be a function returning milliseconds');
   }
-  const policy: GrantPolicy = options.grant ?? ((requested) => defaultGrant(requested, scopes, elevationUrl));
-  return { scopes, idleSeconds, maxSessionSeconds, elevationUrl, keyPrefix, now: options.now ?? Date.now, policy };
+  const policy: GrantPolicy = grant ?? ((requested) => defaultGrant(requested, scopes, elevationUrl));
+  return { scopes, sessionTtlSeconds, maxSessionSeconds, elevationUrl, keyPrefix, now, policy };
 }

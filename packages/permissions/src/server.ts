@@ -31,7 +31,7 @@ export function permissionsServer(options: PermissionsServerOptions = {}): Serve
   const toolScopes = new Map<string, readonly string[]>();
   const settings: Record<string, unknown> = {
     scopes: [...config.scopes.values()],
-    session_ttl_seconds: config.idleSeconds,
+    session_ttl_seconds: config.sessionTtlSeconds,
     max_session_seconds: config.maxSessionSeconds,
   };
   if (config.elevationUrl !== undefined) settings.elevation_url = config.elevationUrl;

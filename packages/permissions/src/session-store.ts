@@ -35,7 +35,7 @@ export async function openSession(
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await ctx.store.set(sessionKey(config.keyPrefix, ctx.principal, token), sessionToJson(record), {
-    ttlMs: Math.min(config.idleSeconds, lifetimeSeconds) * 1000,
+    ttlMs: Math.min(config.sessionTtlSeconds, lifetimeSeconds) * 1000,
   });
   return token;
 }

@@ -1,5 +1,6 @@
 /** `check_permissions` and `negotiate_permissions`: the methods served as tools, for clients that can only call tools. */
-import { registerMethodTools, type ExtendedServer, type ToolInfo } from '@ext/core';
+import { registerMethodTools } from '@ext/core/kit';
+import { type ExtendedServer, type ToolInfo } from '@ext/core';
 import * as z from 'zod';
 import { PERMISSIONS_PACKAGE } from './schema.js';
 

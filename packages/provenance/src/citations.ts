@@ -2,15 +2,8 @@
  * What a tool handler cites: the sources of the current call, kept on
  * `ctx.locals` while the provenance stage collects them, checked as they arrive.
  */
-import {
-  canonicalJson,
-  ConfigurationError,
-  defineLocal,
-  isRecord,
-  lazyValidator,
-  renamedKeys,
-  type CallContext,
-} from '@ext/core';
+import { canonicalJson, defineLocal, isRecord, lazyValidator, renamedKeys } from '@ext/core/kit';
+import { ConfigurationError, type CallContext } from '@ext/core';
 import { ProvenanceSchema, type Provenance } from './schema.js';
 
 /** Where within the source the data was found; sent as the seed's `location`. */

@@ -1,4 +1,5 @@
-import { canonicalHash, type ToolResult } from '@ext/core';
+import { canonicalHash } from '@ext/core/kit';
+import { type ToolResult } from '@ext/core';
 import { describe, expect, it } from 'vitest';
 import { citation, citations, getProvenance } from './client.js';
 import { PROVENANCE_ID } from './schema.js';

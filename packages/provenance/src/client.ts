@@ -1,5 +1,6 @@
 /** The client half of `@ext/provenance`: the descriptor, a result's provenance with its digest checked, and citation lines. */
-import { canonicalHash, lazyValidator, type ClientExtension, type ToolResult } from '@ext/core';
+import { canonicalHash, lazyValidator } from '@ext/core/kit';
+import { type ClientExtension, type ToolResult } from '@ext/core';
 import {
   PROVENANCE_ID,
   PROVENANCE_PACKAGE,

@@ -1,4 +1,5 @@
-import { ConfigurationError, silentLogger, type ExtendedServer, type ToolResult } from '@ext/core';
+import { ConfigurationError, type ExtendedServer, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, seedValidators, TEST_LINES, type TestPair } from '@ext/core/testing';
 import { errorsClient } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

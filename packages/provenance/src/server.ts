@@ -2,13 +2,8 @@
  * The server half of `@ext/provenance`: the stage that collects what a
  * handler cites and puts it, with a digest, on the result.
  */
-import {
-  canonicalHash,
-  ConfigurationError,
-  type ServerExtension,
-  type ToolMiddleware,
-  type ToolResult,
-} from '@ext/core';
+import { canonicalHash } from '@ext/core/kit';
+import { ConfigurationError, type ServerExtension, type ToolMiddleware, type ToolResult } from '@ext/core';
 import { collectSources, type Sources } from './citations.js';
 import {
   DEFAULT_MAX_SOURCES,

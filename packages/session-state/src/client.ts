@@ -2,13 +2,8 @@
  * The client half of `@ext/session-state`: the token jar, and the
  * descriptor that replays each server's latest token and keeps the new ones.
  */
-import {
-  ConfigurationError,
-  isRecord,
-  positiveIntegerOption,
-  type ClientExtension,
-  type OutgoingCall,
-} from '@ext/core';
+import { ConfigurationError, type ClientExtension, type OutgoingCall } from '@ext/core';
+import { isRecord, positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import { isSessionStateRejected, readResultMeta } from './logic.js';
 import {
   DEFAULT_MAX_TOKEN_BYTES,
@@ -84,12 +79,8 @@ function sentToken(call: OutgoingCall, id: string): string | undefined {
   return typeof token === 'string' ? token : undefined;
 }
 
-/** The options with every default applied. */
-interface ResolvedClientOptions {
-  readonly jar: SessionTokenJar | undefined;
-  readonly maxTokenBytes: number;
-  readonly now: () => number;
-}
+/** The options with every default applied (`jar` has none: a new one per client half). */
+type ResolvedClientOptions = Resolved<SessionStateClientOptions, 'jar'>;
 
 function validate(options: unknown): ResolvedClientOptions {
   if (options === undefined) return { jar: undefined, maxTokenBytes: DEFAULT_MAX_TOKEN_BYTES, now: Date.now };

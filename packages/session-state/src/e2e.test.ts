@@ -1,4 +1,5 @@
-import { silentLogger, type AuthInfo, type ExtendedServer, type ServerExtension, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type AuthInfo, type ExtendedServer, type ServerExtension, type ToolResult } from '@ext/core';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

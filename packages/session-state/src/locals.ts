@@ -1,5 +1,6 @@
 /** The handle a tool handler reads and sets its session state through, and its slot on the call's `ctx.locals`. */
-import { ConfigurationError, defineLocal, type JsonValue, type RequestContext } from '@ext/core';
+import { ConfigurationError, type RequestContext } from '@ext/core';
+import { defineLocal, type JsonValue } from '@ext/core/kit';
 import { decodeState, encodeState, invalidValueError, tooLargeError } from './logic.js';
 import { SESSION_STATE_PACKAGE } from './schema.js';
 import { sealedLength } from './token.js';

@@ -1,4 +1,4 @@
-import { withResultMeta } from '@ext/core';
+import { withResultMeta } from '@ext/core/kit';
 import { ConfigurationError, ExtensionError, type ToolResult } from '@ext/core';
 import { seedValidators } from '@ext/core/testing';
 import fc from 'fast-check';

@@ -3,15 +3,8 @@
  * state as JSON, sizing it, and the errors the extension reports. No I/O
  * here; the server and client halves only translate.
  */
-import {
-  canonicalJson,
-  ExtensionError,
-  isRecord,
-  lazyValidator,
-  metaPointer,
-  type JsonValue,
-  type ToolResult,
-} from '@ext/core';
+import { canonicalJson, isRecord, lazyValidator, metaFault, metaPointer, type JsonValue } from '@ext/core/kit';
+import { ExtensionError, type ToolResult } from '@ext/core';
 import {
   SESSION_STATE_ID,
   SESSION_STATE_INVALID,
@@ -51,20 +44,8 @@ export type RequestMetaParse =
 export function parseRequestMeta(raw: unknown, id: string = SESSION_STATE_ID): RequestMetaParse {
   if (raw === undefined) return { ok: true, token: undefined };
   if (requestValidator().Check(raw)) return { ok: true, token: raw.session_state };
-  if (!isRecord(raw)) {
-    return {
-      ok: false,
-      field: id,
-      pointer: statePointer(undefined, id),
-      message: `params._meta["${id}"] must be an object with a "session_state" string`,
-    };
-  }
-  return {
-    ok: false,
-    field: 'session_state',
-    pointer: statePointer('session_state', id),
-    message: `params._meta["${id}"].session_state must be a non-empty base64url string`,
-  };
+  if (!isRecord(raw)) return metaFault(id, '', `params._meta["${id}"] must be an object with a "session_state" string`);
+  return metaFault(id, '/session_state', `params._meta["${id}"].session_state must be a non-empty base64url string`);
 }
 
 function describe(reason: SessionStateFailureReason, maxTokenBytes: number): string {

@@ -3,10 +3,11 @@
  * state to the handler through its slot, and seals what the handler set
  * into `result._meta`.
  */
-import { ExtensionError, extensionId, withResultMeta, type ToolMiddleware } from '@ext/core';
+import { ExtensionError, extensionId, type ToolMiddleware } from '@ext/core';
+import { withResultMeta } from '@ext/core/kit';
 import { createSlot, setSlot, type SlotOutcome } from './locals.js';
 import { decodeState, invalidTokenError, parseRequestMeta, refusalResult } from './logic.js';
-import type { Resolved } from './options.js';
+import type { ResolvedOptions } from './options.js';
 import { SESSION_STATE_ID, type SessionStateClientSettings, type SessionStateResultMeta } from './schema.js';
 import { openToken, sealedLength, sealToken, type TokenBinding } from './token.js';
 
@@ -18,7 +19,7 @@ function openIncoming(
   raw: unknown,
   id: string,
   binding: TokenBinding,
-  config: Resolved,
+  config: ResolvedOptions,
 ): { plaintext: string; expiresAt: number } | undefined | ExtensionError {
   const limits = { maxTokenBytes: config.maxTokenBytes, id };
   const parsed = parseRequestMeta(raw, id);
@@ -50,7 +51,7 @@ function openIncoming(
 function resultEntry(
   outcome: SlotOutcome,
   hadToken: boolean,
-  config: Resolved,
+  config: ResolvedOptions,
   binding: TokenBinding,
   limit: number,
 ): SessionStateResultMeta | undefined {
@@ -78,7 +79,7 @@ function resultEntry(
 }
 
 /** The middleware of `sessionStateServer()` under `config`. */
-export function sessionStateMiddleware(config: Resolved): ToolMiddleware {
+export function sessionStateMiddleware(config: ResolvedOptions): ToolMiddleware {
   return async (call, ctx, next) => {
     const negotiated = ctx.negotiated<SessionStateClientSettings>(SESSION_STATE_ID);
     // Where the client's capabilities cannot be known (legacy stateless HTTP), act as if it spoke the extension.

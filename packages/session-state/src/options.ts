@@ -1,5 +1,6 @@
 /** The options of `sessionStateServer()`: what an author may set, the defaults and limits, and their validation. */
-import { ConfigurationError, isRecord, type CallContext, type JsonValue } from '@ext/core';
+import { ConfigurationError, type CallContext } from '@ext/core';
+import { isRecord, type JsonValue, type Resolved } from '@ext/core/kit';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { DEFAULT_MAX_TOKEN_BYTES, DEFAULT_TTL_SECONDS } from './schema.js';
@@ -36,18 +37,12 @@ export interface SessionStateServerOptions {
   readonly now?: (() => number) | undefined;
 }
 
-/** The options with every default applied, the keys derived and the schema compiled. */
-export interface Resolved {
+/** The options with every default applied (`serverName` has none), the keys derived and the schema compiled. */
+export type ResolvedOptions = Resolved<Omit<SessionStateServerOptions, 'keys' | 'schema'>, 'serverName'> & {
   readonly ring: KeyRing;
   readonly ttlMs: number;
-  readonly ttlSeconds: number;
-  readonly maxTokenBytes: number;
-  readonly serverName: string | undefined;
-  readonly rolling: boolean;
   readonly check: ((value: JsonValue) => string | undefined) | undefined;
-  readonly subject: (ctx: CallContext) => string;
-  readonly now: () => number;
-}
+};
 
 const OPTION_NAMES = new Set([
   'keys',
@@ -98,7 +93,7 @@ function compileCheck(schema: unknown): ((value: JsonValue) => string | undefine
 }
 
 /** Applies the defaults; throws `INVALID_OPTION` naming the first bad option. */
-export function resolve(options: unknown): Resolved {
+export function resolve(options: unknown): ResolvedOptions {
   if (!isRecord(options)) {
     throw new ConfigurationError('INVALID_OPTION', `${WHERE}: expects an options object with at least "keys"`);
   }
@@ -131,7 +126,7 @@ export function resolve(options: unknown): Resolved {
     serverName,
     rolling: options.rolling ?? false,
     check: compileCheck(options.schema),
-    subject: (options.subject as Resolved['subject'] | undefined) ?? ((ctx) => ctx.principal),
-    now: (options.now as Resolved['now'] | undefined) ?? Date.now,
+    subject: (options.subject as ResolvedOptions['subject'] | undefined) ?? ((ctx) => ctx.principal),
+    now: (options.now as ResolvedOptions['now'] | undefined) ?? Date.now,
   };
 }

@@ -1,17 +1,15 @@
 import {
   composeServer,
   ConfigurationError,
-  createCallContext,
-  createRequestContext,
   ExtensionError,
   MemoryStore,
   PIPELINE_STAGES,
-  silentLogger,
   type CallContext,
   type ToolCall,
   type ToolHandler,
   type ToolResult,
 } from '@ext/core';
+import { createCallContext, createRequestContext, silentLogger } from '@ext/core/kit';
 import { describe, expect, it } from 'vitest';
 import Type from 'typebox';
 import { readResultMeta } from './logic.js';

@@ -1,5 +1,5 @@
 /** The reader of the settings a session-state server advertises. */
-import { settingsReader } from '@ext/core';
+import { settingsReader } from '@ext/core/kit';
 import { SESSION_STATE_ID, SessionStateServerSettingsSchema } from './schema.js';
 
 /**

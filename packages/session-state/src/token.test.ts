@@ -1,4 +1,5 @@
-import { canonicalJson, ConfigurationError } from '@ext/core';
+import { canonicalJson } from '@ext/core/kit';
+import { ConfigurationError } from '@ext/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeState, encodeState } from './logic.js';

@@ -1,5 +1,6 @@
 /** The options of `createRedisStore`, their defaults, and the checks they pass before connecting. */
-import { consoleLogger, type Logger } from '@ext/core';
+import { consoleLogger, type Resolved } from '@ext/core/kit';
+import { type Logger } from '@ext/core';
 
 export interface RedisStoreOptions {
   /** `redis://[[user]:password@]host[:port][/db]` or `rediss://` for TLS. Default `redis://127.0.0.1:6379`. */
@@ -31,34 +32,31 @@ export const DEFAULT_KEY_PREFIX = 'mcp-ext:';
 export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 
 /** The options checked, with every default filled in. */
-export interface ResolvedOptions {
-  readonly url: string;
-  readonly keyPrefix: string;
-  readonly connectTimeoutMs: number;
-  readonly commandTimeoutMs: number;
-  readonly logger: Logger;
-}
+export type ResolvedOptions = Resolved<RedisStoreOptions>;
 
-function positiveOption(name: string, value: unknown, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (typeof resolved !== 'number' || !Number.isFinite(resolved) || resolved <= 0) {
+function positiveOption(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new RangeError(`RedisStore: ${name} must be a positive number`);
   }
-  return resolved;
+  return value;
 }
 
 /** `options` checked (each problem a `TypeError` or `RangeError` naming the option) and completed. */
 export function resolveOptions(options: RedisStoreOptions): ResolvedOptions {
+  const {
+    url = 'redis://127.0.0.1:6379',
+    keyPrefix = DEFAULT_KEY_PREFIX,
+    connectTimeoutMs = 5000,
+    commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS,
+    logger = consoleLogger,
+  } = options;
   // Checked at run time too: JavaScript callers get no help from the type.
-  const keyPrefix: unknown = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   if (typeof keyPrefix !== 'string') throw new TypeError('RedisStore: keyPrefix must be a string');
-  const connectTimeoutMs = positiveOption('connectTimeoutMs', options.connectTimeoutMs, 5000);
-  const commandTimeoutMs = positiveOption('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS);
   return {
-    url: options.url ?? 'redis://127.0.0.1:6379',
+    url,
     keyPrefix,
-    connectTimeoutMs,
-    commandTimeoutMs,
-    logger: options.logger ?? consoleLogger,
+    connectTimeoutMs: positiveOption('connectTimeoutMs', connectTimeoutMs),
+    commandTimeoutMs: positiveOption('commandTimeoutMs', commandTimeoutMs),
+    logger,
   };
 }

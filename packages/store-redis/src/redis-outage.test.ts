@@ -3,7 +3,8 @@
  * of the test's own (never the shared one: it is stopped and frozen here).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreUnavailableError, type JsonValue, type Logger } from '@ext/core';
+import { StoreUnavailableError, type Logger } from '@ext/core';
+import { type JsonValue } from '@ext/core/kit';
 import { redisServerUnavailable, startRedisServer, type RedisServerProcess } from '@ext/core/testing';
 import { createRedisStore, type RedisStore } from './index.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runStoreContract } from '@ext/core/testing';
-import { silentLogger, type JsonValue } from '@ext/core';
+import { silentLogger, type JsonValue } from '@ext/core/kit';
 import { createRedisStore, type RedisStore } from './index.js';
 
 // These tests are about atomicity and sharing, not the default per-command timeout, which a loaded test

@@ -1,8 +1,8 @@
 /** `RedisStore`: the `Store` interface on Redis, and its factory. */
-import { canonicalJson, StoreAvailability, StoreUnavailableError } from '@ext/core';
+import { canonicalJson } from '@ext/core/kit';
+import { StoreAvailability, StoreUnavailableError } from '@ext/core';
 import type {
   AppendOptions,
-  JsonValue,
   Logger,
   ReadOptions,
   SetOptions,
@@ -11,6 +11,7 @@ import type {
   StreamEntry,
   Unsubscribe,
 } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
 import { closeClient, connect, type RedisClient } from './connection.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS, resolveOptions, type RedisStoreOptions } from './options.js';
 import { isOutage, ReplyWatch, unavailableReason } from './redis-faults.js';

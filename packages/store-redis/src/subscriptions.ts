@@ -3,7 +3,8 @@
  * (opened on the first subscription), one listener per subscription, and
  * unsubscribing that never waits longer than a command may.
  */
-import type { JsonValue, Logger, Unsubscribe } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
+import type { Logger, Unsubscribe } from '@ext/core';
 import { closeClient, type RedisClient } from './connection.js';
 import { withDeadline } from './redis-faults.js';
 

@@ -2,7 +2,8 @@
  * The store's pub/sub: subscribers by channel, delivery to them, and (with
  * `pubsub: 'poll'`) the timer that reads messages other processes wrote.
  */
-import { StoreUnavailableError, type JsonValue, type Logger, type Unsubscribe } from '@ext/core';
+import { StoreUnavailableError, type Logger, type Unsubscribe } from '@ext/core';
+import { type JsonValue } from '@ext/core/kit';
 import type { Statements } from './schema.js';
 
 type Listener = (message: JsonValue) => void;

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryStore, StoreUnavailableError, type JsonValue, type Store } from '@ext/core';
+import { MemoryStore, StoreUnavailableError, type Store } from '@ext/core';
+import { type JsonValue } from '@ext/core/kit';
 import { GroupCommit, MAX_GROUP, type Outcome } from './group-commit.js';
 import { createSqliteStore, type SqliteStore } from './index.js';
 

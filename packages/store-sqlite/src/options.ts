@@ -1,5 +1,6 @@
 /** The options of `createSqliteStore`, their defaults, and the checks they pass at construction. */
-import { consoleLogger, type Logger } from '@ext/core';
+import { consoleLogger, type Resolved } from '@ext/core/kit';
+import { type Logger } from '@ext/core';
 
 export interface SqliteStoreOptions {
   /** Database file; created when missing. `':memory:'` gives a private, non-durable database. */
@@ -30,52 +31,49 @@ export interface SqliteStoreOptions {
   readonly now?: (() => number) | undefined;
 }
 
-/** The options checked, with every default filled in. */
-export interface ResolvedOptions {
-  readonly path: string;
-  readonly sweepIntervalMs: number;
-  readonly busyTimeoutMs: number;
-  readonly maxSizeBytes: number | undefined;
-  readonly pollIntervalMs: number;
-  readonly retentionMs: number;
-  readonly pubsub: 'process' | 'poll';
-  readonly now: () => number;
-  readonly logger: Logger;
-}
+/** The options checked, with every default filled in (`maxSizeBytes` has none: no limit). */
+export type ResolvedOptions = Resolved<SqliteStoreOptions, 'maxSizeBytes'>;
 
-function nonNegative(name: string, value: number): number {
+function nonNegative(name: string, value: number): void {
   if (!Number.isFinite(value) || value < 0) throw new RangeError(`SqliteStore: ${name} must be a non-negative number`);
-  return value;
 }
 
-function positiveSize(value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isFinite(value) || value <= 0)
+function positiveSize(value: number | undefined): void {
+  if (value !== undefined && (!Number.isFinite(value) || value <= 0))
     throw new RangeError('SqliteStore: maxSizeBytes must be a positive number');
-  return value;
 }
 
 /** `options` checked (each problem a `TypeError` or `RangeError` naming the option) and completed. */
 export function resolveOptions(options: SqliteStoreOptions): ResolvedOptions {
-  if (typeof options.path !== 'string' || options.path === '')
-    throw new TypeError('SqliteStore: path must be a non-empty string');
-  const sweepIntervalMs = nonNegative('sweepIntervalMs', options.sweepIntervalMs ?? 60_000);
-  const busyTimeoutMs = nonNegative('busyTimeoutMs', options.busyTimeoutMs ?? 5000);
-  const maxSizeBytes = positiveSize(options.maxSizeBytes);
-  const pollIntervalMs = nonNegative('pollIntervalMs', options.pollIntervalMs ?? 50);
-  const retentionMs = nonNegative('messageRetentionMs', options.messageRetentionMs ?? 60_000);
+  const {
+    path,
+    sweepIntervalMs = 60_000,
+    busyTimeoutMs = 5000,
+    pubsub = 'process',
+    pollIntervalMs = 50,
+    messageRetentionMs = 60_000,
+    maxSizeBytes,
+    logger = consoleLogger,
+    now = Date.now,
+  } = options;
+  if (typeof path !== 'string' || path === '') throw new TypeError('SqliteStore: path must be a non-empty string');
+  nonNegative('sweepIntervalMs', sweepIntervalMs);
+  nonNegative('busyTimeoutMs', busyTimeoutMs);
+  positiveSize(maxSizeBytes);
+  nonNegative('pollIntervalMs', pollIntervalMs);
+  nonNegative('messageRetentionMs', messageRetentionMs);
   // Checked at run time too: JavaScript callers get no help from the type.
-  const pubsub: unknown = options.pubsub ?? 'process';
-  if (pubsub !== 'process' && pubsub !== 'poll') throw new TypeError("SqliteStore: pubsub must be 'process' or 'poll'");
+  const given: unknown = pubsub;
+  if (given !== 'process' && given !== 'poll') throw new TypeError("SqliteStore: pubsub must be 'process' or 'poll'");
   return {
-    path: options.path,
+    path,
     sweepIntervalMs,
     busyTimeoutMs,
-    maxSizeBytes,
-    pollIntervalMs,
-    retentionMs,
     pubsub,
-    now: options.now ?? Date.now,
-    logger: options.logger ?? consoleLogger,
+    pollIntervalMs,
+    messageRetentionMs,
+    maxSizeBytes,
+    logger,
+    now,
   };
 }

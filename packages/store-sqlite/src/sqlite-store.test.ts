@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runStoreContract } from '@ext/core/testing';
-import type { JsonValue } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
 import { openDatabase } from './driver.js';
 import { SCHEMA_VERSION, createSqliteStore, type SqliteStore } from './index.js';
 import { childModule, removeChildModule, runNode } from './test-support/child-store.js';

@@ -1,9 +1,9 @@
 /** `SqliteStore`: the `Store` interface on one SQLite file, and its factory. */
 import type Database from 'better-sqlite3';
-import { canonicalJson, StoreUnavailableError } from '@ext/core';
+import { canonicalJson } from '@ext/core/kit';
+import { StoreUnavailableError } from '@ext/core';
 import type {
   AppendOptions,
-  JsonValue,
   Logger,
   ReadOptions,
   SetOptions,
@@ -12,6 +12,7 @@ import type {
   StreamEntry,
   Unsubscribe,
 } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
 import { Channels } from './channels.js';
 import { DatabaseFile } from './database-file.js';
 import { openDatabase } from './driver.js';
@@ -75,7 +76,7 @@ export class SqliteStore implements Store {
 
   constructor(options: SqliteStoreOptions) {
     const resolved = resolveOptions(options);
-    this.#retentionMs = resolved.retentionMs;
+    this.#retentionMs = resolved.messageRetentionMs;
     this.#pubsub = resolved.pubsub;
     this.#now = resolved.now;
     this.#logger = resolved.logger;

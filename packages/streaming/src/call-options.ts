@@ -1,20 +1,15 @@
 /** The options of `streamCall`, checked: `autoResume` with its defaults, `resumeFrom`, and the default resume test. */
-import { ConfigurationError, isRecord, renamedKeys, WireError, type ExtendedClient } from '@ext/core';
+import { ConfigurationError, WireError } from '@ext/core';
+import { isRecord, renamedKeys, type Resolved } from '@ext/core/kit';
 import type { AutoResumeOptions, Checkpoint, StreamCallOptions } from './call-types.js';
 import { isValidOperationId } from './logic.js';
 import { MAX_CHECKPOINT_TOKEN_LENGTH } from './schema.js';
 import { checkpointOf } from './updates.js';
 
-/** `autoResume` with every default applied. */
-export interface ResolvedResume {
-  readonly maxAttempts: number;
-  readonly delayMs: number;
-  readonly reconnect: ((error: unknown, attempt: number) => ExtendedClient | Promise<ExtendedClient>) | undefined;
-  readonly shouldResume: (error: unknown) => boolean;
-}
+/** `autoResume` with every default applied (`reconnect` has none: the same client). */
+export type ResolvedResume = Resolved<AutoResumeOptions, 'reconnect'>;
 
-function nonNegativeInteger(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
+function nonNegativeInteger(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw new ConfigurationError(
       'INVALID_OPTION',
@@ -30,17 +25,18 @@ export function resolveResume(option: StreamCallOptions['autoResume']): Resolved
   const given: AutoResumeOptions = option === true ? {} : option;
   if (typeof given !== 'object')
     throw new ConfigurationError('INVALID_OPTION', 'streamCall: autoResume must be a boolean or an object');
-  if (given.reconnect !== undefined && typeof given.reconnect !== 'function') {
+  const { maxAttempts = 3, delayMs = 250, reconnect, shouldResume = isInterruption } = given;
+  if (reconnect !== undefined && typeof reconnect !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'streamCall: autoResume.reconnect must be a function');
   }
-  if (given.shouldResume !== undefined && typeof given.shouldResume !== 'function') {
+  if (typeof shouldResume !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'streamCall: autoResume.shouldResume must be a function');
   }
   return {
-    maxAttempts: nonNegativeInteger('autoResume.maxAttempts', given.maxAttempts, 3),
-    delayMs: nonNegativeInteger('autoResume.delayMs', given.delayMs, 250),
-    reconnect: given.reconnect,
-    shouldResume: given.shouldResume ?? isInterruption,
+    maxAttempts: nonNegativeInteger('autoResume.maxAttempts', maxAttempts),
+    delayMs: nonNegativeInteger('autoResume.delayMs', delayMs),
+    reconnect,
+    shouldResume,
   };
 }
 

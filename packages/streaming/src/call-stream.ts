@@ -3,7 +3,8 @@
  * MCP progress, the extension's progress, partial results and chunks, in
  * the order the handler made them.
  */
-import { ConfigurationError, detachedRunOf, isRecord, type CallContext, type JsonValue } from '@ext/core';
+import { ConfigurationError, type CallContext } from '@ext/core';
+import { detachedRunOf, isRecord, type JsonValue } from '@ext/core/kit';
 import { saveCheckpoint } from './checkpoint-store.js';
 import { mayReportProgress, progressFraction } from './logic.js';
 import type {

@@ -4,7 +4,8 @@
  * an execution's epoch.
  */
 import { randomBytes } from 'node:crypto';
-import { canonicalJson, ConfigurationError, type CallContext, type JsonValue } from '@ext/core';
+import { canonicalJson, type JsonValue } from '@ext/core/kit';
+import { ConfigurationError, type CallContext } from '@ext/core';
 import {
   checkpointKey,
   checkpointToJson,

@@ -4,7 +4,7 @@
  * reads and writes them.
  */
 import { createHash } from 'node:crypto';
-import { canonicalHash, isRecord, type JsonValue } from '@ext/core';
+import { canonicalHash, isRecord, type JsonValue } from '@ext/core/kit';
 
 // ---------------------------------------------------------------------------
 // Checkpoint tokens

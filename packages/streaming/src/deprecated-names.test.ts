@@ -1,4 +1,4 @@
-import { silentLogger } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, type TestPair } from '@ext/core/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { streamCall, streamingClient, type StreamUpdate } from './client.js';

@@ -1,4 +1,5 @@
-import { MemoryStore, silentLogger, type AuthInfo, type ServerExtension, type Store, type ToolResult } from '@ext/core';
+import { MemoryStore, type AuthInfo, type ServerExtension, type Store, type ToolResult } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, seedValidators, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

@@ -1,5 +1,6 @@
 /** The call's stream on `ctx.locals`, and `streamOf(ctx)`, which hands it to the tool handler. */
-import { defineLocal, type CallContext, type JsonValue } from '@ext/core';
+import { defineLocal, type JsonValue } from '@ext/core/kit';
+import { type CallContext } from '@ext/core';
 import { CallStream } from './call-stream.js';
 import type { OperationStream } from './operation-stream.js';
 

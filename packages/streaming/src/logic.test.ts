@@ -1,6 +1,6 @@
-import { withResultMeta } from '@ext/core';
 import { randomBytes } from 'node:crypto';
-import { ConfigurationError, metaPointer, type JsonValue } from '@ext/core';
+import { ConfigurationError } from '@ext/core';
+import { metaPointer, withResultMeta, type JsonValue } from '@ext/core/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {

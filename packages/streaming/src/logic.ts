@@ -4,7 +4,8 @@
  * are in `checkpoints.ts`). No I/O here; the server and client halves only
  * translate.
  */
-import { ConfigurationError, isRecord, lazyValidator, metaPointer, type Parsed, type ToolInfo } from '@ext/core';
+import { ConfigurationError, type ToolInfo } from '@ext/core';
+import { isRecord, lazyValidator, metaFault, type Parsed } from '@ext/core/kit';
 import {
   OPERATION_ID_PATTERN_SOURCE,
   ProgressNotificationSchema,
@@ -46,29 +47,22 @@ export function parseStreamingMeta(raw: unknown, id: string): Parsed<StreamingRe
   const check = requestValidator();
   const entry = `params._meta["${id}"]`;
   if (!isRecord(raw)) {
-    return {
-      ok: false,
-      pointer: metaPointer(id),
-      field: id,
-      message: `${entry} must be an object with an "operation_id"`,
-    };
+    return metaFault(id, '', `${entry} must be an object with an "operation_id"`);
   }
   if (!check.Check(raw)) {
     const first = check.Errors(raw)[0];
     if (first === undefined || first.keyword === 'required' || first.instancePath === '/operation_id') {
-      return {
-        ok: false,
-        pointer: metaPointer(id, 'operation_id'),
-        field: 'operation_id',
-        message: `operation_id in ${entry} must be a string of 1 to 128 characters from [a-zA-Z0-9_-:.]`,
-      };
+      return metaFault(
+        id,
+        '/operation_id',
+        `operation_id in ${entry} must be a string of 1 to 128 characters from [a-zA-Z0-9_-:.]`,
+      );
     }
-    return {
-      ok: false,
-      pointer: metaPointer(id, 'checkpoint_token'),
-      field: 'checkpoint_token',
-      message: `checkpoint_token in ${entry} must be a non-empty string of at most 512 characters`,
-    };
+    return metaFault(
+      id,
+      '/checkpoint_token',
+      `checkpoint_token in ${entry} must be a non-empty string of at most 512 characters`,
+    );
   }
   return { ok: true, value: { operationId: raw.operation_id, checkpointToken: raw.checkpoint_token } };
 }

@@ -3,7 +3,8 @@
  * a resume against its checkpoint, takes the execution's epoch, sets up the
  * call's stream and marks the result.
  */
-import { withResultMeta, type ToolMiddleware } from '@ext/core';
+import { withResultMeta } from '@ext/core/kit';
+import { type ToolMiddleware } from '@ext/core';
 import { CallStream } from './call-stream.js';
 import { findResume, takeEpoch } from './checkpoint-store.js';
 import { argumentsDigest, type CheckpointRecord } from './checkpoints.js';

@@ -1,5 +1,5 @@
 /** What a tool handler streams through (`OperationStream`), and what the middleware hands each call's stream. Types only. */
-import type { JsonValue } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
 import type { CheckpointRecord } from './checkpoints.js';
 import type { ResolvedOptions } from './options.js';
 

@@ -1,5 +1,6 @@
 /** The options of `streamingServer()`: what an author may set, the defaults, and their validation. */
-import { ConfigurationError, positiveIntegerOption } from '@ext/core';
+import { ConfigurationError } from '@ext/core';
+import { positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import { DEFAULT_CHECKPOINT_TTL_SECONDS } from './schema.js';
 
 export interface StreamingServerOptions {
@@ -13,14 +14,8 @@ export interface StreamingServerOptions {
   readonly now?: (() => number) | undefined;
 }
 
-/** The options with every default applied. */
-export interface ResolvedOptions {
-  readonly ttlMs: number;
-  readonly ttlSeconds: number;
-  readonly maxStateBytes: number;
-  readonly keyPrefix: string;
-  readonly now: () => number;
-}
+/** The options with every default applied, and the checkpoint TTL in milliseconds too. */
+export type ResolvedOptions = Resolved<StreamingServerOptions> & { readonly ttlMs: number };
 
 const FACTORY = 'streamingServer';
 
@@ -29,24 +24,24 @@ export function resolveOptions(options: StreamingServerOptions): ResolvedOptions
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw new ConfigurationError('INVALID_OPTION', 'streamingServer(options) expects an object');
   }
-  const ttlSeconds = positiveIntegerOption(
-    FACTORY,
-    'checkpointTtlSeconds',
-    options.checkpointTtlSeconds,
-    DEFAULT_CHECKPOINT_TTL_SECONDS,
-  );
-  const keyPrefix = options.keyPrefix ?? 'streaming';
+  const {
+    checkpointTtlSeconds = DEFAULT_CHECKPOINT_TTL_SECONDS,
+    maxStateBytes = 1_048_576,
+    keyPrefix = 'streaming',
+    now = Date.now,
+  } = options;
+  positiveIntegerOption(FACTORY, 'checkpointTtlSeconds', checkpointTtlSeconds);
   if (typeof keyPrefix !== 'string' || keyPrefix.length === 0) {
     throw new ConfigurationError('INVALID_OPTION', 'streamingServer: keyPrefix must be a non-empty string');
   }
-  if (options.now !== undefined && typeof options.now !== 'function') {
+  if (typeof now !== 'function') {
     throw new ConfigurationError('INVALID_OPTION', 'streamingServer: now must be a function returning milliseconds');
   }
   return {
-    ttlSeconds,
-    ttlMs: ttlSeconds * 1000,
-    maxStateBytes: positiveIntegerOption(FACTORY, 'maxStateBytes', options.maxStateBytes, 1_048_576),
+    checkpointTtlSeconds,
+    ttlMs: checkpointTtlSeconds * 1000,
+    maxStateBytes: positiveIntegerOption(FACTORY, 'maxStateBytes', maxStateBytes),
     keyPrefix,
-    now: options.now ?? Date.now,
+    now,
   };
 }

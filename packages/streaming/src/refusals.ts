@@ -1,5 +1,6 @@
 /** The errors the server half answers with: a malformed `_meta` entry, a refused resume, a superseded execution. */
-import { ExtensionError, invalidInputError, metaPointer, type InputFault } from '@ext/core';
+import { ExtensionError } from '@ext/core';
+import { invalidInputError, metaPointer, type InputFault } from '@ext/core/kit';
 import type { ResumeDecision } from './checkpoints.js';
 
 /** The `_meta` entry did not validate. */

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger, type Store } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
+import { type Store } from '@ext/core';
 import { createTestPair, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

@@ -1,5 +1,6 @@
 /** The wire contract of `@ext/streaming`: identifiers, the TypeBox schema of every payload, and the JSON Schema document. */
 import { extensionId } from '@ext/core';
+import { notificationMethod } from '@ext/core/kit';
 import Type, { type Static } from 'typebox';
 
 /** The extension identifier: `io.github.mcp-ext/streaming`. */
@@ -28,7 +29,7 @@ export const STREAMING_EVENTS = { progress: 'progress', chunk: 'chunk' } as cons
 
 /** The notification method of one event under an identifier (the negotiated one). */
 export function streamingMethod(id: string, event: keyof typeof STREAMING_EVENTS): string {
-  return `notifications/${id}/${STREAMING_EVENTS[event]}`;
+  return notificationMethod(id, STREAMING_EVENTS, event);
 }
 
 /** What the server advertises in `capabilities.extensions[STREAMING_ID]`. Unknown fields are ignored. */

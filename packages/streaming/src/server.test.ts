@@ -1,17 +1,19 @@
 import {
   composeServer,
   ConfigurationError,
+  MemoryStore,
+  type CallContext,
+  type ToolInfo,
+  type ToolResult,
+} from '@ext/core';
+import {
   setDetachedRun,
   type DetachedRun,
   type JsonValue,
   createCallContext,
   createRequestContext,
-  MemoryStore,
   silentLogger,
-  type CallContext,
-  type ToolInfo,
-  type ToolResult,
-} from '@ext/core';
+} from '@ext/core/kit';
 import { describe, expect, it } from 'vitest';
 import { STREAMING_ID } from './schema.js';
 import { streamingServer, streamOf } from './server.js';

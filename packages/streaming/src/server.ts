@@ -33,7 +33,7 @@ export function streamingServer(options: StreamingServerOptions = {}): ServerExt
   const config = resolveOptions(options);
   const settings: StreamingServerSettings = {
     version: STREAMING_WIRE_VERSION,
-    checkpoint_ttl_seconds: config.ttlSeconds,
+    checkpoint_ttl_seconds: config.checkpointTtlSeconds,
   };
   return {
     side: 'server',

@@ -1,5 +1,5 @@
 /** The reader of the settings a streaming server advertises. */
-import { settingsReader } from '@ext/core';
+import { settingsReader } from '@ext/core/kit';
 import { STREAMING_ID, StreamingServerSettingsSchema } from './schema.js';
 
 /**

@@ -3,7 +3,7 @@
  * sent, with the snake_case spellings of 0.1 kept as deprecated getters
  * that warn once.
  */
-import { deprecatedAliases } from '@ext/core';
+import { deprecatedAliases } from '@ext/core/kit';
 import type { Checkpoint, ChunkUpdate, ProgressUpdate, ResumeUpdate } from './call-types.js';
 import type { ProgressNotification, StreamChunk } from './schema.js';
 

@@ -5,7 +5,8 @@
  * requester with `request(method, params)`: an extended client, or a
  * JSON-RPC link of the application's own.
  */
-import { lazyValidator, type ClientExtension } from '@ext/core';
+import { lazyValidator } from '@ext/core/kit';
+import { type ClientExtension } from '@ext/core';
 import {
   CreateTaskResultSchema,
   DetailedTaskSchema,

@@ -7,7 +7,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryStore, silentLogger } from '@ext/core';
+import { MemoryStore } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createSqliteStore } from '@ext/store-sqlite';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { getTask, pollTask, type DetailedTask } from './client.js';

@@ -1,5 +1,6 @@
 /** What a tool handler running as a task can reach through `ctx.locals`: the task and where it is stored. */
-import { defineLocal, type RequestContext } from '@ext/core';
+import { defineLocal } from '@ext/core/kit';
+import { type RequestContext } from '@ext/core';
 import type { TaskStoreScope } from './records.js';
 
 /** The task the current tool call runs as. */

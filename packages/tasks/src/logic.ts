@@ -4,7 +4,8 @@
  * shapes built from a record. No I/O: the server half reads and writes
  * records through the store and asks these functions what to write.
  */
-import type { JsonValue, PrincipalSource } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
+import type { PrincipalSource } from '@ext/core';
 import { TASKS_ALIAS_ID, type CreateTaskResult, type DetailedTask, type TaskStatus } from './schema.js';
 
 /** A JSON-RPC error as a failed task carries it. */

@@ -4,17 +4,8 @@
  * declare the extension, and a task that is unknown, expired or another
  * principal's answered alike with -32602 (TASK-6 to TASK-9).
  */
-import {
-  ErrorCodes,
-  WireError,
-  firstViolation,
-  invalidInputError,
-  lazyValidator,
-  pointerField,
-  type MethodHandler,
-  type RequestContext,
-  type SchemaViolation,
-} from '@ext/core';
+import { ErrorCodes, WireError, type MethodHandler, type RequestContext } from '@ext/core';
+import { firstViolation, invalidInputError, lazyValidator, pointerField, type SchemaViolation } from '@ext/core/kit';
 import type { TSchema, Static } from 'typebox';
 import { announceInput } from './input.js';
 import { detailedTask } from './logic.js';

@@ -1,12 +1,6 @@
 /** `tasksServer` options: which tools run as tasks, the TTL and poll interval, checked when the factory is called. */
-import {
-  ConfigurationError,
-  isRecord,
-  positiveIntegerOption,
-  type CallContext,
-  type ToolCall,
-  type ToolInfo,
-} from '@ext/core';
+import { ConfigurationError, type CallContext, type ToolCall, type ToolInfo } from '@ext/core';
+import { isRecord, positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -53,17 +47,13 @@ export interface TasksServerOptions {
   readonly now?: (() => number) | undefined;
 }
 
-export interface TasksConfig {
+/** The options with defaults applied, task support and the interrupt policy as functions of the tool. */
+export type TasksConfig = Resolved<Omit<TasksServerOptions, 'tools' | 'onInterrupt'>> & {
   readonly support: TaskSupportRule;
   readonly onInterrupt: (tool: string) => InterruptPolicy;
-  readonly leaseMs: number;
   /** This instance, as the owner of the leases it takes. */
   readonly instance: string;
-  readonly ttlMs: number;
-  readonly pollIntervalMs: number;
-  readonly keyPrefix: string;
-  readonly now: () => number;
-}
+};
 
 const FACTORY = 'tasksServer';
 const SUPPORT_VALUES: readonly string[] = ['forbidden', 'optional', 'required'];
@@ -113,18 +103,29 @@ function interruptRule(policy: TasksServerOptions['onInterrupt']): (tool: string
 
 /** The options with defaults applied; a bad value throws `ConfigurationError` `INVALID_OPTION` naming it. */
 export function resolveOptions(options: TasksServerOptions): TasksConfig {
-  const keyPrefix = options.keyPrefix ?? 'tasks';
+  const {
+    tools,
+    ttlMs = 3_600_000,
+    pollIntervalMs = 1000,
+    onInterrupt,
+    leaseMs = 30_000,
+    keyPrefix = 'tasks',
+    now = Date.now,
+  } = options;
   if (typeof keyPrefix !== 'string' || keyPrefix === '') {
     throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: keyPrefix must be a non-empty string`);
   }
+  if (typeof now !== 'function') {
+    throw new ConfigurationError('INVALID_OPTION', `${FACTORY}: now must be a function returning milliseconds`);
+  }
   return {
-    support: supportRule(options.tools),
-    onInterrupt: interruptRule(options.onInterrupt),
-    leaseMs: positiveIntegerOption(FACTORY, 'leaseMs', options.leaseMs, 30_000),
+    support: supportRule(tools),
+    onInterrupt: interruptRule(onInterrupt),
+    leaseMs: positiveIntegerOption(FACTORY, 'leaseMs', leaseMs),
     instance: randomUUID(),
-    ttlMs: positiveIntegerOption(FACTORY, 'ttlMs', options.ttlMs, 3_600_000),
-    pollIntervalMs: positiveIntegerOption(FACTORY, 'pollIntervalMs', options.pollIntervalMs, 1000),
+    ttlMs: positiveIntegerOption(FACTORY, 'ttlMs', ttlMs),
+    pollIntervalMs: positiveIntegerOption(FACTORY, 'pollIntervalMs', pollIntervalMs),
     keyPrefix,
-    now: options.now ?? Date.now,
+    now,
   };
 }

@@ -4,7 +4,8 @@
  * only by compare-and-set through the state machine, and a channel per task
  * that tells the instance running it about cancellation and new input.
  */
-import type { JsonValue, Store } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
+import type { Store } from '@ext/core';
 import { isExpired, remainingTtlMs, transition, type TaskEvent, type TaskRecord } from './logic.js';
 
 /** Where one server's tasks live. */

@@ -4,7 +4,8 @@
  * with an error that says so, or run again on this instance from the last
  * checkpoint (TASK-19, TASK-20).
  */
-import { ErrorCodes, defineLocal, type Logger, type ServerAttachment, type Store, type ToolResult } from '@ext/core';
+import { ErrorCodes, type Logger, type ServerAttachment, type Store, type ToolResult } from '@ext/core';
+import { defineLocal } from '@ext/core/kit';
 import { isOrphaned, isTerminal, type TaskError, type TaskRecord } from './logic.js';
 import type { TasksConfig } from './options.js';
 import { applyEvent, loadRecord, tryEvent, type TaskStoreScope } from './records.js';

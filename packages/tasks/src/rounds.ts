@@ -6,7 +6,8 @@
  * and runs the inner stages again with the answers, as a client's retry
  * would (TASK-17).
  */
-import { ErrorCodes, WireError, isInputRequiredResult, type CallContext, type ToolResult } from '@ext/core';
+import { ErrorCodes, WireError, type CallContext, type ToolResult } from '@ext/core';
+import { isInputRequiredResult } from '@ext/core/kit';
 import { askTaskInput, type TaskInputRequest } from './input.js';
 import type { RunningTask } from './locals.js';
 import { loadRecord } from './records.js';

@@ -7,16 +7,8 @@
  * settles the record: a result (tool errors included) completes it, a
  * JSON-RPC error fails it (TASK-11, TASK-12, TASK-18, TASK-19).
  */
-import {
-  ExtensionError,
-  WireError,
-  setDetachedRun,
-  toWireError,
-  type CallContext,
-  type DetachedRun,
-  type Logger,
-  type ToolResult,
-} from '@ext/core';
+import { ExtensionError, WireError, type CallContext, type Logger, type ToolResult } from '@ext/core';
+import { setDetachedRun, toWireError, type DetachedRun } from '@ext/core/kit';
 import { storedResult, type TaskError, type TaskRecord } from './logic.js';
 import { runningTask, type RunningTask } from './locals.js';
 import type { TasksConfig } from './options.js';

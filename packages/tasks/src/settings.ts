@@ -1,5 +1,5 @@
 /** The reader of the peer's Tasks settings, as advertised in `capabilities.extensions`. */
-import { settingsReader } from '@ext/core';
+import { settingsReader } from '@ext/core/kit';
 import { TASKS_ID, TasksSettingsSchema, type TasksSettings } from './schema.js';
 
 /**

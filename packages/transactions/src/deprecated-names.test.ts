@@ -1,4 +1,5 @@
-import { MemoryStore, silentLogger, type Store } from '@ext/core';
+import { MemoryStore, type Store } from '@ext/core';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, type TestPair } from '@ext/core/testing';
 import { errorsClient } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';

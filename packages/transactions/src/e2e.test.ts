@@ -540,6 +540,8 @@ describe('@ext/transactions configuration', () => {
     expect(() => transactionsServer({ compensations: { x: {} as never } })).toThrow(/compensations\.x/);
     expect(() => transactionsServer({ sweepIntervalMs: -1 })).toThrow(/sweepIntervalMs/);
     expect(() => transactionsServer({ leaseSeconds: 10, compensationTimeoutSeconds: 30 })).toThrow(/leaseSeconds/);
+    // Given as null from JavaScript, a clock is refused rather than taken for the default.
+    expect(() => transactionsServer({ now: null as never })).toThrow(/"now" must be a function/);
     const error = (() => {
       try {
         transactionsServer({ maxTimeoutSeconds: 10 });

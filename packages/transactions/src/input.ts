@@ -4,7 +4,8 @@
  */
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { ExtensionError, metaPointer, type CompiledValidator } from '@ext/core';
+import { ExtensionError } from '@ext/core';
+import { metaPointer, type CompiledValidator } from '@ext/core/kit';
 import { TRANSACTIONS_ID } from './schema.js';
 
 const compiled = new WeakMap<TSchema, CompiledValidator<TSchema>>();

@@ -2,7 +2,8 @@
  * The transaction log in a store: where records and the sweeper's index
  * live, reading a record back, and applying a transition with compare-and-set.
  */
-import { ExtensionError, isRecord, type JsonValue, type Store } from '@ext/core';
+import { ExtensionError, type Store } from '@ext/core';
+import { isRecord, type JsonValue } from '@ext/core/kit';
 import { isTerminal, type TransactionRecord } from './record.js';
 
 /** Where the transaction log lives in a store; every key starts with `prefix`. */

@@ -11,7 +11,8 @@
  *              applied -> compensating -> compensated | compensation_failed
  *              running -> compensation_failed (outcome unknown: its transaction was abandoned mid-step)
  */
-import { canonicalHash, type StructuredError } from '@ext/core';
+import { canonicalHash } from '@ext/core/kit';
+import { type StructuredError } from '@ext/core';
 import {
   busy,
   conflict,

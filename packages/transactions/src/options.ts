@@ -1,5 +1,6 @@
 /** The options of `transactionsServer`, their defaults, and the checks made when the factory is called. */
-import { ConfigurationError, positiveIntegerOption, type Logger } from '@ext/core';
+import { ConfigurationError, type Logger } from '@ext/core';
+import { positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import type { CompensationDefinition, Compensations } from './compensation.js';
 import { bindingFault } from './recovery-annotation.js';
 import { DEFAULT_TIMEOUT_SECONDS } from './schema.js';
@@ -41,19 +42,8 @@ export interface TransactionsServerOptions {
   readonly sweepIntervalMs?: number | undefined;
 }
 
-/** The options the engine runs with, every default filled in. */
-export interface EngineOptions {
-  readonly compensations: Compensations;
-  readonly defaultTimeoutSeconds: number;
-  readonly maxTimeoutSeconds: number;
-  readonly retentionSeconds: number;
-  readonly leaseSeconds: number;
-  readonly compensationTimeoutSeconds: number;
-  readonly keyPrefix: string;
-  readonly indexMaxLength: number;
-  readonly now: () => number;
-  readonly logger: Logger | undefined;
-}
+/** The options the engine runs with, every default filled in (`logger` has none). */
+export type EngineOptions = Resolved<Omit<TransactionsServerOptions, 'exposeAsTools' | 'sweepIntervalMs'>, 'logger'>;
 
 const FACTORY = 'transactionsServer';
 
@@ -96,59 +86,55 @@ function checkBindings(tool: string, bindings: unknown): void {
 
 /** Resolves and validates the engine's options once, naming the option at fault. */
 export function resolveEngineOptions(raw: TransactionsServerOptions): EngineOptions {
-  const compensations = raw.compensations ?? {};
+  const {
+    compensations = {},
+    defaultTimeoutSeconds = DEFAULT_TIMEOUT_SECONDS,
+    maxTimeoutSeconds = Math.max(3600, defaultTimeoutSeconds),
+    retentionSeconds = 86_400,
+    compensationTimeoutSeconds = 30,
+    leaseSeconds = Math.max(60, compensationTimeoutSeconds * 2),
+    keyPrefix = 'transactions',
+    indexMaxLength = 100_000,
+    now = Date.now,
+    logger,
+  } = raw;
   checkCompensations(compensations);
-  const defaultTimeoutSeconds = positiveIntegerOption(
-    FACTORY,
-    'defaultTimeoutSeconds',
-    raw.defaultTimeoutSeconds,
-    DEFAULT_TIMEOUT_SECONDS,
-  );
-  const maxTimeoutSeconds = positiveIntegerOption(
-    FACTORY,
-    'maxTimeoutSeconds',
-    raw.maxTimeoutSeconds,
-    Math.max(3600, defaultTimeoutSeconds),
-  );
+  positiveIntegerOption(FACTORY, 'defaultTimeoutSeconds', defaultTimeoutSeconds);
+  positiveIntegerOption(FACTORY, 'maxTimeoutSeconds', maxTimeoutSeconds);
   if (defaultTimeoutSeconds > maxTimeoutSeconds) {
     throw new ConfigurationError(
       'INVALID_OPTION',
       'transactionsServer: "defaultTimeoutSeconds" must not exceed "maxTimeoutSeconds"',
     );
   }
-  const compensationTimeoutSeconds = positiveIntegerOption(
-    FACTORY,
-    'compensationTimeoutSeconds',
-    raw.compensationTimeoutSeconds,
-    30,
-  );
-  const leaseSeconds = positiveIntegerOption(
-    FACTORY,
-    'leaseSeconds',
-    raw.leaseSeconds,
-    Math.max(60, compensationTimeoutSeconds * 2),
-  );
+  positiveIntegerOption(FACTORY, 'compensationTimeoutSeconds', compensationTimeoutSeconds);
+  positiveIntegerOption(FACTORY, 'leaseSeconds', leaseSeconds);
   if (leaseSeconds <= compensationTimeoutSeconds) {
     throw new ConfigurationError(
       'INVALID_OPTION',
       'transactionsServer: "leaseSeconds" must exceed "compensationTimeoutSeconds"',
     );
   }
-  const keyPrefix = raw.keyPrefix ?? 'transactions';
   if (typeof keyPrefix !== 'string' || keyPrefix.length === 0) {
     throw new ConfigurationError('INVALID_OPTION', 'transactionsServer: "keyPrefix" must be a non-empty string');
+  }
+  if (typeof now !== 'function') {
+    throw new ConfigurationError(
+      'INVALID_OPTION',
+      'transactionsServer: "now" must be a function returning milliseconds',
+    );
   }
   return {
     compensations,
     defaultTimeoutSeconds,
     maxTimeoutSeconds,
-    retentionSeconds: positiveIntegerOption(FACTORY, 'retentionSeconds', raw.retentionSeconds, 86_400),
+    retentionSeconds: positiveIntegerOption(FACTORY, 'retentionSeconds', retentionSeconds),
     leaseSeconds,
     compensationTimeoutSeconds,
     keyPrefix,
-    indexMaxLength: positiveIntegerOption(FACTORY, 'indexMaxLength', raw.indexMaxLength, 100_000),
-    now: raw.now ?? Date.now,
-    logger: raw.logger,
+    indexMaxLength: positiveIntegerOption(FACTORY, 'indexMaxLength', indexMaxLength),
+    now,
+    logger,
   };
 }
 

@@ -4,7 +4,8 @@
  * naming the tool that undoes this one and binding its arguments with OpenAPI
  * runtime expressions. Reading, binding and writing it here is pure.
  */
-import { brandError, ExtensionError, isBrandedError, type ToolResult } from '@ext/core';
+import { brandError, isBrandedError } from '@ext/core/kit';
+import { ExtensionError, type ToolResult } from '@ext/core';
 import { Type, type Static } from 'typebox';
 import { validatorOf } from './input.js';
 

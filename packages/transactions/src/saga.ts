@@ -3,7 +3,8 @@
  * everything committed at the end, or rolled back, the server used last first.
  */
 import { randomUUID } from 'node:crypto';
-import { deprecatedAliases, type ExtendedClient, type StructuredError, type ToolResult } from '@ext/core';
+import { deprecatedAliases } from '@ext/core/kit';
+import { type ExtendedClient, type StructuredError, type ToolResult } from '@ext/core';
 import type { CompensatedStep } from './schema.js';
 import { structuredErrorOf } from './structured-errors.js';
 import { beginTransaction, readStepMeta, type ClientTransaction } from './transaction.js';

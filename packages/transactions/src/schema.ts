@@ -1,6 +1,7 @@
 /** The identifier, the wire version and one TypeBox schema per wire payload, with the JSON Schema document of them all. */
 import Type, { type Static, type TSchema } from 'typebox';
-import { extensionId, StructuredErrorSchema } from '@ext/core';
+import { extensionId } from '@ext/core';
+import { StructuredErrorSchema } from '@ext/core/kit';
 
 /** The identifier this package serves (SEP-2133): `io.github.mcp-ext/transactions`. */
 export const TRANSACTIONS_ID = extensionId('transactions');

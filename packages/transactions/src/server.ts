@@ -2,7 +2,8 @@
  * The server half of `@ext/transactions`: assembles the descriptor from the
  * engine, its methods, the step middleware and the sweeper.
  */
-import { consoleLogger, type Logger, type Store } from '@ext/core';
+import { consoleLogger } from '@ext/core/kit';
+import { type Logger, type Store } from '@ext/core';
 import { describeCompensation, emittedRecovery } from './compensation.js';
 import { TransactionEngine } from './engine.js';
 import { ENGINE, type TransactionsServerExtension } from './extension.js';

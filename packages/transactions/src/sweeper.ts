@@ -3,7 +3,8 @@
  * transactions and finishes rollbacks whose run died, and the timers that
  * repeat it for each store.
  */
-import { deprecatedAliases, StoreUnavailableError, type Logger, type Store, type StructuredError } from '@ext/core';
+import { deprecatedAliases } from '@ext/core/kit';
+import { StoreUnavailableError, type Logger, type Store, type StructuredError } from '@ext/core';
 import type { TransactionEngine } from './engine.js';
 import { indexLowKey, indexStream, readIndexEntry } from './log.js';
 import { isExpired, isTerminal } from './record.js';

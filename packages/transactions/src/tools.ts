@@ -3,7 +3,8 @@
  * can only call tools: they run the methods' own handlers.
  */
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError, registerMethodTools, type ExtendedServer } from '@ext/core';
+import { ConfigurationError, type ExtendedServer } from '@ext/core';
+import { registerMethodTools } from '@ext/core/kit';
 import * as z from 'zod';
 import { ENGINE, type TransactionsServerExtension } from './extension.js';
 import { ID_PATTERN, TRANSACTIONS_PACKAGE } from './schema.js';

@@ -7,7 +7,8 @@
  * approver backends (a page, webhooks) hear of each request.
  */
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError, positiveIntegerOption, type Logger, type Store } from '@ext/core';
+import { ConfigurationError, type Logger, type Store } from '@ext/core';
+import { positiveIntegerOption } from '@ext/core/kit';
 import { audit, type ConfirmationAuditEvent } from '../audit.js';
 import { secretDigest } from '../records.js';
 import { notFound, refused } from './desk-errors.js';

@@ -6,17 +6,10 @@
  * retry attaches to the same request. On approval the server's recheck runs,
  * the request is claimed (once), and the tool runs.
  */
-import {
-  detachedRunOf,
-  ExtensionError,
-  resumesDetachedRun,
-  type CallContext,
-  type DetachedRun,
-  type ToolCall,
-  type ToolResult,
-} from '@ext/core';
+import { detachedRunOf, resumesDetachedRun, type DetachedRun, type Resolved } from '@ext/core/kit';
+import { ExtensionError, type CallContext, type ToolCall, type ToolResult } from '@ext/core';
 import { callHash, toolDigest, type ToolGate } from '../logic.js';
-import type { ConfirmationConfig } from '../options.js';
+import type { ConfirmationConfig, ConfirmationServerOptions } from '../options.js';
 import { CONFIRMATION_ID } from '../schema.js';
 import type { ApprovalDesk } from './desk.js';
 import type { ApprovalRecord } from './record.js';
@@ -28,12 +21,13 @@ function progressEveryMs(holdMs: number): number {
 }
 
 /** The held call's settings, from the server's options. */
-export interface HeldCallConfig {
+export type HeldCallConfig = Resolved<
+  Pick<ConfirmationServerOptions, 'policyVersion' | 'recheck'>,
+  'policyVersion' | 'recheck'
+> & {
   readonly desk: ApprovalDesk;
   readonly holdMs: number;
-  readonly policyVersion: string | undefined;
-  readonly recheck: ((call: ToolCall, ctx: CallContext) => void | Promise<void>) | undefined;
-}
+};
 
 function waitingText(record: ApprovalRecord): string {
   return `Waiting for an approver to decide on "${record.tool}" (${record.risk_level}); approval request ${record.id} expires at ${new Date(record.expires_at).toISOString()}.`;

@@ -8,7 +8,7 @@
  * approved or denied, or to expired when nobody decided in time), and an
  * approved request is claimed once, by the one execution it allows.
  */
-import { isRecord, type JsonValue } from '@ext/core';
+import { isRecord, type JsonValue } from '@ext/core/kit';
 import { isRiskLevel } from '../logic.js';
 import type { RiskLevel } from '../schema.js';
 

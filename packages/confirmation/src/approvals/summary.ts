@@ -1,5 +1,5 @@
 /** What an approver backend may send about a request. */
-import type { JsonValue } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
 import type { ApprovalRecord } from './record.js';
 
 /** The JSON a backend may send about a request: everything a person needs, nothing that authorises. */

@@ -1,5 +1,6 @@
 /** The base suite: identifier and settings syntax, reserved prefixes and `tools/list`, checked on every server. */
-import { RESERVED_SECOND_LABELS, VENDOR_PREFIX, isRecord, parseExtensionId, parseSettingsVersion } from '@ext/core';
+import { RESERVED_SECOND_LABELS, VENDOR_PREFIX, isRecord, parseSettingsVersion } from '@ext/core/kit';
+import { parseExtensionId } from '@ext/core';
 import { describe, ensure } from '../assert.js';
 import type { ExtensionSuite } from '../types.js';
 

@@ -1,5 +1,6 @@
 /** The confirmation suite: the checks of a server that advertises `io.github.mcp-ext/confirmation`. */
-import { isRecord, WireError } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { WireError } from '@ext/core';
 import { describe, ensure } from '../assert.js';
 import { firstText, freshKey, needsScopes, sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';

@@ -1,5 +1,5 @@
 /** The content-negotiation suite: the checks of a server that advertises `io.github.mcp-ext/content-negotiation`. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import { firstText } from '../tools.js';
 import type { CheckContext, ExtensionSuite } from '../types.js';

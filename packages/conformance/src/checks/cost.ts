@@ -1,5 +1,5 @@
 /** The cost suite: the checks of a server that advertises `io.github.mcp-ext/cost`. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import type { ExtensionSuite } from '../types.js';
 import { expectMethodError } from './methods.js';

@@ -1,6 +1,7 @@
 /** The data-references suite: the checks of a server that advertises `io.github.mcp-ext/data-references`. */
 import { createHash } from 'node:crypto';
-import { isRecord, WireError } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { WireError } from '@ext/core';
 import { CheckFailure, describe, ensure } from '../assert.js';
 import { safeTools, sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool, ServerFacts } from '../types.js';

@@ -1,5 +1,5 @@
 /** The discovery suite: the checks of a server that advertises `io.github.mcp-ext/discovery`. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import type { Probe } from '../probe.js';
 import type { CheckContext, ExtensionSuite, ServerFacts } from '../types.js';

@@ -4,7 +4,8 @@
  * working group's design sketch (the official Events draft), whose methods
  * are `events/list` and `events/poll` (read only: the checks subscribe to nothing).
  */
-import { isRecord, WireError } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { WireError } from '@ext/core';
 import { CheckFailure, describe, ensure } from '../assert.js';
 import type { Probe } from '../probe.js';
 import type { CheckContext, ExtensionSuite } from '../types.js';

@@ -1,5 +1,5 @@
 /** The events suite: the checks of a server that advertises `io.github.mcp-ext/events`. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure, freshId } from '../assert.js';
 import type { Probe } from '../probe.js';
 import type { CheckContext, ExtensionSuite } from '../types.js';

@@ -1,5 +1,6 @@
 /** The idempotency suite: the checks of a server that advertises `io.github.mcp-ext/idempotency`. */
-import { canonicalJson, isRecord, WireError } from '@ext/core';
+import { canonicalJson, isRecord } from '@ext/core/kit';
+import { WireError } from '@ext/core';
 import { describe, ensure } from '../assert.js';
 import { freshKey, needsConfirmation, needsScopes, sampleArguments, variedArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';

@@ -1,5 +1,5 @@
 /** The manifest suite: the checks of a server that advertises `io.github.mcp-ext/manifest`. */
-import { canonicalHash, canonicalJson, isRecord } from '@ext/core';
+import { canonicalHash, canonicalJson, isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';
 import { detailsOf, expectMethodError, withErrors } from './methods.js';

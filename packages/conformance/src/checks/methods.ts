@@ -1,5 +1,6 @@
 /** Helpers the suites share: expected refusals of methods and tool calls, and reading structured errors. */
-import { isRecord, WireError } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { WireError } from '@ext/core';
 import { CheckFailure, describe, ensure } from '../assert.js';
 import type { Probe } from '../probe.js';
 import { safeTools } from '../tools.js';

@@ -1,5 +1,5 @@
 /** The multimodal suite: the checks of a server that advertises `io.github.mcp-ext/multimodal`. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import { sampleArguments } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';

@@ -1,5 +1,5 @@
 /** The provenance suite: the checks of a server that advertises `io.github.mcp-ext/provenance`. */
-import { canonicalHash, isRecord } from '@ext/core';
+import { canonicalHash, isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import { safeTools } from '../tools.js';
 import type { CheckContext, ExtensionSuite, ListedTool } from '../types.js';

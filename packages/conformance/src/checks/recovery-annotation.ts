@@ -3,7 +3,7 @@
  * c66570f6): the `recovery` annotation a server lists for a tool, checked
  * against the draft's shape and against the server's own tool list. Pure.
  */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 
 const BINDABLE = /^\$(response|request)\.body(#\/.*)?$/;
 

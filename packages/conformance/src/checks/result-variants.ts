@@ -3,7 +3,8 @@
  * a server that lists `Tool.outputVariants` must answer to a client that
  * speaks only the draft (`params.requestedOutputs`, `result.outputs`).
  */
-import { isRecord, WireError } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { WireError } from '@ext/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { CheckFailure, describe, ensure } from '../assert.js';
 import type { Probe } from '../probe.js';

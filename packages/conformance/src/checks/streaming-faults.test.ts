@@ -1,4 +1,5 @@
-import { composeServer, ExtensionError, isRecord, MemoryStore, type ServerExtension } from '@ext/core';
+import { composeServer, ExtensionError, MemoryStore, type ServerExtension } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server';
 import { errorsServer } from '@ext/errors/server';
 import { streamingServer, streamOf } from '@ext/streaming/server';

@@ -3,7 +3,7 @@
  * follow a call with an operation id and collect its notifications, and
  * read the checkpoint tokens it issues.
  */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, freshId } from '../assert.js';
 import type { Probe } from '../probe.js';
 import { safeTools, sampleArguments } from '../tools.js';

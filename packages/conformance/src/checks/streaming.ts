@@ -1,5 +1,5 @@
 /** The streaming suite: the checks of a server that advertises `io.github.mcp-ext/streaming`. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure, freshId } from '../assert.js';
 import type { ExtensionSuite } from '../types.js';
 import { detailsOf, expectToolRefusal, resultMeta, withErrors } from './methods.js';

@@ -3,7 +3,7 @@
  * task, create a task over raw requests, poll it to its end, and read
  * refusals.
  */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import type { Probe } from '../probe.js';
 import { sampleArguments } from '../tools.js';

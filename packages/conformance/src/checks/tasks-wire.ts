@@ -3,7 +3,8 @@
  * JSON-RPC error), and the problems of a `CreateTaskResult` and of a
  * `tasks/get` answer against packages/tasks/SPEC.md, as pure functions.
  */
-import { isRecord, WireError } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
+import { WireError } from '@ext/core';
 import { describe } from '../assert.js';
 import type { Probe } from '../probe.js';
 

@@ -1,4 +1,5 @@
-import { composeServer, isRecord, MemoryStore, WireError, type MethodHandler, type ServerExtension } from '@ext/core';
+import { composeServer, MemoryStore, WireError, type MethodHandler, type ServerExtension } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server';
 import { tasksServer } from '@ext/tasks/server';
 import { McpServer } from '@modelcontextprotocol/server';

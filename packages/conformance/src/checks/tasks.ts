@@ -4,7 +4,7 @@
  * made over raw requests since the SDK client refuses a task handle.
  */
 import { randomUUID } from 'node:crypto';
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import { sampleArguments } from '../tools.js';
 import type { ExtensionSuite } from '../types.js';

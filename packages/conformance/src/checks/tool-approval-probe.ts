@@ -4,7 +4,7 @@
  * Tasks (each found once per server), the waiting task a check works on,
  * and how each answer is described in a failure.
  */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import type { Probe, ProbeProfile } from '../probe.js';
 import { firstText, needsConfirmation, needsScopes, sampleArguments } from '../tools.js';

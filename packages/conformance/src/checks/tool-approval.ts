@@ -9,7 +9,7 @@
  * without `--allow-effects`). The kit cancels every task it creates; the
  * approval requests its plain calls open stay pending until they expire.
  */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure } from '../assert.js';
 import type { CheckContext, ExtensionSuite } from '../types.js';
 import { TASKS_ID } from './tasks-probe.js';

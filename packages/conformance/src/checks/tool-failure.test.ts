@@ -1,4 +1,5 @@
-import { composeServer, isRecord, type ServerExtension, type ToolResult } from '@ext/core';
+import { composeServer, type ServerExtension, type ToolResult } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { createHttpHandler, extendServer, listen } from '@ext/core/sdk-v2/server';
 import { errorsServer } from '@ext/errors/server';
 import { McpServer } from '@modelcontextprotocol/server';

@@ -5,7 +5,7 @@
  * server sent and trusts none of the server's code. The errors suite uses it
  * (packages/errors/SPEC.md, ERR-31..ERR-35).
  */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe } from '../assert.js';
 
 /** The `_meta` key the draft defines. */

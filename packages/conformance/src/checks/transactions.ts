@@ -1,5 +1,5 @@
 /** The transactions suite: the checks of a server that advertises `io.github.mcp-ext/transactions`. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { describe, ensure, freshId } from '../assert.js';
 import type { ExtensionSuite } from '../types.js';
 import { expectMethodError } from './methods.js';

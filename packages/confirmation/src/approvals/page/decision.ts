@@ -1,5 +1,5 @@
 /** The decision the API takes (`{ "approve": boolean, "reason"?: string }`), read and checked. Pure. */
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 import { MAX_REASON_LENGTH } from '../record.js';
 
 /** A decision as asked for; the approver is whoever is signed in, never the body. */

@@ -1,5 +1,6 @@
 /** `approvalsPage` options: what a server author sets, the defaults, and the checks made at construction. */
-import { ConfigurationError, positiveIntegerOption } from '@ext/core';
+import { ConfigurationError } from '@ext/core';
+import { positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import type { ApprovalDesk } from '../desk.js';
 
 /** Who is asking, as the server's own identity says: the principal and the scopes it was granted. */
@@ -28,14 +29,7 @@ export interface ApprovalsPageOptions {
 }
 
 /** The options once checked, defaults applied. */
-export interface PageConfig {
-  readonly desk: ApprovalDesk;
-  readonly authenticate: (request: Request) => Promise<PageCaller | undefined>;
-  readonly approverScope: string;
-  readonly basePath: string;
-  readonly sessionSeconds: number;
-  readonly now: () => number;
-}
+export type PageConfig = Resolved<ApprovalsPageOptions>;
 
 const FACTORY = 'approvalsPage';
 const BASE_PATH = /^(?:\/[A-Za-z0-9._~-]+)+$/;
@@ -45,7 +39,7 @@ function invalid(option: string, rule: string): ConfigurationError {
   return new ConfigurationError('INVALID_OPTION', `${FACTORY}: ${option} ${rule}`);
 }
 
-function deskOption(desk: unknown): ApprovalDesk {
+function checkDesk(desk: unknown): void {
   const candidate = desk as Partial<ApprovalDesk> | undefined;
   const ok =
     typeof candidate === 'object' &&
@@ -55,32 +49,36 @@ function deskOption(desk: unknown): ApprovalDesk {
     typeof candidate.store === 'object' &&
     typeof candidate.keyPrefix === 'string';
   if (!ok) throw invalid('desk', 'must be an approvalDesk');
-  return desk as ApprovalDesk;
 }
 
 /** Checks the options once, when the page is made; a bad one throws `ConfigurationError` naming it. */
 export function resolvePageOptions(options: ApprovalsPageOptions): PageConfig {
   if (typeof options !== 'object') throw invalid('options', 'must be an object');
-  const desk = deskOption(options.desk);
-  if (typeof options.authenticate !== 'function') {
+  const {
+    desk,
+    authenticate,
+    approverScope = 'approvals:decide',
+    basePath = '/approvals',
+    sessionSeconds = 28_800,
+    now = Date.now,
+  } = options;
+  checkDesk(desk);
+  if (typeof authenticate !== 'function') {
     throw invalid('authenticate', 'must be a function of the request (the server identity check)');
   }
-  const approverScope = options.approverScope ?? 'approvals:decide';
   if (typeof approverScope !== 'string' || !SCOPE.test(approverScope)) {
     throw invalid('approverScope', 'must be one OAuth scope (no spaces or quotes)');
   }
-  const basePath = options.basePath ?? '/approvals';
   if (typeof basePath !== 'string' || !BASE_PATH.test(basePath)) {
     throw invalid('basePath', 'must be a path such as /approvals (not the root; no trailing slash, query or fragment)');
   }
-  const now = options.now ?? Date.now;
   if (typeof now !== 'function') throw invalid('now', 'must be a function returning epoch milliseconds');
   return {
     desk,
-    authenticate: options.authenticate,
+    authenticate,
     approverScope,
     basePath,
-    sessionSeconds: positiveIntegerOption(FACTORY, 'sessionSeconds', options.sessionSeconds, 28_800),
+    sessionSeconds: positiveIntegerOption(FACTORY, 'sessionSeconds', sessionSeconds),
     now,
   };
 }

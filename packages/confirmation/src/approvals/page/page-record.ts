@@ -3,7 +3,7 @@
  * person needs, nothing that authorises) with the audit trail and what
  * came of the call, times as ISO 8601.
  */
-import type { JsonValue } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
 import type { ApprovalDesk } from '../desk.js';
 import { approvalSummary } from '../summary.js';
 import type { ApprovalRecord, ApprovalTrailEntry } from '../record.js';

@@ -4,7 +4,8 @@
  * and the session's CSRF token; never the key or token that was pasted.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { isRecord, type JsonValue, type Store } from '@ext/core';
+import { isRecord, type JsonValue } from '@ext/core/kit';
+import { type Store } from '@ext/core';
 import { secretDigest } from '../../records.js';
 import type { PageCaller } from './options.js';
 

@@ -5,7 +5,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MemoryStore, type JsonValue, type SetOptions } from '@ext/core';
+import { MemoryStore, type SetOptions } from '@ext/core';
+import { type JsonValue } from '@ext/core/kit';
 import { nodeListener } from '@ext/core/sdk-v2';
 import { approvalDesk, type ApprovalDesk } from '../desk.js';
 import type { RiskLevel } from '../../schema.js';

@@ -4,7 +4,7 @@
  * code and words, and the headers every answer carries (no caching, no
  * referrer, no framing, nothing loaded).
  */
-import type { JsonValue } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
 import { refusalPage } from './link-pages.js';
 
 /** Why a link was not followed. */

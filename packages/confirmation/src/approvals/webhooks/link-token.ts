@@ -10,7 +10,7 @@
  * characters received matched, so a changed byte anywhere is refused.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { isRecord } from '@ext/core';
+import { isRecord } from '@ext/core/kit';
 
 /** Which way a link decides its request. */
 export type LinkDecision = 'approve' | 'deny';

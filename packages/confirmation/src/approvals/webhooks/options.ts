@@ -2,7 +2,8 @@
  * The options of `approvalWebhooks`, checked once when it is called: each
  * bad option throws `ConfigurationError('INVALID_OPTION')` naming it.
  */
-import { ConfigurationError, positiveIntegerOption, type Store } from '@ext/core';
+import { ConfigurationError, type Store } from '@ext/core';
+import { positiveIntegerOption, type Resolved } from '@ext/core/kit';
 import { webhookSigner, type WebhookSigner } from '@ext/core/webhooks';
 import type { ApprovalDesk } from '../desk.js';
 
@@ -55,23 +56,18 @@ export interface ResolvedEndpoint {
   readonly signer: WebhookSigner;
 }
 
-/** The options, checked and with defaults. */
-export interface WebhooksConfig {
+/** The options, checked and with defaults: the endpoints with their signers, the link base split, its key. */
+export type WebhooksConfig = Resolved<
+  Omit<ApprovalWebhooksOptions, 'endpoints' | 'linkBaseUrl' | 'linkSecret' | 'desk'>
+> & {
   readonly endpoints: readonly ResolvedEndpoint[];
   /** `linkBaseUrl` without a trailing slash: a link is this, `/`, and the token. */
   readonly linkPrefix: string;
   /** The pathname of `linkBaseUrl` without a trailing slash (`""` at the root). */
   readonly linkPath: string;
   readonly linkKey: Uint8Array;
-  readonly linkTtlSeconds: number;
-  readonly store: Store;
   readonly desk: (() => ApprovalDesk) | undefined;
-  readonly keyPrefix: string;
-  readonly fetch: typeof fetch;
-  readonly timeoutMs: number;
-  readonly attempts: number;
-  readonly now: () => number;
-}
+};
 
 export const FACTORY = 'approvalWebhooks';
 const WHSEC = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
@@ -116,36 +112,47 @@ function deskOf(option: ApprovalWebhooksOptions['desk']): (() => ApprovalDesk) |
   return () => option;
 }
 
-function functionOption<T>(value: T | undefined, option: string, fallback: T): T {
-  if (value === undefined) return fallback;
+function functionOption<T>(value: T, option: string): T {
   if (typeof value !== 'function') throw invalid(option, 'must be a function');
   return value;
 }
 
 /** The options checked, with their defaults; throws `ConfigurationError` naming the first bad one. */
 export function resolveWebhooksOptions(options: ApprovalWebhooksOptions): WebhooksConfig {
-  if (!Array.isArray(options.endpoints) || options.endpoints.length === 0) {
+  const {
+    endpoints,
+    linkBaseUrl,
+    linkSecret,
+    linkTtlSeconds = 900,
+    store,
+    desk,
+    keyPrefix = 'confirmation',
+    fetch: deliver = globalThis.fetch,
+    timeoutMs = 5000,
+    attempts = 3,
+    now = Date.now,
+  } = options;
+  if (!Array.isArray(endpoints) || endpoints.length === 0) {
     throw invalid('endpoints', 'must be a non-empty array of { url, secret }');
   }
-  if (typeof options.linkSecret !== 'string' || Buffer.byteLength(options.linkSecret) < MIN_LINK_SECRET_BYTES) {
+  if (typeof linkSecret !== 'string' || Buffer.byteLength(linkSecret) < MIN_LINK_SECRET_BYTES) {
     throw invalid('linkSecret', `must be a string of at least ${MIN_LINK_SECRET_BYTES} bytes`);
   }
-  if (typeof options.store !== 'object' || typeof options.store.setIfAbsent !== 'function') {
+  if (typeof store !== 'object' || typeof store.setIfAbsent !== 'function') {
     throw invalid('store', "is required (the desk's store)");
   }
-  const keyPrefix = options.keyPrefix ?? 'confirmation';
   if (typeof keyPrefix !== 'string' || keyPrefix === '') throw invalid('keyPrefix', 'must be a non-empty string');
   return {
-    endpoints: options.endpoints.map(resolveEndpoint),
-    ...linkBaseOf(options.linkBaseUrl),
-    linkKey: Buffer.from(options.linkSecret),
-    linkTtlSeconds: positiveIntegerOption(FACTORY, 'linkTtlSeconds', options.linkTtlSeconds, 900),
-    store: options.store,
-    desk: deskOf(options.desk),
+    endpoints: endpoints.map(resolveEndpoint),
+    ...linkBaseOf(linkBaseUrl),
+    linkKey: Buffer.from(linkSecret),
+    linkTtlSeconds: positiveIntegerOption(FACTORY, 'linkTtlSeconds', linkTtlSeconds),
+    store,
+    desk: deskOf(desk),
     keyPrefix,
-    fetch: functionOption(options.fetch, 'fetch', globalThis.fetch),
-    timeoutMs: positiveIntegerOption(FACTORY, 'timeoutMs', options.timeoutMs, 5000),
-    attempts: positiveIntegerOption(FACTORY, 'attempts', options.attempts, 3),
-    now: functionOption(options.now, 'now', Date.now),
+    fetch: functionOption(deliver, 'fetch'),
+    timeoutMs: positiveIntegerOption(FACTORY, 'timeoutMs', timeoutMs),
+    attempts: positiveIntegerOption(FACTORY, 'attempts', attempts),
+    now: functionOption(now, 'now'),
   };
 }

@@ -6,7 +6,7 @@
  * links, mentions or `<!channel>` can be smuggled in) and lengths are cut
  * to fit Slack's limits. Pure.
  */
-import type { JsonValue } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
 import type { ApprovalEvent } from '../desk.js';
 import type { ApprovalRecord } from '../record.js';
 import type { DecisionLinks } from './standard-message.js';

@@ -3,7 +3,7 @@
  * with the request and its two decision links, or `approval.decided`.
  * Pure: signing and sending are `delivery.ts`'s.
  */
-import type { JsonValue } from '@ext/core';
+import type { JsonValue } from '@ext/core/kit';
 import type { ApprovalEvent } from '../desk.js';
 import { approvalSummary } from '../summary.js';
 
