@@ -25,11 +25,7 @@ function parseArgs(argv) {
 }
 
 function isSource(path) {
-  return (
-    path.endsWith('.ts') &&
-    !path.endsWith('.d.ts') &&
-    !/\.test\.ts$|test-fixtures?|\/fixtures\//.test(path)
-  );
+  return path.endsWith('.ts') && !path.endsWith('.d.ts') && !/\.test\.ts$|test-fixtures?|\/fixtures\//.test(path);
 }
 
 function sourceFiles(dir) {
@@ -65,7 +61,8 @@ function longFunctions(file) {
   const visit = (node) => {
     if (FUNCTION_KINDS.has(node.kind) && node.body !== undefined) {
       const lines = lineOf(file, node.body.getEnd()) - lineOf(file, node.getStart(file)) + 1;
-      if (lines > MAX_FUNCTION_LINES) found.push({ name: functionName(node), line: lineOf(file, node.getStart(file)), lines });
+      if (lines > MAX_FUNCTION_LINES)
+        found.push({ name: functionName(node), line: lineOf(file, node.getStart(file)), lines });
     }
     ts.forEachChild(node, visit);
   };
@@ -135,10 +132,14 @@ function exportedNames(file) {
   let count = 0;
   for (const statement of file.statements) {
     if (ts.isExportDeclaration(statement)) {
-      count += statement.exportClause !== undefined && ts.isNamedExports(statement.exportClause)
-        ? statement.exportClause.elements.length
-        : 1;
-    } else if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+      count +=
+        statement.exportClause !== undefined && ts.isNamedExports(statement.exportClause)
+          ? statement.exportClause.elements.length
+          : 1;
+    } else if (
+      ts.canHaveModifiers(statement) &&
+      ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+    ) {
       count += ts.isVariableStatement(statement) ? statement.declarationList.declarations.length : 1;
     }
   }
@@ -162,10 +163,18 @@ function findings({ root, maxExports }) {
       problems.push(`${name}:${fn.line}: function ${fn.name} is ${fn.lines} lines (at most ${MAX_FUNCTION_LINES})`);
     }
     const targets = relativeSpecifiers(file).map((spec) => resolveModule(path, spec));
-    graph.set(path, targets.filter((target) => target !== undefined && isSource(target)));
+    graph.set(
+      path,
+      targets.filter((target) => target !== undefined && isSource(target)),
+    );
   }
   for (const component of circles(graph)) {
-    problems.push(`import circle: ${component.map((path) => relative(root, path)).sort().join(' <-> ')}`);
+    problems.push(
+      `import circle: ${component
+        .map((path) => relative(root, path))
+        .sort()
+        .join(' <-> ')}`,
+    );
   }
   if (maxExports !== undefined) {
     const count = exportedNames(parse(join(src, 'index.ts')));
