@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { canonicalHash, readServerIdentity } from '@ext/core/kit';
 import { ConfigurationError, type ComposedServer, type ServerIdentity } from '@ext/core';
-import { httpUrl } from './logic.js';
+import { httpUrl } from './http-url.js';
 import { MANIFEST_ID, MANIFEST_PACKAGE, type ServerCard } from './schema.js';
 import { getServiceManifest } from './serving.js';
 

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import {
   buildServiceManifest,
   getAnswer,
-  httpUrl,
   isListableToolName,
   manifestEtag,
   manifestServerVersion,
@@ -14,6 +13,7 @@ import {
   toolDefinition,
   type ManifestSource,
 } from './logic.js';
+import { httpUrl } from './http-url.js';
 import { parseGetParams, parseGetResult, parseManifestToolMeta } from './parse.js';
 import { slowTools } from './queries.js';
 import { MANIFEST_ID, SERVER_VERSION_PATTERN_SOURCE } from './schema.js';

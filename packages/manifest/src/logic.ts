@@ -22,6 +22,7 @@ import {
   type SupportedExtensionName,
   type ToolDefinition,
 } from './schema.js';
+import { httpUrl } from './http-url.js';
 import type { ManifestConfig } from './options.js';
 
 /** The MCP revision a manifest names when neither the options nor the request say (the newest both SDK lines speak). */
@@ -79,13 +80,6 @@ export function manifestServerVersion(version: string): string {
   if (!match) return '0.0.0';
   const [, major = '0', minor, rest = ''] = match;
   return `${major}.${minor ?? '0'}.0${rest.startsWith('.') ? '' : rest}`;
-}
-
-/** An absolute http(s) URL in the form JSON Schema's `uri` format accepts, or `undefined`. */
-export function httpUrl(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !URL.canParse(value)) return undefined;
-  const url = new URL(value);
-  return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
 }
 
 function costOf(meta: Record<string, unknown> | undefined): CostInfo | undefined {

@@ -13,7 +13,7 @@ import {
   type Renames,
 } from '@ext/core/kit';
 import type { Static, TSchema } from 'typebox';
-import { httpUrl } from './logic.js';
+import { httpUrl } from './http-url.js';
 import {
   AuthCapabilitiesSchema,
   RateLimitsSchema,
