@@ -16,6 +16,8 @@ export default defineConfig({
     'src/gateway-relay.ts',
     'src/contention-main.ts',
     'src/contention-server.ts',
+    'src/in-process-main.ts',
+    'src/compare-main.ts',
   ],
   format: ['esm'],
   // A private app: nothing imports its types.
