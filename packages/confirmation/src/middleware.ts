@@ -9,7 +9,6 @@ import {
   invalidInputError,
   metaFault,
   requireApproval,
-  willReplay,
   withResultMeta,
 } from '@ext/core/kit';
 import {
@@ -20,6 +19,7 @@ import {
   type ToolMiddleware,
   type ToolResult,
 } from '@ext/core';
+import { willReplay } from '@ext/idempotency';
 import { approveOutOfBand } from './approvals/held.js';
 import { audit } from './audit.js';
 import { runByElicitation, runByInputRound, type InBandCall } from './in-band.js';

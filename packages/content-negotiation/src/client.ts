@@ -1,5 +1,5 @@
 /** The client half of `@ext/content-negotiation`: declaring feature tags, overriding them per call, reading the echo. */
-import { isRecord, lazyValidator, type PresentationFormat, type PresentationVerbosity } from '@ext/core/kit';
+import { isRecord, lazyValidator } from '@ext/core/kit';
 import { type ClientExtension } from '@ext/core';
 import { CAPABILITY_FEATURES, featureValue, parseFeatures, serializeFeatures, type FeatureTag } from './grammar.js';
 import { fail, optionRecord } from './option-checks.js';
@@ -11,6 +11,7 @@ import {
   CONTENT_NEGOTIATION_WIRE_VERSION,
   ContentNegotiationServerSettingsSchema,
 } from './schema.js';
+import { type PresentationFormat, type PresentationVerbosity } from './call-presentation.js';
 
 /** The MCP client capabilities mirrored as tags (`sampling`, `elicitation`, `roots`, `tasks`). */
 export type MirroredCapabilities = Readonly<Partial<Record<(typeof CAPABILITY_FEATURES)[number], unknown>>>;

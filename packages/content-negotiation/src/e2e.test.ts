@@ -1,5 +1,4 @@
 import type { ClientExtension, ExtendedServer, Logger } from '@ext/core';
-import type { PresentationVerbosity } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestPair, type TestPairOptions } from '@ext/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -13,6 +12,7 @@ import {
   render,
   type ContentNegotiationServerOptions,
 } from './server.js';
+import { type PresentationVerbosity } from './call-presentation.js';
 
 const ID = CONTENT_NEGOTIATION_ID;
 const weather = { temperature_c: 8, humidity_percent: 72 };

@@ -3,8 +3,8 @@
  * producing the canonical form, and the conflict rules. No I/O: problems are
  * returned as warnings for the caller to log.
  */
-import { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES } from '@ext/core/kit';
 import { MAX_FEATURE_LENGTH, MAX_FEATURES } from './schema.js';
+import { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES } from './call-presentation.js';
 
 /** `tag`, `!tag`, `key=value`, `key!=value`. */
 export type FeatureOperator = 'present' | 'absent' | 'equals' | 'not-equals';

@@ -1,7 +1,8 @@
 /**
  * `@ext/content-negotiation`: the extension's identifiers, its wire schemas
  * (through `CONTENT_NEGOTIATION_SCHEMAS`) and types, the feature-tag parser,
- * core's presentation enumerations, and the SEP-3279 result-variant shapes.
+ * the presentation enumerations and the call's presentation slot (which other
+ * extensions read), and the SEP-3279 result-variant shapes.
  */
 export {
   CONTENT_NEGOTIATION_ID,
@@ -47,5 +48,10 @@ export type {
 } from './variants-schema.js';
 export { declaredVariants, checkRequestedOutputs } from './variants.js';
 export type { SelectionCheck } from './variants.js';
-export { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES } from '@ext/core/kit';
-export type { PresentationFormat, PresentationVerbosity } from '@ext/core/kit';
+export {
+  PRESENTATION_FORMATS,
+  PRESENTATION_VERBOSITIES,
+  getCallPresentation,
+  setCallPresentation,
+} from './call-presentation.js';
+export type { CallPresentation, PresentationFormat, PresentationVerbosity } from './call-presentation.js';

@@ -5,13 +5,14 @@
  * the client used. A call is never refused, skipped or rewritten (CN-15).
  */
 import { ExtensionError, type CallContext, type ToolCall, type ToolMiddleware, type ToolResult } from '@ext/core';
-import { setCallPresentation, toWireError } from '@ext/core/kit';
+import { toWireError } from '@ext/core/kit';
 import { appliedFeatures, presentationSlot, renderedSlot } from './call.js';
 import { echoFor, type PresentationResolver } from './negotiation.js';
 import type { Presentation, PresentationDefaults } from './presentation.js';
 import { checkRequestedOutputs, declaredVariants, outputsFor } from './variants.js';
 import { OUTPUTS_FIELD, REQUESTED_OUTPUTS_PARAM, type OutputSelector } from './variants-schema.js';
 import { CONTENT_NEGOTIATION_ID, type ContentNegotiationClientSettings } from './schema.js';
+import { setCallPresentation } from './call-presentation.js';
 
 /** Resolves the call's presentation once (the first of `beginCall` and the middleware to run) and shares it. */
 export function prepareCall(resolver: PresentationResolver, call: ToolCall, ctx: CallContext): Presentation {

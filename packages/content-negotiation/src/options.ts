@@ -1,11 +1,11 @@
 /** The options of `contentNegotiationServer`, and the checks they pass at startup. */
+import { fail, optionRecord } from './option-checks.js';
 import {
   PRESENTATION_FORMATS,
   PRESENTATION_VERBOSITIES,
   type PresentationFormat,
   type PresentationVerbosity,
-} from '@ext/core/kit';
-import { fail, optionRecord } from './option-checks.js';
+} from './call-presentation.js';
 
 export interface ContentNegotiationServerOptions {
   /** Format for clients that express no preference, and for clients without the extension. Default `'json'`. */

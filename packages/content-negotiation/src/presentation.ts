@@ -2,14 +2,7 @@
  * From features to a presentation: which format and verbosity one call
  * gets. Pure functions; the server half only feeds them what arrived.
  */
-import {
-  PRESENTATION_FORMATS,
-  PRESENTATION_VERBOSITIES,
-  type CallPresentation,
-  type PresentationFormat,
-  lazyValidator,
-  type PresentationVerbosity,
-} from '@ext/core/kit';
+import { lazyValidator } from '@ext/core/kit';
 import {
   excludedValues,
   featureValue,
@@ -21,6 +14,13 @@ import {
   type ParsedFeatures,
 } from './grammar.js';
 import { FeatureOverrideSchema } from './schema.js';
+import {
+  PRESENTATION_FORMATS,
+  PRESENTATION_VERBOSITIES,
+  type CallPresentation,
+  type PresentationFormat,
+  type PresentationVerbosity,
+} from './call-presentation.js';
 
 /** What a server answers with when the client says nothing about it. */
 export interface PresentationDefaults {

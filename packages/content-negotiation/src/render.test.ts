@@ -1,7 +1,7 @@
-import { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES, type CallPresentation } from '@ext/core/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { genericMarkdown, genericText, renderPrompt, renderResource, renderResult, renderText } from './render.js';
+import { PRESENTATION_FORMATS, PRESENTATION_VERBOSITIES, type CallPresentation } from './call-presentation.js';
 
 const every: CallPresentation[] = PRESENTATION_FORMATS.flatMap((format) =>
   PRESENTATION_VERBOSITIES.map((verbosity) => ({ format, verbosity })),

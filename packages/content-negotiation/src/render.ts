@@ -3,8 +3,9 @@
  * the text copy MCP asks for), markdown or plain text at a verbosity. Pure
  * functions of the data and the presentation.
  */
-import { isRecord, type CallPresentation, type PresentationFormat, type PresentationVerbosity } from '@ext/core/kit';
+import { isRecord } from '@ext/core/kit';
 import { type ToolResult } from '@ext/core';
+import { type CallPresentation, type PresentationFormat, type PresentationVerbosity } from './call-presentation.js';
 
 /** A renderer from the data to text, at a verbosity. */
 export type Renderer<T> = (data: T, verbosity: PresentationVerbosity) => string;

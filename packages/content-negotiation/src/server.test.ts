@@ -8,11 +8,12 @@ import {
   type ServerExtension,
   type ToolCall,
 } from '@ext/core';
-import { createCallContext, createRequestContext, getCallPresentation, silentLogger } from '@ext/core/kit';
+import { createCallContext, createRequestContext, silentLogger } from '@ext/core/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CONTENT_NEGOTIATION_DRAFT_ID, CONTENT_NEGOTIATION_ID } from './schema.js';
 import { appliedFeatures, contentNegotiationServer, getPresentation, markApplied, render } from './server.js';
+import { getCallPresentation } from './call-presentation.js';
 
 const ID = CONTENT_NEGOTIATION_ID;
 

@@ -1,5 +1,4 @@
 import { WireError, type ExtendedClient, type ExtendedServer } from '@ext/core';
-import { type PresentationVerbosity } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestPair, type TestPairOptions } from '@ext/core/testing';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { contentNegotiationClient, getAppliedFeatures } from './client.js';
 import { CONTENT_NEGOTIATION_ID } from './schema.js';
 import { contentNegotiationServer, render, type ContentNegotiationServerOptions } from './server.js';
 import { RESULT_VARIANT_SCHEMAS } from './variants-schema.js';
+import { type PresentationVerbosity } from './call-presentation.js';
 
 const ID = CONTENT_NEGOTIATION_ID;
 const weather = { temperature_c: 8, humidity_percent: 72 };

@@ -5,7 +5,6 @@
  * and renderers as the rest of the result (SPEC.md CN-19..CN-24). Pure
  * functions of what arrived and what the handler rendered.
  */
-import type { CallPresentation } from '@ext/core/kit';
 import type { ToolInfo, ToolResult } from '@ext/core';
 import { mergeFeatures, type FeatureTag } from './grammar.js';
 import { choosePresentation, type PresentationDefaults } from './presentation.js';
@@ -17,6 +16,7 @@ import {
   type OutputVariant,
   type ToolResultOutput,
 } from './variants-schema.js';
+import { type CallPresentation } from './call-presentation.js';
 
 /**
  * The variants a tool lists in `Tool.outputVariants` (CN-19): the content

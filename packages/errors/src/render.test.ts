@@ -1,16 +1,11 @@
 import { composeServer, MemoryStore, type ServerExtension, type StructuredError } from '@ext/core';
-import {
-  createCallContext,
-  createRequestContext,
-  setCallPresentation,
-  silentLogger,
-  type CallPresentation,
-} from '@ext/core/kit';
+import { createCallContext, createRequestContext, silentLogger } from '@ext/core/kit';
 import { describe, expect, it } from 'vitest';
 import { toolError } from './classes.js';
 import { renderErrorText } from './render.js';
 import { ERRORS_ID } from './schema.js';
 import { errorResult, errorsServer, errorText } from './server.js';
+import { setCallPresentation, type CallPresentation } from '@ext/content-negotiation';
 
 const error: StructuredError = {
   code: 'RATE_LIMIT_EXCEEDED',

@@ -1,6 +1,6 @@
 /** The text of a failed call: plain, or in the format and verbosity content negotiation chose for the call. */
-import type { CallPresentation } from '@ext/core/kit';
 import type { StructuredError } from '@ext/core';
+import { type CallPresentation } from '@ext/content-negotiation';
 
 function retryLine(error: StructuredError): string | undefined {
   const waits = error.category === 'rate_limited' || error.category === 'transient';

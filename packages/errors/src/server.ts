@@ -9,7 +9,7 @@ import {
   type ToolMiddleware,
   type ToolResult,
 } from '@ext/core';
-import { getCallPresentation, newCorrelationId, type CallPresentation } from '@ext/core/kit';
+import { newCorrelationId } from '@ext/core/kit';
 import { resolveErrorsIdentifiers, type ErrorsIdentifier } from './identifiers.js';
 import { traceableError } from './internal-errors.js';
 import { mapError, normalizeStructured, type MapErrorOptions } from './map.js';
@@ -18,6 +18,7 @@ import { plainErrorText, renderErrorText } from './render.js';
 import { ERRORS_ID, ERRORS_IDS, ERRORS_PACKAGE_NAME, ERRORS_WIRE_VERSION, ErrorsSettingsSchema } from './schema.js';
 import { httpsUrl } from './sanitize.js';
 import { TOOL_FAILURE_KEY, toToolFailure, type ToolFailure } from './tool-failure.js';
+import { getCallPresentation, type CallPresentation } from '@ext/content-negotiation';
 
 /** What the `onError` hook receives for each failed tool call. */
 export interface ErrorReport {

@@ -1,4 +1,8 @@
-/** The `@ext/idempotency` entry point: the identifier, the wire schemas (through `IDEMPOTENCY_SCHEMAS`) and types, and the settings reader. */
+/**
+ * The `@ext/idempotency` entry point: the identifier, the wire schemas
+ * (through `IDEMPOTENCY_SCHEMAS`) and types, the settings reader, and the
+ * replay probe a gate asks before asking a person (`willReplay`).
+ */
 export {
   IDEMPOTENCY_ID,
   IDEMPOTENCY_PACKAGE,
@@ -15,3 +19,5 @@ export type {
 } from './schema.js';
 export type { ParticipationRule } from './logic.js';
 export { getIdempotencySettings } from './settings.js';
+export { offerReplay, willReplay } from './replay-probe.js';
+export type { ReplayProbe } from './replay-probe.js';

@@ -3,7 +3,7 @@
  * key (per principal and tool); a repeat replays the stored result, waits
  * for the execution in flight, or is refused when its arguments differ.
  */
-import { withResultMeta, type InputFault, type ReplayProbe } from '@ext/core/kit';
+import { withResultMeta, type InputFault } from '@ext/core/kit';
 import { type CallContext, type ToolCall, type ToolMiddleware, type ToolResult } from '@ext/core';
 import { claimKey, countClaim, executeClaimed, type KeyedCall } from './claims.js';
 import { conflictError, inProgressError, invalidMetaError, unreadableError } from './errors.js';
@@ -12,6 +12,7 @@ import type { IdempotencyConfig } from './options.js';
 import { decide, type Decision } from './records.js';
 import { IDEMPOTENCY_ID } from './schema.js';
 import { openWaiter, type Waiter } from './waiter.js';
+import { type ReplayProbe } from './replay-probe.js';
 
 /** Decides on the key's record until the call is replayed, executed under a claim of its own, or refused. */
 async function runOnce(keyed: KeyedCall): Promise<ToolResult> {

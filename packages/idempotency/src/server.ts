@@ -3,7 +3,6 @@
  * extension descriptor, assembled from the options and the middleware, and
  * what a handler may ask about the key it runs under.
  */
-import { offerReplay } from '@ext/core/kit';
 import { type ServerExtension } from '@ext/core';
 import { participates, readAuthorToolMeta } from './logic.js';
 import { idempotencyMiddleware, replayProbe } from './middleware.js';
@@ -14,6 +13,7 @@ import {
   IDEMPOTENCY_WIRE_VERSION,
   IdempotencyClientSettingsSchema,
 } from './schema.js';
+import { offerReplay } from './replay-probe.js';
 
 export type { ParticipationRule } from './logic.js';
 export type { IdempotencyServerOptions } from './options.js';

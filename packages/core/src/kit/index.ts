@@ -28,18 +28,9 @@ export {
   elicitationAnswer,
   type InputRequiredOptions,
 } from '../pipeline/input-round.js';
-// How extensions hand each other what one knows and another needs, per call.
-export {
-  PRESENTATION_FORMATS,
-  PRESENTATION_VERBOSITIES,
-  getCallPresentation,
-  setCallPresentation,
-} from '../cooperation/presentation.js';
-export type { CallPresentation, PresentationFormat, PresentationVerbosity } from '../cooperation/presentation.js';
+// The slots the pipeline itself acts on (an extension's own slots live in its package, see defineLocal).
 export { requireApproval, approvalRequirements, grantApproval } from '../cooperation/approval.js';
 export type { ApprovalRequirement } from '../cooperation/approval.js';
-export { offerReplay, willReplay } from '../cooperation/replay.js';
-export type { ReplayProbe } from '../cooperation/replay.js';
 export { handlerStarted } from '../cooperation/execution.js';
 export { detachedRunOf, resumesDetachedRun, setDetachedRun } from '../cooperation/detached-run.js';
 export type { DetachedRun, DetachedProgress } from '../cooperation/detached-run.js';

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { approvalRequirements, grantApproval, requireApproval } from '../cooperation/approval.js';
 import { composeClient, composeServer } from './compose.js';
 import { createCallContext, createRequestContext } from './context.js';
-import { ConfigurationError, StoreUnavailableError, WireError } from '../contract/errors.js';
+import { ConfigurationError, WireError } from '../contract/errors.js';
 import { PIPELINE_STAGES, type PipelineStage } from '../contract/stages.js';
 import { mandatory, type ServerExtension, type CallContext } from '../contract/extension.js';
 import { type NegotiationTable } from '../contract/client-extension.js';
 import { silentLogger } from '../telemetry/logger.js';
 import { MemoryStore } from '../store/memory-store.js';
-import { offerReplay, willReplay } from '../cooperation/replay.js';
+import { defineLocal } from '../kit/locals.js';
 import type { ToolCall, ToolResult } from '../contract/types.js';
 
 function half(name: string, extra: Partial<ServerExtension> = {}): ServerExtension {
@@ -467,14 +467,16 @@ describe('approval requirements (CORE approval slot)', () => {
   });
 });
 
-describe('replay probes (CORE-45)', () => {
+describe('a gate trusting a forecast replay (CORE-45)', () => {
   const call = { name: 'tool', arguments: { n: 1 }, meta: {} };
+  /** A slot of the test's own, as an extension declares one (idempotency's replay probe is such a slot). */
+  const replaySlot = defineLocal<(call: ToolCall) => Promise<boolean>>('test/replay');
   /** An idempotency-like half: offers a probe answering `stored`, replays when it says so. */
   const replayer = (stored: () => boolean, seen: ToolCall[] = []): ServerExtension =>
     half('idempotency', {
       stage: 'idempotency',
       beginCall: (_call, ctx) => {
-        offerReplay(ctx, (probed) => {
+        replaySlot.set(ctx, (probed) => {
           seen.push(probed);
           return Promise.resolve(stored());
         });
@@ -485,7 +487,8 @@ describe('replay probes (CORE-45)', () => {
   const gate = half('confirmation', {
     stage: 'confirmation',
     middleware: async (current, ctx, next) => {
-      if (!(await willReplay(ctx, current))) throw new Error('asked a person');
+      const probe = replaySlot.get(ctx);
+      if (probe === undefined || !(await probe(current))) throw new Error('asked a person');
       requireApproval(ctx, { requestedBy: '@ext/confirmation', reason: 'gated' });
       return next();
     },
@@ -514,22 +517,5 @@ describe('replay probes (CORE-45)', () => {
     });
     await expect(outcome).rejects.toMatchObject({ code: 'APPROVAL_REQUIRED', category: 'permanent' });
     expect(ran).toBe(false);
-  });
-
-  it('no probe, or a probe that throws, is no replay; a throw other than a store outage is logged', async () => {
-    const warnings: string[] = [];
-    const logger = {
-      warn: (message: string) => {
-        warnings.push(message);
-      },
-    };
-    const ctx = { ...context(new Map(), {}), logger };
-    expect(await willReplay(ctx, call)).toBe(false);
-    offerReplay(ctx, () => Promise.reject(new StoreUnavailableError()));
-    expect(await willReplay(ctx, call)).toBe(false);
-    expect(warnings).toEqual([]);
-    offerReplay(ctx, () => Promise.reject(new Error('broken')));
-    expect(await willReplay(ctx, call)).toBe(false);
-    expect(warnings).toEqual(['core: a replay probe failed; the call is gated as usual']);
   });
 });

@@ -1,13 +1,13 @@
 import { ExtensionError, type ExtendedServer, type ServerExtension, type StructuredError } from '@ext/core';
 import { createTestPair, TEST_LINES, type TestPair, type TestPairOptions } from '@ext/core/testing';
-import { ERRORS_ID, toolError } from '@ext/errors';
-import { errorsClient, getStructuredError } from '@ext/errors/client';
-import { errorsServer } from '@ext/errors/server';
+import { CONTENT_NEGOTIATION_ID } from '@ext/content-negotiation';
+import { contentNegotiationClient, getAppliedFeatures, overrideFeatures } from '@ext/content-negotiation/client';
+import { contentNegotiationServer, render } from '@ext/content-negotiation/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { contentNegotiationClient, getAppliedFeatures, overrideFeatures } from './client.js';
-import { CONTENT_NEGOTIATION_ID } from './schema.js';
-import { contentNegotiationServer, render } from './server.js';
+import { errorsClient, getStructuredError } from './client.js';
+import { ERRORS_ID, toolError } from './index.js';
+import { errorsServer } from './server.js';
 
 const ID = CONTENT_NEGOTIATION_ID;
 const CONFIRMATION_ID = 'io.github.mcp-ext/test-confirmation';

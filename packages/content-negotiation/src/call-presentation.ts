@@ -1,6 +1,10 @@
-/** The presentation (format, verbosity) negotiated for the current call, in a slot every extension can read. */
-import type { RequestContext } from '../contract/extension.js';
-import { defineLocal } from '../kit/locals.js';
+/**
+ * The presentation (format, verbosity) negotiated for the current call, in a
+ * slot any extension can read from this SDK-free entry (the errors stage
+ * renders its failure text with it) without importing the server half.
+ */
+import type { RequestContext } from '@ext/core';
+import { defineLocal } from '@ext/core/kit';
 
 /** Output formats a result can be rendered in (content-negotiation's `format=` values). */
 export const PRESENTATION_FORMATS = ['json', 'text', 'markdown'] as const;
@@ -11,10 +15,9 @@ export const PRESENTATION_VERBOSITIES = ['compact', 'standard', 'verbose'] as co
 export type PresentationVerbosity = (typeof PRESENTATION_VERBOSITIES)[number];
 
 /**
- * The presentation negotiated for the current tool call. Written by
- * `@ext/content-negotiation`, read by any extension that builds a result of
- * its own (the errors stage renders its failure text with it), so that no
- * extension imports another.
+ * The presentation negotiated for the current tool call. Written by this
+ * package's server half before the pipeline runs, read by any extension that
+ * builds a result of its own.
  */
 export interface CallPresentation {
   readonly format: PresentationFormat;
@@ -27,15 +30,15 @@ export interface CallPresentation {
   readonly resultMeta?: Readonly<Record<string, unknown>> | undefined;
 }
 
-// Keyed by Symbol.for, so duplicate copies of core agree on the slot.
-const presentationSlot = defineLocal<CallPresentation>('core/presentation');
+// Keyed by Symbol.for, so two installed copies of this package agree on the slot.
+const presentationSlot = defineLocal<CallPresentation>('content-negotiation/call-presentation');
 
 /** The presentation of the current call, or `undefined` when nobody negotiated one. */
 export function getCallPresentation(ctx: Pick<RequestContext, 'locals'>): CallPresentation | undefined {
   return presentationSlot.get(ctx);
 }
 
-/** Records the presentation of the current call (content-negotiation does, before the pipeline runs). */
+/** Records the presentation of the current call (the server half does, before the pipeline runs). */
 export function setCallPresentation(ctx: Pick<RequestContext, 'locals'>, presentation: CallPresentation): void {
   const slot: CallPresentation = { format: presentation.format, verbosity: presentation.verbosity };
   presentationSlot.set(

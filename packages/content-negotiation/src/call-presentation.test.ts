@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getCallPresentation, setCallPresentation } from './presentation.js';
+import { getCallPresentation, setCallPresentation } from './call-presentation.js';
 
 describe('call presentation slot', () => {
   it('is empty until set, and keeps only format and verbosity', () => {
@@ -19,9 +19,12 @@ describe('call presentation slot', () => {
     expect(getCallPresentation(ctx)?.resultMeta).toEqual({ 'io.github.mcp-ext/x': { features: ['format=json'] } });
   });
 
-  it('is shared by duplicate copies of core (a global symbol)', () => {
+  it('is shared by two installed copies of the package (a global symbol)', () => {
     const ctx = { locals: new Map<symbol, unknown>() };
-    ctx.locals.set(Symbol.for('io.github.mcp-ext/core/presentation'), { format: 'json', verbosity: 'verbose' });
+    ctx.locals.set(Symbol.for('io.github.mcp-ext/content-negotiation/call-presentation'), {
+      format: 'json',
+      verbosity: 'verbose',
+    });
     expect(getCallPresentation(ctx)).toEqual({ format: 'json', verbosity: 'verbose' });
   });
 });
