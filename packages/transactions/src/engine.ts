@@ -92,7 +92,13 @@ export class TransactionEngine {
         'invalid_input',
         'INVALID_INPUT',
         `timeout_seconds ${timeout} exceeds this server's maximum of ${this.options.maxTimeoutSeconds}`,
-        { details: { pointer: '/params/timeout_seconds', maximum: this.options.maxTimeoutSeconds } },
+        {
+          details: {
+            field: 'timeout_seconds',
+            pointer: '/params/timeout_seconds',
+            maximum: this.options.maxTimeoutSeconds,
+          },
+        },
       );
     }
     const record = createTransaction({

@@ -4,8 +4,7 @@
  */
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { ExtensionError } from '@ext/core';
-import { metaPointer, type CompiledValidator } from '@ext/core/kit';
+import { firstViolation, invalidInputError, metaPointer, pointerField, type CompiledValidator } from '@ext/core/kit';
 import { TRANSACTIONS_ID } from './schema.js';
 
 const compiled = new WeakMap<TSchema, CompiledValidator<TSchema>>();
@@ -21,20 +20,18 @@ export function validatorOf<S extends TSchema>(schema: S): CompiledValidator<S> 
 }
 
 /**
- * Validates what arrived from the peer. On failure throws an `invalid_input`
- * error whose details name the JSON pointer of the first violation, prefixed
- * with where the value sat (`/params`, `/_meta/<id>`).
+ * Validates what arrived from the peer. On failure throws the kit's
+ * `invalid_input` error naming the field and the JSON pointer of the first
+ * violation, prefixed with where the value sat (`/params`, `/_meta/<id>`);
+ * a missing or unexpected property is named itself.
  */
 export function parseInput<S extends TSchema>(schema: S, value: unknown, at: string): Static<S> {
   const validator = validatorOf(schema);
   if (validator.Check(value)) return value;
-  const first = validator.Errors(value)[0];
-  const pointer = `${at}${first?.instancePath ?? ''}`;
-  throw new ExtensionError('invalid_input', 'INVALID_INPUT', `${pointer || '/'} ${first?.message ?? 'is invalid'}`, {
-    details: { pointer },
-    suggestion: 'Fix the named field and send the request again.',
-    userActionable: false,
-  });
+  const site = firstViolation(validator.Errors(value));
+  const pointer = `${at}${site.pointer}`;
+  const fault = { pointer, field: pointerField(pointer, 'params'), message: `${pointer || '/'} ${site.message}` };
+  throw invalidInputError(fault, 'Fix the named field and send the request again.');
 }
 
 /** The JSON pointer of this extension's `_meta` entry. */

@@ -53,13 +53,18 @@ describe('wire schemas', () => {
 
   it('TXN-5: malformed input is refused with the JSON pointer of the first violation, never a crash', () => {
     expect(refusal(() => parseInput(StepRequestMeta, { transaction_id: 7 }, META_POINTER)).details).toEqual({
+      field: 'transaction_id',
       pointer: '/_meta/io.github.mcp-ext~1transactions/transaction_id',
     });
     expect(
       refusal(() => parseInput(BeginParams, { transaction_id: 'ok', timeout_seconds: 0 }, '/params')).details,
     ).toEqual({
+      field: 'timeout_seconds',
       pointer: '/params/timeout_seconds',
     });
+    const missing = refusal(() => parseInput(BeginParams, {}, '/params'));
+    expect(missing.details).toEqual({ field: 'transaction_id', pointer: '/params/transaction_id' });
+    expect(missing.message).toBe('/params/transaction_id is required');
     fc.assert(
       fc.property(fc.anything(), (value) => {
         try {
