@@ -6,7 +6,6 @@
  */
 import { elicitationAnswer, inputRequiredResult } from '@ext/core/kit';
 import {
-  ExtensionError,
   type CallContext,
   type ElicitationRequest,
   type ElicitationResponse,
@@ -14,8 +13,8 @@ import {
   type ToolCall,
   type ToolResult,
 } from '@ext/core';
-import { audit } from './audit.js';
-import { callHash, CONFIRM_INPUT_KEY, confirmationElicitation, type ToolGate } from './logic.js';
+import { decide, type GatedCall } from './decisions.js';
+import { callHash, CONFIRM_INPUT_KEY, confirmationElicitation } from './logic.js';
 import type { ConfirmationConfig } from './options.js';
 import { answersQuestion, parseQuestionRecord, questionKey, recordJson, type QuestionRecord } from './records.js';
 import {
@@ -30,42 +29,9 @@ import { newSecret } from './token-store.js';
 /** Longer echoed states are not ours (ours are 43 characters): refused before any hashing. */
 const MAX_REQUEST_STATE_LENGTH = 256;
 
-/** Records a person's in-band answer; anything but an explicit "yes" refuses the call (CONF-6). */
-async function settleAnswer(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  gate: ToolGate,
-  answer: ElicitationResponse,
-): Promise<void> {
-  const accepted = answer.action === 'accept' && answer.content?.confirm === true;
-  await audit(config, ctx.store, {
-    event: accepted ? 'elicitation_accepted' : 'elicitation_declined',
-    principal: ctx.principal,
-    tool: call.name,
-    risk_level: gate.riskLevel,
-  });
-  if (!accepted) {
-    throw new ExtensionError(
-      'permanent',
-      'CONFIRMATION_DECLINED',
-      `The user did not approve "${call.name}"; nothing was done`,
-      {
-        userActionable: true,
-        suggestion: 'Do not retry unless the user asks for it again.',
-        details: { tool: call.name, action: answer.action },
-      },
-    );
-  }
-}
-
 /** A gated call on its way in-band, with what it needs to ask, to run, and to share its question (CONF-32). */
-export interface InBandCall {
-  readonly config: ConfirmationConfig;
+export interface InBandCall extends GatedCall {
   readonly questions: SharedQuestions;
-  readonly call: ToolCall;
-  readonly ctx: CallContext;
-  readonly gate: ToolGate;
   readonly message: string;
   /** Runs the call (the stages inside this one, then the tool). */
   readonly next: () => Promise<ToolResult>;
@@ -74,51 +40,50 @@ export interface InBandCall {
 /** What the 2026-07-28 path answers with: the question to send, or the result of the call that ran. */
 export type InputRoundOutcome = { readonly asked: ToolResult } | { readonly ran: ToolResult };
 
+type Joined = { readonly shared: ToolResult } | { readonly asks: OpenQuestion };
+
+type FreshQuestion = () => Pick<OpenQuestion, 'id' | 'expiresAt'>;
+
 /**
  * Waits for the question an identical call already asked (CONF-32), and
- * answers as that call came out; `undefined` when nobody answered it, so
- * this call asks itself.
+ * answers as that call came out. When nobody answered it, the call follows
+ * the next question asked, or asks itself.
  */
-async function follow(inBand: InBandCall, question: OpenQuestion): Promise<ToolResult | undefined> {
-  const { config, ctx, call, gate } = inBand;
-  await audit(config, ctx.store, {
-    event: 'elicitation_shared',
-    principal: ctx.principal,
-    tool: call.name,
-    risk_level: gate.riskLevel,
-  });
-  const outcome = await awaitOutcome(question, ctx.signal);
-  return outcome.kind === 'unanswered' ? undefined : sharedResult(outcome);
+async function follow(inBand: InBandCall, key: string, fresh: FreshQuestion, first: OpenQuestion): Promise<Joined> {
+  let question = first;
+  for (;;) {
+    const outcome = await awaitOutcome(question, inBand.ctx.signal);
+    if (outcome.kind !== 'unanswered') return { shared: sharedResult(outcome) };
+    const joined = inBand.questions.join(key, fresh);
+    if (joined.opened) return { asks: joined.question };
+    question = joined.question;
+  }
 }
 
 /**
  * Joins the question open for this very call (CONF-32): what came of it, or,
- * when none is open, the question this call opened and now asks.
+ * when none is open, the question this call opened and now asks. A call that
+ * shares a question is audited once, however many it then waits on in turn.
  */
-async function joinQuestion(
-  inBand: InBandCall,
-  key: string,
-  fresh: () => Pick<OpenQuestion, 'id' | 'expiresAt'>,
-): Promise<{ readonly shared: ToolResult } | { readonly asks: OpenQuestion }> {
-  for (;;) {
-    const joined = inBand.questions.join(key, fresh);
-    if (joined.opened) return { asks: joined.question };
-    const shared = await follow(inBand, joined.question);
-    if (shared !== undefined) return { shared };
-  }
+async function joinQuestion(inBand: InBandCall, key: string, fresh: FreshQuestion): Promise<Joined> {
+  const joined = inBand.questions.join(key, fresh);
+  if (joined.opened) return { asks: joined.question };
+  return decide(inBand, { kind: 'elicitation_shared' }, { run: () => follow(inBand, key, fresh, joined.question) });
 }
 
-/** Runs the call on the person's answer (only a yes runs it), and tells the identical calls waiting what came of it. */
+/** Runs the call on the person's answer (only an explicit yes, CONF-6), and tells the identical calls waiting what came of it. */
 async function runOnAnswer(
   inBand: InBandCall,
   key: string,
   id: string | undefined,
   answer: ElicitationResponse,
 ): Promise<ToolResult> {
-  const { config, call, ctx, gate, questions } = inBand;
+  const { questions } = inBand;
   try {
-    await settleAnswer(config, call, ctx, gate, answer);
-    const result = await inBand.next();
+    const result =
+      answer.action === 'accept' && answer.content?.confirm === true
+        ? await decide(inBand, { kind: 'elicitation_accepted' }, { run: inBand.next })
+        : await decide(inBand, { kind: 'elicitation_declined', action: answer.action });
     questions.settle(key, id, { kind: 'ran', result });
     return result;
   } catch (error) {
@@ -208,24 +173,20 @@ async function takeQuestion(
  * open wait for what came of it (CONF-32).
  */
 export async function runByInputRound(inBand: InBandCall, round: InputRound): Promise<InputRoundOutcome> {
-  const { config, call, ctx, gate } = inBand;
+  const { config, call, ctx } = inBand;
   const key = sharedQuestionKey(call, ctx);
+  const ask = async (): Promise<InputRoundOutcome> => {
+    const joined = await joinQuestion(inBand, key, () => ({
+      id: newSecret(),
+      expiresAt: config.now() + config.tokenTtlMs,
+    }));
+    if ('shared' in joined) return { ran: joined.shared };
+    return { asked: await askInBand(inBand, key, joined.asks) };
+  };
   const answer = elicitationAnswer(round, CONFIRM_INPUT_KEY);
-  if (answer !== undefined) {
-    if (await takeQuestion(config, call, ctx, round.requestState))
-      return { ran: await runOnAnswer(inBand, key, round.requestState, answer) };
-    // An answer to no question of ours (unasked, replayed, expired, or for other arguments) approves nothing: ask.
-    await audit(config, ctx.store, {
-      event: 'elicitation_unasked',
-      principal: ctx.principal,
-      tool: call.name,
-      risk_level: gate.riskLevel,
-    });
-  }
-  const joined = await joinQuestion(inBand, key, () => ({
-    id: newSecret(),
-    expiresAt: config.now() + config.tokenTtlMs,
-  }));
-  if ('shared' in joined) return { ran: joined.shared };
-  return { asked: await askInBand(inBand, key, joined.asks) };
+  if (answer === undefined) return ask();
+  if (await takeQuestion(config, call, ctx, round.requestState))
+    return { ran: await runOnAnswer(inBand, key, round.requestState, answer) };
+  // An answer to no question of ours (unasked, replayed, expired, or for other arguments) approves nothing: ask.
+  return decide(inBand, { kind: 'elicitation_unasked' }, { run: ask });
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ExtensionError, type MethodHandler } from '@ext/core';
 import { lazyValidator, type CompiledValidator } from '@ext/core/kit';
 import type { TSchema, Static } from 'typebox';
-import { audit } from './audit.js';
+import { decide } from './decisions.js';
 import type { ConfirmationConfig } from './options.js';
 import { refusalError } from './refusals.js';
 import { ApproveParamsSchema, GrantParamsSchema, type ApproveResult } from './schema.js';
@@ -53,13 +53,8 @@ function approveMethod(config: ConfirmationConfig): MethodHandler {
       const error = refusalError(refusal);
       result.rejected.push({ confirmation_token: token, code: error.code, message: error.message });
     }
-    await audit(config, ctx.store, {
-      event: 'batch_approved',
-      principal: ctx.principal,
-      batch_id: batchId,
-      count: result.approved.length,
-    });
-    return result;
+    const scope = { config, store: ctx.store, principal: ctx.principal };
+    return decide(scope, { kind: 'batch_approved', batchId, count: result.approved.length }, { run: () => result });
   };
 }
 

@@ -11,19 +11,12 @@ import {
   requireApproval,
   withResultMeta,
 } from '@ext/core/kit';
-import {
-  ExtensionError,
-  type CallContext,
-  type ToolCall,
-  type ToolInfo,
-  type ToolMiddleware,
-  type ToolResult,
-} from '@ext/core';
+import { type CallContext, type ToolCall, type ToolInfo, type ToolMiddleware, type ToolResult } from '@ext/core';
 import { willReplay } from '@ext/idempotency';
 import { approveOutOfBand } from './approvals/held.js';
-import { audit } from './audit.js';
+import { decide, type GatedCall } from './decisions.js';
 import { runByElicitation, runByInputRound, type InBandCall } from './in-band.js';
-import { confirmationMessage, effectiveGate, readToolGate, type ToolGate } from './logic.js';
+import { confirmationMessage, effectiveGate, readToolGate } from './logic.js';
 import type { Approver, ApproverRule, ConfirmationConfig } from './options.js';
 import { readRequestMeta, type RequestMetaReading } from './request-meta.js';
 import { SharedQuestions } from './shared-questions.js';
@@ -32,15 +25,9 @@ import { drawGrant, issueToken, redeemToken } from './token-store.js';
 import type { ToolGates } from './tool-gates.js';
 
 /** Holds the call for a token (b): nothing runs, and the result carries the token the person's "yes" redeems. */
-async function holdForToken(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  id: string,
-  gate: ToolGate,
-  message: string,
-): Promise<ToolResult> {
-  const { token, record } = await issueToken(config, call, ctx, gate, message);
+async function holdForToken(gated: GatedCall, id: string, message: string): Promise<ToolResult> {
+  const { call, gate } = gated;
+  const { token, record } = await issueToken(gated, message);
   const meta: ConfirmationRequiredMeta = {
     status: 'confirmation_required',
     confirmation_token: token,
@@ -75,23 +62,23 @@ function readEntry(id: string, raw: unknown): Exclude<RequestMetaReading, { kind
 
 /** Runs the call on the token or grant its `params._meta[id]` entry carries (b). */
 async function runWithEntry(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
+  gated: GatedCall,
   next: () => Promise<ToolResult>,
   id: string,
   entry: Exclude<RequestMetaReading, { kind: 'invalid' }>,
 ): Promise<ToolResult> {
   if (entry.kind === 'token') {
-    await redeemToken(config, call, ctx, entry.token);
-    return withResultMeta(await next(), id, { status: 'confirmed', via: 'token' } satisfies ConfirmedMeta);
+    return redeemToken(gated, entry.token, async () =>
+      withResultMeta(await next(), id, { status: 'confirmed', via: 'token' } satisfies ConfirmedMeta),
+    );
   }
-  const remaining = await drawGrant(config, call, ctx, entry.grantId);
-  return withResultMeta(await next(), id, {
-    status: 'confirmed',
-    via: 'grant',
-    grant_calls_remaining: remaining,
-  } satisfies ConfirmedMeta);
+  return drawGrant(gated, entry.grantId, async (remaining) =>
+    withResultMeta(await next(), id, {
+      status: 'confirmed',
+      via: 'grant',
+      grant_calls_remaining: remaining,
+    } satisfies ConfirmedMeta),
+  );
 }
 
 /**
@@ -99,50 +86,13 @@ async function runWithEntry(
  * approved runs nothing, so nobody is asked again (CONF-20). The approval is
  * required and not granted: should the call run after all (its record
  * expired in between), the core refuses it before the handler (CORE-22).
+ * The decision is recorded before the call goes on, so that refusal, too,
+ * is the outcome of an audited decision.
  */
-async function replayUnasked(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  inner: () => Promise<ToolResult>,
-  gate: ToolGate,
-  message: string,
-): Promise<ToolResult> {
+async function replayUnasked(gated: GatedCall, inner: () => Promise<ToolResult>, message: string): Promise<ToolResult> {
+  const { ctx, gate } = gated;
   requireApproval(ctx, { requestedBy: CONFIRMATION_PACKAGE, reason: message, riskLevel: gate.riskLevel });
-  const result = await inner();
-  await audit(config, ctx.store, {
-    event: 'replayed_unasked',
-    principal: ctx.principal,
-    tool: call.name,
-    risk_level: gate.riskLevel,
-  });
-  return result;
-}
-
-/** Fail closed (CONF-7): nobody can be asked, so the call never runs. */
-async function refuseUnasked(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  gate: ToolGate,
-  message: string,
-): Promise<never> {
-  await audit(config, ctx.store, {
-    event: 'refused_no_channel',
-    principal: ctx.principal,
-    tool: call.name,
-    risk_level: gate.riskLevel,
-  });
-  throw new ExtensionError(
-    'permanent',
-    'CONFIRMATION_REQUIRED',
-    `"${call.name}" is a ${gate.riskLevel} operation that needs a person's approval, and this client can neither ask its user (elicitation) nor speak the ${CONFIRMATION_ID} extension; the call was not executed`,
-    {
-      userActionable: true,
-      suggestion: `Use a client that supports elicitation or the ${CONFIRMATION_ID} extension to perform this operation.`,
-      details: { tool: call.name, risk_level: gate.riskLevel, message },
-    },
-  );
+  return decide(gated, { kind: 'replayed_unasked' }, { run: inner });
 }
 
 /**
@@ -174,24 +124,13 @@ export function approvalTasks(
   };
 }
 
-function outOfBand(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-): NonNullable<ConfirmationConfig['held']> | undefined {
+/** Where the call is held for an operator, or `undefined` when a user approves it. */
+async function outOfBand(gated: GatedCall): Promise<NonNullable<ConfirmationConfig['held']> | undefined> {
+  const { config, call, ctx } = gated;
   if (!approvedOutOfBand(config.approver, call, ctx)) return undefined;
   if (config.held !== undefined) return config.held;
   // An approver rule named an operator, but the server has nowhere to hold the call: fail closed.
-  throw new ExtensionError(
-    'permanent',
-    'CONFIRMATION_REQUIRED',
-    `"${call.name}" needs an operator's approval and this server has no approval desk; the call was not executed`,
-    {
-      userActionable: false,
-      suggestion: 'The server operator must configure approvals (an approval desk) for out-of-band approval.',
-      details: { tool: call.name },
-    },
-  );
+  return decide(gated, { kind: 'refused_no_desk' });
 }
 
 /** The middleware of the `confirmation` stage. */
@@ -200,6 +139,7 @@ export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGa
   return async (call, ctx, inner) => {
     const gate = effectiveGate(gates.of(ctx.tool), approvalRequirements(ctx));
     if (gate === undefined) return inner();
+    const gated: GatedCall = { config, call, ctx, gate };
     // Every path that reaches the tool went through a person's explicit yes (CONF-19).
     const next = (): Promise<ToolResult> => {
       grantApproval(ctx);
@@ -211,26 +151,27 @@ export function confirmationMiddleware(config: ConfirmationConfig, gates: ToolGa
     const raw = negotiated === undefined ? undefined : call.meta[negotiated.id];
     // Any entry sent must be a valid one (CONF-9a), even on a call answered from a stored result.
     const entry = negotiated === undefined || raw === undefined ? undefined : readEntry(negotiated.id, raw);
-    if (await willReplay(ctx, call)) return replayUnasked(config, call, ctx, inner, gate, message);
+    if (await willReplay(ctx, call)) return replayUnasked(gated, inner, message);
     // An operator's approval is not the client's to give: a token or an in-band answer does not stand for it.
-    const held = outOfBand(config, call, ctx);
+    const held = await outOfBand(gated);
     if (held !== undefined) return approveOutOfBand(held, config, call, ctx, gate, message, next);
     if (negotiated !== undefined) {
       // Only an absent entry asks for a token.
-      if (entry !== undefined) return runWithEntry(config, call, ctx, next, negotiated.id, entry);
+      if (entry !== undefined) return runWithEntry(gated, next, negotiated.id, entry);
       if (!(config.prefer === 'elicitation' && (ctx.elicit !== undefined || ctx.inputRound !== undefined)))
-        return holdForToken(config, call, ctx, negotiated.id, gate, message);
+        return holdForToken(gated, negotiated.id, message);
     }
     const confirmed = (result: ToolResult): ToolResult =>
       negotiated === undefined
         ? result
         : withResultMeta(result, negotiated.id, { status: 'confirmed', via: 'elicitation' } satisfies ConfirmedMeta);
-    const inBand: InBandCall = { config, questions, call, ctx, gate, message, next };
+    const inBand: InBandCall = { ...gated, questions, message, next };
     if (ctx.elicit !== undefined) return confirmed(await runByElicitation(inBand, ctx.elicit));
     if (ctx.inputRound !== undefined) {
       const outcome = await runByInputRound(inBand, ctx.inputRound);
       return 'asked' in outcome ? outcome.asked : confirmed(outcome.ran);
     }
-    return refuseUnasked(config, call, ctx, gate, message);
+    // Fail closed (CONF-7): nobody can be asked, so the call never runs.
+    return decide(gated, { kind: 'refused_no_channel', message });
   };
 }

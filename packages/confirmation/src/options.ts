@@ -1,8 +1,7 @@
 /** `confirmationServer` options: what a server author may set, the defaults, and the checks made at construction. */
 import { ConfigurationError, type CallContext, type ToolCall, type ToolInfo } from '@ext/core';
 import { nonNegativeIntegerOption, positiveIntegerOption, type Resolved } from '@ext/core/kit';
-import type { ApprovalDesk } from './approvals/desk.js';
-import type { HeldCallConfig } from './approvals/held.js';
+import type { ApprovalDesk } from './approvals/desk-types.js';
 
 export interface ConfirmationGrantOptions {
   /** Most calls one grant may cover. Default 50. */
@@ -73,6 +72,15 @@ export interface ConfirmationServerOptions {
   /** Wall clock in milliseconds (tests). Default `Date.now`. */
   readonly now?: (() => number) | undefined;
 }
+
+/** A held call's settings (`approvals/held.ts`), from the server's options. */
+export type HeldCallConfig = Resolved<
+  Pick<ConfirmationServerOptions, 'policyVersion' | 'recheck'>,
+  'policyVersion' | 'recheck'
+> & {
+  readonly desk: ApprovalDesk;
+  readonly holdMs: number;
+};
 
 /** The options as the server uses them: defaults applied, the approver a rule, durations in milliseconds. */
 export type ConfirmationConfig = Resolved<

@@ -1,12 +1,13 @@
 /**
  * Tokens and grants in the store: issuing them, redeeming a token once,
- * drawing one call on a grant, and approving a token for a batch. Every
- * decision is audited; the checks themselves are in `records.ts`.
+ * drawing one call on a grant, and approving a token for a batch. Each
+ * decision is audited once, through `decide`; the checks themselves are in
+ * `records.ts`.
  */
 import { randomBytes } from 'node:crypto';
-import type { CallContext, RequestContext, ToolCall } from '@ext/core';
-import { audit } from './audit.js';
-import { callHash, toolDigest, type ToolGate } from './logic.js';
+import type { RequestContext } from '@ext/core';
+import { decide, type GatedCall } from './decisions.js';
+import { callHash, toolDigest } from './logic.js';
 import type { ConfirmationConfig } from './options.js';
 import {
   checkGrant,
@@ -16,13 +17,11 @@ import {
   parseGrantRecord,
   parseTokenRecord,
   recordJson,
-  secretDigest,
   tokenKey,
   type GrantRecord,
   type TokenRecord,
   type TokenRefusal,
 } from './records.js';
-import { refusalError, type Refusal } from './refusals.js';
 import type { GrantParams, GrantResult } from './schema.js';
 
 /** 256 random bits, base64url: unguessable (CONF-8). */
@@ -32,12 +31,10 @@ export function newSecret(): string {
 
 /** Stores a pending token bound to this caller, tool and arguments, and audits it. */
 export async function issueToken(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  gate: ToolGate,
+  gated: GatedCall,
   message: string,
 ): Promise<{ readonly token: string; readonly record: TokenRecord }> {
+  const { config, call, ctx, gate } = gated;
   const token = newSecret();
   const now = config.now();
   const record: TokenRecord = {
@@ -51,39 +48,18 @@ export async function issueToken(
     expires_at: now + config.tokenTtlMs,
     state: 'pending',
   };
-  await ctx.store.set(tokenKey(config.keyPrefix, token), recordJson(record), {
-    ttlMs: config.tokenTtlMs + config.retentionMs,
-  });
-  await audit(config, ctx.store, {
-    event: 'token_issued',
-    principal: ctx.principal,
-    tool: call.name,
-    risk_level: gate.riskLevel,
-    ref: secretDigest(token),
-  });
-  return { token, record };
+  const key = tokenKey(config.keyPrefix, token);
+  await ctx.store.set(key, recordJson(record), { ttlMs: config.tokenTtlMs + config.retentionMs });
+  return decide(
+    gated,
+    { kind: 'token_issued', token },
+    { run: () => ({ token, record }), undo: () => ctx.store.delete(key) },
+  );
 }
 
-/** Audits a refused token or grant, then throws its error. */
-async function refuse(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  event: 'token_refused' | 'grant_refused',
-  code: Refusal,
-  secret: string,
-): Promise<never> {
-  await audit(config, ctx.store, { event, principal: ctx.principal, tool: call.name, code, ref: secretDigest(secret) });
-  throw refusalError(code, { tool: call.name });
-}
-
-/** Uses up `token` for this call, or throws why it cannot (CONF-9, CONF-10). */
-export async function redeemToken(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
-  token: string,
-): Promise<void> {
+/** Uses up `token` for this call and runs it, or throws why it cannot (CONF-9, CONF-10). */
+export async function redeemToken<T>(gated: GatedCall, token: string, run: () => Promise<T>): Promise<T> {
+  const { config, call, ctx } = gated;
   const key = tokenKey(config.keyPrefix, token);
   const stored = await ctx.store.get(key);
   const record = parseTokenRecord(stored);
@@ -93,28 +69,27 @@ export async function redeemToken(
     call: { tool: call.name, argsHash: callHash(ctx.tool, call.arguments) },
   });
   if (refusal !== undefined || record === undefined || stored === undefined)
-    return refuse(config, call, ctx, 'token_refused', refusal ?? 'CONFIRMATION_TOKEN_INVALID', token);
-  const used: TokenRecord = { ...record, state: 'used', used_at: config.now() };
+    return decide(gated, { kind: 'token_refused', code: refusal ?? 'CONFIRMATION_TOKEN_INVALID', token });
+  const usedRecord: TokenRecord = { ...record, state: 'used', used_at: config.now() };
+  const used = recordJson(usedRecord);
   // Exactly one of several concurrent retries wins the swap (CONF-10); the others see a replay.
-  const won = await ctx.store.compareAndSet(key, stored, recordJson(used), { ttlMs: config.retentionMs });
-  if (!won) return refuse(config, call, ctx, 'token_refused', 'CONFIRMATION_TOKEN_REPLAYED', token);
-  await audit(config, ctx.store, {
-    event: 'token_redeemed',
-    principal: ctx.principal,
-    tool: call.name,
-    risk_level: record.risk_level,
-    batch_id: record.batch_id,
-    ref: secretDigest(token),
+  const won = await ctx.store.compareAndSet(key, stored, used, { ttlMs: config.retentionMs });
+  if (!won) return decide(gated, { kind: 'token_refused', code: 'CONFIRMATION_TOKEN_REPLAYED', token });
+  const redeemed = { kind: 'token_redeemed', token, riskLevel: record.risk_level, batchId: record.batch_id } as const;
+  return decide(gated, redeemed, {
+    run,
+    // An approval nobody recorded was not spent: the token is unused again.
+    undo: () => ctx.store.compareAndSet(key, used, stored, { ttlMs: tokenTtl(config, record) }),
   });
 }
 
-/** Counts one call against the grant; returns the calls it has left, or throws why it does not cover this one. */
-export async function drawGrant(
-  config: ConfirmationConfig,
-  call: ToolCall,
-  ctx: CallContext,
+/** Counts one call against the grant and runs it with the calls left, or throws why the grant does not cover it. */
+export async function drawGrant<T>(
+  gated: GatedCall,
   grantId: string,
-): Promise<number> {
+  run: (remaining: number) => Promise<T>,
+): Promise<T> {
+  const { config, call, ctx } = gated;
   const record = parseGrantRecord(await ctx.store.get(grantKey(config.keyPrefix, grantId)));
   const refusal = checkGrant(record, {
     principal: ctx.principal,
@@ -123,20 +98,24 @@ export async function drawGrant(
     now: config.now(),
   });
   if (refusal !== undefined || record === undefined)
-    return refuse(config, call, ctx, 'grant_refused', refusal ?? 'CONFIRMATION_GRANT_INVALID', grantId);
-  const uses = await ctx.store.increment(grantUsesKey(config.keyPrefix, grantId), 1, {
+    return decide(gated, { kind: 'grant_refused', code: refusal ?? 'CONFIRMATION_GRANT_INVALID', grantId });
+  const usesKey = grantUsesKey(config.keyPrefix, grantId);
+  const uses = await ctx.store.increment(usesKey, 1, {
     ttlMs: record.expires_at - record.issued_at + config.retentionMs,
   });
   if (uses > record.max_calls)
-    return refuse(config, call, ctx, 'grant_refused', 'CONFIRMATION_GRANT_EXHAUSTED', grantId);
-  await audit(config, ctx.store, {
-    event: 'grant_used',
-    principal: ctx.principal,
-    tool: call.name,
-    count: uses,
-    ref: secretDigest(grantId),
-  });
-  return record.max_calls - uses;
+    return decide(gated, { kind: 'grant_refused', code: 'CONFIRMATION_GRANT_EXHAUSTED', grantId });
+  return decide(
+    gated,
+    { kind: 'grant_used', grantId, uses },
+    // A use nobody recorded is not counted.
+    { run: () => run(record.max_calls - uses), undo: () => ctx.store.increment(usesKey, -1) },
+  );
+}
+
+/** How long a token is kept from now: until it expires, and for the retention after. */
+function tokenTtl(config: ConfirmationConfig, record: TokenRecord): number {
+  return Math.max(1, record.expires_at - config.now()) + config.retentionMs;
 }
 
 /** Marks one of the caller's pending tokens approved as part of `batchId`; `undefined` when it was, else why not. */
@@ -153,8 +132,9 @@ export async function approveToken(
   if (refusal !== undefined || record === undefined || stored === undefined)
     return refusal ?? 'CONFIRMATION_TOKEN_INVALID';
   const approvedRecord: TokenRecord = { ...record, state: 'approved', batch_id: batchId };
-  const ttlMs = Math.max(1, record.expires_at - config.now()) + config.retentionMs;
-  const won = await ctx.store.compareAndSet(key, stored, recordJson(approvedRecord), { ttlMs });
+  const won = await ctx.store.compareAndSet(key, stored, recordJson(approvedRecord), {
+    ttlMs: tokenTtl(config, record),
+  });
   return won ? undefined : 'CONFIRMATION_TOKEN_REPLAYED';
 }
 
@@ -176,20 +156,18 @@ export async function issueGrant(
     expires_at: now + params.duration_seconds * 1000,
     ...(digest === undefined ? {} : { tool_digest: digest }),
   };
-  await ctx.store.set(grantKey(config.keyPrefix, grantId), recordJson(record), {
-    ttlMs: params.duration_seconds * 1000 + config.retentionMs,
-  });
-  await audit(config, ctx.store, {
-    event: 'grant_issued',
-    principal: ctx.principal,
-    tool: params.tool,
-    count: params.max_calls,
-    ref: secretDigest(grantId),
-  });
-  return {
+  const key = grantKey(config.keyPrefix, grantId);
+  await ctx.store.set(key, recordJson(record), { ttlMs: params.duration_seconds * 1000 + config.retentionMs });
+  const result: GrantResult = {
     grant_id: grantId,
     tool: params.tool,
     max_calls: params.max_calls,
     expires_at: new Date(record.expires_at).toISOString(),
   };
+  const scope = { config, store: ctx.store, principal: ctx.principal, tool: params.tool };
+  return decide(
+    scope,
+    { kind: 'grant_issued', grantId, maxCalls: params.max_calls },
+    { run: () => result, undo: () => ctx.store.delete(key) },
+  );
 }

@@ -6,12 +6,11 @@
  * retry attaches to the same request. On approval the server's recheck runs,
  * the request is claimed (once), and the tool runs.
  */
-import { detachedRunOf, resumesDetachedRun, type DetachedRun, type Resolved } from '@ext/core/kit';
+import { detachedRunOf, resumesDetachedRun, type DetachedRun } from '@ext/core/kit';
 import { ExtensionError, type CallContext, type ToolCall, type ToolResult } from '@ext/core';
 import { callHash, toolDigest, type ToolGate } from '../logic.js';
-import type { ConfirmationConfig, ConfirmationServerOptions } from '../options.js';
+import type { ConfirmationConfig, HeldCallConfig } from '../options.js';
 import { CONFIRMATION_ID } from '../schema.js';
-import type { ApprovalDesk } from './desk.js';
 import type { ApprovalRecord } from './record.js';
 import { TOOL_APPROVAL_DISPOSITION_KEY, type ToolApprovalDisposition } from './tool-approval.js';
 
@@ -19,15 +18,6 @@ import { TOOL_APPROVAL_DISPOSITION_KEY, type ToolApprovalDisposition } from './t
 function progressEveryMs(holdMs: number): number {
   return Math.min(5000, Math.max(250, Math.floor(holdMs / 4)));
 }
-
-/** The held call's settings, from the server's options. */
-export type HeldCallConfig = Resolved<
-  Pick<ConfirmationServerOptions, 'policyVersion' | 'recheck'>,
-  'policyVersion' | 'recheck'
-> & {
-  readonly desk: ApprovalDesk;
-  readonly holdMs: number;
-};
 
 function waitingText(record: ApprovalRecord): string {
   return `Waiting for an approver to decide on "${record.tool}" (${record.risk_level}); approval request ${record.id} expires at ${new Date(record.expires_at).toISOString()}.`;

@@ -4,7 +4,7 @@
  * lost, at its expiry, or at the caller's timeout.
  */
 import type { Store } from '@ext/core';
-import type { ApprovalDesk } from './desk.js';
+import type { ApprovalDesk } from './desk-types.js';
 import { notFound } from './desk-errors.js';
 import type { ApprovalRecord } from './record.js';
 
