@@ -12,7 +12,7 @@ import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { closureBytes, dependencyClosure, directoryBytes } from './footprint.js';
 import { importOutcomes, npmInstall, writeProject } from './npm.js';
-import { workspaceRanges, type PackedPackage } from './pack.js';
+import { tarballDependencies, workspaceRanges, type PackedPackage } from './pack.js';
 import { run, tempDir } from './run.js';
 import { renderSizes, replaceMarkedSection, SIZES_SECTION, type SizeRow } from './sizes.js';
 import { installedVersion, workspacePackages, workspaceRoot } from './workspace.js';
@@ -141,7 +141,7 @@ describe('a fresh consumer installing @ext/core and @ext/errors from the tarball
     sizesInstalled = installEveryTarball(sizesProject.path);
     sizesInstalled.catch(() => undefined);
     const dependencies: Record<string, string> = {};
-    for (const name of INSTALLED) dependencies[name] = `file:${packOf(name).tarball}`;
+    Object.assign(dependencies, tarballDependencies(packed, INSTALLED));
     for (const name of SDK_V2) dependencies[name] = installedVersion(APP_DIR, name);
     dependencies.zod = installedVersion(APP_DIR, 'zod');
     writeProject(dir, 'packed-consumer', {
@@ -164,8 +164,10 @@ describe('a fresh consumer installing @ext/core and @ext/errors from the tarball
     sizesProject.remove();
   });
 
-  it('installs nothing else of ours: no other @ext/* package anywhere in node_modules', () => {
-    expect(ourInstalledPackages(join(dir, 'node_modules'))).toEqual(INSTALLED);
+  it('installs nothing else of ours: no @ext/* package in node_modules but these and the siblings they depend on', () => {
+    const needed = Object.keys(tarballDependencies(packed, INSTALLED)).sort();
+    expect(needed).toEqual(['@ext/content-negotiation', '@ext/core', '@ext/errors']);
+    expect(ourInstalledPackages(join(dir, 'node_modules'))).toEqual(needed);
     for (const name of INSTALLED) {
       expect(installedVersion(dir, name)).toBe(packOf(name).version);
     }

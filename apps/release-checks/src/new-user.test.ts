@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startProgram, type Started } from './background.js';
 import { npmInstall, writeProject } from './npm.js';
+import { tarballDependencies } from './pack.js';
 import { exampleBlock } from './readme-examples.js';
 import { childEnv, run, tempDir } from './run.js';
 import { installedVersion, workspaceRoot } from './workspace.js';
@@ -25,12 +26,6 @@ const OURS = ['@ext/core', '@ext/errors', '@ext/idempotency', '@ext/confirmation
 const API_KEY = 'new-user-check-key';
 
 const packed = inject('packed');
-
-function tarballOf(name: string): string {
-  const found = packed.find((pkg) => pkg.name === name);
-  if (found === undefined) throw new Error(`${name} was not packed`);
-  return found.tarball;
-}
 
 /**
  * The settings `tsc --init` writes with the README's flags (strict,
@@ -86,7 +81,7 @@ type Line = (typeof LINES)[number];
 /** Installs the quick start's packages with `setup`'s SDK into `dir`, and pastes the README's blocks into `src/`. */
 async function prepareProject(setup: Line, dir: string): Promise<void> {
   const dependencies: Record<string, string> = {};
-  for (const name of OURS) dependencies[name] = `file:${tarballOf(name)}`;
+  Object.assign(dependencies, tarballDependencies(packed, OURS));
   for (const name of setup.sdk) dependencies[name] = installedVersion(CORE_DIR, name);
   dependencies.zod = installedVersion(APP_DIR, 'zod');
   writeProject(dir, `new-user-${setup.line}`, {

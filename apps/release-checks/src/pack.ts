@@ -70,3 +70,26 @@ export function workspaceRanges(manifest: PackageManifest): string[] {
   }
   return found;
 }
+
+/**
+ * `file:` specs of the tarballs of `names` and of every sibling they depend
+ * on, transitively: a project that installs one of ours from its tarball
+ * gets the siblings it needs (errors reads content-negotiation's entry) from
+ * the tarballs too, as the registry will serve them once they are released.
+ */
+export function tarballDependencies(
+  packed: readonly PackedPackage[],
+  names: readonly string[],
+): Record<string, string> {
+  const byName = new Map(packed.map((pkg) => [pkg.name, pkg]));
+  const specs: Record<string, string> = {};
+  const visit = (name: string): void => {
+    const pkg = byName.get(name);
+    if (pkg === undefined) throw new Error(`${name} was not packed`);
+    if (name in specs) return;
+    specs[name] = `file:${pkg.tarball}`;
+    for (const sibling of Object.keys(pkg.manifest.dependencies ?? {})) if (byName.has(sibling)) visit(sibling);
+  };
+  for (const name of names) visit(name);
+  return specs;
+}
