@@ -10,6 +10,7 @@
  * the rounds; a case without one by its lowest median.
  */
 import { formatDuration, markdownTable } from './markdown.js';
+import { quantile } from './measure.js';
 
 /** One measured case of the in-process suites, as `in-process-main` writes it. */
 export interface InProcessRow {
@@ -39,14 +40,6 @@ export interface CaseFigures {
   readonly sdkOnly: boolean;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
 /** Each case's figures over the rounds, in the order the first round ran them. */
 export function caseFigures(rounds: readonly (readonly InProcessRow[])[]): Map<string, CaseFigures> {
   const medians = new Map<string, number[]>();
@@ -68,7 +61,13 @@ export function caseFigures(rounds: readonly (readonly InProcessRow[])[]): Map<s
         name,
         {
           bestMs: Math.min(...values),
-          addedMs: extra === undefined ? undefined : median(extra),
+          addedMs:
+            extra === undefined
+              ? undefined
+              : quantile(
+                  [...extra].sort((a, b) => a - b),
+                  0.5,
+                ),
           sdkOnly: sdkOnly.has(name),
         },
       ];

@@ -12,7 +12,6 @@ import {
   type AppendOptions,
   type ElicitationRequest,
   type ElicitationResponse,
-  type ExtendedServer,
   type ToolResult,
 } from '@ext/core';
 import { silentLogger, type JsonValue } from '@ext/core/kit';
@@ -22,7 +21,6 @@ import { errorsServer } from '@ext/errors/server';
 import { idempotencyClient, idempotencyMeta } from '@ext/idempotency/client';
 import { idempotencyServer } from '@ext/idempotency/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { approvalDesk } from './approvals/desk.js';
 import type { ApprovalRequestInput } from './approvals/record.js';
 import type { ConfirmationAuditEntry, ConfirmationAuditEvent } from './audit.js';
@@ -40,11 +38,11 @@ import {
   readConfirmationAudit,
   type ConfirmationServerOptions,
 } from './server.js';
+import { deleteRepoTool, ForgetfulStore } from './test-fixtures/gated-tools.js';
 
 /** A store whose audit stream refuses the next `failAudits` appends, and that can forget an idempotency record once. */
-class TestStore extends MemoryStore {
+class TestStore extends ForgetfulStore {
   failAudits = 0;
-  forgetNextRecord = false;
 
   override async append(stream: string, value: JsonValue, options?: AppendOptions): Promise<string> {
     if (this.failAudits > 0 && stream.endsWith(':audit')) {
@@ -52,15 +50,6 @@ class TestStore extends MemoryStore {
       throw new Error('the audit stream is unavailable');
     }
     return super.append(stream, value, options);
-  }
-
-  override async get(key: string): Promise<JsonValue | undefined> {
-    const value = await super.get(key);
-    if (this.forgetNextRecord && key.includes(':rec:')) {
-      this.forgetNextRecord = false;
-      await this.delete(key);
-    }
-    return value;
   }
 }
 
@@ -78,19 +67,6 @@ interface Options {
 }
 
 async function connect(line: TestLine, store: TestStore, ran: string[], options: Options = {}): Promise<TestPair> {
-  const setup = (server: ExtendedServer): void => {
-    server.registerTool(
-      'delete_repo',
-      {
-        inputSchema: z.object({ repo: z.string() }),
-        _meta: { [CONFIRMATION_ID]: { risk_level: 'destructive', confirmation_message: 'Delete {repo}?' } },
-      },
-      (args): ToolResult => {
-        ran.push(args.repo);
-        return { content: [{ type: 'text', text: `deleted ${args.repo}` }] };
-      },
-    );
-  };
   const idempotency = options.idempotency === true;
   const pair = await createTestPair({
     line,
@@ -100,7 +76,7 @@ async function connect(line: TestLine, store: TestStore, ran: string[], options:
       options.tokens !== false && confirmationClient(),
       idempotency && idempotencyClient(),
     ],
-    setup,
+    setup: deleteRepoTool(ran),
     serverOptions: { store, logger: silentLogger },
     clientOptions: { logger: silentLogger },
     onElicit: options.onElicit,

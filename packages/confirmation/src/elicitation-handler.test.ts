@@ -1,4 +1,4 @@
-import { composeServer, MemoryStore, type ExtendedServer, type ToolResult } from '@ext/core';
+import { composeServer, MemoryStore, type ToolResult } from '@ext/core';
 import { silentLogger } from '@ext/core/kit';
 import { extendClient as extendV1Client, extendServer as extendV1Server } from '@ext/core/sdk-v1';
 import { createHttpHandler, extendClient as extendV2Client, extendServer as extendV2Server } from '@ext/core/sdk-v2';
@@ -11,27 +11,9 @@ import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.j
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpServer as V2McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { confirmationElicitationHandler, type ConfirmationRequest } from './client.js';
-import { CONFIRMATION_ID } from './index.js';
 import { confirmationServer } from './server.js';
-
-/** One gated tool, and what really ran. */
-function setup(ran: string[]) {
-  return (server: ExtendedServer): void => {
-    server.registerTool(
-      'delete_repo',
-      {
-        inputSchema: z.object({ repo: z.string() }),
-        _meta: { [CONFIRMATION_ID]: { risk_level: 'destructive', confirmation_message: 'Delete {repo}?' } },
-      },
-      (args): ToolResult => {
-        ran.push(args.repo);
-        return { content: [{ type: 'text', text: `deleted ${args.repo}` }] };
-      },
-    );
-  };
-}
+import { deleteRepoTool } from './test-fixtures/gated-tools.js';
 
 interface Linked {
   /** Calls a tool through the extended client; the SDK client answers elicitations with the registered handler. */
@@ -42,7 +24,7 @@ interface Linked {
 /** SDK v1 over the in-memory transport; the handler goes straight into `setRequestHandler(ElicitRequestSchema, ...)`. */
 async function linkV1(ran: string[], confirm: (request: ConfirmationRequest) => Promise<boolean>): Promise<Linked> {
   const mcp = new V1McpServer({ name: 'repos', version: '0.0.0' });
-  setup(ran)(extendV1Server(mcp, [errorsServer(), confirmationServer()], { logger: silentLogger }));
+  deleteRepoTool(ran)(extendV1Server(mcp, [errorsServer(), confirmationServer()], { logger: silentLogger }));
   const sdkClient = new V1Client({ name: 'host', version: '0.0.0' }, { capabilities: { elicitation: {} } });
   sdkClient.setRequestHandler(ElicitRequestSchema, confirmationElicitationHandler(confirm));
   const client = extendV1Client(sdkClient, [errorsClient()], { logger: silentLogger });
@@ -69,7 +51,7 @@ async function linkV2(
   const handler = createHttpHandler(
     () => {
       const mcp = new V2McpServer({ name: 'repos', version: '0.0.0' });
-      setup(ran)(extendV2Server(mcp, composed, { store, logger: silentLogger }));
+      deleteRepoTool(ran)(extendV2Server(mcp, composed, { store, logger: silentLogger }));
       return mcp;
     },
     { anonymous: 'shared', logger: silentLogger },

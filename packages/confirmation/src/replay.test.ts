@@ -11,7 +11,7 @@ import {
   type Store,
   type ToolResult,
 } from '@ext/core';
-import { silentLogger, type JsonValue } from '@ext/core/kit';
+import { silentLogger } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
@@ -22,20 +22,7 @@ import * as z from 'zod';
 import { confirmationClient, confirmationElicitationHandler, getConfirmationRequired } from './client.js';
 import { CONFIRMATION_ID } from './index.js';
 import { confirmationServer, readConfirmationAudit } from './server.js';
-
-/** A store that, once told to, forgets an idempotency record right after it is read: a record expiring mid-call. */
-class ForgetfulStore extends MemoryStore {
-  forgetNextRecord = false;
-
-  override async get(key: string): Promise<JsonValue | undefined> {
-    const value = await super.get(key);
-    if (this.forgetNextRecord && key.includes(':rec:')) {
-      this.forgetNextRecord = false;
-      await this.delete(key);
-    }
-    return value;
-  }
-}
+import { ForgetfulStore } from './test-fixtures/gated-tools.js';
 
 const open: TestPair[] = [];
 afterEach(async () => {

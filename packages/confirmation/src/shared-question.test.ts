@@ -3,16 +3,15 @@
  * the same canonical arguments) share one in-band question; the tool runs
  * once, on the person's yes, and every call gets what came of it.
  */
-import { MemoryStore, type ExtendedServer, type ToolResult } from '@ext/core';
+import { MemoryStore, type ToolResult } from '@ext/core';
 import { silentLogger } from '@ext/core/kit';
 import { createTestPair, TEST_LINES, type TestLine, type TestPair } from '@ext/core/testing';
 import { errorsClient, getStructuredError } from '@ext/errors/client';
 import { errorsServer } from '@ext/errors/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { confirmationElicitationHandler, type ConfirmationRequest } from './client.js';
-import { CONFIRMATION_ID } from './index.js';
 import { confirmationServer, readConfirmationAudit } from './server.js';
+import { deleteRepoTool } from './test-fixtures/gated-tools.js';
 
 const CALLS = 20;
 
@@ -43,24 +42,11 @@ class Person {
 }
 
 async function connect(line: TestLine, person: Person, store: MemoryStore, ran: string[]): Promise<TestPair> {
-  const setup = (server: ExtendedServer): void => {
-    server.registerTool(
-      'delete_repo',
-      {
-        inputSchema: z.object({ repo: z.string() }),
-        _meta: { [CONFIRMATION_ID]: { risk_level: 'destructive', confirmation_message: 'Delete {repo}?' } },
-      },
-      (args): ToolResult => {
-        ran.push(args.repo);
-        return { content: [{ type: 'text', text: `deleted ${args.repo}` }] };
-      },
-    );
-  };
   const pair = await createTestPair({
     line,
     serverExtensions: [errorsServer(), confirmationServer()],
     clientExtensions: [errorsClient()],
-    setup,
+    setup: deleteRepoTool(ran),
     serverOptions: { store, logger: silentLogger },
     clientOptions: { logger: silentLogger },
     onElicit: person.handler,
